@@ -1,0 +1,58 @@
+"""Bots: the ``Bot`` protocol, the built-in bots and the one loader of bot specs.
+
+A bot acts on the env's observation dict (``{"observation", "action_mask"}``) and returns an action
+index; ``reset()`` is called before each game. Every command that takes bots takes the same spec
+strings, resolved by :func:`load_bot`:
+
+* ``random`` — uniform over the legal actions (every game);
+* any built-in bot a game provides — ``heuristic`` for every game, and whatever else its module in
+  ``tavernzoo.agents`` lists in ``BOTS`` (a module named after the game: ``agents/tiny_minotaur.py``).
+
+Later issues add checkpoints, exported bot files, ``zoo:GAME`` and ``cmd:PROGRAM`` to the same loader.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+from ..envs import Game, get_game
+from .random_bot import RandomBot
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Something that picks legal actions: ``act(observation) -> int`` and ``reset()`` per game."""
+
+    name: str
+
+    def reset(self) -> None: ...
+
+    def act(self, observation: dict[str, Any]) -> int: ...
+
+
+def builtin_bots(game: Game | str) -> dict[str, Any]:
+    """The built-in bot factories of a game, by name: ``factory(config, seed) -> Bot``."""
+    game = get_game(game) if isinstance(game, str) else game
+    bots: dict[str, Any] = {"random": RandomBot}
+    try:
+        module = importlib.import_module(f"{__name__}.{game.name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"{__name__}.{game.name}":
+            raise
+        return bots
+    bots.update(module.BOTS)
+    return bots
+
+
+def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None = None) -> Bot:
+    """The bot named by ``spec`` for ``game`` (with its ``config``), seeded with ``seed``."""
+    game = get_game(game) if isinstance(game, str) else game
+    config = game.make_config(config)
+    bots = builtin_bots(game)
+    if spec not in bots:
+        raise ValueError(f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}")
+    return bots[spec](config, seed)
+
+
+__all__ = ["Bot", "RandomBot", "builtin_bots", "load_bot"]

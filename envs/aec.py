@@ -1,0 +1,204 @@
+"""The one PettingZoo AEC adapter, for every turn-based tavernzoo game.
+
+It turns a :class:`~tavernzoo.envs.core.Game` (pure rules + encoder) into a PettingZoo ``AECEnv``:
+
+* agents ``player_0 .. player_{n-1}`` in seat order. A seat the rules knock out while the game goes on
+  (``rules.seats_out(state)``, for elimination games) is terminated and paid its final return at once,
+  stepped once with ``None`` and removed from ``agents``, as PettingZoo expects; the rest are paid when
+  the game ends;
+* observations ``{"observation": float32[obs_size], "action_mask": int8[num_actions]}``, the mask
+  all zero for every agent that is not to act (PettingZoo classic);
+* ``terminations`` when the rules end the game, ``truncations`` when the game's declared turn limit
+  cut it off; ``infos[agent]`` then holds ``returns`` and ``end_reason``;
+* ``render_mode="ansi"``: ``render()`` returns the game's text rendering;
+* ``view(agent)``: a JSON-serialisable dict of what that agent may see plus its legal action names;
+* ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`).
+
+The raw env raises :class:`~tavernzoo.envs.core.IllegalActionError`; ``env()`` adds the standard
+wrappers, under which an illegal move loses and ends the game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import Chance, Game
+from .records import make_record
+
+
+class TavernAECEnv(AECEnv):
+    """A turn-based tavernzoo game as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "tavernzoo", "is_parallelizable": False}
+
+    def __init__(self, game: Game, render_mode: str | None = None, **config: Any):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
+        self.game = game
+        self.config = game.make_config(**config)
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": game.env_name}
+        self._rules = game.rules
+        self._encoder = game.encoder
+        seats = self._rules.num_seats(self.config)
+        self.possible_agents = [f"player_{seat}" for seat in range(seats)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.action_names = game.action_names(self.config)
+        self._num_actions = len(self.action_names)
+        self._obs_size = self._encoder.observation_size(self.config)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (self._obs_size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
+        # Optional rule: seats knocked out while the game goes on (multi-player elimination games).
+        self._seats_out = getattr(self._rules, "seats_out", None)
+        self.game_state: Any = None
+        self.seed_used: int | None = None
+        self._history: list[tuple[int, int]] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- the PettingZoo API --------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is None:
+            # Still recorded, so that any game can be replayed and reported.
+            seed = random.SystemRandom().randrange(2**63)
+        self.seed_used = int(seed)
+        self.game_state = self._rules.new_game(self.config, Chance(self.seed_used))
+        self._history = []
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._paid = False
+        self.agent_selection = self.possible_agents[0]
+        self._after_move()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat_of[agent]
+        action = int(action)
+        self._rules.apply(self.game_state, action)  # raises IllegalActionError, changing nothing
+        self._history.append((seat, action))
+        if self._paid:
+            self._clear_rewards()
+            self._paid = False
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move()
+
+    def _after_move(self) -> None:
+        state, rules = self.game_state, self._rules
+        terminal = rules.is_terminal(state)
+        # Seats knocked out of a multi-player game leave now, paid their final return (PettingZoo's
+        # convention: a terminated agent is stepped once with None, then removed from `agents`).
+        leaving = [seat for seat in self._seats_out(state) if self.possible_agents[seat] in self.agents
+                   and not self.terminations[self.possible_agents[seat]]] if self._seats_out else []
+        if not terminal and not leaving:
+            self.agent_selection = self.possible_agents[rules.current_seat(state)]
+            return
+        final = rules.returns(state)
+        truncated = terminal and rules.is_truncated(state)
+        if terminal:
+            leaving = [self._seat_of[agent] for agent in self.agents if not self.terminations[agent]]
+        for seat in leaving:
+            agent = self.possible_agents[seat]
+            self.rewards[agent] = float(final[seat])
+            self.terminations[agent] = not truncated
+            self.truncations[agent] = truncated
+            self.infos[agent] = {"returns": list(final) if terminal else None,
+                                 "end_reason": getattr(state, "end_reason", None) or "eliminated"}
+        self._paid = True
+        self._accumulate_rewards()
+        if terminal:
+            if self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[rules.current_seat(state)]
+            self._deads_step_first()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        observation = np.empty(self._obs_size, dtype=np.float32)
+        self._encoder.encode(self.game_state, seat, observation)
+        mask = np.zeros(self._num_actions, dtype=np.int8)
+        state = self.game_state
+        if not self._rules.is_terminal(state) and self._rules.current_seat(state) == seat:
+            mask[self._rules.legal_actions(state)] = 1
+        return {"observation": observation, "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.game_state is None:
+            return "(no game yet: call reset())"
+        return self._encoder.render(self.game_state)
+
+    def close(self) -> None:
+        pass
+
+    # --- beyond PettingZoo: views for frontends, records for replays -----------------------------------
+
+    def legal_action_names(self, agent: str | None = None) -> list[str]:
+        """Names of the legal actions of ``agent`` (default: the agent to act); empty if it is not to act."""
+        state, rules = self.game_state, self._rules
+        agent = agent or self.agent_selection
+        if rules.is_terminal(state) or rules.current_seat(state) != self._seat_of[agent]:
+            return []
+        return [self.action_names[a] for a in rules.legal_actions(state)]
+
+    def view(self, agent: str) -> dict[str, Any]:
+        """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
+        seat = self._seat_of[agent]
+        return {
+            "game": self.game.name,
+            "env": self.game.env_name,
+            "agent": agent,
+            **self._encoder.view(self.game_state, seat),
+            "legal_actions": self.legal_action_names(agent),
+        }
+
+    def record(self, seats: list[str] | None = None) -> dict[str, Any]:
+        """The game so far as a replayable record; ``seats`` names who played each seat."""
+        return make_record(self.game, self.game_state, self.seed_used, self._history, seats)
+
+
+def make_env_factories(game: Game):
+    """The ``env`` and ``raw_env`` functions of a versioned env module (``tiny_minotaur_v0``)."""
+
+    def raw_env(render_mode: str | None = None, **config: Any) -> TavernAECEnv:
+        return TavernAECEnv(game, render_mode=render_mode, **config)
+
+    def env(render_mode: str | None = None, **config: Any) -> AECEnv:
+        wrapped: AECEnv = raw_env(render_mode=render_mode, **config)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    raw_env.__doc__ = f"{game.title} as a raw AEC env: illegal actions raise IllegalActionError."
+    env.__doc__ = f"{game.title} as a wrapped AEC env: an illegal move loses and ends the game."
+    return env, raw_env

@@ -1,0 +1,254 @@
+"""The game contract every tavernzoo game implements, and the pieces all games share.
+
+A game is two pure modules and one declaration:
+
+* ``rules.py`` — the rulebook as code: a validated ``Config`` dataclass, a ``State`` dataclass and the
+  functions ``new_game(config, chance)``, ``current_seat(state)``, ``legal_actions(state)``,
+  ``apply(state, action)``, ``is_terminal(state)``, ``is_truncated(state)`` and ``returns(state)``.
+  It imports nothing from gymnasium, pettingzoo, torch or stable-baselines3.
+* ``encode.py`` — what a seat may see: ``action_names(config)``, ``observation_size(config)``,
+  ``encode(state, seat, out)`` (a flat, egocentric float32 vector documented as an index table),
+  ``view(state, seat)`` (the same information as a JSON-serialisable dict) and ``render(state)``.
+* a :class:`Game` instance that binds both under a name and a version; the PettingZoo adapter in
+  :mod:`tavernzoo.envs.aec`, the match loop, records, bots and the command line all work from it.
+
+Randomness: every chance outcome a game needs is drawn from the :class:`Chance` object stored in its
+state. ``Chance`` logs each outcome, so a game record holds every die roll and shuffle, and a
+record replays by feeding the logged outcomes back (:meth:`Chance.scripted`) rather than by trusting a
+particular generator's stream. Tests script the dice the same way to play the rulebooks' examples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state; the message names it and the legal ones."""
+
+    def __init__(self, action: Any, legal_names: Sequence[str], reason: str = ""):
+        self.action = action
+        self.legal_names = tuple(legal_names)
+        detail = f" ({reason})" if reason else ""
+        super().__init__(f"illegal action {action!r}{detail}; legal now: {', '.join(self.legal_names) or 'none'}")
+
+
+class ReplayError(ValueError):
+    """A record that does not replay: its chance outcomes or results disagree with the rules."""
+
+
+class Chance:
+    """The single source of randomness of one game: draws uniform integers and logs every outcome.
+
+    ``below(n)`` is the primitive (uniform on ``0..n-1``); dice, shuffles and choices are built on it
+    so that the log (``outcomes``, a list of ``(n, value)`` pairs) captures everything. A scripted
+    ``Chance`` returns the given outcomes in order and checks that each is asked for with the same
+    ``n``: that is how records replay and how tests set the dice.
+    """
+
+    __slots__ = ("outcomes", "_random", "_script", "_cursor")
+
+    def __init__(self, seed: int | None = None):
+        self.outcomes: list[tuple[int, int]] = []
+        self._random = random.Random(seed)
+        self._script: list[tuple[int, int]] | None = None
+        self._cursor = 0
+
+    @classmethod
+    def scripted(cls, outcomes: Sequence[Sequence[int]]) -> Chance:
+        """A Chance that replays ``outcomes`` (``(n, value)`` pairs) and fails loudly when they run out."""
+        chance = cls(0)
+        script = []
+        for entry in outcomes:
+            n, value = int(entry[0]), int(entry[1])
+            if not 0 <= value < n:
+                raise ReplayError(f"chance outcome {value} is outside 0..{n - 1}")
+            script.append((n, value))
+        chance._script = script
+        return chance
+
+    @classmethod
+    def dice(cls, *rolls: tuple[int, int]) -> Chance:
+        """A scripted Chance from die faces: ``Chance.dice((20, 5), (20, 9))`` rolls a 5 then a 9 on d20s."""
+        return cls.scripted([(sides, face - 1) for sides, face in rolls])
+
+    @property
+    def exhausted(self) -> bool:
+        """True when a scripted Chance has handed out every outcome it was given."""
+        return self._script is not None and self._cursor == len(self._script)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``0..n-1``."""
+        script = self._script
+        if script is None:
+            value = int(self._random.random() * n)
+        else:
+            if self._cursor >= len(script):
+                raise ReplayError(f"the game asked for a chance outcome out of {n} after the record's last one")
+            expected_n, value = script[self._cursor]
+            if expected_n != n:
+                raise ReplayError(
+                    f"chance outcome #{self._cursor} was recorded out of {expected_n}, the game asked out of {n}"
+                )
+            self._cursor += 1
+        self.outcomes.append((n, value))
+        return value
+
+    def roll(self, sides: int) -> int:
+        """One die with faces ``1..sides``."""
+        return self.below(sides) + 1
+
+    def choice(self, items: Sequence[Any]) -> Any:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: list[Any]) -> None:
+        """Fisher-Yates in place, one logged draw per position."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+class Rules(Protocol):
+    """The functions a game's ``rules`` module provides (see the module docstring)."""
+
+    Config: type
+    MIN_PLAYERS: int
+    MAX_PLAYERS: int
+
+    def new_game(self, config: Any, chance: Chance) -> Any: ...
+    def num_seats(self, config: Any) -> int: ...
+    def current_seat(self, state: Any) -> int: ...
+    def legal_actions(self, state: Any) -> list[int]: ...
+    def apply(self, state: Any, action: int) -> None: ...
+    def is_terminal(self, state: Any) -> bool: ...
+    def is_truncated(self, state: Any) -> bool: ...
+    def returns(self, state: Any) -> tuple[float, ...]: ...
+    def max_game_length(self, config: Any) -> int: ...
+
+
+class Encoder(Protocol):
+    """The functions a game's ``encode`` module provides (see the module docstring)."""
+
+    def action_names(self, config: Any) -> tuple[str, ...]: ...
+    def observation_size(self, config: Any) -> int: ...
+    def encode(self, state: Any, seat: int, out: Any) -> None: ...
+    def view(self, state: Any, seat: int) -> dict[str, Any]: ...
+    def render(self, state: Any) -> str: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game as the rest of tavernzoo sees it: rules, encoder, name and version.
+
+    ``env_name`` (``tiny_minotaur_v0``) is what PettingZoo, records and exported bots call it; the
+    version changes whenever observations, actions or rules change in a way that breaks old bots.
+    """
+
+    name: str
+    version: int
+    title: str
+    rules: Rules | types.ModuleType
+    encoder: Encoder | types.ModuleType
+    simultaneous: bool = False
+
+    @property
+    def env_name(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    def make_config(self, config: Any = None, /, **overrides: Any) -> Any:
+        """A validated Config from a Config, a dict (as stored in records) and/or keyword overrides."""
+        return make_config(self.rules.Config, config, **overrides)
+
+    def action_names(self, config: Any) -> tuple[str, ...]:
+        return self.encoder.action_names(config)
+
+    def action_index(self, config: Any, name: str) -> int:
+        names = self.action_names(config)
+        try:
+            return names.index(name)
+        except ValueError:
+            raise IllegalActionError(name, names, "no such action in this game") from None
+
+
+# --- configuration -----------------------------------------------------------------------------------
+
+
+def option(default: Any, help: str, choices: Sequence[Any] | None = None, **kwargs: Any) -> Any:
+    """A Config field with the one-line help that ``tavernzoo games`` prints."""
+    metadata = {"help": help}
+    if choices is not None:
+        metadata["choices"] = tuple(choices)
+    if isinstance(default, list | dict | set):
+        raise TypeError("mutable defaults are not allowed in a Config; use a tuple")
+    return dataclasses.field(default=default, metadata=metadata, **kwargs)
+
+
+def make_config(config_type: type, config: Any = None, /, **overrides: Any) -> Any:
+    """Build a ``config_type`` from an instance, a mapping and keyword overrides, rejecting unknown keys."""
+    if isinstance(config, config_type):
+        values = dataclasses.asdict(config)
+    elif config is None:
+        values = {}
+    elif isinstance(config, dict):
+        values = dict(config)
+    else:
+        raise TypeError(f"a {config_type.__name__} must come from a dict or a {config_type.__name__}, not {config!r}")
+    values.update(overrides)
+    known = {f.name: f for f in dataclasses.fields(config_type)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {config_type.__module__}; valid: {', '.join(known)}")
+    hints = typing.get_type_hints(config_type)
+    for key, value in values.items():
+        # JSON and the command line hand over lists where the Config holds tuples.
+        if isinstance(value, list) and typing.get_origin(hints.get(key)) is tuple:
+            values[key] = tuple(value)
+    return config_type(**values)
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    """A JSON-serialisable dict of a Config (tuples become lists)."""
+    return {f.name: _jsonable(getattr(config, f.name)) for f in dataclasses.fields(config)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def check_choice(name: str, value: Any, valid: Sequence[Any]) -> None:
+    """Raise ValueError naming ``name``, the bad ``value`` and the valid choices."""
+    if value not in valid:
+        raise ValueError(f"{name}={value!r} is not valid; choose one of: {', '.join(map(str, valid))}")
+
+
+def check_range(name: str, value: Any, low: int | float, high: int | float | None = None) -> None:
+    """Raise ValueError unless ``low <= value <= high`` (``high`` None: no upper bound)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name}={value!r} is out of range; it must be {bound}")
+
+
+def describe_options(config_type: type) -> list[dict[str, Any]]:
+    """The options of a Config as rows (name, default, help, choices) for ``tavernzoo games``."""
+    rows = []
+    for f in dataclasses.fields(config_type):
+        rows.append(
+            {
+                "name": f.name,
+                "default": _jsonable(f.default),
+                "help": f.metadata.get("help", ""),
+                "choices": list(f.metadata.get("choices", ())),
+            }
+        )
+    return rows
+

@@ -1,0 +1,1 @@
+"""minefield: work in progress (not yet registered: no GAME here)."""

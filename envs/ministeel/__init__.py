@@ -1,0 +1,1 @@
+"""ministeel: work in progress (not yet registered: no GAME here)."""

@@ -1,0 +1,1 @@
+"""wyvern: work in progress (not yet registered: no GAME here)."""
