@@ -203,7 +203,9 @@ def make_config(config_type: type, config: Any = None, /, **overrides: Any) -> A
     known = {f.name: f for f in dataclasses.fields(config_type)}
     unknown = sorted(set(values) - set(known))
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {config_type.__module__}; valid: {', '.join(known)}")
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for {config_type.__module__}; valid: {', '.join(known)}"
+        )
     hints = typing.get_type_hints(config_type)
     for key, value in values.items():
         # JSON and the command line hand over lists where the Config holds tuples.

@@ -70,7 +70,9 @@ def replay(record: dict[str, Any]) -> tuple[Game, Any]:
     if record.get("format") != FORMAT:
         raise ReplayError(f"not a tavernzoo game record (format={record.get('format')!r})")
     if record.get("format_version") != FORMAT_VERSION:
-        raise ReplayError(f"record format version {record.get('format_version')!r}; this tavernzoo reads {FORMAT_VERSION}")
+        raise ReplayError(
+            f"record format version {record.get('format_version')!r}; this tavernzoo reads {FORMAT_VERSION}"
+        )
     game = get_game(record["game"])
     if record.get("env") != game.env_name:
         raise ReplayError(f"record is for {record.get('env')!r}; this tavernzoo has {game.env_name!r}")
@@ -97,7 +99,9 @@ def replay(record: dict[str, Any]) -> tuple[Game, Any]:
         if not rules.is_terminal(state):
             raise ReplayError("the record has final returns but its actions do not end the game")
         if [float(r) for r in rules.returns(state)] != [float(r) for r in record["returns"]]:
-            raise ReplayError(f"replayed returns {list(rules.returns(state))} differ from the record's {record['returns']}")
+            raise ReplayError(
+                f"replayed returns {list(rules.returns(state))} differ from the record's {record['returns']}"
+            )
     return game, state
 
 

@@ -1,0 +1,1 @@
+"""Evaluation: the match loop (:mod:`.match`) and its statistics (:mod:`.stats`)."""

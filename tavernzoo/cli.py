@@ -1,0 +1,170 @@
+"""The ``tavernzoo`` command: one entry point, one subcommand per job.
+
+    tavernzoo games                          list the games, their options and defaults
+    tavernzoo match [GAME] --bots A B ...    seat-rotated games between bots, with a result table
+    tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 0
+    try:
+        return args.run(args)
+    except (ValueError, OSError) as error:
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tavernzoo",
+        description="PettingZoo environments, bots and matches for tabletop and chat games.",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the games with their options and defaults",
+                                description="List every game, its env name, player counts and options.")
+    games.add_argument("--json", action="store_true", help="print machine-readable JSON instead of tables")
+    games.set_defaults(run=run_games)
+
+    match = commands.add_parser(
+        "match",
+        help="play seat-rotated games between bots and print the result table",
+        description="Play deals between bots, each deal once per seat rotation (seats swapped in a duel), "
+        "and print wins, draws, losses and the score with its 95%% interval.",
+    )
+    match.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
+    match.add_argument("--bots", nargs="+", default=["heuristic", "random"], metavar="SPEC",
+                       help="one bot spec per seat: random, heuristic, ... (default: heuristic random)")
+    match.add_argument("--games", type=int, default=1000,
+                       help="games to play, rounded up to whole deals (default 1000)")
+    match.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    _add_config_arguments(match)
+    match.add_argument("--records", metavar="FILE", help="append every finished game's record to FILE (JSON lines)")
+    match.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    match.set_defaults(run=run_match)
+
+    replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
+                                 description="Replay a record (JSON) or every record in a JSON-lines file.")
+    replay.add_argument("file", help="a record .json or a .jsonl of records (as written by match --records)")
+    replay.add_argument("--show", action="store_true", help="print the final table of each replayed game")
+    replay.set_defaults(run=run_replay)
+    return parser
+
+
+def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="game options from a TOML or JSON file")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="one game option (repeatable); VALUE is JSON or a comma list: classes=sword,magic")
+
+
+def parse_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Game options from ``--config FILE`` then ``--set KEY=VALUE`` (later wins)."""
+    options: dict[str, Any] = {}
+    if args.config:
+        path = Path(args.config)
+        text = path.read_text()
+        options.update(tomllib.loads(text) if path.suffix == ".toml" else json.loads(text))
+    for item in args.set:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw.split(",") if "," in raw else raw
+        options[key.strip()] = value
+    return options
+
+
+def run_games(args: argparse.Namespace) -> int:
+    from tavernzoo.envs import games
+    from tavernzoo.envs.core import describe_options
+
+    listing = []
+    for game in games().values():
+        listing.append({
+            "name": game.name,
+            "env": game.env_name,
+            "title": game.title,
+            "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
+            "simultaneous": game.simultaneous,
+            "options": describe_options(game.rules.Config),
+        })
+    if args.json:
+        print(json.dumps(listing, indent=1))
+        return 0
+    console = Console()
+    for entry in listing:
+        low, high = entry["players"]
+        players = f"{low} players" if low == high else f"{low}-{high} players"
+        table = Table(title=f"{entry['title']}  ({entry['name']}, env {entry['env']}, {players})",
+                      title_justify="left")
+        table.add_column("option")
+        table.add_column("default")
+        table.add_column("meaning")
+        for row in entry["options"]:
+            meaning = row["help"] + (f" (one of: {', '.join(map(str, row['choices']))})" if row["choices"] else "")
+            table.add_row(row["name"], json.dumps(row["default"]), meaning)
+        console.print(table)
+    return 0
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from tavernzoo.eval.match import play_match
+
+    config = parse_config(args)
+    result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
+                        progress=not args.no_progress, records_path=args.records)
+    table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
+                  f"seed {result.seed}", title_justify="left")
+    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in result.rows:
+        table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
+                      f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
+    Console().print(table)
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from tavernzoo.envs.core import ReplayError
+    from tavernzoo.envs.records import load_record, replay
+
+    path = Path(args.file)
+    if path.suffix == ".jsonl":
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        records = [json.loads(line) for line in lines]
+    else:
+        records = [load_record(path)]
+    console = Console()
+    for number, record in enumerate(records, start=1):
+        try:
+            game, state = replay(record)
+        except (ReplayError, KeyError) as error:
+            console.print(f"[bold red]record {number} does not replay:[/] {error}", highlight=False)
+            return 1
+        if args.show:
+            console.print(game.encoder.render(state), highlight=False)
+    console.print(f"{len(records)} record(s) replayed to their recorded results.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

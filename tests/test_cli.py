@@ -1,0 +1,63 @@
+"""Every `tavernzoo` subcommand, run as a user would run it, with tiny budgets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def tavernzoo(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tavernzoo.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("command", [[], ["games"], ["match"], ["replay"]])
+def test_help_explains_every_command(command):
+    result = tavernzoo(*command, "--help")
+    assert result.returncode == 0
+    assert "usage: tavernzoo" in result.stdout
+
+
+def test_games_lists_options_and_defaults():
+    result = tavernzoo("games", "--json")
+    assert result.returncode == 0
+    listing = {entry["name"]: entry for entry in json.loads(result.stdout)}
+    options = {row["name"]: row for row in listing["tiny_minotaur"]["options"]}
+    assert options["starting_hp"]["default"] == 100 and options["heal_amount"]["default"] == 20
+    assert "starting_hp" in tavernzoo("games").stdout
+
+
+def test_match_prints_a_result_table_and_writes_records_that_replay(tmp_path):
+    records = tmp_path / "games.jsonl"
+    result = tavernzoo("match", "tiny_minotaur", "--bots", "heuristic", "random", "--games", "20", "--seed", "1",
+                       "--set", "classes=sword,cloak", "--records", str(records), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "heuristic" in result.stdout and "wins" in result.stdout and "20 games" in result.stdout
+    assert len(records.read_text().splitlines()) == 20
+    replayed = tavernzoo("replay", str(records))
+    assert replayed.returncode == 0 and "20 record(s) replayed" in replayed.stdout
+    single = tmp_path / "one.json"
+    single.write_text(records.read_text().splitlines()[0])
+    shown = tavernzoo("replay", str(single), "--show")
+    assert shown.returncode == 0 and "game over" in shown.stdout
+
+
+def test_replay_refuses_a_tampered_record(tmp_path):
+    records = tmp_path / "games.jsonl"
+    tavernzoo("match", "--games", "2", "--records", str(records), "--no-progress")
+    record = json.loads(records.read_text().splitlines()[0])
+    record["actions"] = record["actions"][:-1]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    result = tavernzoo("replay", str(bad))
+    assert result.returncode == 1 and "does not replay" in result.stdout
+
+
+def test_bad_input_gets_a_clear_error_and_exit_status():
+    result = tavernzoo("match", "tiny_minotaur", "--set", "classes=wizard,sword", "--games", "2", "--no-progress")
+    assert result.returncode == 2 and "wizard" in result.stderr and "sword, magic, cloak" in result.stderr
+    result = tavernzoo("match", "chess", "--games", "2")
+    assert result.returncode == 2 and "unknown game 'chess'" in result.stderr
