@@ -322,3 +322,15 @@ def test_scripted_dice_refuse_a_mismatched_die():
     state = new_game(Config(classes=("sword", "magic")), Chance.dice((20, 18), (20, 2), (6, 3)))
     with pytest.raises(ReplayError, match="out of 6"):
         apply(state, ATTACK_MIDDLING)
+
+
+def test_numpy_integers_are_actions_and_other_types_are_refused():
+    import numpy as np
+
+    state = game((18, 2))
+    apply(state, np.int64(ATTACK_REGULAR))
+    assert state.cards[0][REGULAR] == 4
+    with pytest.raises(IllegalActionError, match="not an action index"):
+        apply(state, "attack:regular")
+    with pytest.raises(IllegalActionError, match="not an action index"):
+        apply(state, 1.0)

@@ -128,32 +128,41 @@ def _chance_of(window: tuple[int, int]) -> float:
     return max(0, min(high, 20) - low + 1) / 20.0
 
 
+@cache
+def _fixed_part(tier: int, class_name: str) -> list[float]:
+    """The slots of a player block that never change during a game: tier and class one-hots."""
+    values = [0.0] * 6
+    values[tier - 1] = 1.0
+    values[3 + CLASSES.index(class_name)] = 1.0
+    return values
+
+
+@cache
+def _fixed_chances(windows: tuple[tuple[int, int], ...], boss_damage: int) -> list[float]:
+    """Hit chances of middling, stronk, boss, dodge, heal and the boss damage: fixed once tiers are rolled."""
+    return [*(_chance_of(windows[slot]) for slot in (1, 2, BOSS, 4, HEAL)), min(1.0, boss_damage / 100.0)]
+
+
 def encode(state: State, seat: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
     config = state.config
-    scale = _card_scale(config.ruleset)
-    values = [0.0] * OBSERVATION_SIZE
-    for offset, who in ((ME, seat), (OPPONENT, 1 - seat)):
-        values[offset + HP] = state.hp[who] / config.hp_cap
-        values[offset + TIER.start + state.tiers[who] - 1] = 1.0
-        values[offset + CLASS.start + CLASSES.index(state.classes[who])] = 1.0
-        cards = state.cards[who]
-        for slot in range(6):
-            values[offset + CARDS.start + slot] = min(1.0, cards[slot] / scale[slot])
-        windows = state.windows[who]
-        for i, slot in enumerate((1, 2, BOSS, 4, HEAL)):
-            values[offset + CHANCES.start + i] = _chance_of(windows[slot])
-        values[offset + BOSS_DAMAGE] = min(1.0, state.damage[who][BOSS] / 100.0)
-    if state.phase == ATTACK_PHASE and state.to_act == seat:
-        values[MY_TURN] = 1.0
+    scale = _card_scale(config.ruleset)  # card counts only fall, so they never exceed the largest deck's
+    values: list[float] = []
+    for who in (seat, 1 - seat):
+        values.append(state.hp[who] / config.hp_cap)
+        values += _fixed_part(state.tiers[who], state.classes[who])
+        values += [count / limit for count, limit in zip(state.cards[who], scale, strict=True)]
+        values += _fixed_chances(state.windows[who], state.damage[who][BOSS])
+    table = [0.0] * 9  # MY_TURN .. MOVED_FIRST
+    if state.phase == ATTACK_PHASE:
+        table[0] = 1.0 if state.to_act == seat else 0.0
     elif state.phase == REACT_PHASE:
-        if state.to_act == seat:
-            values[MY_REACTION] = 1.0
-        values[PENDING_CARD.start + state.pending_card] = 1.0
-        attacker = 1 - state.to_act
-        values[PENDING_DAMAGE] = min(1.0, state.damage[attacker][state.pending_card] / 100.0)
-    values[TURN] = min(1.0, state.turn / config.max_turns)
-    values[MOVED_FIRST] = 1.0 if state.first_seat == seat else 0.0
+        table[1] = 1.0 if state.to_act == seat else 0.0
+        table[2 + state.pending_card] = 1.0
+        table[6] = min(1.0, state.damage[1 - state.to_act][state.pending_card] / 100.0)
+    table[7] = min(1.0, state.turn / config.max_turns)
+    table[8] = 1.0 if state.first_seat == seat else 0.0
+    values += table
     out[:] = values
 
 

@@ -22,6 +22,7 @@ Actions (fixed indices, names in :mod:`.encode`): 0 ``attack:regular``, 1 ``atta
 
 from __future__ import annotations
 
+import operator
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -281,14 +282,38 @@ def legal_actions(state: State) -> list[int]:
     return []
 
 
+def _action_index(state: State, action: object) -> int:
+    try:
+        return operator.index(action)
+    except TypeError:
+        from .encode import ACTION_NAMES
+
+        legal = [ACTION_NAMES[a] for a in legal_actions(state)]
+        raise IllegalActionError(action, legal, "not an action index") from None
+
+
+def _is_legal(state: State, action: int) -> bool:
+    """``action in legal_actions(state)``, without building the list (this runs on every step)."""
+    cards = state.cards[state.to_act]
+    if state.phase == ATTACK_PHASE:
+        if 0 <= action < PASS:
+            return cards[action] > 0
+        return action == PASS and not has_attack(cards)
+    if state.phase == REACT_PHASE:
+        return (action == REACT_TAKE or (action == REACT_DODGE and cards[DODGE] > 0)
+                or (action == REACT_HEAL and cards[HEAL] > 0))
+    return False
+
+
 def apply(state: State, action: int) -> None:
     """Play ``action`` for the seat to act; raises IllegalActionError for anything not legal now."""
-    legal = legal_actions(state)
-    if action not in legal:
+    if action.__class__ is not int:  # numpy integers are welcome; anything else is not an action
+        action = _action_index(state, action)
+    if not _is_legal(state, action):
         from .encode import ACTION_NAMES  # only on the error path: names for the message
 
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
-        raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal])
+        raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal_actions(state)])
     seat = state.to_act
     if state.phase == REACT_PHASE:
         _resolve_hit(state, defender=seat, reaction=action)
