@@ -130,7 +130,8 @@ class TavernAECEnv(AECEnv):
             self.terminations[agent] = not truncated
             self.truncations[agent] = truncated
             self.infos[agent] = {"returns": list(final) if terminal else None,
-                                 "end_reason": getattr(state, "end_reason", None) or "eliminated"}
+                                 "end_reason": getattr(state, "end_reason", None) or "eliminated",
+                                 "finishing_order": list(getattr(state, "finishing_order", None) or []) or None}
         self._paid = True
         self._accumulate_rewards()
         if terminal:

@@ -2,6 +2,8 @@
 
     tavernzoo games                          list the games, their options and defaults
     tavernzoo match [GAME] --bots A B ...    seat-rotated games between bots, with a result table
+    tavernzoo train [GAME]                   self-play training; checkpoints become bots
+    tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
 """
 
@@ -59,6 +61,34 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--records", metavar="FILE", help="append every finished game's record to FILE (JSON lines)")
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     match.set_defaults(run=run_match)
+
+    train = commands.add_parser(
+        "train",
+        help="train a policy by self-play (MaskablePPO against an opponent league)",
+        description="Train a policy for GAME by self-play; checkpoints become bots (pass the run directory "
+        "or a checkpoint as a bot spec). With no options: the game's default budget (about 10 minutes "
+        "on 2 cores), then a report against random and the heuristic.",
+    )
+    train.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
+    train.add_argument("--timesteps", type=int, help="learner decisions to train for (default: per game)")
+    train.add_argument("--config", metavar="FILE", help="training options from a TOML file ([train] table)")
+    train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}")
+    train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
+    train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR")
+    train.add_argument("--seed", type=int, help="seed of the run (default 0)")
+    train.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    train.set_defaults(run=run_train)
+
+    wyvern = commands.add_parser("wyvern", help="Wyvern TCG tools (deck validation)",
+                                 description="Tools for Wyvern TCG's own decks.")
+    wyvern_tools = wyvern.add_subparsers(title="tools", metavar="TOOL")
+    validate = wyvern_tools.add_parser(
+        "validate", help="check a deck file against the deck-building rules (exit 1 if illegal)",
+        description="Check a Wyvern deck (a TOML file, or a bundled deck name) against every deck-building "
+        "rule; print each broken rule; exit status 1 for an illegal deck.")
+    validate.add_argument("deck_file", help="deck TOML file or bundled deck name")
+    validate.set_defaults(run=run_wyvern_validate)
 
     replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
                                  description="Replay a record (JSON) or every record in a JSON-lines file.")
@@ -141,6 +171,51 @@ def run_match(args: argparse.Namespace) -> int:
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
     Console().print(table)
     return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        from tavernzoo.train.config import make_train_config
+        from tavernzoo.train.run import Trainer
+    except ImportError as error:
+        raise ValueError(f"training needs the training extras ({error.name} is missing): "
+                         "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
+    if args.resume:
+        trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps)
+    else:
+        overrides = {}
+        for item in args.set:
+            key, sep, raw = item.partition("=")
+            if not sep:
+                raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+            try:
+                overrides[key.strip()] = json.loads(raw)
+            except json.JSONDecodeError:
+                overrides[key.strip()] = raw.split(",") if "," in raw else raw
+        config = make_train_config(args.game, args.config, overrides, timesteps=args.timesteps, seed=args.seed)
+        out = args.out or f"runs/{config.game}-seed{config.seed}"
+        trainer = Trainer(config, out)
+    console = Console()
+    console.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
+                  highlight=False)
+    report = trainer.run(progress=not args.no_progress)
+    table = Table(title=f"{trainer.game.name}: trained policy after {report['timesteps']:,} timesteps "
+                  f"({report['train_seconds']:.0f} s)", title_justify="left")
+    for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
+        table.add_column(column, justify="left" if column == "opponents" else "right")
+    for name, row in report.get("against", {}).items():
+        table.add_row(f"{name} x{row['seats'] - 1}", str(row["games"]), str(row["wins"]), str(row["draws"]),
+                      str(row["losses"]), f"{row['score']:.3f}",
+                      f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
+    console.print(table)
+    console.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
+    return 0
+
+
+def run_wyvern_validate(args: argparse.Namespace) -> int:
+    from tavernzoo.envs.wyvern.decks import validate_main
+
+    return validate_main([args.deck_file])
 
 
 def run_replay(args: argparse.Namespace) -> int:

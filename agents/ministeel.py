@@ -1,0 +1,149 @@
+"""MiniSteel's built-in bots: a rule-based heuristic that reads the documented observation layout.
+
+The heuristic, in order: keep the most valuable card offered; always hook away a raised shield; react
+with the cheapest card that stops most of an attack (Confusion Dust against big hits, Remedy against
+Poison); on its own turn equip everything, use a Card Draw token on a short hand, cure heavy poison,
+heal when hurt, then strike the weakest opponent with its strongest attack (as a Poison combo when it
+holds a Poison), finishing with utility cards, and forfeit its least valuable card when nothing else is
+worth an action. Measured strength: docs/rules/ministeel.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..envs.ministeel import encode as E
+from ..envs.ministeel import rules as R
+
+# How much the bot wants to hold each card (keeps the best, forfeits the worst).
+CARD_VALUE = {
+    "dagger": 4, "hatchet": 6, "sword": 9, "flame_shot": 8, "scythe": 9, "potion": 7, "remedy": 7,
+    "poison": 6, "magnifying_glass": 5, "hook_rope": 6, "swap_rope": 2, "trip_rope": 4, "wooden_shield": 5,
+    "steel_shield": 8, "bladed_shield": 7, "fate": 3, "spiked_glove": 6, "armor": 6, "satchel": 5,
+    "confusion_dust": 9, "resurrection_scepter": 10, "plague_skull": 3, "doom_dragon": 5,
+}  # fmt: skip
+VALUE = tuple(CARD_VALUE[kind] for kind in R.KINDS)
+# Strongest first; the Bladed Shield rolls a die (3.5 on average) and is kept for defence when possible.
+ATTACK_ORDER = (R.SWORD, R.FLAME_SHOT, R.HATCHET, R.BLADED_SHIELD, R.DAGGER)
+
+
+class HeuristicBot:
+    """A rule-based MiniSteel player (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, config: Any = None, seed: int | None = None):
+        self.config = R.Config() if config is None else config
+        self._random = random.Random(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict[str, Any]) -> int:
+        mask = observation["action_mask"]
+        legal = set(np.flatnonzero(mask).tolist())
+        if not legal:
+            raise ValueError("HeuristicBot was asked to act with an all-zero action mask")
+        obs = observation["observation"]
+        phase = int(np.argmax(obs[E.PHASE]))
+        if phase == R.PICK_PHASE:
+            choice = self._pick(legal)
+        elif phase == R.ANSWER:
+            choice = R.REACT_INDEX[R.HOOK_ROPE]
+        elif phase == R.REACT_PHASE:
+            choice = self._react(obs, legal)
+        else:
+            choice = self._main(obs, legal)
+        return choice if choice in legal else min(legal)
+
+    # --- decisions -----------------------------------------------------------------------------------
+
+    def _pick(self, legal: set[int]) -> int:
+        return max((a for a in legal if R.ACTION_TYPE[a] == R.PICK), key=lambda a: VALUE[R.ACTION_CARD[a]])
+
+    def _react(self, obs: np.ndarray, legal: set[int]) -> int:
+        damage = round(float(obs[E.PENDING_DAMAGE]) * 10)
+        poisons = obs[E.PENDING_POISON] > 0.5
+        combo = obs[E.PENDING_COMBO] > 0.5
+        if damage >= 3 or (combo and damage >= 2):
+            order = (R.CONFUSION_DUST, R.STEEL_SHIELD, R.BLADED_SHIELD, R.WOODEN_SHIELD, R.REMEDY)
+        elif damage == 2:
+            order = (R.STEEL_SHIELD, R.BLADED_SHIELD, R.WOODEN_SHIELD, R.REMEDY)
+        elif damage == 1:
+            order = (R.WOODEN_SHIELD, R.STEEL_SHIELD, R.REMEDY, R.BLADED_SHIELD)
+        else:
+            order = (R.REMEDY,) if poisons else ()
+        for card in order:
+            action = R.REACT_INDEX[card]
+            if action in legal:
+                return action
+        return R.REACT_NONE
+
+    def _main(self, obs: np.ndarray, legal: set[int]) -> int:
+        hand = [round(float(obs[E.HAND.start + k]) * R.COUNTS[k]) for k in range(R.NUM_KINDS)]
+        config = self.config
+        my_hp = round(float(obs[E.HP]) * config.hp_cap)
+        my_poison = round(float(obs[E.POISON_TOKENS]) * config.poison_limit)
+        for card in R.EQUIP_KINDS:
+            if R.EQUIP_INDEX[card] in legal:
+                return R.EQUIP_INDEX[card]
+        if R.TOKEN_DRAW in legal and sum(hand) <= 4:
+            return R.TOKEN_DRAW
+        if my_poison >= 2 and R.PLAY_INDEX[R.REMEDY] in legal:
+            return R.PLAY_INDEX[R.REMEDY]
+        if my_hp <= config.hp_cap - 3 and R.PLAY_INDEX[R.POTION] in legal:
+            return R.PLAY_INDEX[R.POTION]
+        if R.PLAY_INDEX[R.SCYTHE] in legal:
+            return R.PLAY_INDEX[R.SCYTHE]
+        opponents = self._opponents(obs)
+        if R.PLAY_INDEX[R.PLAGUE_SKULL] in legal and my_poison + 1 < config.poison_limit:
+            if any(poison + 1 >= config.poison_limit for _, _, poison in opponents):
+                return R.PLAY_INDEX[R.PLAGUE_SKULL]
+        target = min(opponents, key=lambda o: (o[1], -o[2]))[0] if opponents else 1
+        for card in ATTACK_ORDER:
+            action = R.COMBO_INDEX.get((card, target))
+            if action in legal:
+                return action
+        for card in ATTACK_ORDER:
+            action = R.PLAY_AT_INDEX.get((card, target))
+            if action in legal:
+                return action
+        poisoned = max(opponents, key=lambda o: o[2])[0] if opponents else 1
+        for card, offset in ((R.POISON, poisoned), (R.HOOK_ROPE, target)):
+            if R.PLAY_AT_INDEX[card, offset] in legal:
+                return R.PLAY_AT_INDEX[card, offset]
+        if R.PLAY_INDEX[R.DOOM_DRAGON] in legal:
+            return R.PLAY_INDEX[R.DOOM_DRAGON]
+        strongest = max(opponents, key=lambda o: o[1])[0] if opponents else 1
+        if R.PLAY_AT_INDEX[R.TRIP_ROPE, strongest] in legal:
+            return R.PLAY_AT_INDEX[R.TRIP_ROPE, strongest]
+        if R.PLAY_INDEX[R.MAGNIFYING_GLASS] in legal:
+            return R.PLAY_INDEX[R.MAGNIFYING_GLASS]
+        if R.PLAY_AT_INDEX[R.FATE, target] in legal:
+            return R.PLAY_AT_INDEX[R.FATE, target]
+        if R.TOKEN_DRAW in legal and sum(hand) <= 2:
+            return R.TOKEN_DRAW
+        if R.PLAY_INDEX[R.POTION] in legal and my_hp < config.hp_cap:
+            return R.PLAY_INDEX[R.POTION]
+        forfeits = [a for a in legal if R.ACTION_TYPE[a] == R.FORFEIT]
+        if forfeits:
+            # The cheapest card; a Dark card costs 1 HP to discard, so it counts as worth more.
+            return min(forfeits, key=lambda a: VALUE[R.ACTION_CARD[a]] + (6 if R.ACTION_CARD[a] in R.DARK else 0))
+        return min(legal)
+
+    def _opponents(self, obs: np.ndarray) -> list[tuple[int, float, int]]:
+        """(offset, effective HP, poison tokens) of every opponent still in the game."""
+        config = self.config
+        found = []
+        for offset in range(1, R.MAX_PLAYERS):
+            base = E.player_block(offset)
+            if obs[base + E.ALIVE] > 0.5:
+                hp = float(obs[base + E.HP]) * config.hp_cap + float(obs[base + E.ARMOR])
+                found.append((offset, hp, round(float(obs[base + E.POISON_TOKENS]) * config.poison_limit)))
+        return found
+
+
+BOTS = {"heuristic": HeuristicBot}

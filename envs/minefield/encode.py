@@ -1,0 +1,286 @@
+"""Minefield — what a seat sees: action names, the observation vector, the view and a rendering.
+
+Nothing in Minefield is hidden once played: every seat sees who is alive, the mines and the whole
+last round as the host announced it. The only secret is the round being chosen, which is not in the
+state until all moves are in. Observations are egocentric: seat blocks are indexed by *relative* seat
+``(seat - me) % N`` (``me`` is 0), so one policy plays every seat; actions name absolute seats, and the
+own-seat one-hot (``SEAT``) converts between the two.
+
+Actions
+=======
+Action ``k`` is ``target:k``: attack the player in seat ``k``. Legal for a living player against every
+other living player (the mask); all zero for an eliminated player and once the game is over.
+
+Observation (float32, all in [0, 1]); N = ``num_players``
+=========================================================
+=====================  ==========  ===============================================================
+name                   size        contents
+=====================  ==========  ===============================================================
+``ALIVE``              N           relative seat r is alive
+``MINES``              100         number k (at offset k-1) is a mine now: the mines of the last
+                                   round (Simple: of the game, Stacked: all so far); all 0 before
+                                   the first roll. A round's new mines are rolled after its moves
+``TARGETS``            N*N         last round, relative seat a attacked relative seat t
+                                   (at ``a*N + t``)
+``OUTCOME``            N*6         last round, the attack by relative seat a (at ``a*6 + o``):
+                                   void, attacker hit a mine, defender hit a mine, attacker won the
+                                   roll, defender won the roll, standoff (no elimination)
+``ORDER``              N           last round, (position in the host's order + 1) / attacks,
+                                   0 for a seat that did not attack
+``TARGETED``           N           last round, attacks on relative seat r / (N-1)
+``ELIMINATED``         N           relative seat r was eliminated last round
+``SEAT``               N           my absolute seat, one-hot (action k targets absolute seat k)
+``ROUND``              1           rounds played / the game's round limit
+``ALIVE_SHARE``        1           players alive / N
+``MINE_SHARE``         1           mine numbers now / 100
+``FINALS``             1           exactly two players are alive: this round is the finals
+``MINES_KNOWN``        1           a mine set is in effect
+=====================  ==========  ===============================================================
+
+Total ``N*N + 11*N + 105`` (165 at 4 players, 257 at 8, 725 at 20). ``layout(N)`` gives the slices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .rules import (
+    ATTACKER_MINE,
+    ATTACKER_WON,
+    DEFENDER_MINE,
+    DEFENDER_WON,
+    OUTCOME_NAMES,
+    SIDE_NAMES,
+    STANDOFF,
+    VOID,
+    Config,
+    State,
+    mine_numbers,
+    mines_as_numbers,
+    round_limit,
+)
+
+NUM_OUTCOMES = 6
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Offsets of the observation blocks for ``n`` seats (see the module docstring)."""
+
+    n: int
+    alive: slice
+    mines: slice
+    targets: slice
+    outcome: slice
+    order: slice
+    targeted: slice
+    eliminated: slice
+    seat: slice
+    round: int
+    alive_share: int
+    mine_share: int
+    finals: int
+    mines_known: int
+    size: int
+
+
+@cache
+def layout(n: int) -> Layout:
+    sizes = (("alive", n), ("mines", 100), ("targets", n * n), ("outcome", n * NUM_OUTCOMES), ("order", n),
+             ("targeted", n), ("eliminated", n), ("seat", n))
+    offsets: dict[str, Any] = {}
+    at = 0
+    for name, size in sizes:
+        offsets[name] = slice(at, at + size)
+        at += size
+    for name in ("round", "alive_share", "mine_share", "finals", "mines_known"):
+        offsets[name] = at
+        at += 1
+    return Layout(n=n, size=at, **offsets)
+
+
+@cache
+def action_names(config: Config) -> tuple[str, ...]:
+    return tuple(f"target:{seat}" for seat in range(config.num_players))
+
+
+def observation_size(config: Config) -> int:
+    return layout(config.num_players).size
+
+
+def describe_action(action: int) -> str:
+    """A sentence for a person choosing."""
+    return f"attack the player in seat {action}"
+
+
+# --- the observation ---------------------------------------------------------------------------------
+#
+# The observation of every seat is one gather from a per-round "absolute" vector: the same blocks
+# indexed by absolute seat, plus a constant block E = (1, 0, ..., 0) from which the own-seat one-hot is
+# gathered. The absolute vector is built once per round and kept in ``state.obs_cache``.
+
+
+@cache
+def _gather_indices(n: int) -> np.ndarray:
+    """``indices[me]``: for each egocentric slot, the slot of the absolute vector it copies."""
+    lay = layout(n)
+    e_block = lay.size  # the absolute vector is the layout plus the E block
+    indices = np.empty((n, lay.size), dtype=np.intp)
+    for me in range(n):
+        index = np.arange(lay.size, dtype=np.intp)
+        for rel in range(n):
+            who = (rel + me) % n
+            index[lay.alive.start + rel] = lay.alive.start + who
+            index[lay.order.start + rel] = lay.order.start + who
+            index[lay.targeted.start + rel] = lay.targeted.start + who
+            index[lay.eliminated.start + rel] = lay.eliminated.start + who
+            for outcome in range(NUM_OUTCOMES):
+                index[lay.outcome.start + rel * NUM_OUTCOMES + outcome] = (
+                    lay.outcome.start + who * NUM_OUTCOMES + outcome
+                )
+            for rel_target in range(n):
+                target = (rel_target + me) % n
+                index[lay.targets.start + rel * n + rel_target] = lay.targets.start + who * n + target
+            # SEAT[k] = 1 when k == me: E[(k - me) % n].
+            index[lay.seat.start + rel] = e_block + (rel - me) % n
+        indices[me] = index
+    return indices
+
+
+@cache
+def _mine_vector(mines: int) -> np.ndarray:
+    vector = np.zeros(100, dtype=np.float32)
+    for number in mines_as_numbers(mines):
+        vector[number - 1] = 1.0
+    return vector
+
+
+def _absolute(state: State) -> np.ndarray:
+    cache_entry = state.obs_cache
+    key = state.round  # every apply_joint plays a round, so the round number keys the cache
+    if cache_entry is not None and cache_entry[0] == key:
+        return cache_entry[1]
+    config = state.config
+    n = config.num_players
+    lay = layout(n)
+    base = np.zeros(lay.size + n, dtype=np.float32)
+    base[lay.size] = 1.0  # the E block
+    base[lay.alive] = state.alive
+    base[lay.mines] = _mine_vector(state.mines)
+    battles = state.last_battles
+    if battles:
+        targets_start, outcome_start, order_start = lay.targets.start, lay.outcome.start, lay.order.start
+        targeted = [0] * n
+        share = 1.0 / len(battles)
+        for position, (attacker, defender, outcome, _) in enumerate(battles):
+            base[targets_start + attacker * n + defender] = 1.0
+            base[outcome_start + attacker * NUM_OUTCOMES + outcome] = 1.0
+            base[order_start + attacker] = (position + 1) * share
+            targeted[defender] += 1
+        base[lay.targeted] = [count / (n - 1) for count in targeted]
+        for seat in state.last_eliminated:
+            base[lay.eliminated.start + seat] = 1.0
+    base[lay.round] = min(1.0, state.round / round_limit(config))
+    base[lay.alive_share] = state.num_alive / n
+    mine_count = state.mines.bit_count()
+    base[lay.mine_share] = mine_count / 100.0
+    base[lay.finals] = 1.0 if state.num_alive == 2 and not state.over else 0.0
+    base[lay.mines_known] = 1.0 if mine_count else 0.0
+    state.obs_cache = (key, base)
+    return base
+
+
+def encode(state: State, seat: int, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[observation_size]) with the observation of ``seat``."""
+    _absolute(state).take(_gather_indices(state.config.num_players)[seat], out=out)
+
+
+# --- views and rendering -----------------------------------------------------------------------------
+
+
+def battle_text(battle: tuple) -> str:
+    attacker, defender, outcome, rolls = battle
+    head = f"player_{attacker} attacks player_{defender}"
+    if outcome == VOID:
+        return f"{head}: void (one of them is already out)"
+    shown = []
+    for attack, defence in rolls:
+        shown.append(f"{attack} vs {defence}" if defence else f"{attack}")
+    rolled = ", re-roll ".join(shown)
+    result = {
+        ATTACKER_MINE: f"player_{attacker} hits a mine and is out",
+        DEFENDER_MINE: f"player_{defender} hits a mine and is out",
+        ATTACKER_WON: f"player_{defender} rolls lower and is out",
+        DEFENDER_WON: f"player_{attacker} rolls lower and is out",
+        STANDOFF: "no mine: both stay in",
+    }[outcome]
+    return f"{head}: {rolled}: {result}"
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see, JSON-serialisable (in Minefield: the whole table)."""
+    config = state.config
+    return {
+        "you": seat,
+        "alive": [who for who, living in enumerate(state.alive) if living],
+        "eliminated_order": list(state.out_order),
+        "round": state.round,
+        "finals_next": state.num_alive == 2 and not state.over,
+        "mines": mines_as_numbers(state.mines),
+        "variant": config.variant,
+        "double_whammy": config.double_whammy,
+        "last_round": {
+            "mine_rolls": [{"d10": d, "pick": SIDE_NAMES[side], "numbers": list(mine_numbers(d, side))}
+                           for d, side in state.last_mine_rolls],
+            "attacks": [
+                {"attacker": attacker, "defender": defender, "outcome": OUTCOME_NAMES[outcome],
+                 "rolls": [list(pair) for pair in rolls]}
+                for attacker, defender, outcome, rolls in state.last_battles
+            ],
+            "eliminated": list(state.last_eliminated),
+        },
+        "winner": state.winner if state.over and state.winner >= 0 else None,
+        "end_reason": state.end_reason or None,
+    }
+
+
+def render(state: State) -> str:
+    """A text rendering of the table for terminals and logs."""
+    config = state.config
+    variant = config.variant + (" + double whammy" if config.double_whammy else "")
+    alive = [who for who, living in enumerate(state.alive) if living]
+    lines = [f"Minefield ({variant}) — round {state.round}, {len(alive)} of {config.num_players} alive: "
+             + ", ".join(f"player_{who}" for who in alive)]
+    for d, side in state.last_mine_rolls:
+        lines.append(f"  mine roll: d10 {d}, {SIDE_NAMES[side]}")
+    lines.append(f"  mines: {_ranges(mines_as_numbers(state.mines)) or 'none yet'}")
+    for battle in state.last_battles:
+        lines.append(f"  {battle_text(battle)}")
+    if state.over:
+        if state.winner >= 0:
+            lines.append(f"  game over: player_{state.winner} is the last one standing")
+        else:
+            lines.append(f"  game over: cut off after {state.round} rounds ({len(alive)} survivors share the win)")
+    elif state.num_alive == 2:
+        lines.append("  next: the finals")
+    return "\n".join(lines)
+
+
+def _ranges(numbers: list[int]) -> str:
+    parts = []
+    start = previous = None
+    for number in numbers:
+        if previous is not None and number == previous + 1:
+            previous = number
+            continue
+        if start is not None:
+            parts.append(f"{start}-{previous}" if previous != start else str(start))
+        start = previous = number
+    if start is not None:
+        parts.append(f"{start}-{previous}" if previous != start else str(start))
+    return ", ".join(parts)
+

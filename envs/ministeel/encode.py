@@ -1,0 +1,358 @@
+"""MiniSteel — what a seat sees: action names, the observation vector, the view and a rendering.
+
+Hidden information: a seat sees its own hand (counts by card kind) and the cards offered to it by a
+Magnifying Glass or a Scythe; of every other seat it sees HP, Poison tokens, Card Draw tokens, hand size,
+equipment and skipped turns. The discard pile is public. Everything is egocentric: seats are named by
+their offset from the observer (``seat+1`` is the next seat in turn order), and targets in action names
+are offsets from the actor, so one policy plays every seat.
+
+Actions (140, the same for 2-6 players; ``k`` is 1..5, a target offset that must name a seat in play)
+=================================================================================================
+=======  ====================================  ===============================================================
+idx      name                                  when legal (your turn, main phase, unless said otherwise)
+=======  ====================================  ===============================================================
+0-44     ``play:<card>>seat+k``                dagger, hatchet, sword, flame_shot, poison, hook_rope (the
+                                               target has a card to steal), swap_rope, trip_rope,
+                                               bladed_shield (attack): 5 targets each, in that order
+45-50    ``play:fate>self``, ``play:fate>seat+k``  you hold Fate (on yourself only with ``fate_on_self``)
+51-56    ``play:<card>``                       scythe, potion, remedy (you hold a Poison token),
+                                               magnifying_glass, plague_skull, doom_dragon
+57-59    ``equip:<card>``                      spiked_glove (< 2 worn), armor, satchel (< 1 worn); no action
+60-84    ``combo:<attack>+poison>seat+k``      you hold the attack and a Poison: dagger, hatchet, sword,
+                                               flame_shot, bladed_shield
+85       ``token:draw``                        you hold a Card Draw token; no action
+86-108   ``forfeit:discard_<card>``            you hold that card (one per kind, in ``KINDS`` order)
+109      ``forfeit:empty_hand``                your hand is empty
+110-116  ``react:<card>``, ``react:none``      wooden_shield, steel_shield, bladed_shield, confusion_dust,
+                                               remedy: you are attacked and hold the card; hook_rope: your
+                                               target raised a shield; none: either
+117-139  ``pick:<card>``                       you keep that card of a Magnifying Glass draw or a Scythe haul
+=======  ====================================  ===============================================================
+
+Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 176)
+============================================================
+Six 11-slot player blocks: ``me`` at 0-10, then ``seat+1`` .. ``seat+5`` at 11, 22, 33, 44, 55 (all zero
+for offsets beyond the table). Then my hand at 66-88 and the table at 89-175.
+
+======  ==========================================================================
+offset  player block (``PLAYER_BLOCK`` = 11)
+======  ==========================================================================
+0       present (the seat exists at this table)
+1       alive (in the game)
+2       HP / hp_cap
+3       Poison tokens / poison_limit
+4       Card Draw tokens / 4 (capped at 1)
+5       cards in hand / 20 (capped at 1)
+6       Spiked Gloves worn / 2
+7       Armor worn
+8       Satchel worn
+9       turns to skip / 2 (capped at 1)
+10      this seat decides now
+======  ==========================================================================
+
+=======  =========================================================================================
+idx      hand and table
+=======  =========================================================================================
+66-88    my hand: count of each card kind / its copies in the deck (``KINDS`` order)
+89-93    phase one-hot: main, react, answer, pick, over
+94       actions left this turn / actions_per_turn
+95-100   whose turn it is, by offset (0: me .. 5)
+101-107  pending attack card one-hot: dagger, hatchet, sword, flame_shot, bladed_shield, fate, poison
+108      pending physical damage / 10 (capped at 1)
+109      pending attack carries a Poison
+110      pending attack is a combo
+111-116  pending attacker, by offset
+117-122  pending target, by offset
+123-125  shield raised against the pending attack: wooden, steel, bladed
+126-148  cards offered to me to keep one (count / copies in the deck); zero for every other seat
+149-150  a pick is pending from: magnifying_glass, scythe
+151      cards in the deck / 100
+152-174  discard pile: count of each kind / its copies in the deck
+175      turns begun / max_turns
+=======  =========================================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .rules import (
+    ACTION_CARD,
+    ACTION_OFFSET,
+    ACTION_TYPE,
+    ACTIONS,
+    ANSWER,
+    BLADED_SHIELD,
+    CARD_TEXT,
+    COMBO,
+    COUNTS,
+    DAGGER,
+    DARK,
+    DECK_SIZE,
+    EQUIP,
+    FATE,
+    FLAME_SHOT,
+    FORFEIT,
+    FORFEIT_EMPTY,
+    GAME_OVER,
+    HATCHET,
+    KINDS,
+    MAGNIFYING_GLASS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_KINDS,
+    PHASE_NAMES,
+    PICK,
+    PICK_PHASE,
+    PLAY,
+    PLAY_AT,
+    POISON,
+    REACT,
+    REACT_PHASE,
+    STEEL_SHIELD,
+    SWORD,
+    TOKEN,
+    WOODEN_SHIELD,
+    Config,
+    State,
+)
+
+
+def _name(kind: int, card: int, offset: int) -> str:
+    target = "self" if offset == 0 else f"seat+{offset}"
+    if kind == PLAY_AT:
+        return f"play:{KINDS[card]}>{target}"
+    if kind == PLAY:
+        return f"play:{KINDS[card]}"
+    if kind == EQUIP:
+        return f"equip:{KINDS[card]}"
+    if kind == COMBO:
+        return f"combo:{KINDS[card]}+poison>{target}"
+    if kind == TOKEN:
+        return "token:draw"
+    if kind == FORFEIT:
+        return f"forfeit:discard_{KINDS[card]}"
+    if kind == FORFEIT_EMPTY:
+        return "forfeit:empty_hand"
+    if kind == REACT:
+        return "react:none" if card < 0 else f"react:{KINDS[card]}"
+    if kind == PICK:
+        return f"pick:{KINDS[card]}"
+    raise AssertionError(kind)
+
+
+ACTION_NAMES = tuple(_name(*action) for action in ACTIONS)
+assert len(ACTION_NAMES) == NUM_ACTIONS == len(set(ACTION_NAMES))
+
+PLAYER_BLOCK = 11
+PRESENT, ALIVE, HP, POISON_TOKENS, DRAW_TOKENS, HAND_SIZE, GLOVES, ARMOR, SATCHEL, SKIPS, DECIDES = range(11)
+HAND = slice(MAX_PLAYERS * PLAYER_BLOCK, MAX_PLAYERS * PLAYER_BLOCK + NUM_KINDS)  # 66-88
+PHASE = slice(HAND.stop, HAND.stop + 5)  # 89-93
+ACTIONS_LEFT = PHASE.stop  # 94
+TURN_OF = slice(ACTIONS_LEFT + 1, ACTIONS_LEFT + 7)  # 95-100
+PENDING_CARDS = (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD, FATE, POISON)
+PENDING_CARD = slice(TURN_OF.stop, TURN_OF.stop + len(PENDING_CARDS))  # 101-107
+PENDING_DAMAGE = PENDING_CARD.stop  # 108
+PENDING_POISON = PENDING_DAMAGE + 1  # 109
+PENDING_COMBO = PENDING_POISON + 1  # 110
+ATTACKER = slice(PENDING_COMBO + 1, PENDING_COMBO + 7)  # 111-116
+TARGET = slice(ATTACKER.stop, ATTACKER.stop + 6)  # 117-122
+SHIELD_RAISED = slice(TARGET.stop, TARGET.stop + 3)  # 123-125
+OFFERED = slice(SHIELD_RAISED.stop, SHIELD_RAISED.stop + NUM_KINDS)  # 126-148
+PICK_SOURCE = slice(OFFERED.stop, OFFERED.stop + 2)  # 149-150
+DECK = PICK_SOURCE.stop  # 151
+DISCARD = slice(DECK + 1, DECK + 1 + NUM_KINDS)  # 152-174
+TURN = DISCARD.stop  # 175
+OBSERVATION_SIZE = TURN + 1
+assert OBSERVATION_SIZE == 176
+
+
+def player_block(offset: int) -> int:
+    """Start of the block of the seat ``offset`` places after the observer (0: the observer)."""
+    return offset * PLAYER_BLOCK
+
+
+def action_names(config: Config) -> tuple[str, ...]:
+    return ACTION_NAMES
+
+
+def observation_size(config: Config) -> int:
+    return OBSERVATION_SIZE
+
+
+def describe_action(action: int) -> str:
+    """A sentence for a person choosing among the legal actions."""
+    kind, card, offset = ACTION_TYPE[action], ACTION_CARD[action], ACTION_OFFSET[action]
+    who = "yourself" if offset == 0 else f"the player {offset} seat(s) after you"
+    if kind == PLAY_AT:
+        return f"play {KINDS[card]} on {who}: {CARD_TEXT[card]}"
+    if kind == PLAY:
+        return f"play {KINDS[card]}: {CARD_TEXT[card]}"
+    if kind == EQUIP:
+        return f"equip {KINDS[card]} (no action): {CARD_TEXT[card]}"
+    if kind == COMBO:
+        return f"combo: {KINDS[card]} with a Poison on {who} (one action; the poison lands if damage does)"
+    if kind == TOKEN:
+        return "use a Card Draw token: draw three cards (no action)"
+    if kind == FORFEIT:
+        cost = " (a Dark card: costs 1 HP)" if card in DARK else ""
+        return f"forfeit an action, discarding {KINDS[card]}{cost}"
+    if kind == FORFEIT_EMPTY:
+        return "forfeit an action (your hand is empty)"
+    if kind == REACT:
+        return "take the attack" if card < 0 else f"react with {KINDS[card]}"
+    return f"keep {KINDS[card]}, discard the rest"
+
+
+_INVERSE_COUNTS = tuple(1.0 / count for count in COUNTS)
+_SHIELD_SLOT = {WOODEN_SHIELD: 0, STEEL_SHIELD: 1, BLADED_SHIELD: 2}
+_EMPTY_KINDS = [0.0] * NUM_KINDS
+
+
+def encode(state: State, seat: int, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
+    config, n = state.config, state.n
+    inverse_hp, inverse_limit = 1.0 / config.hp_cap, 1.0 / config.poison_limit
+    to_act, alive, hp, poison, tokens = state.to_act, state.alive, state.hp, state.poison, state.tokens
+    hands, equipment, skips = state.hands, state.equipment, state.skips
+    values: list[float] = []
+    for offset in range(n):
+        who = (seat + offset) % n
+        worn = equipment[who]
+        held, token, skip = sum(hands[who]), tokens[who], skips[who]
+        values += (
+            1.0,
+            1.0 if alive[who] else 0.0,
+            hp[who] * inverse_hp,
+            poison[who] * inverse_limit,  # never above the limit: the limit puts a player out
+            token * 0.25 if token < 4 else 1.0,
+            held * 0.05 if held < 20 else 1.0,
+            worn[0] * 0.5,
+            float(worn[1]),
+            float(worn[2]),
+            skip * 0.5 if skip < 2 else 1.0,
+            1.0 if to_act == who else 0.0,
+        )
+    values += [0.0] * ((MAX_PLAYERS - n) * PLAYER_BLOCK)
+    # A card kind never has more cards anywhere than its copies in the deck, so these stay within [0, 1].
+    values += [count * inverse for count, inverse in zip(hands[seat], _INVERSE_COUNTS, strict=True)]
+    table = [0.0] * (OBSERVATION_SIZE - PHASE.start)
+    base = PHASE.start
+    phase = state.phase
+    table[PHASE.start - base + phase] = 1.0
+    actions_left = state.actions_left / config.actions_per_turn
+    table[ACTIONS_LEFT - base] = actions_left if actions_left < 1.0 else 1.0
+    if phase != GAME_OVER:
+        table[TURN_OF.start - base + (state.turn_seat - seat) % n] = 1.0
+    if phase == REACT_PHASE or phase == ANSWER:
+        table[PENDING_CARD.start - base + PENDING_CARDS.index(state.attack_card)] = 1.0
+        table[PENDING_DAMAGE - base] = min(1.0, state.damage / 10)
+        table[PENDING_POISON - base] = float(state.poisons)
+        table[PENDING_COMBO - base] = float(state.combo)
+        table[ATTACKER.start - base + (state.attacker - seat) % n] = 1.0
+        table[TARGET.start - base + (state.target - seat) % n] = 1.0
+        if state.shield >= 0:
+            table[SHIELD_RAISED.start - base + _SHIELD_SLOT[state.shield]] = 1.0
+    elif phase == PICK_PHASE:
+        if to_act == seat:
+            table[OFFERED.start - base:OFFERED.stop - base] = [
+                count * inverse for count, inverse in zip(state.pick, _INVERSE_COUNTS, strict=True)
+            ]
+        table[PICK_SOURCE.start - base + (0 if state.pick_source == MAGNIFYING_GLASS else 1)] = 1.0
+    table[DECK - base] = len(state.deck) / DECK_SIZE
+    table[DISCARD.start - base:DISCARD.stop - base] = [
+        count * inverse for count, inverse in zip(state.discard, _INVERSE_COUNTS, strict=True)
+    ]
+    turn = state.turn / config.max_turns
+    table[TURN - base] = turn if turn < 1.0 else 1.0
+    values += table
+    out[:] = values
+
+
+def _counts(counts: list[int]) -> dict[str, int]:
+    return {KINDS[kind]: counts[kind] for kind in range(NUM_KINDS) if counts[kind]}
+
+
+def _player_view(state: State, who: int, seat: int) -> dict[str, Any]:
+    worn = state.equipment[who]
+    view = {
+        "seat": who,
+        "offset": (who - seat) % state.n,
+        "alive": state.alive[who],
+        "hp": state.hp[who],
+        "poison": state.poison[who],
+        "draw_tokens": state.tokens[who],
+        "hand_size": sum(state.hands[who]),
+        "equipment": {"spiked_glove": worn[0], "armor": worn[1], "satchel": worn[2]},
+        "skips": state.skips[who],
+    }
+    if who == seat:
+        view["hand"] = _counts(state.hands[who])
+    return view
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see, JSON-serialisable: no other seat's hand, no cards offered to another."""
+    pending = None
+    if state.phase in (REACT_PHASE, ANSWER):
+        pending = {
+            "attacker": state.attacker,
+            "target": state.target,
+            "card": KINDS[state.attack_card],
+            "damage": state.damage,
+            "poison": state.poisons,
+            "combo": state.combo,
+            "shield": KINDS[state.shield] if state.shield >= 0 else None,
+        }
+    pick = None
+    if state.phase == PICK_PHASE:
+        pick = {"seat": state.to_act, "source": KINDS[state.pick_source]}
+        if state.to_act == seat:
+            pick["cards"] = _counts(state.pick)
+    return {
+        "you": seat,
+        "players": [_player_view(state, who, seat) for who in range(state.n)],
+        "initiative_rolls": [list(faces) for faces in state.initiative_rolls],
+        "first_seat": state.first_seat,
+        "phase": PHASE_NAMES[state.phase],
+        "turn_seat": state.turn_seat if state.phase != GAME_OVER else None,
+        "to_act": state.to_act,
+        "actions_left": state.actions_left,
+        "pending_attack": pending,
+        "pick": pick,
+        "deck_size": len(state.deck),
+        "discard": _counts(state.discard),
+        "turn": state.turn,
+        "max_turns": state.config.max_turns,
+        "last_events": [text for audience, text in state.log if audience is None or seat in audience],
+        "eliminated": list(state.eliminated),
+        "finishing_order": list(state.finishing_order) or None,
+        "winner": state.winner if state.phase == GAME_OVER and state.winner >= 0 else None,
+        "end_reason": state.end_reason or None,
+    }
+
+
+def render(state: State) -> str:
+    """A text rendering of the whole table (every hand shown) for terminals and logs."""
+    lines = [f"MiniSteel: turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}, "
+             f"deck {len(state.deck)}, discard {sum(state.discard)}"]
+    for who in range(state.n):
+        marker = ">" if state.to_act == who else " "
+        worn = state.equipment[who]
+        gear = "".join(("G" * worn[0], "A" * worn[1], "S" * worn[2])) or "-"
+        status = "" if state.alive[who] else "  (out)"
+        held = ", ".join(f"{name} x{count}" for name, count in _counts(state.hands[who]).items())
+        lines.append(f"{marker} player_{who}  HP {state.hp[who]:>2}  poison {state.poison[who]}  "
+                     f"tokens {state.tokens[who]}  gear {gear}{status}  |  {held or 'no cards'}")
+    if state.phase in (REACT_PHASE, ANSWER):
+        lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with "
+                     f"{KINDS[state.attack_card]} ({state.damage}{', poison' if state.poisons else ''})")
+    for audience, text in state.log:
+        lines.append(f"  {text}" + ("" if audience is None else " [private]"))
+    if state.phase == GAME_OVER:
+        result = f"player_{state.winner} wins" if state.winner >= 0 else "no winner"
+        lines.append(f"  game over: {result} ({state.end_reason.replace('_', ' ')}); "
+                     f"finishing order {state.finishing_order}")
+    return "\n".join(lines)

@@ -1,0 +1,904 @@
+"""MiniSteel — the rules engine (pure Python: no gymnasium, pettingzoo or torch).
+
+The rulebook (shared/seeds/001_*.txt) in brief, as implemented here; docs/rules/ministeel.md marks every
+interpretation (``[I]`` below):
+
+* 2-6 players, 10 HP each, one shared deck of 100 cards (``cards.toml``: the sheet's numbers in
+  parentheses read as copies [I]), one six-sided die. Every player rolls; the highest roll starts, high
+  ties re-roll among the tied. Six cards and two Card Draw tokens each; play goes up the seat order.
+* A turn: take 1 HP per Poison token (never below 1 HP), draw up to 6 cards (7 with a Satchel), then two
+  actions. An action plays one card, plays a combo (an attack with a Poison card [I]: the poison lands
+  only if physical damage gets through), or is forfeited by discarding one card (a Dark card costs 1 HP).
+  Equipping and Card Draw tokens (3 cards each) use no action; tokens only on your own turn, never as a
+  reaction. An empty deck is reshuffled from the discard pile.
+* Reactions are separate decisions: the defender of a blockable attack or Poison chooses a shield,
+  Confusion Dust, Remedy or nothing; the attacker may answer a shield with a Hook Rope (taking it).
+* A player at 0 HP is out unless a Resurrection Scepter in hand revives them [I]; 5 Poison tokens put a
+  player out. The last player alive wins (+1); every other player gets -1/(N-1) the moment they are out.
+
+Actions: one fixed table (``ACTIONS``, names in :mod:`.encode`), by card kind and by target relative to
+the actor (``seat+1`` .. ``seat+5``), the same for every table size. Cards are held as counts by kind.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+
+from ..core import Chance, IllegalActionError, check_choice, check_range, option
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MAX_TARGETS = MAX_PLAYERS - 1
+
+# --- the cards -------------------------------------------------------------------------------------------
+
+KINDS = (
+    "dagger", "hatchet", "sword", "flame_shot", "scythe",
+    "potion", "remedy", "poison",
+    "magnifying_glass", "hook_rope", "swap_rope", "trip_rope",
+    "wooden_shield", "steel_shield",
+    "bladed_shield", "fate",
+    "spiked_glove", "armor", "satchel",
+    "confusion_dust", "resurrection_scepter",
+    "plague_skull", "doom_dragon",
+)  # fmt: skip
+NUM_KINDS = len(KINDS)
+(DAGGER, HATCHET, SWORD, FLAME_SHOT, SCYTHE, POTION, REMEDY, POISON, MAGNIFYING_GLASS, HOOK_ROPE, SWAP_ROPE,
+ TRIP_ROPE, WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD, FATE, SPIKED_GLOVE, ARMOR, SATCHEL, CONFUSION_DUST,
+ RESURRECTION_SCEPTER, PLAGUE_SKULL, DOOM_DRAGON) = range(NUM_KINDS)
+
+
+def _load_sheet() -> dict:
+    data = tomllib.loads(resources.files(__package__).joinpath("cards.toml").read_text())
+    cards = data["cards"]
+    if tuple(cards) != KINDS:
+        raise ValueError(f"cards.toml must list exactly {KINDS} in that order, got {tuple(cards)}")
+    return data
+
+
+_SHEET = _load_sheet()
+COUNTS = tuple(int(card["count"]) for card in _SHEET["cards"].values())
+VALUES = tuple(int(card["value"]) for card in _SHEET["cards"].values())
+CARD_TYPES = tuple(str(card["type"]) for card in _SHEET["cards"].values())
+CARD_TEXT = tuple(str(card["text"]) for card in _SHEET["cards"].values())
+DECK_SIZE = sum(COUNTS)
+assert DECK_SIZE == 100, f"the MiniSteel deck holds 100 cards, cards.toml sums to {DECK_SIZE}"
+FATE_ATTACK = frozenset(_SHEET["fate"]["attack_faces"])
+FATE_POISON = frozenset(_SHEET["fate"]["poison_faces"])
+FATE_HEAL_FACES = frozenset(_SHEET["fate"]["heal_faces"])
+FATE_HEAL = int(_SHEET["fate"]["heal"])
+assert sorted(FATE_ATTACK | FATE_POISON | FATE_HEAL_FACES) == [1, 2, 3, 4, 5, 6]
+
+DARK = frozenset(k for k in range(NUM_KINDS) if CARD_TYPES[k] == "dark")
+EQUIP_KINDS = (SPIKED_GLOVE, ARMOR, SATCHEL)  # equipment slots, in this order
+EQUIP_CAPS = (2, 1, 1)  # "Only two Spiked Gloves ... Only 1 Armor ... Only 1 Satchel"
+GLOVES, ARMOR_SLOT, SATCHEL_SLOT = range(3)
+SLOT_OF = {kind: slot for slot, kind in enumerate(EQUIP_KINDS)}
+SHIELDS = (WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD)
+
+# --- the action table --------------------------------------------------------------------------------------
+
+# Action types.
+PLAY_AT, PLAY, EQUIP, COMBO, TOKEN, FORFEIT, FORFEIT_EMPTY, REACT, PICK = range(9)
+TARGETED = (DAGGER, HATCHET, SWORD, FLAME_SHOT, POISON, HOOK_ROPE, SWAP_ROPE, TRIP_ROPE, BLADED_SHIELD)
+UNTARGETED = (SCYTHE, POTION, REMEDY, MAGNIFYING_GLASS, PLAGUE_SKULL, DOOM_DRAGON)
+COMBO_ATTACKS = (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD)  # each "+ poison"
+REACTIONS = (WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD, CONFUSION_DUST, REMEDY, HOOK_ROPE, -1)  # -1: none
+
+ACTIONS: list[tuple[int, int, int]] = []  # (type, card kind or -1, target offset or -1)
+for _card in TARGETED:
+    ACTIONS += [(PLAY_AT, _card, k) for k in range(1, MAX_TARGETS + 1)]
+ACTIONS += [(PLAY_AT, FATE, k) for k in range(0, MAX_TARGETS + 1)]  # offset 0: Fate on yourself
+ACTIONS += [(PLAY, card, -1) for card in UNTARGETED]
+ACTIONS += [(EQUIP, card, -1) for card in EQUIP_KINDS]
+for _card in COMBO_ATTACKS:
+    ACTIONS += [(COMBO, _card, k) for k in range(1, MAX_TARGETS + 1)]
+ACTIONS.append((TOKEN, -1, -1))
+ACTIONS += [(FORFEIT, card, -1) for card in range(NUM_KINDS)]
+ACTIONS.append((FORFEIT_EMPTY, -1, -1))
+ACTIONS += [(REACT, card, -1) for card in REACTIONS]
+ACTIONS += [(PICK, card, -1) for card in range(NUM_KINDS)]
+NUM_ACTIONS = len(ACTIONS)
+ACTION_TYPE = tuple(a[0] for a in ACTIONS)
+ACTION_CARD = tuple(a[1] for a in ACTIONS)
+ACTION_OFFSET = tuple(a[2] for a in ACTIONS)
+_INDEX = {a: i for i, a in enumerate(ACTIONS)}
+PLAY_AT_INDEX = {(card, k): _INDEX[(PLAY_AT, card, k)] for (t, card, k) in ACTIONS if t == PLAY_AT}
+PLAY_INDEX = {card: _INDEX[(PLAY, card, -1)] for card in UNTARGETED}
+EQUIP_INDEX = {card: _INDEX[(EQUIP, card, -1)] for card in EQUIP_KINDS}
+COMBO_INDEX = {(card, k): _INDEX[(COMBO, card, k)] for card in COMBO_ATTACKS for k in range(1, MAX_TARGETS + 1)}
+TOKEN_DRAW = _INDEX[(TOKEN, -1, -1)]
+FORFEIT_INDEX = tuple(_INDEX[(FORFEIT, card, -1)] for card in range(NUM_KINDS))
+FORFEIT_NOTHING = _INDEX[(FORFEIT_EMPTY, -1, -1)]
+REACT_INDEX = {card: _INDEX[(REACT, card, -1)] for card in REACTIONS}
+REACT_NONE = REACT_INDEX[-1]
+PICK_INDEX = tuple(_INDEX[(PICK, card, -1)] for card in range(NUM_KINDS))
+
+# Phases: the seat to act chooses a main action, a reaction, an answer to a shield, or a card to keep.
+MAIN, REACT_PHASE, ANSWER, PICK_PHASE, GAME_OVER = range(5)
+PHASE_NAMES = ("main", "react", "answer", "pick", "over")
+
+# Why a game ended.
+LAST_STANDING, ALL_OUT, TURN_LIMIT, DECISION_LIMIT = "last_standing", "all_out", "turn_limit", "decision_limit"
+
+# --- configuration -------------------------------------------------------------------------------------------
+
+BOOL = (True, False)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of one MiniSteel game; every value is checked, bad ones raise ValueError."""
+
+    num_players: int = option(4, "players at the table", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
+    starting_hp: int = option(10, "hit points each player starts with")
+    hp_cap: int = option(10, "a heal never lifts HP above this (at least starting_hp)")
+    hand_size: int = option(6, "cards dealt and drawn up to each turn (a Satchel adds one)")
+    draw_tokens: int = option(2, "Card Draw tokens each player starts with")
+    token_cards: int = option(3, "cards one Card Draw token draws")
+    actions_per_turn: int = option(2, "actions in a turn (a combo counts as one)")
+    poison_limit: int = option(5, "Poison tokens that remove a player from the game")
+    steal_equipment: bool = option(True, "Hook Rope and Scythe steal from equipped cards too, not only the hand",
+                                   choices=BOOL)
+    armor_vs_unblockable: bool = option(False, "Armor also reduces unblockable damage (Scythe, Confusion Dust)",
+                                        choices=BOOL)
+    flame_needs_damage: bool = option(False, "Flame Shot destroys cards only if its damage gets through",
+                                      choices=BOOL)
+    fate_on_self: bool = option(True, "a player may choose themselves as Fate's target", choices=BOOL)
+    skipped_turn_poison: bool = option(False, "a turn skipped by Trip Rope still takes poison damage",
+                                       choices=BOOL)
+    max_turns: int = option(200, "turns after which the game is cut off (truncated, no winner)")
+    max_decisions: int = option(2000, "decisions after which the game is cut off (the declared maximum)")
+
+    def __post_init__(self) -> None:
+        check_choice("num_players", self.num_players, tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
+        check_range("starting_hp", self.starting_hp, 1, 1000)
+        check_range("hp_cap", self.hp_cap, self.starting_hp, 1000)
+        check_range("hand_size", self.hand_size, 0, 20)
+        check_range("draw_tokens", self.draw_tokens, 0, 20)
+        check_range("token_cards", self.token_cards, 0, 20)
+        check_range("actions_per_turn", self.actions_per_turn, 1, 10)
+        check_range("poison_limit", self.poison_limit, 1, 100)
+        for name in ("steal_equipment", "armor_vs_unblockable", "flame_needs_damage", "fate_on_self",
+                     "skipped_turn_poison"):
+            check_choice(name, getattr(self, name), BOOL)
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} is not valid; choose one of: True, False")
+        check_range("max_turns", self.max_turns, 1)
+        check_range("max_decisions", self.max_decisions, 1)
+        for name in ("starting_hp", "hp_cap", "hand_size", "draw_tokens", "token_cards", "actions_per_turn",
+                     "poison_limit", "max_turns", "max_decisions"):
+            if not isinstance(getattr(self, name), int):
+                raise ValueError(f"{name} must be an integer, got {getattr(self, name)!r}")
+
+
+# --- state ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class State:
+    """Everything about one game. Hands are counts by card kind; the deck is a list of kinds (top last)."""
+
+    config: Config
+    chance: Chance
+    n: int
+    hp: list[int]
+    poison: list[int]
+    tokens: list[int]
+    hands: list[list[int]]
+    equipment: list[list[int]]  # per seat: Spiked Gloves, Armor, Satchel
+    skips: list[int]  # turns to skip (Trip Rope)
+    alive: list[bool]
+    deck: list[int]
+    discard: list[int]  # counts by kind; the discard pile is public
+    initiative_rolls: list[list[int]]  # per round of rolling: the d6 of each seat (0: not rolling)
+    first_seat: int
+    turn_seat: int = 0  # whose turn it is
+    to_act: int = 0  # who decides now (the defender during a reaction)
+    phase: int = MAIN
+    actions_left: int = 0
+    turn: int = 0  # turns begun, skipped turns included
+    decisions: int = 0
+    # The attack waiting for a reaction or an answer.
+    attacker: int = -1
+    target: int = -1
+    attack_card: int = -1  # the card kind attacking (FATE for a Fate attack or poison)
+    damage: int = 0  # physical value before shields and armor (0: no physical part)
+    poisons: bool = False  # the attack carries a Poison (solo Poison, combo, Fate's poison face)
+    combo: bool = False
+    shield: int = -1  # the shield the defender raised (answer phase)
+    # Cards drawn or taken and waiting for the player to keep one (Magnifying Glass, Scythe).
+    pick: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)
+    pick_source: int = -1
+    eliminated: list[int] = field(default_factory=list)  # seats in the order they went out
+    out_at: list[int] = field(default_factory=list)  # per seat: the decision that put it out (-1: alive)
+    finishing_order: list[int] = field(default_factory=list)  # at the end: first place to last
+    winner: int = -1
+    end_reason: str = ""
+    # Since the last decision: (audience or None for everyone, text). For views; the rules never read it.
+    log: list[tuple[tuple[int, ...] | None, str]] = field(default_factory=list)
+
+
+def num_seats(config: Config) -> int:
+    return config.num_players
+
+
+def max_game_length(config: Config) -> int:
+    """The most decisions one game can take: the game is cut off at ``max_decisions``."""
+    return config.max_decisions
+
+
+def new_game(config: Config, chance: Chance) -> State:
+    """Roll for the first player (high ties re-roll), shuffle the deck, deal six cards and two tokens each."""
+    n = config.num_players
+    rolling = list(range(n))
+    rolls = []
+    while True:
+        faces = [0] * n
+        for seat in rolling:
+            faces[seat] = chance.roll(6)
+        rolls.append(faces)
+        best = max(faces)
+        rolling = [seat for seat in rolling if faces[seat] == best]
+        if len(rolling) == 1:
+            break
+    first = rolling[0]
+    deck = [kind for kind in range(NUM_KINDS) for _ in range(COUNTS[kind])]
+    chance.shuffle(deck)
+    state = State(
+        config=config, chance=chance, n=n, hp=[config.starting_hp] * n, poison=[0] * n,
+        tokens=[config.draw_tokens] * n, hands=[[0] * NUM_KINDS for _ in range(n)],
+        equipment=[[0, 0, 0] for _ in range(n)], skips=[0] * n, alive=[True] * n, deck=deck,
+        discard=[0] * NUM_KINDS, initiative_rolls=rolls, first_seat=first, out_at=[-1] * n,
+    )
+    for i in range(n):
+        _draw(state, (first + i) % n, config.hand_size)
+    _start_turn(state, first)
+    return state
+
+
+# --- cards moving -----------------------------------------------------------------------------------------------
+
+
+def _reshuffle(state: State) -> None:
+    discard = state.discard
+    deck = [kind for kind in range(NUM_KINDS) for _ in range(discard[kind])]
+    state.discard = [0] * NUM_KINDS
+    state.chance.shuffle(deck)
+    state.deck = deck
+
+
+def _draw_one(state: State) -> int:
+    """The top card of the deck (reshuffling the discard pile into an empty deck), or -1 if none is left."""
+    if not state.deck:
+        _reshuffle(state)
+        if not state.deck:
+            return -1
+    return state.deck.pop()
+
+
+def _draw(state: State, seat: int, count: int) -> int:
+    hand = state.hands[seat]
+    drawn = 0
+    for _ in range(count):
+        card = _draw_one(state)
+        if card < 0:
+            break
+        hand[card] += 1
+        drawn += 1
+    return drawn
+
+
+def _nth_card(counts: list[int], index: int) -> int:
+    """The kind of the ``index``-th card of a hand held as counts by kind."""
+    for kind in range(NUM_KINDS):
+        index -= counts[kind]
+        if index < 0:
+            return kind
+    raise AssertionError("card index beyond the hand")
+
+
+def _take_random(state: State, seat: int, equipment: bool, equipment_first: bool) -> int:
+    """Remove a random card from ``seat`` and return its kind (-1 if there is none).
+
+    ``equipment_first``: destroyed cards come from the equipment while any is left (the rulebook); else,
+    with ``equipment``, the draw is uniform over the hand and the equipped cards together.
+    """
+    hand, worn = state.hands[seat], state.equipment[seat]
+    held, wearing = sum(hand), (sum(worn) if equipment or equipment_first else 0)
+    if equipment_first and wearing:
+        held = 0
+    if held + wearing == 0:
+        return -1
+    index = state.chance.below(held + wearing)
+    if index < held:
+        kind = _nth_card(hand, index)
+        hand[kind] -= 1
+        return kind
+    index -= held
+    for slot in range(3):
+        index -= worn[slot]
+        if index < 0:
+            worn[slot] -= 1
+            return EQUIP_KINDS[slot]
+    raise AssertionError("equipment index beyond the equipment")
+
+
+def _gain_stolen(state: State, seat: int, kind: int) -> None:
+    """A stolen card: an Equippable is equipped at once when there is room (the rulebook allows it)."""
+    slot = SLOT_OF.get(kind, -1)
+    if slot >= 0 and state.equipment[seat][slot] < EQUIP_CAPS[slot]:
+        state.equipment[seat][slot] += 1
+    else:
+        state.hands[seat][kind] += 1
+
+
+def _destroy(state: State, seat: int, count: int) -> list[int]:
+    destroyed = []
+    for _ in range(count):
+        kind = _take_random(state, seat, equipment=True, equipment_first=True)
+        if kind < 0:
+            break
+        state.discard[kind] += 1
+        destroyed.append(kind)
+    return destroyed
+
+
+def _names(kinds: list[int]) -> str:
+    return ", ".join(KINDS[k] for k in kinds) or "nothing"
+
+
+# --- harm, death and the end ---------------------------------------------------------------------------------
+
+
+def _hurt(state: State, seat: int, amount: int) -> None:
+    if amount <= 0 or not state.alive[seat]:
+        return
+    state.hp[seat] -= amount
+    if state.hp[seat] <= 0:
+        _die(state, seat)
+
+
+def _die(state: State, seat: int) -> None:
+    hand = state.hands[seat]
+    if hand[RESURRECTION_SCEPTER]:
+        # "Upon death, revive yourself by rolling the die and setting your HP to the value of the roll.
+        # Discard your hand, then draw six new cards and acquire one Card Draw token."
+        roll = state.chance.roll(6)
+        state.hp[seat] = min(roll, state.config.hp_cap)
+        for kind in range(NUM_KINDS):
+            state.discard[kind] += hand[kind]
+            hand[kind] = 0
+        _draw(state, seat, state.config.hand_size)
+        state.tokens[seat] += 1
+        state.log.append((None, f"player_{seat} dies and the Resurrection Scepter revives them with {roll} HP"))
+        return
+    state.hp[seat] = 0
+    _eliminate(state, seat, "is vanquished")
+
+
+def _add_poison(state: State, seat: int) -> None:
+    if not state.alive[seat]:
+        return
+    state.poison[seat] += 1
+    if state.poison[seat] >= state.config.poison_limit:
+        _eliminate(state, seat, f"holds {state.poison[seat]} Poison tokens and is removed")
+
+
+def _eliminate(state: State, seat: int, why: str) -> None:
+    state.alive[seat] = False
+    hand, worn = state.hands[seat], state.equipment[seat]
+    for kind in range(NUM_KINDS):
+        state.discard[kind] += hand[kind]
+        hand[kind] = 0
+    for slot in range(3):
+        state.discard[EQUIP_KINDS[slot]] += worn[slot]
+        worn[slot] = 0
+    state.skips[seat] = 0
+    state.eliminated.append(seat)
+    state.out_at[seat] = state.decisions
+    state.log.append((None, f"player_{seat} {why}"))
+
+
+def _next_alive(state: State, seat: int) -> int:
+    n, alive = state.n, state.alive
+    seat = (seat + 1) % n
+    while not alive[seat]:
+        seat = (seat + 1) % n
+    return seat
+
+
+def _end(state: State, reason: str) -> None:
+    state.phase = GAME_OVER
+    state.to_act = -1
+    state.end_reason = reason
+    if any(state.pick):  # cards still waiting for a pick go to the discard pile
+        for kind in range(NUM_KINDS):
+            state.discard[kind] += state.pick[kind]
+        state.pick = [0] * NUM_KINDS
+    survivors = [seat for seat in range(state.n) if state.alive[seat]]
+    if reason == LAST_STANDING:
+        state.winner = survivors[0]
+    # First place to last: the winner (or the survivors of a cut-off game), then the last out first.
+    state.finishing_order = survivors + state.eliminated[::-1]
+
+
+def _settle(state: State) -> None:
+    """After every decision: end the game, or the turn, when the rules say so."""
+    alive = state.alive.count(True)
+    if alive <= 1:
+        _end(state, LAST_STANDING if alive == 1 else ALL_OUT)
+        return
+    if state.decisions >= state.config.max_decisions:
+        _end(state, DECISION_LIMIT)
+        return
+    if not state.alive[state.turn_seat] or (state.phase == MAIN and state.actions_left <= 0):
+        state.phase = MAIN
+        _start_turn(state, _next_alive(state, state.turn_seat))
+
+
+def _start_turn(state: State, seat: int) -> None:
+    config = state.config
+    while True:
+        if state.turn >= config.max_turns:
+            _end(state, TURN_LIMIT)
+            return
+        state.turn += 1
+        if state.skips[seat]:
+            state.skips[seat] -= 1
+            state.log.append((None, f"player_{seat}'s turn is skipped (Trip Rope)"))
+            if config.skipped_turn_poison and state.poison[seat]:
+                state.hp[seat] = max(1, state.hp[seat] - state.poison[seat])
+            seat = _next_alive(state, seat)
+            continue
+        break
+    if state.poison[seat]:  # "Players cannot be vanquished completely via poison damage"
+        state.hp[seat] = max(1, state.hp[seat] - state.poison[seat])
+    limit = config.hand_size + state.equipment[seat][SATCHEL_SLOT]
+    missing = limit - sum(state.hands[seat])
+    if missing > 0:
+        _draw(state, seat, missing)
+    state.turn_seat = state.to_act = seat
+    state.phase = MAIN
+    state.actions_left = config.actions_per_turn
+
+
+# --- whose decision, and which ---------------------------------------------------------------------------------
+
+
+def current_seat(state: State) -> int:
+    """The seat that decides next, or -1 once the game is over."""
+    return state.to_act
+
+
+def seats_out(state: State) -> list[int]:
+    """Seats already out of the game, in the order they went out."""
+    return state.eliminated
+
+
+def _can_be_robbed(state: State, seat: int) -> bool:
+    return sum(state.hands[seat]) > 0 or (state.config.steal_equipment and sum(state.equipment[seat]) > 0)
+
+
+def _reactions(state: State) -> list[int]:
+    """The reaction cards the defender of the pending attack may play (not counting 'none')."""
+    hand = state.hands[state.target]
+    options = []
+    if state.damage > 0:
+        for card in (WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD, CONFUSION_DUST):
+            if hand[card]:
+                options.append(card)
+    if state.poisons and hand[REMEDY]:
+        options.append(REMEDY)
+    return options
+
+
+def legal_actions(state: State) -> list[int]:
+    """Legal action indices for the seat to act, ascending; empty once the game is over."""
+    phase = state.phase
+    if phase == MAIN:
+        return _main_actions(state)
+    if phase == REACT_PHASE:
+        return sorted(REACT_INDEX[card] for card in _reactions(state)) + [REACT_NONE]
+    if phase == ANSWER:
+        return [REACT_INDEX[HOOK_ROPE], REACT_NONE]
+    if phase == PICK_PHASE:
+        return [PICK_INDEX[kind] for kind in range(NUM_KINDS) if state.pick[kind]]
+    return []
+
+
+def _main_actions(state: State) -> list[int]:
+    seat, n = state.turn_seat, state.n
+    hand = state.hands[seat]
+    alive = state.alive
+    offsets = [k for k in range(1, n) if alive[(seat + k) % n]]
+    legal = []
+    for card in TARGETED:
+        if hand[card]:
+            if card == HOOK_ROPE:
+                legal += [PLAY_AT_INDEX[card, k] for k in offsets if _can_be_robbed(state, (seat + k) % n)]
+            else:
+                legal += [PLAY_AT_INDEX[card, k] for k in offsets]
+    if hand[FATE]:
+        if state.config.fate_on_self:
+            legal.append(PLAY_AT_INDEX[FATE, 0])
+        legal += [PLAY_AT_INDEX[FATE, k] for k in offsets]
+    for card in UNTARGETED:
+        if hand[card] and (card != REMEDY or state.poison[seat]):
+            legal.append(PLAY_INDEX[card])
+    worn = state.equipment[seat]
+    for slot in range(3):
+        if hand[EQUIP_KINDS[slot]] and worn[slot] < EQUIP_CAPS[slot]:
+            legal.append(EQUIP_INDEX[EQUIP_KINDS[slot]])
+    if hand[POISON]:
+        for card in COMBO_ATTACKS:
+            if hand[card]:
+                legal += [COMBO_INDEX[card, k] for k in offsets]
+    if state.tokens[seat]:
+        legal.append(TOKEN_DRAW)
+    empty = True
+    for kind in range(NUM_KINDS):
+        if hand[kind]:
+            legal.append(FORFEIT_INDEX[kind])
+            empty = False
+    if empty:
+        legal.append(FORFEIT_NOTHING)
+    return legal
+
+
+def is_legal(state: State, action: int) -> bool:
+    """``action in legal_actions(state)``, checked directly (the step function's fast path)."""
+    if type(action) is not int:  # numpy integers are welcome, bools and floats are not
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            return False
+        action = action.__index__()
+    if not 0 <= action < NUM_ACTIONS:
+        return False
+    phase, kind, card = state.phase, ACTION_TYPE[action], ACTION_CARD[action]
+    if phase == MAIN:
+        seat = state.turn_seat
+        hand = state.hands[seat]
+        if kind == PLAY_AT or kind == COMBO:
+            offset = ACTION_OFFSET[action]
+            if not hand[card] or (kind == COMBO and not hand[POISON]):
+                return False
+            if offset == 0:
+                return state.config.fate_on_self
+            target = (seat + offset) % state.n
+            if offset >= state.n or not state.alive[target]:
+                return False
+            return card != HOOK_ROPE or kind == COMBO or _can_be_robbed(state, target)
+        if kind == PLAY:
+            return hand[card] > 0 and (card != REMEDY or state.poison[seat] > 0)
+        if kind == EQUIP:
+            slot = SLOT_OF[card]
+            return hand[card] > 0 and state.equipment[seat][slot] < EQUIP_CAPS[slot]
+        if kind == TOKEN:
+            return state.tokens[seat] > 0
+        if kind == FORFEIT:
+            return hand[card] > 0
+        if kind == FORFEIT_EMPTY:
+            return sum(hand) == 0
+        return False
+    if phase == REACT_PHASE:
+        return kind == REACT and (card < 0 or card in _reactions(state))
+    if phase == ANSWER:
+        return kind == REACT and (card < 0 or card == HOOK_ROPE)
+    if phase == PICK_PHASE:
+        return kind == PICK and state.pick[card] > 0
+    return False
+
+
+# --- playing ---------------------------------------------------------------------------------------------------
+
+
+def apply(state: State, action: int) -> None:
+    """Play ``action`` for the seat to act; raises IllegalActionError for anything not legal now."""
+    if type(action) is not int and not isinstance(action, bool) and hasattr(action, "__index__"):
+        action = action.__index__()
+    if not is_legal(state, action):
+        from .encode import ACTION_NAMES  # only on the error path: names for the message
+
+        name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
+        raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal_actions(state)])
+    state.log = []
+    state.decisions += 1
+    phase = state.phase
+    if phase == MAIN:
+        _main(state, action)
+    elif phase == REACT_PHASE:
+        _react(state, ACTION_CARD[action])
+    elif phase == ANSWER:
+        _answer(state, ACTION_CARD[action])
+    else:
+        _keep(state, ACTION_CARD[action])
+    _settle(state)
+
+
+def _main(state: State, action: int) -> None:
+    seat = state.turn_seat
+    kind, card, offset = ACTION_TYPE[action], ACTION_CARD[action], ACTION_OFFSET[action]
+    hand = state.hands[seat]
+    if kind == TOKEN:
+        state.tokens[seat] -= 1
+        drawn = _draw(state, seat, state.config.token_cards)
+        state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        return
+    if kind == EQUIP:
+        hand[card] -= 1
+        state.equipment[seat][SLOT_OF[card]] += 1
+        state.log.append((None, f"player_{seat} equips {KINDS[card]}"))
+        return
+    state.actions_left -= 1
+    if kind == FORFEIT_EMPTY:
+        state.log.append((None, f"player_{seat} forfeits an action with an empty hand"))
+        return
+    hand[card] -= 1
+    state.discard[card] += 1
+    if kind == FORFEIT:
+        state.log.append((None, f"player_{seat} forfeits an action, discarding {KINDS[card]}"))
+        if card in DARK:  # "Players must take 1 HP of damage if they choose to discard a Dark card."
+            _hurt(state, seat, 1)
+        return
+    if kind == PLAY:
+        _play_untargeted(state, seat, card)
+        return
+    target = (seat + offset) % state.n
+    gloves = state.equipment[seat][GLOVES]
+    if kind == COMBO:
+        hand[POISON] -= 1
+        state.discard[POISON] += 1
+        damage = _attack_value(state, card) + gloves
+        state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} + poison ({damage})"))
+        _begin_attack(state, seat, target, card, damage, poisons=True, combo=True)
+        return
+    if card in (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD):
+        damage = _attack_value(state, card) + gloves
+        state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} ({damage})"))
+        _begin_attack(state, seat, target, card, damage, poisons=False, combo=False)
+    elif card == POISON:
+        state.log.append((None, f"player_{seat} poisons player_{target}"))
+        _begin_attack(state, seat, target, POISON, 0, poisons=True, combo=False)
+    elif card == FATE:
+        roll = state.chance.roll(6)
+        if roll in FATE_ATTACK:
+            damage = VALUES[FATE] + gloves
+            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, attack ({damage})"))
+            if target == seat:
+                _resolve(state, seat, FATE, damage, False, seat, -1, unblockable=False)
+            else:
+                _begin_attack(state, seat, target, FATE, damage, poisons=False, combo=False)
+        elif roll in FATE_POISON:
+            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, poison"))
+            if target == seat:
+                _add_poison(state, seat)
+            else:
+                _begin_attack(state, seat, target, FATE, 0, poisons=True, combo=False)
+        else:
+            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, heal"))
+            state.hp[target] = min(state.config.hp_cap, state.hp[target] + FATE_HEAL)
+    elif card == HOOK_ROPE:
+        stolen = _take_random(state, target, state.config.steal_equipment, equipment_first=False)
+        _gain_stolen(state, seat, stolen)
+        state.log.append((None, f"player_{seat} hooks a card from player_{target}"))
+        state.log.append(((seat, target), f"player_{seat} hooks {KINDS[stolen]} from player_{target}"))
+    elif card == SWAP_ROPE:
+        state.hands[seat], state.hands[target] = state.hands[target], state.hands[seat]
+        state.log.append((None, f"player_{seat} swaps hands with player_{target}"))
+    elif card == TRIP_ROPE:
+        state.skips[target] += 1
+        state.log.append((None, f"player_{seat} trips player_{target}: their next turn is skipped"))
+    else:
+        raise AssertionError(f"unhandled card {KINDS[card]}")
+
+
+def _attack_value(state: State, card: int) -> int:
+    if card == BLADED_SHIELD:  # "Shake the die to determine the attack/defense value."
+        return state.chance.roll(6)
+    return VALUES[card]
+
+
+def _play_untargeted(state: State, seat: int, card: int) -> None:
+    config = state.config
+    if card == POTION:
+        state.hp[seat] = min(config.hp_cap, state.hp[seat] + VALUES[POTION])
+        _draw(state, seat, 1)
+        state.log.append((None, f"player_{seat} drinks a potion"))
+    elif card == REMEDY:
+        state.poison[seat] -= 1
+        state.log.append((None, f"player_{seat} cures a Poison token"))
+    elif card == MAGNIFYING_GLASS:
+        roll = state.chance.roll(6)
+        drawn = [0] * NUM_KINDS
+        for _ in range(roll):
+            kind = _draw_one(state)
+            if kind < 0:
+                break
+            drawn[kind] += 1
+        state.log.append((None, f"player_{seat} rolls {roll} for the magnifying glass"))
+        _offer(state, seat, drawn, MAGNIFYING_GLASS)
+    elif card == SCYTHE:
+        taken = [0] * NUM_KINDS
+        victims = [s for s in range(seat + 1, seat + state.n) if state.alive[s % state.n]]
+        for s in victims:
+            kind = _take_random(state, s % state.n, config.steal_equipment, equipment_first=False)
+            if kind >= 0:
+                taken[kind] += 1
+                state.log.append(((seat, s % state.n), f"player_{seat} takes {KINDS[kind]} from player_{s % state.n}"))
+        damage = VALUES[SCYTHE] + state.equipment[seat][GLOVES]
+        state.log.append((None, f"player_{seat} swings the scythe at every opponent ({damage})"))
+        for s in victims:
+            victim = s % state.n
+            armor = state.equipment[victim][ARMOR_SLOT] if config.armor_vs_unblockable else 0
+            _hurt(state, victim, damage - armor)
+        _offer(state, seat, taken, SCYTHE)
+    elif card == PLAGUE_SKULL:
+        state.log.append((None, f"player_{seat} raises the plague skull: a Poison token for everyone"))
+        for s in range(seat, seat + state.n):
+            _add_poison(state, s % state.n)
+    elif card == DOOM_DRAGON:
+        for s in range(seat + 1, seat + state.n):
+            victim = s % state.n
+            if state.alive[victim]:
+                lost = _destroy(state, victim, 2)
+                state.log.append((None, f"the doom dragon destroys player_{victim}'s {_names(lost)}"))
+        left = _next_alive(state, seat)
+        lost = _destroy(state, seat, 2)
+        state.log.append((None, f"player_{left} destroys player_{seat}'s {_names(lost)}"))
+    else:
+        raise AssertionError(f"unhandled card {KINDS[card]}")
+
+
+def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
+    """Keep one of ``cards`` and discard the rest: a decision when they are of more than one kind."""
+    kinds = [kind for kind in range(NUM_KINDS) if cards[kind]]
+    if len(kinds) > 1 and state.alive[seat]:
+        state.pick = cards
+        state.pick_source = source
+        state.phase = PICK_PHASE
+        state.to_act = seat
+        state.log.append(((seat,), f"player_{seat} may keep one of {_names(_expand(cards))}"))
+        return
+    if kinds:
+        state.pick = cards
+        state.pick_source = source
+        _keep(state, kinds[0])
+
+
+def _expand(counts: list[int]) -> list[int]:
+    return [kind for kind in range(NUM_KINDS) for _ in range(counts[kind])]
+
+
+def _keep(state: State, kind: int) -> None:
+    seat, cards = state.turn_seat, state.pick
+    cards[kind] -= 1
+    if state.pick_source == SCYTHE:
+        _gain_stolen(state, seat, kind)
+    else:
+        state.hands[seat][kind] += 1
+    for other in range(NUM_KINDS):
+        state.discard[other] += cards[other]
+    state.log.append(((seat,), f"player_{seat} keeps {KINDS[kind]}"))
+    state.log.append((None, f"player_{seat} keeps one card and discards {_names(_expand(cards))}"))
+    state.pick = [0] * NUM_KINDS
+    state.pick_source = -1
+    state.phase = MAIN
+    state.to_act = seat
+
+
+def _begin_attack(state: State, attacker: int, target: int, card: int, damage: int, poisons: bool,
+                  combo: bool) -> None:
+    state.attacker, state.target, state.attack_card = attacker, target, card
+    state.damage, state.poisons, state.combo, state.shield = damage, poisons, combo, -1
+    if _reactions(state):
+        state.phase = REACT_PHASE
+        state.to_act = target
+    else:
+        _finish_attack(state, target, -1, unblockable=False)
+
+
+def _react(state: State, card: int) -> None:
+    defender, attacker = state.target, state.attacker
+    if card < 0:
+        state.log.append((None, f"player_{defender} does not react"))
+        _finish_attack(state, defender, -1, unblockable=False)
+        return
+    state.hands[defender][card] -= 1
+    state.discard[card] += 1
+    state.log.append((None, f"player_{defender} reacts with {KINDS[card]}"))
+    if card == CONFUSION_DUST:  # the whole attack, combo included, turns on its attacker; unblockable
+        _finish_attack(state, attacker, -1, unblockable=True)
+    elif card == REMEDY:  # blocks the Poison; a combo's physical part still strikes
+        state.poisons = False
+        _finish_attack(state, defender, -1, unblockable=False)
+    elif state.hands[attacker][HOOK_ROPE]:
+        state.shield = card
+        state.phase = ANSWER
+        state.to_act = attacker
+    else:
+        _finish_attack(state, defender, card, unblockable=False)
+
+
+def _answer(state: State, card: int) -> None:
+    attacker, shield = state.attacker, state.shield
+    if card == HOOK_ROPE:  # "remove and keep an opponent's Shield if they attempt to defend"
+        hand = state.hands[attacker]
+        hand[HOOK_ROPE] -= 1
+        state.discard[HOOK_ROPE] += 1
+        state.discard[shield] -= 1
+        hand[shield] += 1
+        state.log.append((None, f"player_{attacker} hooks away the {KINDS[shield]}"))
+        shield = -1
+    _finish_attack(state, state.target, shield, unblockable=False)
+
+
+def _finish_attack(state: State, victim: int, shield: int, unblockable: bool) -> None:
+    _resolve(state, state.attacker, state.attack_card, state.damage, state.poisons, victim, shield, unblockable)
+    state.attacker = state.target = state.attack_card = state.shield = -1
+    state.damage, state.poisons, state.combo = 0, False, False
+    state.phase = MAIN
+    state.to_act = state.turn_seat
+
+
+def _resolve(state: State, attacker: int, card: int, damage: int, poisons: bool, victim: int, shield: int,
+             unblockable: bool) -> None:
+    """The attack lands on ``victim``: shields and armor reduce physical damage; a combo's (or Fate's)
+    poison lands only if physical damage got through; a solo Poison always lands."""
+    config = state.config
+    if damage > 0:
+        block = 0
+        if shield == BLADED_SHIELD:
+            block = state.chance.roll(6)
+            state.log.append((None, f"player_{victim}'s bladed shield rolls {block}"))
+        elif shield >= 0:
+            block = VALUES[shield]
+        if not unblockable or config.armor_vs_unblockable:
+            block += state.equipment[victim][ARMOR_SLOT]
+        dealt = max(0, damage - block)
+        state.log.append((None, f"player_{victim} takes {dealt} damage"))
+        _hurt(state, victim, dealt)
+        if card == FLAME_SHOT and state.alive[victim] and (dealt > 0 or not config.flame_needs_damage):
+            lost = _destroy(state, victim, 2)
+            state.log.append((None, f"the flame shot destroys player_{victim}'s {_names(lost)}"))
+        if poisons and dealt > 0:
+            _add_poison(state, victim)
+    elif poisons:
+        _add_poison(state, victim)
+
+
+# --- the end -------------------------------------------------------------------------------------------------
+
+
+def is_terminal(state: State) -> bool:
+    return state.phase == GAME_OVER
+
+
+def is_truncated(state: State) -> bool:
+    """True when the game was cut off by ``max_turns`` or ``max_decisions`` rather than ended by the rules."""
+    return state.end_reason in (TURN_LIMIT, DECISION_LIMIT)
+
+
+def returns(state: State) -> tuple[float, ...]:
+    """-1/(N-1) for every seat from the moment it is out; +1 to the winner at the end.
+
+    Seats put out by the very decision that leaves nobody alive tie for first place and get 0 (a draw
+    among them); the survivors of a cut-off game get 0.
+    """
+    n = state.n
+    loss = -1.0 / (n - 1)
+    values = [0.0] * n
+    over = state.phase == GAME_OVER
+    last = state.out_at[state.eliminated[-1]] if state.eliminated else -1
+    for seat in state.eliminated:
+        if not (over and state.end_reason == ALL_OUT and state.out_at[seat] == last):
+            values[seat] = loss
+    if state.winner >= 0:
+        values[state.winner] = 1.0
+    return tuple(values)
+
+
+def card_total(state: State) -> int:
+    """Cards in the deck, the discard pile, every hand and equipment and a pending pick: always 100."""
+    return (len(state.deck) + sum(state.discard) + sum(map(sum, state.hands)) + sum(map(sum, state.equipment))
+            + sum(state.pick))

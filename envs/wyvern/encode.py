@@ -1,0 +1,433 @@
+"""Wyvern TCG — what a seat sees: action names, the observation vector, the view and a rendering.
+
+Hidden information: every hand is private to its holder (the others see its size) and no one sees any
+deck's order. Public: levels, races, classes, decks and their declared specialties, items in play,
+summons set aside, hand/deck/discard sizes, the face-up door card, everything on the combat table and
+every event that the table saw (treasure and hand loot are counted, not shown).
+
+Actions
+=======
+One fixed Discrete space (``NUM_ACTIONS`` = 288 with the bundled catalog); ``+r`` is the seat ``r`` places
+after the acting one in play order; ``<card>`` is a catalog key from ``cards.toml``.
+
+==========================  ===================================================================
+name                        when legal
+==========================  ===================================================================
+``pass``                    setup / re-entry: done playing; your turn: end it (draw face down);
+                            combat window: pass (the window closes after everyone passes in a row)
+``run``                     you fight and are not winning: roll now (d6 + bonuses >= 5 escapes)
+``accept`` / ``decline``    you were asked for help
+``summon:aid``              combat: add your summon's level to your party (fighter or helper)
+``summon:join``             combat of another: add your summon's level to the monster
+``summon:fight``            your turn: fight your own summon (it gets +5 and leaves your control)
+``equip:<card>``            setup, re-entry, your turn out of combat: the item fits a free slot
+``use:<card>:party``        combat: a potion, scroll or wand for the fighting party
+``use:<card>:monster``      combat of another: a one-shot or an enhancer on the monster
+``curse:<card>:+r``         setup, re-entry, your turn, or any combat window: curse a living player
+``fight:<card>``            your turn out of combat: fight a monster from your hand
+``sell:<card>``             your turn out of combat: sell an item from your hand
+``sell_equipped:<card>``    your turn out of combat: sell an item you have in play
+``discard:<card>``          end of your turn, over the hand limit
+``loot:<card>``             take this item from a dead player's body
+``help:+r:k``               you fight without a helper: ask seat +r, offering k of the treasures
+``loot_order:+r``           you died: seat +r loots next
+==========================  ===================================================================
+
+Observation (float32, all in [0, 1])
+====================================
+Six player blocks of ``PLAYER_BLOCK`` (62) slots, egocentric: block 0 is me, block r the seat r places
+after me in play order (blocks past the table size are all zero); then my hand; then the table.
+
+======  =======================================================================
+offset  player block (block r starts at r * 62)
+======  =======================================================================
+0       present at this table
+1       alive (not waiting to re-enter)
+2       level / win_level
+3       combat level out of combat (level + items + race + deck bonuses) / 50, clipped
+4       hand size / 10, clipped
+5-6     deck size / 80, discard pile size / 80, clipped
+7       it is this player's turn
+8-16    race one-hot (human, elf, halfling, naga, rakshasa, giant, pixie, dwarf, none)
+17-21   class one-hot (paladin, warrior, wizard, thief, cleric)
+22-24   paralysed, slowed, confused
+25      deck (specialty) bonus / 10
+26      summon set aside: its level / 25 (0: none)
+27      run-away bonus from items, race, class and statuses: (bonus + 3) / 8, clipped
+28-33   is the fighter, the helper, asked for help now, dying, looting now, helped this turn
+34-39   declared specialties (fire, ice, whip, melee, good, evil)
+40-61   items in play: copies of each equipment card (catalog order of ``EQUIPMENT``) / 2
+======  =======================================================================
+
+==========  ====================================================================
+index       rest
+==========  ====================================================================
+372-435     my hand: copies of each catalog card / 4
+436-444     phase one-hot (setup, reenter, free, window, ask, loot_order, loot_pick, discard, over)
+445         I am to act
+446-509     the face-up door card of this turn, one-hot by catalog id
+510-529     the monster being fought, one-hot in ``MONSTERS`` order
+530-545     combat numbers (see ``COMBAT`` below)
+546-553     the monster's Bad Stuff one-hot (lose_levels, helm, armor, boots, weapons, best, all, death)
+554-555     death by levels, death by being eaten (while looting)
+556-559     turn / max_turns, decisions / max_steps, gold sold this turn / gold_per_level, halfling sold
+==========  ====================================================================
+
+``COMBAT`` (index 530 + k): 0 in combat, 1 monster level / 30, 2 monster bonus / 30, 3 monster strength
+/ 100, 4 party strength / 100, 5 party bonus / 30, 6 party wins now, 7 treasures / 5, 8 promised split / 5,
+9 offered split (pending ask) / 5, 10 levels granted / 3, 11 one-shot run bonus / 6, 12 the fighter's
+chance to escape, 13-15 source one-hot (door, hand, summon). All clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .decks import ALIGNMENTS, BAD_STUFF, CATALOG, ELEMENTS, EQUIPMENT, MONSTERS, NUM_CARDS, WEAPON_KINDS
+from .rules import (
+    ACTION_NAMES,
+    ASK,
+    CLASSES,
+    LEVEL,
+    LEVELS,
+    LOOT_ORDER,
+    LOOT_PICK,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OVER,
+    PHASE_NAMES,
+    RACE_NAMES,
+    SOURCE_NAMES,
+    TREASURES,
+    WINDOW,
+    Config,
+    State,
+    combat_level,
+    monster_strength,
+    party_strength,
+    party_wins,
+    run_bonus,
+)
+
+SPECIALTY_ORDER = ELEMENTS + WEAPON_KINDS + ALIGNMENTS
+_SPECIALTY_SLOT = {name: i for i, name in enumerate(SPECIALTY_ORDER)}
+EQUIP_SLOT = {cid: i for i, cid in enumerate(EQUIPMENT)}
+MONSTER_SLOT = {cid: i for i, cid in enumerate(MONSTERS)}
+
+# Player block offsets.
+P_PRESENT, P_ALIVE, P_LEVEL, P_COMBAT, P_HAND, P_DECK, P_DISCARD, P_ACTIVE = range(8)
+P_RACE, P_CLASS = 8, 17
+P_PARALYZED, P_SLOW, P_CONFUSED, P_STATIC, P_SUMMON, P_RUN = 22, 23, 24, 25, 26, 27
+P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED = 28, 29, 30, 31, 32, 33
+P_SPECIALTY, P_EQUIPPED = 34, 40
+PLAYER_BLOCK = P_EQUIPPED + len(EQUIPMENT)
+HAND = slice(MAX_PLAYERS * PLAYER_BLOCK, MAX_PLAYERS * PLAYER_BLOCK + NUM_CARDS)
+PHASE = slice(HAND.stop, HAND.stop + len(PHASE_NAMES))
+MY_TURN = PHASE.stop
+DOOR = slice(MY_TURN + 1, MY_TURN + 1 + NUM_CARDS)
+MONSTER = slice(DOOR.stop, DOOR.stop + len(MONSTERS))
+COMBAT = slice(MONSTER.stop, MONSTER.stop + 16)
+(C_IN, C_MLEVEL, C_MBONUS, C_MSTRENGTH, C_PSTRENGTH, C_PBONUS, C_WINNING, C_TREASURES, C_SPLIT, C_ASK_SPLIT,
+ C_LEVELS, C_RUN, C_ESCAPE, C_SOURCE) = range(14)
+BAD = slice(COMBAT.stop, COMBAT.stop + len(BAD_STUFF))
+DEATH = slice(BAD.stop, BAD.stop + 2)
+TURN, STEPS, GOLD_SOLD, HALFLING_SOLD = DEATH.stop, DEATH.stop + 1, DEATH.stop + 2, DEATH.stop + 3
+OBSERVATION_SIZE = HALFLING_SOLD + 1
+
+assert len(ACTION_NAMES) == NUM_ACTIONS
+
+
+def action_names(config: Config) -> tuple[str, ...]:
+    return ACTION_NAMES
+
+
+def observation_size(config: Config) -> int:
+    return OBSERVATION_SIZE
+
+
+def describe_action(action: int) -> str:
+    """A sentence for a person choosing among the legal actions."""
+    name = ACTION_NAMES[action]
+    verb, _, rest = name.partition(":")
+    fixed = {
+        "pass": "pass (in a combat window) or finish playing cards (out of combat: ends your turn)",
+        "run": "run away now: roll a d6 plus your run bonuses, 5 or more escapes",
+        "accept": "accept the offer and help fight the monster",
+        "decline": "decline to help",
+        "summon:aid": "bring your summon to your side of the fight",
+        "summon:join": "send your summon against the fighting party",
+        "summon:fight": "fight your own summon (it gets +5 out of anger)",
+    }
+    if name in fixed:
+        return fixed[name]
+    if verb in ("help", "loot_order"):
+        offset, _, split = rest.partition(":")
+        if verb == "help":
+            return f"ask the player {offset[1:]} seat(s) after you for help, offering {split} treasure(s)"
+        return f"the player {offset[1:]} seat(s) after you loots your body next"
+    key, _, target = rest.partition(":")
+    card = next(c for c in CATALOG if c.key == key)
+    if verb == "use":
+        return f"play {card.name} on {'your party' if target == 'party' else 'the monster'}"
+    if verb == "curse":
+        return f"play {card.name} on the player {target[1:]} seat(s) after you"
+    return f"{verb.replace('_', ' ')} {card.name}"
+
+
+def _escape_chance(bonus: int, target: int) -> float:
+    return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
+
+
+def encode(state: State, seat: int, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
+    config = state.config
+    n = state.n
+    v = [0.0] * OBSERVATION_SIZE
+    win_level = config.win_level
+    in_combat = state.monster >= 0 and state.phase in (WINDOW, ASK)
+    dead, level, hand, deck, discard = state.dead, state.level, state.hand, state.deck, state.discard
+    for r in range(n):
+        who = (seat + r) % n
+        b = r * PLAYER_BLOCK
+        v[b] = 1.0
+        if not dead[who]:
+            v[b + P_ALIVE] = 1.0
+        v[b + P_LEVEL] = level[who] / win_level
+        x = combat_level(state, who) / 50.0
+        v[b + P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+        x = len(hand[who]) / 10.0
+        v[b + P_HAND] = x if x < 1.0 else 1.0
+        v[b + P_DECK] = len(deck[who]) / 80.0 if len(deck[who]) < 80 else 1.0
+        v[b + P_DISCARD] = len(discard[who]) / 80.0 if len(discard[who]) < 80 else 1.0
+        if state.active == who and state.phase != OVER:
+            v[b + P_ACTIVE] = 1.0
+        v[b + P_RACE + state.races[who]] = 1.0
+        v[b + P_CLASS + state.classes[who]] = 1.0
+        if state.paralyzed[who]:
+            v[b + P_PARALYZED] = 1.0
+        if state.slow_turn[who] >= 0:
+            v[b + P_SLOW] = 1.0
+        if state.confused_turn[who] >= 0:
+            v[b + P_CONFUSED] = 1.0
+        x = state.static_bonus[who] / 10.0
+        v[b + P_STATIC] = x if x < 1.0 else 1.0
+        if state.summon[who] >= 0:
+            v[b + P_SUMMON] = LEVEL[state.summon[who]] / 25.0
+        x = (run_bonus(state, who) + 3) / 8.0
+        v[b + P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+        if in_combat:
+            if state.fighter == who:
+                v[b + P_FIGHTER] = 1.0
+            if state.helper == who:
+                v[b + P_HELPER] = 1.0
+            if state.ask_seat == who:
+                v[b + P_ASKED] = 1.0
+        if state.dying == who:
+            v[b + P_DYING] = 1.0
+            if state.looter == who and state.phase == LOOT_PICK:
+                v[b + P_LOOTER] = 1.0
+        elif state.looter == who and state.phase == LOOT_PICK:
+            v[b + P_LOOTER] = 1.0
+        if state.helped_by == who:
+            v[b + P_HELPED] = 1.0
+        for specialty in state.specialties[who]:
+            v[b + P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
+        e = b + P_EQUIPPED
+        for cid in state.equipped[who]:
+            i = e + EQUIP_SLOT[cid]
+            v[i] = 1.0 if v[i] else 0.5
+    h = HAND.start
+    for cid in state.hand[seat]:
+        x = v[h + cid] + 0.25
+        v[h + cid] = x if x < 1.0 else 1.0
+    v[PHASE.start + state.phase] = 1.0
+    if state.phase != OVER and state.to_act == seat:
+        v[MY_TURN] = 1.0
+    if state.door_card >= 0:
+        v[DOOR.start + state.door_card] = 1.0
+    if in_combat:
+        monster = state.monster
+        c = COMBAT.start
+        v[MONSTER.start + MONSTER_SLOT[monster]] = 1.0
+        v[c + C_IN] = 1.0
+        v[c + C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
+        v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
+        v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
+        v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
+        v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
+        v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
+        v[c + C_TREASURES] = TREASURES[monster] / 5.0
+        v[c + C_SPLIT] = state.split / 5.0 if state.helper >= 0 else 0.0
+        v[c + C_ASK_SPLIT] = state.ask_split / 5.0 if state.phase == ASK else 0.0
+        v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
+        v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+        v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
+        v[c + C_SOURCE + state.source] = 1.0
+        v[BAD.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
+    if state.dying >= 0:
+        v[DEATH.start + state.death_kind - 1] = 1.0
+    v[TURN] = min(1.0, state.turn / config.max_turns)
+    v[STEPS] = min(1.0, state.steps / config.max_steps)
+    v[GOLD_SOLD] = min(1.0, state.gold / config.gold_per_level)
+    v[HALFLING_SOLD] = 1.0 if state.halfling_sold else 0.0
+    out[:] = v
+
+
+# --- views -------------------------------------------------------------------------------------------------
+
+
+def _key(cid: int) -> str | None:
+    return CATALOG[cid].key if cid >= 0 else None
+
+
+def _player_view(state: State, who: int) -> dict[str, Any]:
+    return {
+        "seat": who,
+        "level": state.level[who],
+        "race": RACE_NAMES[state.races[who]],
+        "class": CLASSES[state.classes[who]],
+        "deck": state.deck_names[who],
+        "specialty": list(state.specialties[who]),
+        "deck_bonus": state.static_bonus[who],
+        "combat_level": combat_level(state, who),
+        "run_bonus": run_bonus(state, who),
+        "equipped": sorted(CATALOG[cid].key for cid in state.equipped[who]),
+        "summon": _key(state.summon[who]),
+        "hand_size": len(state.hand[who]),
+        "deck_size": len(state.deck[who]),
+        "discard_size": len(state.discard[who]),
+        "dead": state.dead[who],
+        "paralyzed": state.paralyzed[who],
+        "slowed": state.slow_turn[who] >= 0,
+        "confused": state.confused_turn[who] >= 0,
+    }
+
+
+def event_text(event: tuple) -> str:
+    """One public event as a sentence."""
+    kind, seat, *rest = event
+    who = f"player_{seat}"
+    name = {cid: card.name for cid, card in enumerate(CATALOG)}.get
+    if kind == "door":
+        return f"{who} kicks open the door: {name(rest[0]) if rest[0] >= 0 else 'no card left'}"
+    if kind == "fight":
+        return f"{who} fights {name(rest[0])} (from {rest[1]})"
+    if kind == "use":
+        return f"{who} plays {name(rest[0])} on the {rest[1]} ({rest[2]:+d})"
+    if kind == "summon":
+        return f"{who} sends the summon {name(rest[0])} to the {rest[1]} side ({rest[2]:+d})"
+    if kind == "ask":
+        return f"{who} asks player_{rest[0]} for help, offering {rest[1]} treasure(s)"
+    if kind in ("accept", "decline"):
+        return f"{who} {kind}s to help player_{rest[0]}"
+    if kind == "win":
+        return f"{who} defeats {name(rest[0])} ({rest[1]} vs {rest[2]}) and gains {rest[3]} level(s)"
+    if kind == "treasure":
+        shared = f", {rest[1]} to player_{rest[2]}" if rest[2] >= 0 else ""
+        return f"{who} draws {rest[0]} treasure(s){shared}"
+    if kind == "run":
+        return f"{who} runs from {name(rest[0])}: rolls {rest[1]} (total {rest[2]}): " + \
+            ("escapes" if rest[3] else "caught")
+    if kind == "bad_stuff":
+        return f"{who} suffers the Bad Stuff of {name(rest[0])}: {rest[1].replace('_', ' ')}"
+    if kind == "curse":
+        return f"{who} plays {name(rest[0])} on player_{rest[1]}"
+    if kind == "lose_item":
+        return f"{who} loses {name(rest[0])}"
+    if kind == "death":
+        return f"{who} dies ({rest[0]})"
+    if kind == "loot":
+        return f"{who} loots {name(rest[1])} from player_{rest[0]}"
+    if kind == "loot_hand":
+        return f"{who} draws {rest[1]} card(s) from player_{rest[0]}'s hand"
+    if kind == "equip":
+        return f"{who} equips {name(rest[0])}"
+    if kind == "sell":
+        return f"{who} sells {name(rest[0])} for {rest[1]} gp" + (f" and gains {rest[2]} level(s)" if rest[2] else "")
+    if kind == "discard":
+        return f"{who} discards {name(rest[0])}"
+    if kind == "first":
+        return f"{who} rolled highest and goes first"
+    if kind == "reenter":
+        return f"{who} re-enters the game with a new hand"
+    if kind == "paralyzed":
+        return f"{who} is paralysed and loses the turn"
+    if kind == "reshuffle":
+        return f"{who} shuffles the discard pile into the deck"
+    if kind == "end":
+        return f"game over: player_{seat} wins" if seat >= 0 else f"game over: {rest[0].replace('_', ' ')}"
+    return " ".join(map(str, event))
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""
+    combat = None
+    if state.monster >= 0 and state.phase in (WINDOW, ASK):
+        monster = state.monster
+        combat = {
+            "monster": CATALOG[monster].key,
+            "level": LEVEL[monster],
+            "levels": LEVELS[monster],
+            "treasures": TREASURES[monster],
+            "bad_stuff": CATALOG[monster].bad,
+            "source": SOURCE_NAMES[state.source],
+            "fighter": state.fighter,
+            "helper": state.helper if state.helper >= 0 else None,
+            "split": state.split,
+            "asked": state.ask_seat if state.phase == ASK else None,
+            "offered_split": state.ask_split if state.phase == ASK else None,
+            "monster_bonus": state.monster_bonus,
+            "party_bonus": state.party_bonus,
+            "monster_strength": monster_strength(state),
+            "party_strength": party_strength(state),
+            "party_wins": party_wins(state),
+            "table": [[owner, CATALOG[cid].key] for owner, cid in state.table],
+        }
+    looting = None
+    if state.phase in (LOOT_ORDER, LOOT_PICK):
+        looting = {"dead": state.dying, "kind": "levels" if state.death_kind == 1 else "eaten",
+                   "looter": state.looter if state.phase == LOOT_PICK else None,
+                   "still_to_loot": sorted(state.looters)}
+    return {
+        "you": seat,
+        "num_players": state.n,
+        "phase": PHASE_NAMES[state.phase],
+        "to_act": state.to_act if state.phase != OVER else None,
+        "active": state.active,
+        "turn": state.turn,
+        "max_turns": state.config.max_turns,
+        "win_level": state.config.win_level,
+        "players": [_player_view(state, who) for who in range(state.n)],
+        "hand": sorted(CATALOG[cid].key for cid in state.hand[seat]),
+        "door_card": _key(state.door_card),
+        "combat": combat,
+        "looting": looting,
+        "gold_this_turn": state.gold,
+        "order_rolls": [list(r) for r in state.order_rolls],
+        "first_seat": state.first_seat if state.first_seat >= 0 else None,
+        "events": [event_text(e) for e in state.events[-12:]],
+        "winner": state.winner if state.phase == OVER and state.winner >= 0 else None,
+        "end_reason": state.end_reason or None,
+    }
+
+
+def render(state: State) -> str:
+    """A text rendering of the table (no hands) for terminals and logs."""
+    lines = [f"Wyvern TCG — turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}"]
+    for who in range(state.n):
+        p = _player_view(state, who)
+        marker = ">" if state.phase != OVER and state.to_act == who else " "
+        status = "".join(flag for flag, on in (("†", p["dead"]), ("P", p["paralyzed"]), ("S", p["slowed"]),
+                                                 ("C", p["confused"])) if on)
+        worn = ", ".join(p["equipped"]) or "nothing in play"
+        lines.append(f"{marker} player_{who} L{p['level']:>2} (combat {p['combat_level']:>2}) "
+                     f"{p['race']}/{p['class']} {status} deck {p['deck']} | hand {p['hand_size']} | {worn}")
+    if state.monster >= 0 and state.phase in (WINDOW, ASK):
+        helper = f" + player_{state.helper}" if state.helper >= 0 else ""
+        lines.append(f"  combat: player_{state.fighter}{helper} ({party_strength(state)}) vs "
+                     f"{CATALOG[state.monster].name} ({monster_strength(state)})")
+    for event in state.events[-6:]:
+        lines.append(f"  {event_text(event)}")
+    return "\n".join(lines)

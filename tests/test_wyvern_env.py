@@ -1,0 +1,219 @@
+"""Wyvern TCG through the PettingZoo adapter and in seeded random play: API conformance, invariants,
+records, hidden information and the heuristic bot."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from tavernzoo.agents import load_bot
+from tavernzoo.envs import IllegalActionError, wyvern_v0
+from tavernzoo.envs.core import Chance
+from tavernzoo.envs.records import replay
+from tavernzoo.envs.wyvern import encode, rules
+from tavernzoo.envs.wyvern.decks import NUM_CARDS
+
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 4},
+    {"num_players": 6, "decks": ("random",) * 6, "summons": True},
+    {"num_players": 3, "decks": ("paladins_oath", "dark_pact", "frost_blade"), "summons": True, "win_level": 10},
+]
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_pettingzoo_api_and_seed_tests(players):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test's advice on Dict observation spaces
+        api_test(wyvern_v0.env(num_players=players), num_cycles=300)
+        seed_test(lambda: wyvern_v0.env(num_players=players, summons=True), num_cycles=300)
+
+
+def _cards_in_play(state: rules.State) -> int:
+    total = sum(len(z[s]) for z in (state.deck, state.hand, state.equipped, state.discard) for s in range(state.n))
+    total += sum(1 for c in state.summon if c >= 0) + (state.monster >= 0) + len(state.table)
+    return total
+
+
+def _random_game(config: dict, seed: int, check=None) -> rules.State:
+    state = rules.new_game(rules.Config(**config), Chance(seed))
+    pick = random.Random(seed)
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        assert legal, f"empty mask in phase {rules.PHASE_NAMES[state.phase]}"
+        if check:
+            check(state)
+        rules.apply(state, pick.choice(legal))
+    if check:
+        check(state)
+    return state
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_random_play_invariants(config):
+    games = 40 if os.environ.get("TAVERNZOO_FULL") else 6
+    obs = np.empty(encode.OBSERVATION_SIZE, np.float32)
+    win = rules.Config(**config).win_level
+
+    def check(state):
+        assert _cards_in_play(state) == 80 * state.n
+        assert all(1 <= level <= win for level in state.level)
+        assert all(0 <= c < NUM_CARDS for zone in (state.deck, state.hand, state.equipped, state.discard)
+                   for cards in zone for c in cards)
+        if state.steps % 7 == 0:
+            for seat in range(state.n):
+                encode.encode(state, seat, obs)
+                assert obs.min() >= 0.0 and obs.max() <= 1.0
+
+    for seed in range(games):
+        state = _random_game(config, seed, check)
+        assert state.steps <= rules.max_game_length(state.config) and state.turn <= state.config.max_turns + 1
+        if state.winner >= 0:
+            assert state.level[state.winner] == win and not rules.is_truncated(state)
+            assert sum(rules.returns(state)) == pytest.approx(0.0)
+
+
+def test_truncation_by_the_step_limit_is_reported_as_truncation():
+    env = wyvern_v0.env(num_players=4, max_steps=50)
+    env.reset(seed=1)
+    pick = random.Random(0)
+    for _agent in env.agent_iter():
+        observation, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            assert truncation and not termination and info["end_reason"] == rules.STEP_LIMIT
+            env.step(None)
+            continue
+        env.step(pick.choice(np.flatnonzero(observation["action_mask"]).tolist()))
+    assert env.unwrapped.game_state.steps == 50
+
+
+@pytest.mark.parametrize("config", CONFIGS[:3])
+def test_records_replay_to_the_identical_final_state(config):
+    env = wyvern_v0.raw_env(**config)
+    env.reset(seed=17)
+    pick = random.Random(3)
+    while not all(env.terminations.values()) and not all(env.truncations.values()):
+        env.step(pick.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
+    record = json.loads(json.dumps(env.record()))
+    _, state = replay(record)
+    final = env.game_state
+    for name in ("level", "deck", "hand", "equipped", "discard", "races", "classes", "winner", "end_reason",
+                 "turn", "steps", "events"):
+        assert getattr(state, name) == getattr(final, name), name
+
+
+def _hidden_variants(state: rules.State, observer: int):
+    """Copies of ``state`` that differ only in the cards of one other player's hand."""
+    for other in range(state.n):
+        if other == observer or not state.hand[other]:
+            continue
+        twin = copy.deepcopy(state)
+        twin.hand[other] = [(c + 1 + i) % NUM_CARDS for i, c in enumerate(twin.hand[other])]
+        yield twin
+
+
+def test_leak_another_players_hand_changes_nothing_the_observer_sees():
+    compared = 0
+    for seed in range(2):
+        state = rules.new_game(rules.Config(num_players=4, summons=True), Chance(seed))
+        pick = random.Random(seed)
+        a, b = np.empty(encode.OBSERVATION_SIZE, np.float32), np.empty(encode.OBSERVATION_SIZE, np.float32)
+        while not rules.is_terminal(state) and state.steps < 500:
+            if state.steps % 23 == 0:
+                for observer in range(state.n):
+                    encode.encode(state, observer, a)
+                    view = encode.view(state, observer)
+                    for twin in _hidden_variants(state, observer):
+                        encode.encode(twin, observer, b)
+                        assert np.array_equal(a, b)
+                        assert encode.view(twin, observer) == view
+                        if rules.current_seat(state) == observer:
+                            assert rules.legal_actions(twin) == rules.legal_actions(state)
+                        compared += 1
+            rules.apply(state, pick.choice(rules.legal_actions(state)))
+    assert compared > 50
+    # ... and one's own hand is visible to oneself.
+    state = rules.new_game(rules.Config(num_players=2), Chance(0))
+    twin = _hidden_variants(state, 1).__next__()
+    encode.encode(state, 0, a)
+    encode.encode(twin, 0, b)
+    assert not np.array_equal(a, b)
+
+
+def test_observations_are_egocentric_and_only_the_seat_to_act_has_a_mask():
+    env = wyvern_v0.raw_env(num_players=3)
+    env.reset(seed=4)
+    acting = env.agent_selection
+    for agent in env.agents:
+        assert (env.observe(agent)["action_mask"].sum() > 0) == (agent == acting)
+    block = encode.PLAYER_BLOCK
+    mine = env.observe("player_0")["observation"]
+    next_seat = env.observe("player_1")["observation"]
+    # player_1 is block 1 for player_0, and block 0 for itself (hand size and level are public).
+    assert np.array_equal(mine[block:2 * block], next_seat[:block])
+    assert np.array_equal(mine[3 * block:4 * block], np.zeros(block))  # no fourth seat at this table
+
+
+def test_view_is_json_names_legal_actions_and_render_works():
+    env = wyvern_v0.env(render_mode="ansi", num_players=4)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    view = env.unwrapped.view(agent)
+    assert json.loads(json.dumps(view)) == view
+    assert view["phase"] == "setup" and "pass" in view["legal_actions"] and len(view["hand"]) == 4
+    assert all("hand" not in p for p in view["players"])
+    assert "player_3" in env.render()
+    for action in range(rules.NUM_ACTIONS):
+        assert encode.describe_action(action)
+    assert len(set(rules.ACTION_NAMES)) == rules.NUM_ACTIONS
+
+
+def test_raw_env_raises_on_illegal_actions_and_the_wrapped_env_ends_the_game():
+    raw = wyvern_v0.raw_env(num_players=2)
+    raw.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="run"):
+        raw.step(rules.A_RUN)
+    wrapped = wyvern_v0.env(num_players=2)
+    wrapped.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped.step(rules.A_RUN)
+    assert all(wrapped.terminations.values())
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_heuristic_bot_plays_only_legal_actions(players):
+    env = wyvern_v0.raw_env(num_players=players, summons=True, decks=("random",) * players)
+    bots = [load_bot("heuristic", "wyvern", env.config, seed=s) for s in range(players)]
+    for seed in range(2):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(bots[env.possible_agents.index(agent)].act(observation))  # raw env raises if illegal
+
+
+@pytest.mark.slow
+def test_heuristic_beats_random_at_four_player_tables():
+    from tavernzoo.eval.match import play_match
+
+    games = 400 if os.environ.get("TAVERNZOO_FULL") else 16
+    result = play_match("wyvern", ["heuristic", "random", "random", "random"], games=games, seed=0)
+    heuristic = result.rows[0]
+    assert heuristic.score > 0.25  # better than a fair share at a four-player table
+
+
+def test_observation_layout_matches_the_documented_index_table():
+    assert encode.PLAYER_BLOCK == 62 and encode.HAND.start == 372 and encode.PHASE.start == 436
+    assert encode.MY_TURN == 445 and encode.DOOR.start == 446 and encode.MONSTER.start == 510
+    assert encode.COMBAT.start == 530 and encode.BAD.start == 546 and encode.DEATH.start == 554
+    assert encode.TURN == 556 and encode.OBSERVATION_SIZE == 560 and rules.NUM_ACTIONS == 288
