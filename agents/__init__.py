@@ -6,14 +6,20 @@ strings, resolved by :func:`load_bot`:
 
 * ``random`` — uniform over the legal actions (every game);
 * any built-in bot a game provides — ``heuristic`` for every game, and whatever else its module in
-  ``tavernzoo.agents`` lists in ``BOTS`` (a module named after the game: ``agents/tiny_minotaur.py``).
-
-Later issues add checkpoints, exported bot files, ``zoo:GAME`` and ``cmd:PROGRAM`` to the same loader.
+  ``tavernzoo.agents`` lists in ``BOTS`` (a module named after the game: ``agents/tiny_minotaur.py``);
+* a path to a training checkpoint or a training run directory (its latest checkpoint): the trained
+  policy, loaded with numpy alone (:mod:`.policy`); ``PATH@sample`` samples instead of taking the best
+  legal action;
+* ``BOT.onnx`` — an exported bot (ONNX + JSON manifest, :mod:`.onnx_bot`); ``zoo:GAME`` — the bundled
+  pretrained bot of a game;
+* ``cmd:PROGRAM ARGS`` — an external program speaking the bot protocol (docs/bot-protocol.md,
+  :mod:`.external`).
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..envs import Game, get_game
@@ -50,9 +56,31 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
     bots = builtin_bots(game)
-    if spec not in bots:
-        raise ValueError(f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}")
-    return bots[spec](config, seed)
+    if spec in bots:
+        return bots[spec](config, seed)
+    if spec.startswith("cmd:"):
+        from .external import ExternalBot
+
+        return ExternalBot(config, seed, spec[len("cmd:"):], game)
+    if spec.startswith("zoo:"):
+        from .onnx_bot import load_zoo_bot
+
+        return load_zoo_bot(spec[len("zoo:"):] or game.name, game, config, seed)
+    if spec.endswith(".onnx"):
+        from .onnx_bot import OnnxBot
+
+        return OnnxBot(config, seed, spec, game)
+    path, _, mode = spec.partition("@")
+    if Path(path).exists():
+        from .policy import PolicyBot
+
+        if mode not in ("", "sample"):
+            raise ValueError(f"bot spec {spec!r}: after '@' only 'sample' is valid")
+        return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
+    raise ValueError(
+        f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
+        "path, BOT.onnx, zoo:GAME or cmd:PROGRAM"
+    )
 
 
 __all__ = ["Bot", "RandomBot", "builtin_bots", "load_bot"]

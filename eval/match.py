@@ -40,8 +40,13 @@ def play_game(env: Any, bots: Sequence[Bot], seed: int, seat_names: Sequence[str
     ``returns`` are each seat's summed rewards; ``record`` is the replayable game record.
     """
     env.reset(seed=seed)
-    for bot in bots:
-        bot.reset()
+    for seat, bot in enumerate(bots):
+        # Bots that care which seat they hold (external programs) are told; the rest just reset.
+        begin = getattr(bot, "begin_game", None)
+        if begin is not None:
+            begin(seat)
+        else:
+            bot.reset()
     seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
     totals = [0.0] * len(bots)
     for agent in env.agent_iter():

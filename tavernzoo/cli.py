@@ -3,6 +3,7 @@
     tavernzoo games                          list the games, their options and defaults
     tavernzoo match [GAME] --bots A B ...    seat-rotated games between bots, with a result table
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
+    tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
 """
@@ -89,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
         "rule; print each broken rule; exit status 1 for an illegal deck.")
     validate.add_argument("deck_file", help="deck TOML file or bundled deck name")
     validate.set_defaults(run=run_wyvern_validate)
+
+    from tavernzoo.eval.tournament import add_parser as add_tournament_parser
+
+    add_tournament_parser(commands)
 
     replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
                                  description="Replay a record (JSON) or every record in a JSON-lines file.")

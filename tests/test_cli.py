@@ -14,7 +14,8 @@ def tavernzoo(*args: str, cwd=None) -> subprocess.CompletedProcess:
                           cwd=cwd, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["games"], ["match"], ["replay"]])
+@pytest.mark.parametrize("command", [[], ["games"], ["match"], ["replay"], ["train"], ["tournament"], ["wyvern"],
+                                     ["wyvern", "validate"]])
 def test_help_explains_every_command(command):
     result = tavernzoo(*command, "--help")
     assert result.returncode == 0

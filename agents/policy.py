@@ -1,0 +1,137 @@
+"""Trained policies as bots, loaded with numpy alone: no torch, no stable-baselines3, never pickle.
+
+A checkpoint's policy is two files: ``policy.json`` (game, env version, observation size, action
+names, layer sizes, activation, provenance) and ``policy.npz`` (the weights, read with
+``allow_pickle=False``). The network is the actor of an SB3 ``MlpPolicy``: hidden layers with the
+activation, then a linear layer to one logit per action. Illegal actions get ``-inf`` before the
+argmax or the sampling, so a policy bot never picks a masked action.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+POLICY_FORMAT = "tavernzoo-policy"
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+@dataclass
+class MLPPolicy:
+    """An actor network as numpy arrays: ``weights[i]`` has shape (out, in), as in torch's Linear."""
+
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    activation: str
+    meta: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation {self.activation!r} is not supported; valid: {', '.join(ACTIVATIONS)}")
+        self._activate = ACTIVATIONS[self.activation]
+        self._transposed = [w.T.astype(np.float32, copy=True) for w in self.weights]
+
+    @property
+    def observation_size(self) -> int:
+        return self.weights[0].shape[1]
+
+    @property
+    def num_actions(self) -> int:
+        return self.weights[-1].shape[0]
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Logits for a batch of observations, shape (batch, num_actions)."""
+        x = np.asarray(observations, dtype=np.float32)
+        last = len(self._transposed) - 1
+        for i, (weight, bias) in enumerate(zip(self._transposed, self.biases, strict=True)):
+            x = x @ weight + bias
+            if i < last:
+                x = self._activate(x)
+        return x
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
+            deterministic: bool = True) -> np.ndarray:
+        """One legal action per row: the best logit, or a sample from the masked softmax."""
+        masks = np.asarray(masks, dtype=bool)
+        if not masks.any(axis=1).all():
+            raise ValueError("a policy was asked to act on an all-zero action mask")
+        logits = np.where(masks, self.logits(observations), -np.inf)
+        if deterministic:
+            return logits.argmax(axis=1)
+        if rng is None:
+            raise ValueError("sampling needs a numpy Generator")
+        # Gumbel-max: argmax(logits + Gumbel noise) is a sample of softmax(logits); -inf stays -inf.
+        return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
+
+    def save(self, directory: str | os.PathLike) -> None:
+        """Write ``policy.json`` and ``policy.npz`` into ``directory`` (each file atomically)."""
+        from ..envs.records import write_json_atomic
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
+        temporary = directory / ".policy.npz.tmp.npz"
+        np.savez(temporary, **arrays)
+        os.replace(temporary, directory / "policy.npz")
+        meta = {**self.meta, "format": POLICY_FORMAT, "format_version": 1, "activation": self.activation,
+                "layers": [int(w.shape[0]) for w in self.weights], "observation_size": self.observation_size}
+        write_json_atomic(directory / "policy.json", meta)
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> MLPPolicy:
+        directory = Path(directory)
+        meta_path, weights_path = directory / "policy.json", directory / "policy.npz"
+        if not meta_path.is_file() or not weights_path.is_file():
+            raise ValueError(f"{directory} holds no policy (policy.json and policy.npz expected)")
+        meta = json.loads(meta_path.read_text())
+        if meta.get("format") != POLICY_FORMAT:
+            raise ValueError(f"{meta_path} is not a tavernzoo policy (format={meta.get('format')!r})")
+        with np.load(weights_path, allow_pickle=False) as arrays:
+            layers = len(meta["layers"])
+            weights = [arrays[f"w{i}"] for i in range(layers)]
+            biases = [arrays[f"b{i}"] for i in range(layers)]
+        return cls(weights, biases, meta["activation"], meta)
+
+
+def find_policy_dir(path: str | os.PathLike) -> Path:
+    """A policy directory from a checkpoint directory or a training run (its latest checkpoint)."""
+    path = Path(path)
+    if (path / "policy.json").is_file():
+        return path
+    latest = path / "checkpoints" / "latest"
+    if latest.is_file():
+        return path / "checkpoints" / latest.read_text().strip()
+    raise ValueError(f"{path} is neither a policy checkpoint (policy.json) nor a training run (checkpoints/latest)")
+
+
+class PolicyBot:
+    """A trained policy as a bot: the best legal action of its network (or a sample, if stochastic)."""
+
+    def __init__(self, config: Any, seed: int | None, path: str | os.PathLike, game: Any,
+                 deterministic: bool = True):
+        self.policy = MLPPolicy.load(find_policy_dir(path))
+        meta = self.policy.meta
+        if meta.get("env") != game.env_name:
+            raise ValueError(f"{path} is a policy for {meta.get('env')!r}, not {game.env_name!r}")
+        expected = game.encoder.observation_size(config)
+        if self.policy.observation_size != expected or self.policy.num_actions != len(game.action_names(config)):
+            raise ValueError(
+                f"{path} expects observations of {self.policy.observation_size} and {self.policy.num_actions} actions; "
+                f"{game.env_name} with this config has {expected} and {len(game.action_names(config))}"
+            )
+        self.name = f"policy:{path}"
+        self.deterministic = deterministic
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict[str, Any]) -> int:
+        action = self.policy.act(observation["observation"][None, :], observation["action_mask"][None, :],
+                                 self._rng, self.deterministic)
+        return int(action[0])

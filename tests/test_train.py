@@ -1,0 +1,201 @@
+"""Self-play training: the learner's view, reward attribution, masks, the league, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.env_checker import check_env  # noqa: E402
+
+from tavernzoo.agents.policy import MLPPolicy, PolicyBot  # noqa: E402
+from tavernzoo.envs import games, get_game  # noqa: E402
+from tavernzoo.train.config import TrainConfig, make_train_config  # noqa: E402
+from tavernzoo.train.run import policy_from_sb3  # noqa: E402
+from tavernzoo.train.selfplay import League, LearnerEnv, SelfPlayVecEnv  # noqa: E402
+
+TM = get_game("tiny_minotaur")
+torch.set_num_threads(1)  # tiny networks: more threads only fight over the cores
+
+
+def league_for(game, game_config, **options) -> League:
+    config = TrainConfig(game=game.name, pool_bots=("random",), latest_share=0.0, **options)
+    return League.create(game, game_config, config)
+
+
+def test_learner_env_passes_sb3_check_env():
+    config = TM.make_config()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(LearnerEnv(TM, config, league_for(TM, config), seed=0))
+
+
+@pytest.mark.parametrize("make", ["single", "vector"])
+def test_the_reward_is_the_learners_own(make):
+    """The final reward equals the game's result for the learner's seat, never the opponent's."""
+    config = TM.make_config(starting_hp=30)
+    league = league_for(TM, config)
+    picker = random.Random(0)
+    outcomes = set()
+    if make == "single":
+        env = LearnerEnv(TM, config, league, seed=1)
+        for episode in range(60):
+            _, _ = env.reset(seed=episode)
+            done, total = False, 0.0
+            while not done:
+                legal = np.flatnonzero(env.action_masks())
+                _, reward, terminated, truncated, _ = env.step(int(picker.choice(legal)))
+                total += reward
+                done = terminated or truncated
+            seat = env.seat
+            winner = seat.env.game_state.winner
+            expected = 0.0 if winner < 0 else (1.0 if seat.env.possible_agents[winner] == seat.learner else -1.0)
+            assert total == expected
+            outcomes.add(expected)
+    else:
+        env = SelfPlayVecEnv(TM, config, league, n_envs=4, seed=3)
+        env.reset()
+        totals = np.zeros(4)
+        finished = 0
+        while finished < 60:
+            masks = env.action_masks()
+            actions = np.array([picker.choice(np.flatnonzero(m)) for m in masks])
+            seats_before = [(s.learner, s.env) for s in env.seats]
+            _, rewards, dones, infos = env.step(actions)
+            totals += rewards
+            for i in np.flatnonzero(dones):
+                learner, game_env = seats_before[i]
+                # the seat was reset already; its finished game is the one reported in the info
+                assert infos[i]["episode"]["r"] == totals[i]
+                assert totals[i] in (-1.0, 0.0, 1.0)
+                outcomes.add(float(totals[i]))
+                totals[i] = 0.0
+                finished += 1
+    assert {-1.0, 1.0} <= outcomes  # both a win and a loss were seen and attributed
+
+
+def test_policy_extraction_matches_the_sb3_policy_and_honours_masks():
+    config = TM.make_config()
+    league = league_for(TM, config)
+    env = SelfPlayVecEnv(TM, config, league, n_envs=8, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32, 32]})
+    model.learn(256)
+    policy = policy_from_sb3(model.policy, {"env": TM.env_name})
+    observations, masks = [], []
+    obs = env.reset()
+    while len(observations) < 1000:
+        mask = env.action_masks()
+        observations.append(obs)
+        masks.append(mask)
+        actions, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        obs, _, _, _ = env.step(actions)
+    observations, masks = np.concatenate(observations), np.concatenate(masks)
+    sb3_actions, _ = model.predict(observations, action_masks=masks, deterministic=True)
+    assert np.array_equal(policy.act(observations, masks), sb3_actions)
+    assert masks[np.arange(len(masks)), policy.act(observations, masks, np.random.default_rng(0), False)].all()
+
+
+def test_a_policy_never_picks_a_masked_action_even_when_it_prefers_it():
+    weights = [np.zeros((3, 4), np.float32)]
+    biases = [np.array([100.0, 0.0, -5.0], np.float32)]  # action 0 is by far the favourite
+    policy = MLPPolicy(weights, biases, "tanh", {})
+    masks = np.array([[0, 1, 1]] * 50, dtype=np.int8)
+    observations = np.zeros((50, 4), np.float32)
+    assert set(policy.act(observations, masks).tolist()) == {1}
+    sampled = policy.act(observations, masks, np.random.default_rng(1), deterministic=False)
+    assert 0 not in sampled
+    with pytest.raises(ValueError, match="all-zero"):
+        policy.act(observations[:1], np.zeros((1, 3), np.int8))
+
+
+def test_league_sampling_window_pfsp_and_persistence(tmp_path):
+    config = TM.make_config()
+    train_config = TrainConfig(pool_bots=("random", "heuristic"), snapshot_window=2, latest_share=0.8)
+    league = League.create(TM, config, train_config)
+    policy = MLPPolicy([np.zeros((8, 47), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": TM.env_name})
+    league.set_latest(policy)
+    for step in (10, 20, 30):
+        league.add_snapshot(policy, step)
+    assert [o.name for o in league.snapshots] == ["snapshot@20", "snapshot@30"]
+    draws = [league.sample().name for _ in range(4000)]
+    assert 0.77 < draws.count("latest") / len(draws) < 0.83
+    league.builtins[0].games, league.builtins[0].score = 100, 95.0  # the learner beats random
+    league.builtins[1].games, league.builtins[1].score = 100, 20.0  # and loses to the heuristic
+    league.config.pfsp = True
+    league.config.latest_share = 0.0
+    draws = [league.sample().name for _ in range(4000)]
+    assert draws.count("heuristic") > 10 * draws.count("random")
+    league.save(tmp_path / "league")
+    again = League.create(TM, config, train_config)
+    again.load(tmp_path / "league")
+    assert [o.name for o in again.snapshots] == ["snapshot@20", "snapshot@30"]
+    assert again.builtins[1].score == 20.0 and again.rng.getstate() == league.rng.getstate()
+
+
+def test_bad_training_options_are_refused():
+    with pytest.raises(ValueError, match="unknown training option.*n_env\\b"):
+        make_train_config("tiny_minotaur", overrides={"n_env": 4})
+    with pytest.raises(ValueError, match="latest_share"):
+        TrainConfig(latest_share=1.5)
+    with pytest.raises(ValueError, match="timesteps"):
+        TrainConfig(timesteps=0)
+
+
+def test_a_policy_bot_refuses_another_games_checkpoint(tmp_path):
+    policy = MLPPolicy([np.zeros((8, 47), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": "other_v0"})
+    policy.save(tmp_path)
+    with pytest.raises(ValueError, match="other_v0"):
+        PolicyBot(TM.make_config(), 0, tmp_path, TM)
+
+
+TINY = ["--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64", "--set", "checkpoint_every=256",
+        "--set", "snapshot_every=256", "--set", "eval_games=8", "--set", "net_arch=[16]", "--no-progress"]
+
+
+def tavernzoo(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tavernzoo.cli", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("game", sorted(games()))
+def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
+    run = tmp_path / "run"
+    first = tavernzoo("train", game, "--timesteps", "512", "--out", str(run), *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    metrics = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())
+    assert metrics["timesteps"] >= 512 and metrics["episodes"] > 0
+    assert (run / "checkpoints" / latest / "policy.npz").is_file()
+    assert list((run / "tb").rglob("events.out.tfevents.*")), "TensorBoard logs are written"
+    second = tavernzoo("train", "--resume", str(run), "--timesteps", "1024", "--no-progress")
+    assert second.returncode == 0, second.stderr[-3000:]
+    resumed = (run / "checkpoints" / "latest").read_text().strip()
+    assert int(resumed.split("_")[1]) >= 1024 > int(latest.split("_")[1])
+    report = json.loads((run / "report.json").read_text())
+    assert set(report["against"]) == {"random", "heuristic"} and report["timesteps"] >= 1024
+    seats = get_game(game).rules.num_seats(get_game(game).make_config(TrainConfig().game_config
+                                                                        if game == "tiny_minotaur" else
+                                                                        make_train_config(game).game_config))
+    match = tavernzoo("match", game, "--bots", str(run), *["random"] * (seats - 1), "--games", str(seats),
+                      "--no-progress", *sum((["--set", f"{k}={json.dumps(v)}"] for k, v in
+                                             make_train_config(game).game_config.items()), []))
+    assert match.returncode == 0, match.stderr[-3000:]
+    assert "checkpoints" not in match.stderr
+
+
+def test_a_fresh_run_refuses_to_overwrite_an_existing_one(tmp_path):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "latest").write_text("step_0000000001\n")
+    result = tavernzoo("train", "--timesteps", "64", "--out", str(run), "--no-progress")
+    assert result.returncode == 2 and "--resume" in result.stderr

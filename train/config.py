@@ -1,0 +1,121 @@
+"""Training hyperparameters: one dataclass, per-game defaults, overridable from TOML and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; ``tavernzoo train --help`` and docs/training.md list the fields."""
+
+    game: str = "tiny_minotaur"
+    """Game to train on (a name from ``tavernzoo games``)."""
+    game_config: dict[str, Any] = field(default_factory=dict)
+    """Game options (as ``tavernzoo games`` lists them); the learned policy is only valid for these."""
+    timesteps: int = 600_000
+    """Learner decisions to train for (SB3 ``total_timesteps``)."""
+    seed: int = 0
+    """Seeds the games, the league's sampling, torch and the evaluation: same seed, same run."""
+    n_envs: int = 16
+    """Games stepped together in one process; opponents act in one batched forward pass per step."""
+    n_steps: int = 128
+    """Rollout length per env before each PPO update (rollout = n_envs * n_steps decisions)."""
+    batch_size: int = 512
+    """PPO minibatch size."""
+    n_epochs: int = 4
+    """PPO epochs per update."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    gamma: float = 0.995
+    """Discount: rewards come only at the end of a game, so close to 1."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    ent_coef: float = 0.01
+    """Entropy bonus: keeps the policy exploring while the league moves."""
+    clip_range: float = 0.2
+    """PPO clip range."""
+    net_arch: tuple[int, ...] = (128, 128)
+    """Hidden layers of the actor and of the critic (tanh)."""
+    snapshot_every: int = 50_000
+    """Freeze a copy of the learner into the opponent pool every this many timesteps."""
+    snapshot_window: int = 5
+    """Keep the last W snapshots in the pool (the built-in bots always stay)."""
+    latest_share: float = 0.8
+    """Share of opponent seats played by the current learner itself; the rest come from the pool."""
+    pool_bots: tuple[str, ...] = ("random", "heuristic")
+    """Built-in bots in the opponent pool (bot specs)."""
+    pfsp: bool = False
+    """Prioritised fictitious self-play: draw pool opponents weighted by (1 - learner's win rate)^2."""
+    checkpoint_every: int = 100_000
+    """Save model, league and metrics every this many timesteps (and at the end)."""
+    eval_games: int = 1000
+    """Seeded games, seats rotated, in the final report against each reference bot."""
+    torch_threads: int = 1
+    """Torch threads for the PPO update (small MLPs: 1 is fastest on 2 cores)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.net_arch, list):
+            self.net_arch = tuple(self.net_arch)
+        if isinstance(self.pool_bots, list):
+            self.pool_bots = tuple(self.pool_bots)
+        positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
+                    "checkpoint_every", "snapshot_window", "torch_threads")
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name}={value!r} must be a positive integer")
+        if self.eval_games < 0:
+            raise ValueError(f"eval_games={self.eval_games} must be 0 (no final report) or more")
+        for name in ("latest_share", "gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name}={getattr(self, name)!r} must lie between 0 and 1")
+        if not self.net_arch or any(width < 1 for width in self.net_arch):
+            raise ValueError(f"net_arch={self.net_arch!r} needs at least one positive layer width")
+
+    def to_dict(self) -> dict[str, Any]:
+        values = dataclasses.asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+# Per-game defaults: each fits the default run in about ten minutes on a 2-core CPU.
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    "tiny_minotaur": {"timesteps": 600_000},
+    "minefield": {"timesteps": 300_000, "game_config": {"num_players": 4}},
+    "ministeel": {"timesteps": 400_000, "game_config": {"num_players": 4}},
+    "wyvern": {"timesteps": 300_000, "game_config": {"num_players": 4}},
+}
+
+
+def field_docs() -> dict[str, str]:
+    """The one-line docstring of every field, read from this module's source (for --help and the docs)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, following in zip(body, body[1:], strict=False):
+        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr):
+            docs[node.target.id] = following.value.value  # type: ignore[attr-defined, union-attr]
+    return docs
+
+
+def make_train_config(game: str, file: str | Path | None = None, overrides: dict[str, Any] | None = None,
+                      **explicit: Any) -> TrainConfig:
+    """Defaults for ``game``, then a TOML file, then ``overrides`` (``--set``), then explicit arguments."""
+    values: dict[str, Any] = {"game": game, **GAME_DEFAULTS.get(game, {})}
+    if file is not None:
+        loaded = tomllib.loads(Path(file).read_text())
+        values.update(loaded.get("train", loaded))
+    values.update(overrides or {})
+    values.update({k: v for k, v in explicit.items() if v is not None})
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown training option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+    return TrainConfig(**values)

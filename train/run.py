@@ -1,0 +1,229 @@
+"""Self-play training, top to bottom: league, batched envs, MaskablePPO, checkpoints, the final report.
+
+A run directory holds::
+
+    config.json                     the TrainConfig (a resumed run reads it back)
+    checkpoints/latest              the name of the newest complete checkpoint
+    checkpoints/step_000100000/     model.zip (SB3, for resuming your own run only: it unpickles),
+                                    policy.json + policy.npz (the policy as a bot: numpy only, no pickle),
+                                    league/ (pool bookkeeping and snapshot policies), metrics.json
+    tb/                             TensorBoard logs: win rate against each pool member, episode
+                                    length, entropy and SB3's training statistics
+    report.json                     the final evaluation against the reference bots
+
+A checkpoint is written into a temporary folder and renamed when complete, and ``latest`` is replaced
+atomically, so a run killed at any moment resumes from its last complete checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from ..agents.policy import MLPPolicy
+from ..envs import get_game
+from ..envs.records import write_json_atomic
+from .config import TrainConfig
+from .selfplay import League, SelfPlayVecEnv
+
+
+def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
+    """The actor of an SB3 MlpPolicy (hidden layers + action head) as a numpy :class:`MLPPolicy`."""
+    import torch
+
+    state = {k: v.detach().cpu().numpy().copy() for k, v in policy.state_dict().items()}
+    hidden = sorted(
+        {int(key.split(".")[2]) for key in state if key.startswith("mlp_extractor.policy_net.")}
+    )
+    weights = [state[f"mlp_extractor.policy_net.{i}.weight"] for i in hidden] + [state["action_net.weight"]]
+    biases = [state[f"mlp_extractor.policy_net.{i}.bias"] for i in hidden] + [state["action_net.bias"]]
+    activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[policy.activation_fn]
+    return MLPPolicy(weights, biases, activation, dict(provenance))
+
+
+class Trainer:
+    """One training run (fresh or resumed) in ``out``."""
+
+    def __init__(self, config: TrainConfig | None, out: str | os.PathLike, resume: bool = False,
+                 timesteps: int | None = None):
+        """A fresh run of ``config``, or (``resume``) the run in ``out`` with its stored config, trained
+        up to ``timesteps`` if given."""
+        self.out = Path(out)
+        if resume:
+            saved = self.out / "config.json"
+            if not saved.is_file():
+                raise ValueError(f"--resume {self.out}: no config.json there, so it is not a training run")
+            config = TrainConfig(**json.loads(saved.read_text()))
+            if timesteps is not None:
+                config.timesteps = timesteps
+        elif config is None:
+            raise ValueError("a fresh training run needs a TrainConfig")
+        elif (self.out / "checkpoints" / "latest").exists():
+            raise ValueError(f"{self.out} already holds a training run; use --resume {self.out} or another --out")
+        self.config = config
+        self.resume = resume
+        self.game = get_game(config.game)
+        self.game_config = self.game.make_config(config.game_config)
+        self.provenance = {
+            "game": self.game.name, "env": self.game.env_name,
+            "game_config": config.game_config, "action_names": list(self.game.action_names(self.game_config)),
+            "trained_with": "tavernzoo.train (MaskablePPO self-play)", "seed": config.seed,
+        }
+
+    def run(self, progress: bool = True) -> dict[str, Any]:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.utils import set_random_seed
+
+        config = self.config
+        torch.set_num_threads(config.torch_threads)
+        set_random_seed(config.seed)
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.out / "config.json", config.to_dict())
+
+        league = League.create(self.game, self.game_config, config)
+        env = SelfPlayVecEnv(self.game, self.game_config, league, config.n_envs, config.seed)
+        latest = self._latest_checkpoint()
+        if self.resume and latest is not None:
+            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu")  # our own run: trusted
+            league.load(latest / "league")
+        else:
+            model = MaskablePPO(
+                "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+                batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+                gae_lambda=config.gae_lambda, ent_coef=config.ent_coef, clip_range=config.clip_range,
+                policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
+                tensorboard_log=str(self.out / "tb"), verbose=0,
+            )
+        remaining = config.timesteps - model.num_timesteps
+        callback = LeagueCallback(self, league)
+        started = time.perf_counter()
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=callback, progress_bar=progress,
+                        reset_num_timesteps=not (self.resume and latest is not None), tb_log_name="run")
+        elapsed = time.perf_counter() - started
+        final = self.save_checkpoint(model, league, callback.metrics(model, elapsed))
+        report = self.evaluate(final, progress) if config.eval_games else {}
+        report["timesteps"] = int(model.num_timesteps)
+        report["train_seconds"] = round(elapsed, 1)
+        report["checkpoint"] = str(final)
+        write_json_atomic(self.out / "report.json", report)
+        return report
+
+    # -- checkpoints --
+
+    def _latest_checkpoint(self) -> Path | None:
+        pointer = self.out / "checkpoints" / "latest"
+        if not pointer.is_file():
+            return None
+        return self.out / "checkpoints" / pointer.read_text().strip()
+
+    def save_checkpoint(self, model: Any, league: League, metrics: dict[str, Any]) -> Path:
+        name = f"step_{model.num_timesteps:010d}"
+        checkpoints = self.out / "checkpoints"
+        final, temporary = checkpoints / name, checkpoints / f".{name}.tmp"
+        shutil.rmtree(temporary, ignore_errors=True)
+        temporary.mkdir(parents=True)
+        model.save(temporary / "model.zip")
+        provenance = {**self.provenance, "timesteps": int(model.num_timesteps)}
+        policy_from_sb3(model.policy, provenance).save(temporary)
+        league.save(temporary / "league")
+        write_json_atomic(temporary / "metrics.json", metrics)
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(temporary, final)
+        pointer = checkpoints / ".latest.tmp"
+        pointer.write_text(name + "\n")
+        os.replace(pointer, checkpoints / "latest")
+        return final
+
+    # -- the final report --
+
+    def evaluate(self, checkpoint: Path, progress: bool) -> dict[str, Any]:
+        """The trained policy against every reference bot, seats rotated, over ``eval_games`` games."""
+        from ..eval.match import play_match
+
+        seats = self.game.rules.num_seats(self.game_config)
+        report: dict[str, Any] = {"games": self.config.eval_games, "against": {}}
+        for reference in ("random", "heuristic"):
+            specs = [str(checkpoint)] + [reference] * (seats - 1)
+            result = play_match(self.game, specs, self.config.eval_games, seed=self.config.seed + 7,
+                                config=self.game_config, progress=progress)
+            trained = result.rows[0]
+            others = result.rows[1:]
+            report["against"][reference] = {
+                "games": trained.games, "wins": trained.wins, "draws": trained.draws, "losses": trained.losses,
+                "score": trained.score, "score_ci": list(trained.score_ci),
+                "reference_score": float(np.mean([row.score for row in others])),
+                "seats": seats,
+            }
+        return report
+
+
+class LeagueCallback(BaseCallback):
+    """Refreshes the league's copy of the learner, freezes snapshots, logs results, writes checkpoints."""
+
+    def __init__(self, trainer: Trainer, league: League, window: int = 500):
+        super().__init__()
+        self.trainer = trainer
+        self.league = league
+        self.results: dict[str, deque] = defaultdict(lambda: deque(maxlen=window))
+        self.lengths: deque = deque(maxlen=window)
+        self.episodes = 0
+        self._next_snapshot = 0
+        self._next_checkpoint = 0
+
+    def _on_training_start(self) -> None:
+        config = self.trainer.config
+        now = self.model.num_timesteps
+        self._next_snapshot = (now // config.snapshot_every + 1) * config.snapshot_every
+        self._next_checkpoint = (now // config.checkpoint_every + 1) * config.checkpoint_every
+        self._refresh_latest()
+
+    def _refresh_latest(self) -> None:
+        self.league.set_latest(policy_from_sb3(self.model.policy, self.trainer.provenance))
+
+    def _on_rollout_start(self) -> None:
+        self._refresh_latest()
+
+    def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            result = info.get("episode_result")
+            if result is None:
+                continue
+            self.episodes += 1
+            self.lengths.append(result["l"])
+            for name in result["opponents"]:
+                self.results[name].append(result["score"])
+        now = self.model.num_timesteps
+        if now >= self._next_snapshot:
+            self.league.add_snapshot(policy_from_sb3(self.model.policy, self.trainer.provenance), now)
+            self._next_snapshot += self.trainer.config.snapshot_every
+        if now >= self._next_checkpoint:
+            self.trainer.save_checkpoint(self.model, self.league, self.metrics(self.model))
+            self._next_checkpoint += self.trainer.config.checkpoint_every
+        return True
+
+    def _on_rollout_end(self) -> None:
+        for name, scores in self.results.items():
+            if scores:
+                self.logger.record(f"league/win_rate_vs_{name.split('@')[0]}", float(np.mean(scores)))
+        if self.lengths:
+            self.logger.record("league/episode_length", float(np.mean(self.lengths)))
+        self.logger.record("league/pool_size", len(self.league.pool))
+
+    def metrics(self, model: Any, elapsed: float | None = None) -> dict[str, Any]:
+        return {
+            "timesteps": int(model.num_timesteps),
+            "episodes": self.episodes,
+            "recent_win_rate": {name: float(np.mean(s)) for name, s in self.results.items() if s},
+            "league": self.league.stats(),
+            **({"train_seconds": round(elapsed, 1)} if elapsed is not None else {}),
+        }

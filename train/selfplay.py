@@ -1,0 +1,417 @@
+"""The learner's view of a multi-agent game, and the opponent league it plays against.
+
+* :class:`LearnerSeat` — one game (the game's raw AEC env) in which one seat, drawn at random each
+  episode, is the learner's; every other seat is played by an opponent drawn from the league. Any
+  decision the learner owes on another player's turn (a reaction, an accept/decline) comes back to it,
+  because the AEC env hands every decision to the seat that owes it. The reward is the learner's own:
+  its cumulative AEC reward since its last decision.
+* :class:`LearnerEnv` — that seat as a ``gymnasium.Env`` with ``action_masks()`` (passes SB3's
+  ``check_env``; works under ``SubprocVecEnv`` and MaskablePPO). An illegal action loses and ends the
+  episode, as in PettingZoo classic.
+* :class:`SelfPlayVecEnv` — many seats in one process as an SB3 ``VecEnv``: after the learner's
+  actions, every game advances to the learner's next decision, and the policy opponents of all games
+  act together in one batched forward pass per round instead of one call per game.
+* :class:`League` — the opponent pool: built-in bots, frozen snapshots of the learner (a window of the
+  last W), the current learner itself for ``latest_share`` of the seats, optional PFSP weighting.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from ..agents import load_bot
+from ..agents.policy import MLPPolicy
+from ..envs import Game
+from ..envs.core import config_to_dict
+from .config import TrainConfig
+
+
+def make_raw_env(game: Game, config: Any):
+    """The game's raw AEC env (no wrappers: the learner and the league only ever play legal actions)."""
+    module = importlib.import_module(f"tavernzoo.envs.{game.env_name}")
+    return module.raw_env(**config_to_dict(config))
+
+
+def outcome_score(reward: float) -> float:
+    """The learner's result from its final return: a win 1, a draw (0) 0.5, a loss 0."""
+    return 1.0 if reward > 0 else (0.5 if reward == 0 else 0.0)
+
+
+# --- opponents -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Opponent:
+    """A member of the pool: a scripted bot (``bot``) or a frozen policy (``policy``)."""
+
+    name: str
+    bot: Any = None
+    policy: MLPPolicy | None = None
+    games: int = 0
+    score: float = 0.0  # the learner's summed score against this member
+
+    @property
+    def learner_win_rate(self) -> float:
+        return self.score / self.games if self.games else 0.5
+
+
+@dataclass
+class League:
+    """The pool of opponents and how seats are filled from it (see the module docstring)."""
+
+    config: TrainConfig
+    rng: random.Random
+    builtins: list[Opponent] = field(default_factory=list)
+    snapshots: list[Opponent] = field(default_factory=list)
+    latest: Opponent | None = None
+
+    @classmethod
+    def create(cls, game: Game, game_config: Any, config: TrainConfig) -> League:
+        league = cls(config, random.Random(config.seed + 1))
+        for spec in config.pool_bots:
+            league.builtins.append(Opponent(spec, bot=load_bot(spec, game, game_config, seed=config.seed + 2)))
+        return league
+
+    @property
+    def pool(self) -> list[Opponent]:
+        return self.builtins + self.snapshots
+
+    def members(self) -> list[Opponent]:
+        return self.pool + ([self.latest] if self.latest else [])
+
+    def set_latest(self, policy: MLPPolicy) -> None:
+        if self.latest is None:
+            self.latest = Opponent("latest", policy=policy)
+        else:
+            self.latest.policy = policy
+
+    def add_snapshot(self, policy: MLPPolicy, timestep: int) -> None:
+        self.snapshots.append(Opponent(f"snapshot@{timestep}", policy=policy))
+        del self.snapshots[: -self.config.snapshot_window]
+
+    def sample(self) -> Opponent:
+        """One seat's opponent: the current learner for ``latest_share`` of seats, else a pool member."""
+        pool = self.pool
+        if self.latest is not None and (not pool or self.rng.random() < self.config.latest_share):
+            return self.latest
+        if self.config.pfsp:
+            weights = [(1.0 - member.learner_win_rate) ** 2 + 1e-3 for member in pool]
+            return self.rng.choices(pool, weights)[0]
+        return self.rng.choice(pool)
+
+    def record(self, opponents: list[Opponent], score: float) -> None:
+        for member in set(map(id, opponents)):
+            opponent = next(o for o in opponents if id(o) == member)
+            opponent.games += 1
+            opponent.score += score
+
+    def stats(self) -> dict[str, dict[str, float]]:
+        return {o.name: {"games": o.games, "learner_win_rate": o.learner_win_rate} for o in self.members()}
+
+    # -- persistence: JSON for the bookkeeping, policy.json/policy.npz per snapshot (no pickle) --
+
+    def save(self, directory: Path) -> None:
+        from ..envs.records import write_json_atomic
+
+        directory.mkdir(parents=True, exist_ok=True)
+        for index, snapshot in enumerate(self.snapshots):
+            snapshot.policy.save(directory / f"snapshot_{index}")  # type: ignore[union-attr]
+        state = {
+            "builtins": [{"name": o.name, "games": o.games, "score": o.score} for o in self.builtins],
+            "snapshots": [{"name": o.name, "games": o.games, "score": o.score, "dir": f"snapshot_{i}"}
+                          for i, o in enumerate(self.snapshots)],
+            "latest": {"games": self.latest.games, "score": self.latest.score} if self.latest else None,
+            "rng": _rng_state_to_json(self.rng),
+        }
+        write_json_atomic(directory / "league.json", state)
+
+    def load(self, directory: Path) -> None:
+        state = json.loads((directory / "league.json").read_text())
+        by_name = {o.name: o for o in self.builtins}
+        for entry in state["builtins"]:
+            if entry["name"] in by_name:
+                by_name[entry["name"]].games, by_name[entry["name"]].score = entry["games"], entry["score"]
+        self.snapshots = [
+            Opponent(entry["name"], policy=MLPPolicy.load(directory / entry["dir"]), games=entry["games"],
+                     score=entry["score"])
+            for entry in state["snapshots"]
+        ]
+        if state["latest"] and self.latest:
+            self.latest.games, self.latest.score = state["latest"]["games"], state["latest"]["score"]
+        self.rng.setstate(_rng_state_from_json(state["rng"]))
+
+
+def _rng_state_to_json(rng: random.Random) -> list:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_state_from_json(state: list) -> tuple:
+    return (state[0], tuple(state[1]), state[2])
+
+
+# --- one learner seat ------------------------------------------------------------------------------------
+
+
+class LearnerSeat:
+    """One game in which the learner holds one seat (see the module docstring)."""
+
+    def __init__(self, game: Game, game_config: Any, league: League, seed: int):
+        self.env = make_raw_env(game, game_config)
+        self.league = league
+        self.rng = random.Random(seed)
+        self.learner = ""
+        self.opponents: dict[str, Opponent] = {}
+        self.episode_return = 0.0
+        self.episode_length = 0
+
+    def reset(self) -> None:
+        self.env.reset(seed=self.rng.randrange(2**63))
+        agents = self.env.possible_agents
+        self.learner = agents[self.rng.randrange(len(agents))]
+        self.opponents = {agent: self.league.sample() for agent in agents if agent != self.learner}
+        self.episode_return = 0.0
+        self.episode_length = 0
+
+    @property
+    def learner_done(self) -> bool:
+        env, learner = self.env, self.learner
+        return learner not in env.terminations or env.terminations[learner] or env.truncations[learner]
+
+    @property
+    def learner_truncated(self) -> bool:
+        return bool(self.env.truncations.get(self.learner, False))
+
+    def pending_opponent(self) -> str | None:
+        """Step past finished agents; the opponent agent that must act now, or None when the learner must
+        act or its episode is over."""
+        env = self.env
+        while not self.learner_done:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            return None if agent == self.learner else agent
+        return None
+
+    def observe_learner(self) -> tuple[np.ndarray, np.ndarray]:
+        observation = self.env.observe(self.learner)
+        return observation["observation"], observation["action_mask"]
+
+    def learner_reward(self) -> float:
+        """The learner's reward since its last decision (PettingZoo's cumulative reward of that agent)."""
+        return float(self.env._cumulative_rewards.get(self.learner, 0.0))
+
+    def play_learner(self, action: int) -> None:
+        self.env.step(int(action))
+        self.episode_length += 1
+
+    def play_opponent_alone(self, agent: str) -> None:
+        """One opponent decision, computed for this game alone (the unbatched path)."""
+        opponent = self.opponents[agent]
+        observation = self.env.observe(agent)
+        if opponent.policy is not None:
+            action = opponent.policy.act(observation["observation"][None], observation["action_mask"][None],
+                                         self._np_rng(), deterministic=False)[0]
+        else:
+            action = opponent.bot.act(observation)
+        self.env.step(int(action))
+
+    def _np_rng(self) -> np.random.Generator:
+        if not hasattr(self, "_generator"):
+            self._generator = np.random.default_rng(self.rng.randrange(2**63))
+        return self._generator
+
+    def collect_reward(self) -> float:
+        """The learner's reward for its last decision, added to the episode's return."""
+        reward = self.learner_reward()
+        self.episode_return += reward
+        return reward
+
+    def finish_episode(self) -> dict[str, Any]:
+        """Book the result with the league; the episode's info for SB3's Monitor-style logging."""
+        score = outcome_score(self.episode_return)
+        self.league.record(list(self.opponents.values()), score)
+        return {"r": self.episode_return, "l": self.episode_length, "score": score,
+                "opponents": sorted({o.name for o in self.opponents.values()})}
+
+
+# --- the single-agent gymnasium env ----------------------------------------------------------------------
+
+
+class LearnerEnv(gymnasium.Env):
+    """One learner seat as a gymnasium env with ``action_masks()``; opponents act one call at a time."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game: Game, game_config: Any, league: League, seed: int = 0):
+        super().__init__()
+        self.seat = LearnerSeat(game, game_config, league, seed)
+        size = game.encoder.observation_size(game_config)
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.action_space = spaces.Discrete(len(game.action_names(game_config)))
+        self._mask = np.ones(self.action_space.n, dtype=bool)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.seat.rng.seed(seed)
+        while True:
+            self.seat.reset()
+            self._advance()
+            if not self.seat.learner_done:  # a game can end before the learner ever decides
+                break
+        observation, self._mask = self.seat.observe_learner()
+        return observation, {}
+
+    def _advance(self) -> None:
+        while (agent := self.seat.pending_opponent()) is not None:
+            self.seat.play_opponent_alone(agent)
+
+    def step(self, action: int):
+        seat = self.seat
+        if not self._mask[int(action)]:
+            # As in PettingZoo classic: an illegal move loses and ends the episode (masked learners never
+            # make one; SB3's check_env does, with unmasked samples).
+            observation, _ = seat.observe_learner()
+            return observation, -1.0, True, False, {"illegal_action": int(action)}
+        seat.play_learner(action)
+        self._advance()
+        observation, self._mask = seat.observe_learner()
+        reward = seat.collect_reward()
+        if seat.learner_done:
+            info = {"episode_result": seat.finish_episode()}
+            return observation, reward, not seat.learner_truncated, seat.learner_truncated, info
+        return observation, reward, False, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.astype(bool)
+
+
+# --- many learner seats, opponents batched ---------------------------------------------------------------
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``n`` learner seats stepped together; policy opponents act in one batched pass per round."""
+
+    def __init__(self, game: Game, game_config: Any, league: League, n_envs: int, seed: int):
+        self.seats = [LearnerSeat(game, game_config, league, seed * 1000 + i) for i in range(n_envs)]
+        self.league = league
+        self._np_rng = np.random.default_rng(seed)
+        size = game.encoder.observation_size(game_config)
+        observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        action_space = spaces.Discrete(len(game.action_names(game_config)))
+        self.render_mode = None
+        super().__init__(n_envs, observation_space, action_space)
+        self._observations = np.zeros((n_envs, size), dtype=np.float32)
+        self._masks = np.ones((n_envs, action_space.n), dtype=bool)
+        self._actions: np.ndarray | None = None
+
+    # -- the batched heart --
+
+    def _advance(self, indices: list[int]) -> None:
+        """Play every opponent decision in these games until each waits for the learner or is over."""
+        waiting = {i: agent for i in indices if (agent := self.seats[i].pending_opponent()) is not None}
+        while waiting:
+            by_policy: dict[int, list[tuple[int, str]]] = defaultdict(list)
+            for i, agent in waiting.items():
+                opponent = self.seats[i].opponents[agent]
+                if opponent.policy is None:
+                    seat = self.seats[i]
+                    seat.env.step(int(opponent.bot.act(seat.env.observe(agent))))
+                else:
+                    by_policy[id(opponent.policy)].append((i, agent))
+            for group in by_policy.values():
+                observed = [self.seats[i].env.observe(agent) for i, agent in group]
+                policy = self.seats[group[0][0]].opponents[group[0][1]].policy
+                actions = policy.act(np.stack([o["observation"] for o in observed]),
+                                     np.stack([o["action_mask"] for o in observed]), self._np_rng,
+                                     deterministic=False)
+                for (i, _), action in zip(group, actions, strict=True):
+                    self.seats[i].env.step(int(action))
+            waiting = {i: agent for i in waiting if (agent := self.seats[i].pending_opponent()) is not None}
+
+    def _start(self, indices: list[int]) -> None:
+        """Reset these games and advance them to the learner's first decision."""
+        pending = list(indices)
+        while pending:
+            for i in pending:
+                self.seats[i].reset()
+            self._advance(pending)
+            pending = [i for i in pending if self.seats[i].learner_done]
+        for i in indices:
+            self._observations[i], self._masks[i] = self.seats[i].observe_learner()
+
+    # -- the VecEnv API --
+
+    def reset(self):
+        self._start(list(range(self.num_envs)))
+        return self._observations.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for seat, action in zip(self.seats, self._actions, strict=True):
+            seat.play_learner(action)
+        self._advance(list(range(self.num_envs)))
+        finished = []
+        for i, seat in enumerate(self.seats):
+            observation, mask = seat.observe_learner()
+            rewards[i] = seat.collect_reward()
+            if seat.learner_done:
+                result = seat.finish_episode()
+                dones[i] = True
+                infos[i] = {"terminal_observation": observation, "TimeLimit.truncated": seat.learner_truncated,
+                            "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+                finished.append(i)
+            else:
+                self._observations[i], self._masks[i] = observation, mask
+        if finished:
+            self._start(finished)
+        return self._observations.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self._masks[self._indices(indices)])
+        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def seed(self, seed: int | None = None):
+        return [None] * self.num_envs
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
