@@ -14,59 +14,10 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
-import time
-from collections.abc import Callable
 
-import numpy as np
+from common import engine_loop, measure, pettingzoo_loop
 
-
-def measure(run_games: Callable[[float], int], seconds: float) -> float:
-    """Steps per second of ``run_games(deadline) -> steps`` over about ``seconds`` (after a short warm-up)."""
-    run_games(time.perf_counter() + min(0.3, seconds / 5))
-    start = time.perf_counter()
-    steps = run_games(start + seconds)
-    return steps / (time.perf_counter() - start)
-
-
-def engine_loop(deadline: float) -> int:
-    from tavernzoo.envs.core import Chance
-    from tavernzoo.envs.ministeel import rules
-
-    config = rules.Config(num_players=4)
-    picker = random.Random(0)
-    steps, seed = 0, 0
-    while time.perf_counter() < deadline:
-        state = rules.new_game(config, Chance(seed))
-        seed += 1
-        while state.phase != rules.GAME_OVER:
-            legal = rules.legal_actions(state)
-            rules.apply(state, legal[int(picker.random() * len(legal))])
-            steps += 1
-    return steps
-
-
-def pettingzoo_loop(make_env: Callable[[], object]) -> Callable[[float], int]:
-    """The loop every PettingZoo user writes: last(), a random legal action from the mask, step()."""
-
-    def run(deadline: float) -> int:
-        env = make_env()
-        picker = random.Random(0)
-        steps, seed = 0, 0
-        while time.perf_counter() < deadline:
-            env.reset(seed=seed)
-            seed += 1
-            for _agent in env.agent_iter():
-                observation, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[int(picker.random() * len(legal))]))
-                steps += 1
-        return steps
-
-    return run
+from tavernzoo.envs.ministeel import rules
 
 
 def main() -> None:
@@ -77,7 +28,7 @@ def main() -> None:
     from tavernzoo.envs import ministeel_v0
 
     results: dict[str, float | None] = {}
-    results["ministeel engine"] = measure(engine_loop, args.seconds)
+    results["ministeel engine"] = measure(engine_loop(rules, rules.Config(num_players=4)), args.seconds)
     results["ministeel AEC env"] = measure(pettingzoo_loop(lambda: ministeel_v0.env(num_players=4)), args.seconds)
     results["ministeel AEC raw_env"] = measure(
         pettingzoo_loop(lambda: ministeel_v0.raw_env(num_players=4)), args.seconds

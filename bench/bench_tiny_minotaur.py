@@ -19,53 +19,9 @@ import random
 import time
 from collections.abc import Callable
 
-import numpy as np
+from common import engine_loop, measure, pettingzoo_loop
 
-
-def measure(run_games: Callable[[float], int], seconds: float) -> float:
-    """Steps per second of ``run_games(deadline) -> steps`` over about ``seconds`` (after a short warm-up)."""
-    run_games(time.perf_counter() + min(0.3, seconds / 5))
-    start = time.perf_counter()
-    steps = run_games(start + seconds)
-    return steps / (time.perf_counter() - start)
-
-
-def engine_loop(deadline: float) -> int:
-    from tavernzoo.envs.core import Chance
-    from tavernzoo.envs.tiny_minotaur import rules
-
-    config = rules.Config()
-    picker = random.Random(0)
-    steps, seed = 0, 0
-    while time.perf_counter() < deadline:
-        state = rules.new_game(config, Chance(seed))
-        seed += 1
-        while state.phase != rules.GAME_OVER:
-            legal = rules.legal_actions(state)
-            rules.apply(state, legal[int(picker.random() * len(legal))])
-            steps += 1
-    return steps
-
-
-def pettingzoo_loop(make_env: Callable[[], object]) -> Callable[[float], int]:
-    def run(deadline: float) -> int:
-        env = make_env()
-        picker = random.Random(0)
-        steps, seed = 0, 0
-        while time.perf_counter() < deadline:
-            env.reset(seed=seed)
-            seed += 1
-            for agent in env.agent_iter():
-                observation, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[int(picker.random() * len(legal))]))
-                steps += 1
-        return steps
-
-    return run
+from tavernzoo.envs.tiny_minotaur import rules
 
 
 def openspiel_loop(game_name: str) -> Callable[[float], int]:
@@ -99,7 +55,7 @@ def main() -> None:
     from tavernzoo.envs import tiny_minotaur_v0
 
     results: dict[str, float | None] = {}
-    results["tiny_minotaur engine"] = measure(engine_loop, args.seconds)
+    results["tiny_minotaur engine"] = measure(engine_loop(rules, rules.Config()), args.seconds)
     results["tiny_minotaur AEC env"] = measure(pettingzoo_loop(tiny_minotaur_v0.env), args.seconds)
     try:
         from pettingzoo.classic import connect_four_v3, leduc_holdem_v4

@@ -33,6 +33,42 @@ from .core import Chance, Game
 from .records import make_record
 
 
+def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, Any]) -> None:
+    """What both adapters (this one and :mod:`.parallel`) set up alike: the validated config, the agents,
+    their spaces and the action names."""
+    if render_mode is not None and render_mode not in env.metadata["render_modes"]:
+        raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
+    env.game = game
+    env.config = game.make_config(**config)
+    env.render_mode = render_mode
+    env.metadata = {**env.metadata, "name": game.env_name}
+    env._rules = game.rules
+    env._encoder = game.encoder
+    env.possible_agents = [f"player_{seat}" for seat in range(game.rules.num_seats(env.config))]
+    env._seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+    env.action_names = game.action_names(env.config)
+    env._num_actions = len(env.action_names)
+    env._obs_size = game.encoder.observation_size(env.config)
+    env.observation_spaces = {
+        agent: spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (env._obs_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (env._num_actions,), np.int8),
+            }
+        )
+        for agent in env.possible_agents
+    }
+    env.action_spaces = {agent: spaces.Discrete(env._num_actions) for agent in env.possible_agents}
+    env.game_state = None
+    env.seed_used = None
+
+
+def recordable_seed(seed: int | None) -> int:
+    """The seed to play: the one given, or a fresh one drawn from the OS, still recorded so that any game
+    can be replayed and reported."""
+    return int(seed) if seed is not None else random.SystemRandom().randrange(2**63)
+
+
 class TavernAECEnv(AECEnv):
     """A turn-based tavernzoo game as a PettingZoo AEC environment (see the module docstring)."""
 
@@ -40,34 +76,9 @@ class TavernAECEnv(AECEnv):
 
     def __init__(self, game: Game, render_mode: str | None = None, **config: Any):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
-        self.game = game
-        self.config = game.make_config(**config)
-        self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": game.env_name}
-        self._rules = game.rules
-        self._encoder = game.encoder
-        seats = self._rules.num_seats(self.config)
-        self.possible_agents = [f"player_{seat}" for seat in range(seats)]
-        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.action_names = game.action_names(self.config)
-        self._num_actions = len(self.action_names)
-        self._obs_size = self._encoder.observation_size(self.config)
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (self._obs_size,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
+        set_table(self, game, render_mode, config)
         # Optional rule: seats knocked out while the game goes on (multi-player elimination games).
         self._seats_out = getattr(self._rules, "seats_out", None)
-        self.game_state: Any = None
-        self.seed_used: int | None = None
         self._history: list[tuple[int, int]] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -79,10 +90,7 @@ class TavernAECEnv(AECEnv):
     # --- the PettingZoo API --------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is None:
-            # Still recorded, so that any game can be replayed and reported.
-            seed = random.SystemRandom().randrange(2**63)
-        self.seed_used = int(seed)
+        self.seed_used = recordable_seed(seed)
         self.game_state = self._rules.new_game(self.config, Chance(self.seed_used))
         self._history = []
         self.agents = self.possible_agents[:]

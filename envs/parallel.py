@@ -29,7 +29,6 @@ the AEC forms come from :func:`pettingzoo.utils.conversions.parallel_to_aec`.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import gymnasium
@@ -39,6 +38,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import conversions, wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .aec import recordable_seed, set_table
 from .core import Chance, Game, IllegalActionError
 from .records import make_record
 
@@ -52,35 +52,10 @@ class TavernParallelEnv(ParallelEnv):
                  **config: Any):
         if not game.simultaneous:
             raise ValueError(f"{game.name} is turn-based: use tavernzoo.envs.aec.TavernAECEnv")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
-        self.game = game
-        self.config = game.make_config(**config)
-        self.render_mode = render_mode
+        set_table(self, game, render_mode, config)
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
-        self.metadata = {**self.metadata, "name": game.env_name}
-        self._rules = game.rules
-        self._encoder = game.encoder
-        seats = self._rules.num_seats(self.config)
-        self.possible_agents = [f"player_{seat}" for seat in range(seats)]
-        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.action_names = game.action_names(self.config)
-        self._num_actions = len(self.action_names)
-        self._obs_size = self._encoder.observation_size(self.config)
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (self._obs_size,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
         self._seats_out = getattr(self._rules, "seats_out", None)
         self.agents: list[str] = []
-        self.game_state: Any = None
-        self.seed_used: int | None = None
         self.end_reason: str | None = None
         self._history: list[dict[int, int]] = []
 
@@ -93,10 +68,7 @@ class TavernParallelEnv(ParallelEnv):
     # --- the PettingZoo API --------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is None:
-            # Still recorded, so that any game can be replayed and reported.
-            seed = random.SystemRandom().randrange(2**63)
-        self.seed_used = int(seed)
+        self.seed_used = recordable_seed(seed)
         self.game_state = self._rules.new_game(self.config, Chance(self.seed_used))
         self._history = []
         self.end_reason = None
