@@ -1,4 +1,5 @@
-"""Tiny Minotaur PvP's built-in bots.
+"""Tiny Minotaur PvP's built-in bots: ``heuristic`` below, and ``oracle`` (exact optimal play from the
+solver, :mod:`.tiny_minotaur_oracle`; docs/oracle.md).
 
 ``heuristic`` reads the observation (both decks are public) and plays by expected damage:
 
@@ -84,4 +85,10 @@ class HeuristicBot:
         return rules.REACT_TAKE
 
 
-BOTS = {"heuristic": HeuristicBot}
+def _oracle(config: rules.Config, seed: int | None = None):
+    from .tiny_minotaur_oracle import OracleBot  # the solver loads only when the oracle is asked for
+
+    return OracleBot(config, seed)
+
+
+BOTS = {"heuristic": HeuristicBot, "oracle": _oracle}

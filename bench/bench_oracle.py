@@ -1,0 +1,160 @@
+"""Tiny Minotaur solver benchmark and report numbers (not a test; nothing here asserts a time).
+
+    python bench/bench_oracle.py solve [--classes cloak cloak] [--tiers 2 1]   # time one uncached solve
+    python bench/bench_oracle.py table [--out oracle_table.json]              # every class/tier matchup
+    python bench/bench_oracle.py play [--games 1000] [--opponents random heuristic]
+
+``solve`` times one matchup from scratch (no cache) and prints positions solved and seconds: the issue's
+target is under a minute on a 2-core CPU. ``table`` solves every class x tier matchup of the standard
+rules (through the disk cache, ``$TAVERNZOO_CACHE``), prints the first mover's value and winning chance
+per tier pair and each class's chances against each class over the initiative roll, and writes them as
+JSON. ``play`` plays the oracle against other bots with seats swapped per deal and prints scores with
+95% intervals and how often the turn cap ended a game. docs/oracle.md holds the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+
+from tavernzoo.agents import load_bot
+from tavernzoo.agents.tiny_minotaur_oracle import OracleBot
+from tavernzoo.envs import get_game
+from tavernzoo.envs.tiny_minotaur import rules, solver
+from tavernzoo.eval.match import make_env, play_game, score_of
+from tavernzoo.eval.stats import mean_interval
+
+GAME = get_game("tiny_minotaur")
+
+
+def first_mover(config, first: tuple[str, int], second: tuple[str, int]) -> tuple[float, float]:
+    """(value, win chance) of the seat moving first with class/tier ``first`` against ``second``."""
+    matchup = solver.matchup_of(config, (first[0], second[0]), (first[1], second[1]))
+    canonical, swapped = solver.canonical(matchup)
+    return solver.solve(canonical).start_value(1 if swapped else 0)
+
+
+def command_solve(args) -> None:
+    config = GAME.make_config()
+    matchup = solver.matchup_of(config, tuple(args.classes), tuple(args.tiers))
+    start = time.perf_counter()
+    solution = solver.solve(matchup, use_cache=False)
+    seconds = time.perf_counter() - start
+    print(f"{args.classes[0]} (tier {args.tiers[0]}) vs {args.classes[1]} (tier {args.tiers[1]}), standard rules: "
+          f"{len(solution):,} positions (x2 attack states) solved in {seconds:.1f} s "
+          f"({len(solution) / seconds:,.0f} positions/s)")
+    for seat in (0, 1):
+        value, win = solution.start_value(seat)
+        print(f"  seat {seat} first: value {value:+.4f}, win {win:.4f}, draw {1 - win - (win - value):.4f}")
+
+
+def command_table(args) -> None:
+    config = GAME.make_config()
+    ruleset = rules.load_ruleset(config.ruleset)
+    start = time.perf_counter()
+    sides = [(c, t) for c in rules.CLASSES for t in (1, 2, 3)]
+    first = {}
+    pairs = list(itertools.product(sides, sides))
+    for a, b in reversed(pairs) if args.reverse else pairs:
+        if a[1] < b[1]:
+            continue  # a lower tier never moves first (its roll is lower)
+        first[a, b] = first_mover(config, a, b)
+        print(f"  solved {a} first vs {b}: {first[a, b][0]:+.4f}", file=sys.stderr, flush=True)
+    # Each class against each, over the initiative roll: all 380 ordered pairs of different faces.
+    overall = {}
+    for ca, cb in itertools.product(rules.CLASSES, rules.CLASSES):
+        value = win = 0.0
+        pairs = [(r0, r1) for r0 in range(1, 21) for r1 in range(1, 21) if r0 != r1]
+        for r0, r1 in pairs:
+            ta, tb = ruleset.tier_of(r0), ruleset.tier_of(r1)
+            if r0 > r1:
+                v, w = first[(ca, ta), (cb, tb)]
+            else:
+                v_first, w_first = first[(cb, tb), (ca, ta)]
+                v, w = -v_first, w_first - v_first  # my win is the first mover's loss
+            value += v / len(pairs)
+            win += w / len(pairs)
+        overall[ca, cb] = (value, win)
+    seconds = time.perf_counter() - start
+    print(f"\nfirst mover's value / win chance (standard rules, optimal play; solved in {seconds:.0f} s)\n")
+    print("| first \\ second | " + " | ".join(f"{c} t{t}" for c, t in sides) + " |")
+    print("|---" * (len(sides) + 1) + "|")
+    for a in sides:
+        cells = []
+        for b in sides:
+            cells.append(f"{first[a, b][0]:+.3f} / {first[a, b][1]:.3f}" if (a, b) in first else "—")
+        print(f"| {a[0]} t{a[1]} | " + " | ".join(cells) + " |")
+    print("\nrow class against column class over the initiative roll: value / win chance\n")
+    print("| | " + " | ".join(rules.CLASSES) + " |\n|---|---|---|---|")
+    for ca in rules.CLASSES:
+        print(f"| {ca} | " + " | ".join(f"{overall[ca, cb][0]:+.3f} / {overall[ca, cb][1]:.3f}"
+                                        for cb in rules.CLASSES) + " |")
+    if args.out:
+        document = {
+            "config": "standard",
+            "first_mover": [
+                {"first": list(a), "second": list(b), "value": v, "win": w} for (a, b), (v, w) in first.items()
+            ],
+            "class_vs_class": [
+                {"class": ca, "against": cb, "value": v, "win": w} for (ca, cb), (v, w) in overall.items()
+            ],
+            "seconds": seconds,
+        }
+        Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
+
+
+def command_play(args) -> None:
+    config = GAME.make_config(**json.loads(args.config))
+    env = make_env(GAME, config)
+    solver.MEMORY_SLOTS = max(solver.MEMORY_SLOTS, 64)  # random classes and tiers meet up to 45 matchups
+    for opponent in args.opponents:
+        oracle = OracleBot(config, 0)
+        other = load_bot(opponent, GAME, config, seed=1)
+        scores, returns, capped, games, longest = [], [], 0, 0, 0
+        start = time.perf_counter()
+        for deal in range(args.games // 2):
+            deal_score = deal_return = 0.0
+            for seat in (0, 1):
+                bots = [oracle, other] if seat == 0 else [other, oracle]
+                result, record = play_game(env, bots, seed=args.seed * 1_000_003 + deal)
+                deal_score += score_of(result, seat) / 2
+                deal_return += result[seat] / 2
+                capped += record["end_reason"] == rules.TURN_LIMIT
+                longest = max(longest, env.unwrapped.game_state.turn)
+                games += 1
+            scores.append(deal_score)
+            returns.append(deal_return)
+        mean, low, high = mean_interval(scores)
+        rmean, rlow, rhigh = mean_interval(returns)
+        print(f"oracle vs {opponent}: {games} games ({games // 2} deals, seats swapped) in "
+              f"{time.perf_counter() - start:.0f} s; oracle score {mean:.3f} [{low:.3f}, {high:.3f}], "
+              f"{opponent} score {1 - mean:.3f} [{1 - high:.3f}, {1 - low:.3f}]; oracle mean return "
+              f"{rmean:+.3f} [{rlow:+.3f}, {rhigh:+.3f}]; turn cap ({config.max_turns}) reached in {capped} games, "
+              f"longest game {longest} turns", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    solve = commands.add_parser("solve", help="time one uncached solve")
+    solve.add_argument("--classes", nargs=2, default=["cloak", "cloak"], choices=rules.CLASSES)
+    solve.add_argument("--tiers", nargs=2, type=int, default=[2, 1], choices=(1, 2, 3))
+    table = commands.add_parser("table", help="every class x tier matchup of the standard rules")
+    table.add_argument("--out", help="write the numbers as JSON here")
+    table.add_argument("--reverse", action="store_true",
+                       help="solve in reverse order (a second process fills the shared disk cache from the end)")
+    play = commands.add_parser("play", help="the oracle against other bots, seats swapped")
+    play.add_argument("--games", type=int, default=1000)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
+    play.add_argument("--config", default="{}", help='config overrides as JSON, e.g. \'{"starting_hp": 60}\'')
+    args = parser.parse_args(argv)
+    {"solve": command_solve, "table": command_table, "play": command_play}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
