@@ -6,7 +6,8 @@
   loop by iterating rather than by the solver's exact 2x2 solve.
 * The oracle's values agree with the engine by simulation, within an interval.
 * Over seeded games with seats swapped the oracle scores at least 50% (within the interval) against
-  every opponent in ``OPPONENTS``; trained bots join that list once training exists (a later issue).
+  every opponent in ``OPPONENTS``: random, the heuristic and a policy trained by self-play on the same
+  config.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ GAME = get_game("tiny_minotaur")
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 
 # Opponents the oracle must not lose to. Add trained bots' specs here once they exist (a later issue).
-OPPONENTS = ["random", "heuristic"]
+OPPONENTS = ["random", "heuristic", "trained"]
 
 # The rulebook's tiers and windows, with tiny decks (two attack cards each) and a cheap boss card.
 HOUSE_DECKS = """
@@ -353,12 +354,14 @@ def test_oracle_values_agree_with_the_engine(house_ruleset):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("opponent", OPPONENTS)
-def test_oracle_scores_at_least_half(house_ruleset, opponent):
+def test_oracle_scores_at_least_half(house_ruleset, opponent, tmp_path):
     """Seeded games, seats swapped each deal: the oracle's score is >= 50% within the interval, and its
     mean return is at least the game's value for it (a weaker opponent only gives it more)."""
     config = GAME.make_config(classes=("cloak", "sword"), ruleset=house_ruleset, starting_hp=40, hp_cap=40)
     games = 2000 if FULL else 300
     oracle = OracleBot(config, 0)
+    if opponent == "trained":
+        opponent = _train_briefly(config, tmp_path)
     other = load_bot(opponent, GAME, config, seed=1)
     scores, excess, capped = _play(config, [oracle, other], games)
     mean, low, high = mean_interval(scores)
@@ -366,6 +369,19 @@ def test_oracle_scores_at_least_half(house_ruleset, opponent):
     mean, low, high = mean_interval(excess)
     assert high >= 0.0, f"oracle vs {opponent}: return - value {mean:.3f} [{low:.3f}, {high:.3f}]"
     assert capped < 0.01
+
+
+def _train_briefly(config, tmp_path) -> str:
+    """A policy trained by self-play on this very config (a small budget: the test is about the oracle)."""
+    pytest.importorskip("sb3_contrib")
+    from tavernzoo.envs.core import config_to_dict
+    from tavernzoo.train.config import TrainConfig
+    from tavernzoo.train.run import Trainer
+
+    train_config = TrainConfig(game_config=config_to_dict(config), timesteps=8192, n_envs=8, n_steps=128,
+                               batch_size=256, net_arch=(32, 32), eval_games=0, checkpoint_every=10**9)
+    Trainer(train_config, tmp_path / "run").run(progress=False)
+    return str(tmp_path / "run")
 
 
 def test_oracle_decodes_every_observation_and_stays_legal():
