@@ -83,6 +83,28 @@ def test_the_reward_is_the_learners_own(make):
     assert {-1.0, 1.0} <= outcomes  # both a win and a loss were seen and attributed
 
 
+def test_potential_based_shaping_telescopes_to_the_game_result():
+    """With gamma 1 the shaped rewards of an episode sum to the game's result minus the potential at the
+    learner's first decision: shaping moves credit earlier without changing what is optimal."""
+    config = TM.make_config()
+    league = League.create(TM, config, TrainConfig(pool_bots=("random",), latest_share=0.0, shaping=0.5, gamma=1.0))
+    env = LearnerEnv(TM, config, league, seed=4)
+    picker = random.Random(1)
+    shaped_somewhere = False
+    for episode in range(40):
+        env.reset(seed=episode)
+        start = env.seat._last_potential
+        done, total = False, 0.0
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(int(picker.choice(np.flatnonzero(env.action_masks()))))
+            total += reward
+            shaped_somewhere |= reward not in (-1.0, 0.0, 1.0)
+            done = terminated or truncated
+        assert total == pytest.approx(env.seat.episode_return - 0.5 * start)
+        assert env.seat.episode_return in (-1.0, 0.0, 1.0)
+    assert shaped_somewhere
+
+
 def test_policy_extraction_matches_the_sb3_policy_and_honours_masks():
     config = TM.make_config()
     league = league_for(TM, config)

@@ -39,6 +39,10 @@ class TrainConfig:
     """Entropy bonus: keeps the policy exploring while the league moves."""
     clip_range: float = 0.2
     """PPO clip range."""
+    shaping: float = 0.0
+    """Weight of potential-based reward shaping from the game's ``rules.potential(state, seat)`` (if it has
+    one): adds ``shaping * (gamma * phi(s') - phi(s))`` per decision, which keeps the optimal policy and
+    gives earlier credit. 0 turns it off; reported win rates always use the unshaped result."""
     net_arch: tuple[int, ...] = (128, 128)
     """Hidden layers of the actor and of the critic (tanh)."""
     snapshot_every: int = 50_000

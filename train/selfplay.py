@@ -170,6 +170,10 @@ class LearnerSeat:
     def __init__(self, game: Game, game_config: Any, league: League, seed: int):
         self.env = make_raw_env(game, game_config)
         self.league = league
+        config = league.config
+        self._potential = getattr(game.rules, "potential", None) if config.shaping else None
+        self._shaping, self._gamma = config.shaping, config.gamma
+        self._last_potential = 0.0
         self.rng = random.Random(seed)
         self.learner = ""
         self.opponents: dict[str, Opponent] = {}
@@ -233,10 +237,25 @@ class LearnerSeat:
             self._generator = np.random.default_rng(self.rng.randrange(2**63))
         return self._generator
 
+    def begin_episode(self) -> None:
+        """The learner's first decision of the episode is due: remember the potential there."""
+        if self._potential is not None:
+            self._last_potential = self._potential_now()
+
+    def _potential_now(self) -> float:
+        seat = self.env.possible_agents.index(self.learner)
+        return float(self._potential(self.env.unwrapped.game_state, seat))
+
     def collect_reward(self) -> float:
-        """The learner's reward for its last decision, added to the episode's return."""
+        """The learner's reward for its last decision (the game's, added to the episode's return), plus
+        the shaping term when shaping is on."""
         reward = self.learner_reward()
         self.episode_return += reward
+        if self._potential is not None:
+            # Potential 0 at the end of the episode keeps shaping from changing which policy is optimal.
+            now = 0.0 if self.learner_done else self._potential_now()
+            reward += self._shaping * (self._gamma * now - self._last_potential)
+            self._last_potential = now
         return reward
 
     def finish_episode(self) -> dict[str, Any]:
@@ -272,6 +291,7 @@ class LearnerEnv(gymnasium.Env):
             self._advance()
             if not self.seat.learner_done:  # a game can end before the learner ever decides
                 break
+        self.seat.begin_episode()
         observation, self._mask = self.seat.observe_learner()
         return observation, {}
 
@@ -351,6 +371,7 @@ class SelfPlayVecEnv(VecEnv):
             self._advance(pending)
             pending = [i for i in pending if self.seats[i].learner_done]
         for i in indices:
+            self.seats[i].begin_episode()
             self._observations[i], self._masks[i] = self.seats[i].observe_learner()
 
     # -- the VecEnv API --

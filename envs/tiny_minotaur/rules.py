@@ -400,6 +400,12 @@ def is_truncated(state: State) -> bool:
     return state.end_reason == TURN_LIMIT
 
 
+def potential(state: State, seat: int) -> float:
+    """The HP lead of ``seat`` as a fraction of the cap: the potential for training's optional reward
+    shaping (potential-based shaping keeps the optimal policy; the rules never read it)."""
+    return (state.hp[seat] - state.hp[1 - seat]) / state.config.hp_cap
+
+
 def returns(state: State) -> tuple[float, float]:
     """+1 to the winner and -1 to the loser; 0 to both in a draw or while the game runs."""
     if state.winner < 0:
