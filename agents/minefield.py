@@ -30,6 +30,7 @@ import numpy as np
 
 from ..envs.minefield.encode import layout
 from ..envs.minefield.rules import Config
+from .random_bot import legal_actions
 
 
 class HeuristicBot:
@@ -62,13 +63,10 @@ class HeuristicBot:
         return min(1.0, max(0.0, excess))
 
     def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("HeuristicBot was asked to act with an all-zero action mask")
+        legal = legal_actions(observation, self.name)
         self._learn(observation["observation"])
-        if legal.size == 1:
-            return int(legal[0])
+        if len(legal) == 1:
+            return legal[0]
         scores = self.target_scores(observation["observation"])
         best = max(scores[int(t)] for t in legal)
         tied = [int(t) for t in legal if scores[int(t)] >= best - 1e-9]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..envs.ministeel import encode as E
 from ..envs.ministeel import rules as R
+from .random_bot import legal_actions
 
 # How much the bot wants to hold each card (keeps the best, forfeits the worst).
 CARD_VALUE = {
@@ -43,10 +44,7 @@ class HeuristicBot:
         pass
 
     def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        legal = set(np.flatnonzero(mask).tolist())
-        if not legal:
-            raise ValueError("HeuristicBot was asked to act with an all-zero action mask")
+        legal = set(legal_actions(observation, self.name))
         obs = observation["observation"]
         phase = int(np.argmax(obs[E.PHASE]))
         if phase == R.PICK_PHASE:

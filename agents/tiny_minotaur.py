@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tiny_minotaur import encode, rules
+from .random_bot import legal_actions
 
 
 class HeuristicBot:
@@ -33,10 +34,7 @@ class HeuristicBot:
         pass
 
     def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if not legal:
-            raise ValueError("HeuristicBot was asked to act with an all-zero action mask")
+        legal = legal_actions(observation, self.name)
         if len(legal) == 1:
             return legal[0]
         obs = observation["observation"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tiny_minotaur import encode, rules, solver
+from .random_bot import legal_actions
 
 
 class OracleBot:
@@ -32,10 +33,7 @@ class OracleBot:
         pass
 
     def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if not legal:
-            raise ValueError("OracleBot was asked to act with an all-zero action mask")
+        legal = legal_actions(observation, self.name)
         if len(legal) == 1:
             return legal[0]
         position = self.decode(observation["observation"])

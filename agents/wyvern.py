@@ -10,6 +10,7 @@ import numpy as np
 
 from ..envs.wyvern import encode as E
 from ..envs.wyvern import rules as R
+from .random_bot import legal_actions
 
 _WINDOW, _ASK, _LOOT_ORDER, _LOOT_PICK, _DISCARD = R.WINDOW, R.ASK, R.LOOT_ORDER, R.LOOT_PICK, R.DISCARD
 
@@ -30,9 +31,7 @@ class HeuristicBot:
 
     def act(self, observation: dict[str, Any]) -> int:
         obs = observation["observation"]
-        legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
-        if not legal:
-            raise ValueError("HeuristicBot was asked to act with an all-zero action mask")
+        legal = legal_actions(observation, self.name)
         if len(legal) == 1:
             return legal[0]
         phase = int(np.argmax(obs[E.PHASE]))
