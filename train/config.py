@@ -88,7 +88,9 @@ class TrainConfig:
 
 # Per-game defaults: each fits the default run in about ten minutes on a 2-core CPU.
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    "tiny_minotaur": {"timesteps": 600_000},
+    # ent_coef 0.05: of the settings tried (docs/training.md) the one that held off the early collapse to a
+    # fixed card-priority policy best.
+    "tiny_minotaur": {"timesteps": 300_000, "ent_coef": 0.05},
     "minefield": {"timesteps": 300_000, "game_config": {"num_players": 4}},
     "ministeel": {"timesteps": 400_000, "game_config": {"num_players": 4}},
     "wyvern": {"timesteps": 300_000, "game_config": {"num_players": 4}},
