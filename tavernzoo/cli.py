@@ -5,6 +5,10 @@
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
+    tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
+    tavernzoo zoo                            the bundled pretrained bots and their measured strength
+    tavernzoo bot SPEC / serve --bot SPEC    any bot over the bot protocol (stdin/stdout, or HTTP on loopback)
+    tavernzoo play GAME --vs SPEC            play against bots in the terminal
     tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
 """
 
@@ -91,9 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("deck_file", help="deck TOML file or bundled deck name")
     validate.set_defaults(run=run_wyvern_validate)
 
+    from tavernzoo.agents import bot_server, export, onnx_bot, play
     from tavernzoo.eval.tournament import add_parser as add_tournament_parser
 
     add_tournament_parser(commands)
+    export.add_parser(commands)
+    onnx_bot.add_parser(commands)
+    bot_server.add_parser(commands)
+    play.add_parser(commands)
 
     replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
                                  description="Replay a record (JSON) or every record in a JSON-lines file.")

@@ -1,0 +1,418 @@
+"""Any tavernzoo bot behind the bot protocol (docs/bot-protocol.md): JSON lines on stdin/stdout, or HTTP.
+
+``tavernzoo bot BOT_SPEC`` answers one JSON line on stdout for every request line on stdin (anything else
+the process prints goes to stderr); ``tavernzoo serve --bot BOT_SPEC --port P`` answers ``POST /`` with
+the same replies and ``GET /`` with the ``hello`` reply, on 127.0.0.1 unless ``--host`` says otherwise.
+``BOT_SPEC`` is anything :func:`tavernzoo.agents.load_bot` takes (``heuristic``, ``zoo:GAME``,
+``BOT.onnx``, a training checkpoint, ...); the bot is built for the game and options the ``hello`` names.
+
+Every problem with a request gets an ``error`` reply naming it, and the bot keeps serving: ``bad_json``,
+``bad_request``, ``wrong_game``, ``illegal_state`` and ``oversize`` (a request over 1 MiB).
+
+HTTP is stateless, so the server keeps one protocol session per ``"session"`` string that requests may
+carry (an extension of the protocol; absent means ``""``): one frontend needs nothing extra, several
+frontends sharing a server name their sessions. The newest :data:`MAX_SESSIONS` sessions are kept, and
+``quit`` over HTTP ends its session, not the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import threading
+from collections import OrderedDict
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from ..envs import games, get_game
+
+PROTOCOL = 1
+MAX_REQUEST = 1 << 20  # bytes of one request line or body
+MAX_SESSIONS = 64
+REQUEST_TYPES = ("hello", "new_game", "act", "game_over", "quit")
+
+
+class ProtocolError(Exception):
+    """A request the bot must answer with an error reply (``code`` as in docs/bot-protocol.md)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def error_reply(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code, "error": message}
+
+
+def spec_envs(spec: str) -> list[str]:
+    """The env names ``spec`` can play (all games for ``cmd:``); ValueError if it names no bot at all."""
+    from . import builtin_bots
+
+    if spec.startswith("zoo:"):
+        from .onnx_bot import read_manifest, zoo_bots
+
+        name = spec[len("zoo:"):].partition("@")[0]
+        bots = zoo_bots()
+        if name not in bots:
+            raise ValueError(f"there is no zoo bot for {name!r}; available: {', '.join(bots) or 'none'}")
+        return [read_manifest(bots[name])["env"]]
+    if spec.endswith(".onnx"):
+        from .onnx_bot import read_manifest
+
+        return [read_manifest(spec)["env"]]
+    if spec.startswith("cmd:"):
+        return [game.env_name for game in games().values()]
+    path = Path(spec.partition("@")[0])
+    if path.exists():
+        from .policy import find_policy_dir
+
+        meta = json.loads((find_policy_dir(path) / "policy.json").read_text())
+        return [meta.get("env", "?")]
+    envs = [game.env_name for game in games().values() if spec in builtin_bots(game)]
+    if not envs:
+        raise ValueError(f"unknown bot spec {spec!r}; valid: random, heuristic (or a game's other built-in bots), "
+                         "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM")
+    return envs
+
+
+class BotSession:
+    """One host's conversation with the bot: ``handle(request) -> reply`` (see the protocol doc)."""
+
+    def __init__(self, spec: str, envs: list[str] | None = None):
+        self.spec = spec
+        self.envs = envs if envs is not None else spec_envs(spec)
+        self.game: Any = None
+        self.config: Any = None
+        self.bot: Any = None
+        self.seat: int | None = None
+        self.names: list[str] = []
+        self.size = 0
+        self.seats = 0
+        self.finished = False
+
+    def hello_reply(self) -> dict[str, Any]:
+        name = getattr(self.bot, "name", None) or self.spec
+        envs = [self.game.env_name] if self.game is not None else self.envs
+        return {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
+
+    def handle_line(self, line: bytes | str) -> dict[str, Any]:
+        """The reply to one raw request (a line without or with its newline)."""
+        raw = line.encode() if isinstance(line, str) else line
+        if len(raw.rstrip(b"\r\n")) > MAX_REQUEST:
+            return error_reply("oversize", f"a request may be at most {MAX_REQUEST} bytes; this one has {len(raw)}")
+        try:
+            request = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            return error_reply("bad_json", f"the request is not JSON ({error}); send one JSON object per line")
+        return self.handle(request)
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        """The reply to one parsed request."""
+        try:
+            if not isinstance(request, dict):
+                raise ProtocolError("bad_request", f"a request must be a JSON object, not {type(request).__name__}")
+            kind = request.get("type")
+            if kind not in REQUEST_TYPES:
+                raise ProtocolError("bad_request", f"unknown request type {kind!r}; valid: {', '.join(REQUEST_TYPES)}")
+            if kind != "hello" and self.game is None and kind != "quit":
+                raise ProtocolError("illegal_state", f"{kind!r} before 'hello': the first request must be hello")
+            return getattr(self, f"_{kind}")(request)
+        except ProtocolError as error:
+            return error_reply(error.code, str(error))
+
+    # -- the requests --
+
+    def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        protocol = request.get("protocol", PROTOCOL)
+        if protocol != PROTOCOL:
+            raise ProtocolError("bad_request", f"this bot speaks protocol {PROTOCOL}, not {protocol!r}")
+        name, env = request.get("game"), request.get("env")
+        if name is None and env is None:
+            raise ProtocolError("bad_request", "hello must name the 'game' or the 'env' (e.g. tiny_minotaur_v0)")
+        if not all(isinstance(v, str | None) for v in (name, env)):
+            raise ProtocolError("bad_request", "'game' and 'env' must be strings")
+        config = request.get("config")
+        if config is not None and not isinstance(config, dict):
+            raise ProtocolError("bad_request", "'config' must be an object of game options (or absent)")
+        if name is None and env.rpartition("_v")[0] in games():
+            name = env.rpartition("_v")[0]  # so that an unknown version of a known game is named as such
+        try:
+            game = get_game(name if name is not None else env)
+            if env is not None and env != game.env_name:
+                raise ValueError(f"{env} is not an env this tavernzoo has; {game.name} is {game.env_name}")
+            if game.env_name not in self.envs:
+                raise ValueError(f"{self.spec} plays {', '.join(self.envs)}, not {game.env_name}")
+            config = game.make_config(config)
+            bot = self._load(game, config, None)
+        except (ValueError, TypeError) as error:
+            raise ProtocolError("wrong_game", str(error)) from None
+        self.game, self.config, self.bot, self.seat = game, config, bot, None
+        self.names = list(game.action_names(config))
+        self.size = game.encoder.observation_size(config)
+        self.seats = game.rules.num_seats(config)
+        return self.hello_reply()
+
+    def _load(self, game: Any, config: Any, seed: int | None) -> Any:
+        from . import load_bot
+
+        return load_bot(self.spec, game, config, seed)
+
+    def _new_game(self, request: dict[str, Any]) -> dict[str, Any]:
+        seat, seed = request.get("seat"), request.get("seed")
+        if not _is_int(seat) or not 0 <= seat < self.seats:
+            raise ProtocolError("bad_request", f"new_game needs 'seat', an integer from 0 to {self.seats - 1}")
+        if seed is not None and not _is_int(seed):
+            raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
+        if seed is not None and not self.spec.startswith("cmd:"):
+            # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
+            self.bot = self._load(self.game, self.config, seed)
+        self.bot.reset()
+        self.seat = seat
+        return {"type": "ok"}
+
+    def _act(self, request: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        self._check_game(request)
+        if self.seat is None:
+            raise ProtocolError("illegal_state", "'act' before 'new_game': start a game first")
+        seat = request.get("seat", self.seat)
+        if seat != self.seat:
+            raise ProtocolError("illegal_state", f"this bot plays seat {self.seat} in this game, not {seat!r}")
+        observation = request.get("observation")
+        if not isinstance(observation, list) or len(observation) != self.size or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in observation):
+            raise ProtocolError("bad_request", f"'observation' must be a list of {self.size} finite numbers "
+                                f"({self.game.env_name}'s observation vector; this bot acts on it, not on the view)")
+        if min(observation) < 0.0 or max(observation) > 1.0:
+            raise ProtocolError("illegal_state", "observation values lie in [0, 1]; this one has values outside")
+        mask = self._mask(request)
+        if not mask.any():
+            raise ProtocolError("illegal_state", "the action mask has no legal action: nothing to decide")
+        try:
+            index = int(self.bot.act({"observation": np.asarray(observation, dtype=np.float32), "action_mask": mask}))
+        except (ValueError, IndexError, KeyError) as error:
+            raise ProtocolError("illegal_state", f"the bot cannot act on this state: {error}") from None
+        if not (0 <= index < len(mask) and mask[index]):
+            raise ProtocolError("illegal_state", f"the bot chose {index}, which this state does not allow")
+        return {"type": "action", "action": self.names[index], "index": index}
+
+    def _mask(self, request: dict[str, Any]) -> Any:
+        import numpy as np
+
+        given, legal = request.get("action_mask"), request.get("legal_actions")
+        if given is None and legal is None:
+            raise ProtocolError("bad_request", "'act' needs 'action_mask' or 'legal_actions'")
+        mask = None
+        if given is not None:
+            if not isinstance(given, list) or len(given) != len(self.names) or not all(v in (0, 1) for v in given):
+                raise ProtocolError("bad_request", f"'action_mask' must be a list of {len(self.names)} zeros and ones")
+            mask = np.asarray(given, dtype=np.int8)
+        if legal is not None:
+            if not isinstance(legal, list) or not all(isinstance(v, str) for v in legal):
+                raise ProtocolError("bad_request", "'legal_actions' must be a list of action names")
+            unknown = [v for v in legal if v not in self.names]
+            if unknown:
+                raise ProtocolError("bad_request",
+                                    f"unknown action name(s) {', '.join(unknown)} in {self.game.env_name}")
+            from_names = np.zeros(len(self.names), dtype=np.int8)
+            from_names[[self.names.index(v) for v in legal]] = 1
+            if mask is not None and not np.array_equal(mask, from_names):
+                raise ProtocolError("illegal_state", "'action_mask' and 'legal_actions' disagree")
+            mask = from_names
+        return mask
+
+    def _game_over(self, request: dict[str, Any]) -> dict[str, Any]:
+        returns = request.get("returns")
+        if returns is not None and (not isinstance(returns, list)
+                                    or not all(isinstance(v, int | float) for v in returns)):
+            raise ProtocolError("bad_request", "'returns' must be a list of numbers, one per seat")
+        self.seat = None
+        return {"type": "ok"}
+
+    def _quit(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.finished = True
+        return {"type": "ok"}
+
+    def _check_game(self, request: dict[str, Any]) -> None:
+        for key, expected in (("game", self.game.name), ("env", self.game.env_name)):
+            if key in request and request[key] != expected:
+                raise ProtocolError("wrong_game", f"this session plays {expected}, not {request[key]!r}; "
+                                    "send a new hello to change games")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- JSON lines over stdin/stdout -------------------------------------------------------------------------
+
+
+def serve_stdio(spec: str, stdin: BinaryIO | None = None, stdout: TextIO | None = None) -> int:
+    """Answer requests from ``stdin`` on ``stdout`` until ``quit`` or the end of input."""
+    session = BotSession(spec)
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout
+    saved, sys.stdout = sys.stdout, sys.stderr  # whatever a bot prints must not corrupt the replies
+    try:
+        while True:
+            line = stdin.readline(MAX_REQUEST + 2)
+            if not line:
+                return 0
+            if len(line) > MAX_REQUEST + 1:
+                size = len(line)
+                while line and not line.endswith(b"\n"):  # skip the rest of the oversize line
+                    line = stdin.readline(1 << 16)
+                    size += len(line)
+                reply = error_reply("oversize", f"a request may be at most {MAX_REQUEST} bytes; this one has {size}")
+            elif not line.strip():
+                continue
+            else:
+                reply = session.handle_line(line)
+            if reply["type"] == "error":
+                print(f"bot: {reply['code']}: {reply['error']}", file=sys.stderr)
+            stdout.write(json.dumps(reply) + "\n")
+            stdout.flush()
+            if session.finished:
+                return 0
+    finally:
+        sys.stdout = saved
+
+
+# --- HTTP -------------------------------------------------------------------------------------------------
+
+
+class BotHTTPServer(HTTPServer):
+    """An HTTP server holding the protocol sessions of one bot spec (requests are served one at a time)."""
+
+    def __init__(self, spec: str, host: str = "127.0.0.1", port: int = 0, quiet: bool = False):
+        self.spec = spec
+        self.envs = spec_envs(spec)
+        self.sessions: OrderedDict[str, BotSession] = OrderedDict()
+        self.lock = threading.Lock()
+        self.quiet = quiet
+        super().__init__((host, port), BotRequestHandler)
+
+    def session(self, key: str) -> BotSession:
+        if key not in self.sessions:
+            self.sessions[key] = BotSession(self.spec, self.envs)
+            while len(self.sessions) > MAX_SESSIONS:
+                self.sessions.popitem(last=False)
+        self.sessions.move_to_end(key)
+        return self.sessions[key]
+
+    def answer(self, body: bytes) -> dict[str, Any]:
+        try:
+            request = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            return error_reply("bad_json", f"the request body is not JSON ({error}); POST one JSON object")
+        key = request.get("session", "") if isinstance(request, dict) else ""
+        if not isinstance(key, str):
+            return error_reply("bad_request", "'session' must be a string")
+        with self.lock:
+            session = self.session(key)
+            reply = session.handle(request)
+            if session.finished:  # 'quit' over HTTP ends the session, not the server
+                del self.sessions[key]
+            return reply
+
+
+class BotRequestHandler(BaseHTTPRequestHandler):
+    server: BotHTTPServer
+    server_version = "tavernzoo-bot"
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server naming
+        if self.path.split("?")[0] != "/":
+            self._send(404, error_reply("bad_request", f"no such path {self.path}; GET / or POST /"))
+            return
+        self._send(200, BotSession(self.server.spec, self.server.envs).hello_reply())
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path.split("?")[0] != "/":
+            self._send(404, error_reply("bad_request", f"no such path {self.path}; POST requests to /"))
+            return
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self._send(411, error_reply("bad_request", "the request needs a Content-Length header"))
+            return
+        length = int(length)
+        if length > MAX_REQUEST:
+            self._discard(length)
+            self._send(413, error_reply("oversize", f"a request may be at most {MAX_REQUEST} bytes; this one has "
+                                        f"{length}"))
+            return
+        reply = self.server.answer(self.rfile.read(length))
+        self._send(400 if reply["type"] == "error" else 200, reply)
+
+    def _discard(self, length: int) -> None:
+        # Reading the body lets the client finish sending and read the reply; a huge one is cut off instead.
+        if length > 64 * MAX_REQUEST:
+            self.close_connection = True
+            return
+        while length > 0:
+            chunk = self.rfile.read(min(length, 1 << 16))
+            if not chunk:
+                break
+            length -= len(chunk)
+
+    def _send(self, status: int, reply: dict[str, Any]) -> None:
+        body = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+
+# --- the command line ------------------------------------------------------------------------------------
+
+
+def add_parser(commands: Any) -> None:
+    """``tavernzoo bot BOT_SPEC`` and ``tavernzoo serve --bot BOT_SPEC --port P``."""
+    bot = commands.add_parser(
+        "bot", help="serve a bot over the bot protocol on stdin/stdout (JSON lines)",
+        description="Answer bot-protocol requests (docs/bot-protocol.md) read from stdin, one JSON object per "
+        "line, with one JSON reply per line on stdout, until 'quit' or the end of input. BOT_SPEC is any bot "
+        "spec: heuristic, random, zoo:GAME, BOT.onnx, a training checkpoint.",
+    )
+    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve")
+    bot.set_defaults(run=run_bot)
+    serve = commands.add_parser(
+        "serve", help="serve a bot over the bot protocol on HTTP (for web frontends)",
+        description="Answer bot-protocol requests POSTed as JSON to / (GET / gives the hello reply). Binds to "
+        "127.0.0.1 unless --host says otherwise; anyone who can reach the port can use the bot.",
+    )
+    serve.add_argument("--bot", required=True, metavar="BOT_SPEC", help="the bot to serve")
+    serve.add_argument("--port", type=int, default=8765, help="TCP port; 0 picks a free one (default 8765)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
+    serve.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
+    serve.set_defaults(run=run_serve)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    spec_envs(args.spec)  # a bad spec fails now, with exit status 2, not at the first hello
+    return serve_stdio(args.spec)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port < 65536:
+        raise ValueError(f"--port {args.port} is not a TCP port (0-65535)")
+    server = BotHTTPServer(args.bot, args.host, args.port, quiet=args.quiet)
+    host, port = server.server_address[:2]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: other machines may reach this bot", file=sys.stderr)
+    print(f"serving {args.bot} ({', '.join(server.envs)}) on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

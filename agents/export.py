@@ -1,0 +1,241 @@
+"""Export a trained policy as an ONNX bot: ``BOT.onnx`` plus its manifest ``BOT.json``.
+
+``tavernzoo export CHECKPOINT --out BOT.onnx`` reads a checkpoint's numpy policy (``policy.json`` +
+``policy.npz``, see :mod:`.policy`; a training run directory means its latest checkpoint) and writes the
+network as an ONNX graph built node by node with ``onnx.helper``, so nothing of torch or SB3 is involved
+and the file holds only tensors and standard operators:
+
+=================  ====================  ==================================================================
+name               type                  meaning
+=================  ====================  ==================================================================
+``observation``    float32[batch, obs]   the env's ``observation`` vectors (input)
+``action_mask``    int8[batch, actions]  the env's ``action_mask`` rows; nonzero = legal (input)
+``logits``         float32[batch, act.]  the policy's logits with every illegal action set to ``-inf``
+``action``         int64[batch]          ``ArgMax(logits)``: the best legal action (first on ties)
+=================  ====================  ==================================================================
+
+The mask is applied inside the graph (``Where(mask, logits, -inf)``), so a frontend that only runs the
+graph can never pick an illegal action; sampling frontends draw from ``softmax(logits)``. An all-zero
+mask row has no legal action and its ``action`` is meaningless: callers must not ask.
+
+The manifest (JSON, next to the ONNX file with the same stem) says what the bot plays and how to feed it:
+game, env version and options, the observation size and where its layout is documented (the game's
+``encode`` module), the action names in index order, the mask rule, the network shape, the training
+provenance from ``policy.json`` and the SHA-256 of the ONNX file, which the loader checks. Loading needs
+only numpy and onnxruntime (:mod:`.onnx_bot`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..envs import get_game
+from ..envs.core import config_to_dict
+from ..envs.records import write_json_atomic
+from .policy import MLPPolicy, find_policy_dir
+
+MANIFEST_FORMAT = "tavernzoo-onnx-bot"
+MANIFEST_VERSION = 1
+OPSET = 17
+# onnxruntime reads IR versions up to its own; 8 is the one that introduced opset 17 and every
+# runtime of the last years reads it.
+IR_VERSION = 8
+MASK_RULE = ("action_mask[i] != 0 marks action i legal; the graph sets the logit of every illegal action to "
+             "-inf and outputs action = argmax(logits) (the first index on ties)")
+OPERATORS = {"tanh": "Tanh", "relu": "Relu"}
+
+
+def build_model(policy: MLPPolicy, doc: str = "") -> Any:
+    """The ONNX model of ``policy`` with the action mask applied inside the graph (see the module doc)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    if policy.activation not in OPERATORS:
+        raise ValueError(f"activation {policy.activation!r} cannot be exported; valid: {', '.join(OPERATORS)}")
+    obs, actions = policy.observation_size, policy.num_actions
+    initializers = [numpy_helper.from_array(np.array(-np.inf, dtype=np.float32), "minus_inf")]
+    nodes = [helper.make_node("Cast", ["action_mask"], ["legal"], to=TensorProto.BOOL, name="mask_to_bool")]
+    x = "observation"
+    last = len(policy.weights) - 1
+    for i, (weight, bias) in enumerate(zip(policy.weights, policy.biases, strict=True)):
+        initializers.append(numpy_helper.from_array(np.asarray(weight, np.float32), f"w{i}"))
+        initializers.append(numpy_helper.from_array(np.asarray(bias, np.float32), f"b{i}"))
+        # Weights are stored (out, in) as in torch's Linear: y = x W^T + b, i.e. Gemm with transB.
+        out = "raw_logits" if i == last else f"linear{i}"
+        nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], [out], transB=1, name=f"gemm{i}"))
+        if i < last:
+            x = f"hidden{i}"
+            nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"act{i}"))
+    nodes.append(helper.make_node("Where", ["legal", "raw_logits", "minus_inf"], ["logits"], name="mask"))
+    nodes.append(helper.make_node("ArgMax", ["logits"], ["action"], axis=1, keepdims=0, name="best"))
+    graph = helper.make_graph(
+        nodes, "tavernzoo_policy",
+        inputs=[helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", obs]),
+                helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", actions])],
+        outputs=[helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+                 helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", actions])],
+        initializer=initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="tavernzoo",
+                              doc_string=doc)
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _layout_summary(encoder: Any) -> str:
+    """The encode module's docstring up to its first section: what a seat sees, what is hidden."""
+    paragraphs = []
+    for paragraph in (encoder.__doc__ or "").strip().split("\n\n"):
+        if "\n===" in paragraph or "\n---" in paragraph:
+            break
+        paragraphs.append(" ".join(paragraph.split()))
+    return "\n\n".join(paragraphs)
+
+
+def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
+    """The manifest of an exported ``policy`` (everything but the ONNX file's hash)."""
+    meta = policy.meta
+    env = meta.get("env")
+    if not env:
+        raise ValueError(f"{checkpoint}/policy.json names no env, so the bot's game is unknown")
+    game = get_game(env)
+    if game.env_name != env:
+        raise ValueError(f"{checkpoint} was trained on {env}, but this tavernzoo has {game.env_name}; "
+                         "retrain, or export with the tavernzoo version it was trained with")
+    config = game.make_config(meta.get("game_config") or None)
+    names = list(game.action_names(config))
+    if policy.observation_size != game.encoder.observation_size(config) or policy.num_actions != len(names):
+        raise ValueError(
+            f"{checkpoint} expects observations of {policy.observation_size} and {policy.num_actions} actions; "
+            f"{env} with its options has {game.encoder.observation_size(config)} and {len(names)}"
+        )
+    if meta.get("action_names") not in (None, names):
+        raise ValueError(f"{checkpoint} was trained with other action names than {env} has now")
+    provenance = {k: v for k, v in meta.items()
+                  if k not in ("format", "format_version", "layers", "activation", "observation_size", "action_names")}
+    provenance["checkpoint"] = checkpoint.name
+    recipe = checkpoint.parent.parent / "config.json"  # the training run's options, when it is a run's checkpoint
+    if checkpoint.parent.name == "checkpoints" and recipe.is_file():
+        provenance["training_options"] = json.loads(recipe.read_text())
+    provenance["exported_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "format": MANIFEST_FORMAT,
+        "format_version": MANIFEST_VERSION,
+        "game": game.name,
+        "env": game.env_name,
+        "game_config": config_to_dict(config),
+        "observation": {
+            "input": "observation", "dtype": "float32", "size": policy.observation_size, "range": [0.0, 1.0],
+            "layout": game.encoder.__name__, "summary": _layout_summary(game.encoder),
+        },
+        "actions": names,
+        "action_mask": {"input": "action_mask", "dtype": "int8", "rule": MASK_RULE},
+        "outputs": {"action": "int64[batch], the best legal action",
+                    "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"},
+        "network": {"layers": [int(w.shape[0]) for w in policy.weights], "activation": policy.activation},
+        "onnx": {"opset": OPSET, "ir_version": IR_VERSION},
+        "provenance": provenance,
+    }
+
+
+def manifest_path(onnx_path: str | os.PathLike) -> Path:
+    """``BOT.json`` for ``BOT.onnx``."""
+    return Path(onnx_path).with_suffix(".json")
+
+
+def export(checkpoint: str | os.PathLike, out: str | os.PathLike) -> tuple[Path, Path]:
+    """Export the policy of ``checkpoint`` (a checkpoint or run dir) to ``out`` (.onnx) and its manifest."""
+    out = Path(out)
+    if out.suffix != ".onnx":
+        raise ValueError(f"--out {out}: the bot file must end in .onnx (its manifest goes next to it as .json)")
+    source = find_policy_dir(checkpoint)
+    policy = MLPPolicy.load(source)
+    manifest = make_manifest(policy, source)
+    model = build_model(policy, doc=f"tavernzoo bot for {manifest['env']}; manifest: {manifest_path(out).name}")
+    for key in ("game", "env"):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, manifest[key]
+    data = model.SerializeToString()
+    manifest["onnx"]["file"] = out.name
+    manifest["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.with_name(f".{out.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, out)
+    write_json_atomic(manifest_path(out), manifest)
+    return out, manifest_path(out)
+
+
+def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+    """The bot's strength against ``random`` and ``heuristic`` in every other seat, written into its manifest.
+
+    Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
+    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses.
+    """
+    from ..eval.match import play_match
+
+    path = manifest_path(onnx_path)
+    manifest = json.loads(path.read_text())
+    game = get_game(manifest["env"])
+    config = game.make_config(manifest["game_config"])
+    seats = game.rules.num_seats(config)
+    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
+    for reference in ("random", "heuristic"):
+        result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
+                            progress=progress)
+        row = result.rows[0]
+        strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                               "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
+                               "fair_share": round(1 / seats, 4)}
+    manifest["strength"] = strength
+    write_json_atomic(path, manifest)
+    return strength
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """``tavernzoo export CHECKPOINT --out BOT.onnx``."""
+    parser = commands.add_parser(
+        "export",
+        help="export a trained checkpoint as an ONNX bot with a JSON manifest",
+        description="Write the policy of CHECKPOINT (a checkpoint directory, or a training run: its latest "
+        "checkpoint) as BOT.onnx, the action mask applied inside the graph, and its manifest BOT.json (game, "
+        "env version, observation layout, action names, mask rule, provenance). The bot then loads with "
+        "numpy and onnxruntime alone: use BOT.onnx as a bot spec.",
+    )
+    parser.add_argument("checkpoint", help="checkpoint directory (policy.json + policy.npz) or training run")
+    parser.add_argument("--out", required=True, metavar="BOT.onnx", help="the ONNX file to write")
+    parser.add_argument("--measure", type=int, default=0, metavar="GAMES",
+                        help="then play GAMES games against random and against the heuristic (in every other seat) "
+                        "and record the bot's score with its 95%% interval in the manifest (default: 0, skip)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the measuring games (default 0)")
+    parser.set_defaults(run=run_export)
+    return parser
+
+
+def run_export(args: argparse.Namespace) -> int:
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        raise ValueError("exporting needs the onnx package (in the training extras): "
+                         "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
+    onnx_path, manifest = export(args.checkpoint, args.out)
+    info = json.loads(manifest.read_text())
+    print(f"wrote {onnx_path} ({onnx_path.stat().st_size:,} bytes) and {manifest} for {info['env']}: "
+          f"{info['observation']['size']} observations -> {len(info['actions'])} actions")
+    if args.measure:
+        strength = measure(onnx_path, args.measure, args.seed, progress=True)
+        for reference in ("random", "heuristic"):
+            row = strength[reference]
+            print(f"vs {reference} x{strength['seats'] - 1}: score {row['score']:.3f} "
+                  f"({row['score_ci'][0]:.3f}-{row['score_ci'][1]:.3f}) over {row['games']} games; "
+                  f"an equal bot scores {row['fair_share']:.3f}")
+    return 0

@@ -1,0 +1,231 @@
+"""Exported bots (``BOT.onnx`` + manifest ``BOT.json``) and the bundled zoo, loaded with numpy and onnxruntime.
+
+A bot file from someone else must be safe to load, so this module never unpickles anything and imports
+neither torch nor stable-baselines3: the manifest is JSON, the network is an ONNX graph of standard
+operators run by onnxruntime. Before a bot plays, its manifest must name the game and env version being
+played, with the same observation size and action names, and the ONNX file must have the hash the
+manifest records; anything else is refused with a ValueError saying what differs.
+
+The zoo: ``agents/zoo/<game>.onnx`` + ``<game>.json``, one pretrained bot per game, shipped as package
+data; ``zoo:GAME`` loads it (``zoo:GAME@sample`` samples from the policy instead of taking its best
+action) and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MANIFEST_FORMAT = "tavernzoo-onnx-bot"  # the same as export.MANIFEST_FORMAT (export imports onnx; we must not)
+ZOO_DIR = Path(__file__).resolve().parent / "zoo"
+
+
+def read_manifest(onnx_path: str | os.PathLike) -> dict[str, Any]:
+    """The manifest ``BOT.json`` of ``BOT.onnx``, checked to be a tavernzoo bot manifest."""
+    onnx_path = Path(onnx_path)
+    path = onnx_path.with_suffix(".json")
+    if not onnx_path.is_file():
+        raise ValueError(f"bot file {onnx_path} does not exist")
+    if not path.is_file():
+        raise ValueError(f"{onnx_path} has no manifest: {path.name} is expected next to it "
+                         "(tavernzoo export writes it)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"manifest {path} is not valid JSON: {error}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise ValueError(f"{path} is not a tavernzoo bot manifest (format={_get(manifest, 'format')!r})")
+    if manifest.get("format_version") != 1:
+        raise ValueError(f"{path} has manifest format_version {manifest.get('format_version')!r}; this tavernzoo "
+                         "reads version 1")
+    for key in ("game", "env", "actions", "observation", "onnx"):
+        if key not in manifest:
+            raise ValueError(f"manifest {path} lacks {key!r}")
+    return manifest
+
+
+def _get(document: Any, key: str) -> Any:
+    return document.get(key) if isinstance(document, dict) else None
+
+
+def check_manifest(manifest: dict[str, Any], game: Any, config: Any, source: str) -> None:
+    """Refuse (ValueError) a bot whose manifest does not fit ``game`` with ``config``."""
+    if manifest["game"] != game.name or manifest["env"] != game.env_name:
+        raise ValueError(f"{source} is a bot for {manifest['env']} ({manifest['game']}), not for {game.env_name}; "
+                         "use a bot exported for this game and env version")
+    names = list(game.action_names(config))
+    size = game.encoder.observation_size(config)
+    bot_size = _get(manifest["observation"], "size")
+    if bot_size != size or len(manifest["actions"]) != len(names):
+        raise ValueError(
+            f"{source} expects observations of {bot_size} and {len(manifest['actions'])} actions; {game.env_name} "
+            f"with these options has {size} and {len(names)}{_option_hint(manifest, config)}"
+        )
+    if list(manifest["actions"]) != names:
+        raise ValueError(f"{source} names its actions differently from {game.env_name}; re-export it")
+
+
+def _option_hint(manifest: dict[str, Any], config: Any) -> str:
+    """``" (it was trained with num_players=4; here 8)"``: the options that differ, if the manifest says."""
+    from ..envs.core import config_to_dict
+
+    trained = manifest.get("game_config")
+    if not isinstance(trained, dict):
+        return ""
+    here = config_to_dict(config)
+    differ = [key for key in trained if key in here and trained[key] != here[key]]
+    if not differ:
+        return ""
+    return (f" (it was trained with {', '.join(f'{k}={json.dumps(trained[k])}' for k in differ)}; here "
+            f"{', '.join(json.dumps(here[k]) for k in differ)}: play with those options, e.g. "
+            f"--set {differ[0]}={json.dumps(trained[differ[0]])})")
+
+
+def open_session(onnx_path: Path, manifest: dict[str, Any]) -> Any:
+    """An onnxruntime session of ``onnx_path`` after checking its hash and its inputs and outputs."""
+    import onnxruntime
+
+    data = onnx_path.read_bytes()
+    expected = _get(manifest["onnx"], "sha256")
+    if expected != hashlib.sha256(data).hexdigest():
+        raise ValueError(f"{onnx_path} does not match its manifest (SHA-256 differs): the pair was mixed up or "
+                         "one was changed; export the bot again")
+    options = onnxruntime.SessionOptions()
+    # A single small MLP per decision: more threads only cost wake-ups.
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own exception types for unreadable graphs
+        raise ValueError(f"{onnx_path} is not a loadable ONNX model: {error}") from None
+    inputs = {i.name: i for i in session.get_inputs()}
+    outputs = {o.name for o in session.get_outputs()}
+    size, actions = manifest["observation"]["size"], len(manifest["actions"])
+    if (set(inputs) != {"observation", "action_mask"} or not {"action", "logits"} <= outputs
+            or inputs["observation"].shape[1:] != [size] or inputs["action_mask"].shape[1:] != [actions]):
+        raise ValueError(f"{onnx_path} does not have the tavernzoo bot interface (inputs observation[batch, {size}] "
+                         f"and action_mask[batch, {actions}], outputs action and logits)")
+    return session
+
+
+class OnnxBot:
+    """An exported bot: the best legal action of its ONNX policy (or a sample, if not deterministic)."""
+
+    def __init__(self, config: Any, seed: int | None, path: str | os.PathLike, game: Any,
+                 deterministic: bool = True):
+        path = Path(path)
+        self.manifest = read_manifest(path)
+        config = game.make_config(config)
+        check_manifest(self.manifest, game, config, str(path))
+        self.session = open_session(path, self.manifest)
+        self._mask_type = np.bool_ if "bool" in self.session.get_inputs()[1].type else np.int8
+        self.name = f"onnx:{path.name}"
+        self.deterministic = deterministic
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def run(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions, masked logits)`` of a batch, straight from the graph."""
+        masks = np.asarray(masks)
+        if not masks.any(axis=1).all():
+            raise ValueError("an ONNX bot was asked to act on an all-zero action mask")
+        actions, logits = self.session.run(["action", "logits"], {
+            "observation": np.asarray(observations, dtype=np.float32),
+            "action_mask": masks.astype(self._mask_type, copy=False),
+        })
+        return actions, logits
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, logits = self.run(observations, masks)
+        if self.deterministic:
+            return actions
+        # Gumbel-max: argmax(logits + Gumbel noise) samples softmax(logits); illegal ones stay at -inf.
+        return (logits + self._rng.gumbel(size=logits.shape)).argmax(axis=1)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return int(self.act_batch(observation["observation"][None, :], observation["action_mask"][None, :])[0])
+
+
+def zoo_bots(directory: str | os.PathLike | None = None) -> dict[str, Path]:
+    """The bundled bots by game name: ``{game: path of its .onnx}`` (those with a manifest next to them)."""
+    directory = Path(directory) if directory is not None else ZOO_DIR
+    if not directory.is_dir():
+        return {}
+    return {path.stem: path for path in sorted(directory.glob("*.onnx")) if path.with_suffix(".json").is_file()}
+
+
+def load_zoo_bot(game_name: str, game: Any, config: Any, seed: int | None) -> OnnxBot:
+    """The bundled bot ``zoo:GAME`` (``GAME@sample``: sampling) for ``game``."""
+    name, _, mode = game_name.partition("@")
+    if mode not in ("", "sample"):
+        raise ValueError(f"bot spec zoo:{game_name}: after '@' only 'sample' is valid")
+    bots = zoo_bots()
+    if name not in bots:
+        available = ", ".join(f"zoo:{n}" for n in bots) or "none are installed"
+        raise ValueError(f"there is no zoo bot for {name!r}; available: {available}")
+    if name != game.name:
+        raise ValueError(f"zoo:{name} plays {name}, not {game.name}; use zoo:{game.name}")
+    bot = OnnxBot(config, seed, bots[name], game, deterministic=mode != "sample")
+    bot.name = f"zoo:{game_name}"
+    return bot
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """``tavernzoo zoo``: the bundled bots."""
+    parser = commands.add_parser(
+        "zoo", help="list the bundled pretrained bots (bot spec zoo:GAME)",
+        description="List the pretrained bots shipped with tavernzoo, one per game, with what they were trained "
+        "on and their measured strength. Use one as a bot spec: zoo:GAME (zoo:GAME@sample samples its moves).",
+    )
+    parser.add_argument("--json", action="store_true", help="print the manifests as JSON")
+    parser.set_defaults(run=run_zoo)
+    return parser
+
+
+def run_zoo(args: argparse.Namespace) -> int:
+    bots = zoo_bots()
+    manifests = {name: read_manifest(path) for name, path in bots.items()}
+    if args.json:
+        print(json.dumps(manifests, indent=1))
+        return 0
+    if not bots:
+        print("no zoo bots are installed")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="zoo bots (bot spec zoo:GAME)", title_justify="left")
+    for column in ("spec", "trained with", "steps", "vs random", "vs heuristic", "fair"):
+        table.add_column(column, justify="left" if column in ("spec", "trained with") else "right", overflow="fold")
+    for name, manifest in manifests.items():
+        provenance = manifest.get("provenance", {})
+        strength = manifest.get("strength", {})
+        steps = provenance.get("timesteps")
+        options = provenance.get("game_config") or {}
+        seats = strength.get("seats")
+        table.add_row(
+            f"zoo:{name}", " ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults",
+            f"{steps:,}" if isinstance(steps, int) else "?",
+            _strength(strength.get("random")), _strength(strength.get("heuristic")),
+            f"{1 / seats:.3f}" if isinstance(seats, int) else "-",
+        )
+    Console().print(table)
+    print("vs X: the bot's score (win share, 95% interval) with X in every other seat; fair: the score of an "
+          "equal bot. See docs/zoo.md.")
+    return 0
+
+
+def _strength(entry: Any) -> str:
+    if not isinstance(entry, dict):
+        return "-"
+    low, high = entry["score_ci"]
+    return f"{entry['score']:.3f} ±{(high - low) / 2:.3f}"

@@ -1,0 +1,231 @@
+"""Play a game in the terminal against bots: ``tavernzoo play GAME --vs BOT_SPEC``.
+
+The person plays one seat (``--seat``, default 0) through the game's PettingZoo env; every other seat is a
+bot (one ``--vs`` for all of them, or one ``--vs`` per other seat, in seat order). Before each decision the
+person sees the table as their seat may see it and picks a legal action by its number or its name (a
+unique part of a name will do); ``?`` shows the table again and ``q`` leaves the game.
+
+Only what the seat may see is shown. A game whose state is public (:data:`PUBLIC_GAMES`) is drawn with
+its own text rendering, which shows everything; any other game is drawn from ``env.unwrapped.view(agent)``,
+the seat's own view, which leaves out other seats' hands. The bots' moves are announced only in public
+turn-based games: in a hidden-information game the view's own event log says what the table saw, and in
+a simultaneous game the others' choices stay secret until the round is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..envs import get_game
+
+# Games where every seat may see the whole state, so the game's full rendering leaks nothing.
+PUBLIC_GAMES = frozenset({"tiny_minotaur", "minefield"})
+QUIT_WORDS = ("q", "quit", "exit")
+HELP_WORDS = ("", "?", "h", "help")
+HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
+
+
+class LeftGame(Exception):
+    """The person typed ``q`` (or closed the input)."""
+
+
+def view_text(view: dict[str, Any], max_events: int = 10) -> str:
+    """A readable text of a seat's view (only what that seat may see, since the view holds no more)."""
+    you = view.get("you")
+    lines = [f"{view.get('game', '?')} — you are player_{you}"]
+    tail: list[str] = []
+    for key, value in view.items():
+        if key in HIDDEN_KEYS or key == "you" or value is None or value == [] or value == {}:
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) and "seat" in v for v in value):
+            lines.append(f"{key}:")
+            for entry in value:
+                mark = ">" if entry["seat"] == you else " "
+                own = " (you)" if entry["seat"] == you else ""
+                fields = "  ".join(f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and v not in (None, []))
+                lines.append(f" {mark} player_{entry['seat']}{own}: {fields}")
+        elif "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            shown = value[-max_events:]
+            tail.append(f"{key}{' (latest ' + str(len(shown)) + ')' if len(value) > len(shown) else ''}:")
+            tail.extend(f"  {event}" for event in shown)
+        else:
+            lines.append(f"{key}: {_short(value)}")
+    return "\n".join(lines + tail)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_short(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def actions_text(names: Sequence[str]) -> str:
+    """The legal actions numbered from 1, in columns when there are many."""
+    items = [f"{number:>3}) {name}" for number, name in enumerate(names, start=1)]
+    if len(items) <= 10:
+        return "\n".join(items)
+    width = max(map(len, items)) + 2
+    per_line = max(1, 100 // width)
+    return "\n".join("".join(item.ljust(width) for item in items[i:i + per_line]).rstrip()
+                     for i in range(0, len(items), per_line))
+
+
+def parse_choice(text: str, names: Sequence[str]) -> tuple[int | None, str]:
+    """``(position in names, "")`` for a valid choice, else ``(None, hint)``."""
+    text = text.strip()
+    if text.isdigit():
+        number = int(text)
+        if 1 <= number <= len(names):
+            return number - 1, ""
+        return None, f"there is no action {number}: type a number from 1 to {len(names)}, or an action's name"
+    if text in names:
+        return names.index(text), ""
+    for matches in ([n for n in names if n.startswith(text)], [n for n in names if text in n]):
+        if len(matches) == 1:
+            return names.index(matches[0]), ""
+        if len(matches) > 1:
+            more = ", ..." if len(matches) > 6 else ""
+            return None, f"{text!r} could be {', '.join(matches[:6])}{more}: be more exact"
+    return None, (f"{text!r} is not a legal action here: type a number from 1 to {len(names)} or a name such as "
+                  f"{names[0]!r}; ? shows the table, q quits")
+
+
+class TerminalGame:
+    """One game between a person (``read`` / ``write``) at ``seat`` and bots in the other seats."""
+
+    def __init__(self, game: Any, bot_specs: Sequence[str], seat: int = 0, seed: int | None = None,
+                 config: Any = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+        from . import load_bot
+
+        self.game = get_game(game) if isinstance(game, str) else game
+        self.config = self.game.make_config(config)
+        seats = self.game.rules.num_seats(self.config)
+        if not 0 <= seat < seats:
+            raise ValueError(f"--seat {seat} is not a seat of {self.game.name} with {seats} players; "
+                             f"valid: 0-{seats - 1}")
+        specs = list(bot_specs) or ["heuristic"]
+        if len(specs) == 1:
+            specs = specs * (seats - 1)
+        if len(specs) != seats - 1:
+            raise ValueError(f"{self.game.name} with these options has {seats} seats: give one --vs for all the bots "
+                             f"or one per other seat ({seats - 1}); got {len(specs)}")
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        seeds = random.Random(self.seed)
+        self.seat = seat
+        self.specs = specs[:seat] + ["you"] + specs[seat:]
+        self.bots = {other: load_bot(spec, self.game, self.config, seeds.randrange(2**63))
+                     for other, spec in enumerate(self.specs) if other != seat}
+        self.read, self.write = read, write
+        self.public = self.game.name in PUBLIC_GAMES
+        self.announce = self.public and not self.game.simultaneous
+
+    def table(self, env: Any, agent: str) -> str:
+        unwrapped = env.unwrapped
+        if self.public:
+            return f"{self.game.encoder.render(unwrapped.game_state)}\n(you are {agent})"
+        return view_text(unwrapped.view(agent))
+
+    def play(self) -> list[float] | None:
+        """Play to the end; the returns per seat, or None if the person left."""
+        from ..eval.match import make_env
+
+        env = make_env(self.game, self.config)
+        env.reset(seed=self.seed)
+        for bot in self.bots.values():
+            bot.reset()
+        me = env.possible_agents[self.seat]
+        seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+        names = env.unwrapped.action_names
+        opponents = ", ".join(f"player_{s}: {spec}" for s, spec in enumerate(self.specs) if s != self.seat)
+        self.write(f"{self.game.title}: you are {me} (seat {self.seat}) against {opponents}; seed {self.seed}")
+        totals = [0.0] * len(env.possible_agents)
+        for agent in env.agent_iter():
+            observation, reward, termination, truncation, _ = env.last()
+            seat = seat_of[agent]
+            totals[seat] += reward
+            if termination or truncation:
+                if agent == me and not self.game.rules.is_terminal(env.unwrapped.game_state):
+                    self.write("you are out of the game; the bots play on to the end")
+                env.step(None)
+                continue
+            if agent == me:
+                try:
+                    action = self.ask(env, me, observation)
+                except LeftGame:
+                    self.write("you left the game")
+                    return None
+            else:
+                action = self.bots[seat].act(observation)
+                if self.announce:
+                    self.write(f"  {agent} ({self.specs[seat]}) plays {names[action]}")
+            env.step(action)
+        self.finish(env, me, totals)
+        return totals
+
+    def ask(self, env: Any, me: str, observation: dict[str, Any]) -> int:
+        names = env.unwrapped.action_names
+        legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
+        choices = [names[i] for i in legal]
+        self.write("")
+        self.write(self.table(env, me))
+        self.write("your move:")
+        self.write(actions_text(choices))
+        while True:
+            try:
+                text = self.read(f"{me}> ")
+            except EOFError:
+                raise LeftGame from None
+            if text.strip().lower() in QUIT_WORDS:
+                raise LeftGame
+            if text.strip().lower() in HELP_WORDS:
+                self.write(self.table(env, me))
+                self.write(actions_text(choices))
+                continue
+            position, hint = parse_choice(text, choices)
+            if position is not None:
+                return legal[position]
+            self.write(f"hint: {hint}")
+
+    def finish(self, env: Any, me: str, totals: list[float]) -> None:
+        from ..eval.match import score_of
+
+        self.write("")
+        self.write(self.table(env, me))
+        share = score_of(totals, self.seat)
+        verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
+        returns = ", ".join(f"player_{s}: {value:+g}" for s, value in enumerate(totals))
+        self.write(f"game over: {verdict} (returns {returns})")
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """``tavernzoo play GAME --vs BOT_SPEC [--vs ...] [--seat N] [--seed S] [--set KEY=VALUE]``."""
+    parser = commands.add_parser(
+        "play", help="play a game in the terminal against bots",
+        description="Play GAME in the terminal against bots, seeing only what your seat may see. Each turn pick "
+        "a legal action by number or name; ? shows the table again, q leaves. One --vs fills every other seat; "
+        "repeat --vs to give each other seat its own bot (in seat order).",
+    )
+    parser.add_argument("game", help="game name (tavernzoo games lists them)")
+    parser.add_argument("--vs", action="append", default=[], metavar="BOT_SPEC",
+                        help="the bots: heuristic (default), random, zoo:GAME, BOT.onnx, a checkpoint, ...")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0: you start the seating)")
+    parser.add_argument("--seed", type=int, help="seed of the deal and the bots (default: a fresh one, printed)")
+    parser.add_argument("--config", metavar="FILE", help="game options from a TOML or JSON file")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="one game option (repeatable); VALUE is JSON or a comma list: classes=sword,magic")
+    parser.set_defaults(run=run_play)
+    return parser
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from tavernzoo.cli import parse_config
+
+    TerminalGame(args.game, args.vs, args.seat, args.seed, parse_config(args)).play()
+    return 0

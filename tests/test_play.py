@@ -1,0 +1,121 @@
+"""Playing in the terminal: a scripted session per game, bad input at the prompt, hidden information kept hidden."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tavernzoo.agents.play import PUBLIC_GAMES, TerminalGame, parse_choice, view_text
+from tavernzoo.envs import games, get_game
+
+CLI = """
+import argparse, sys
+from tavernzoo.agents import play
+parser = argparse.ArgumentParser(prog="tavernzoo")
+play.add_parser(parser.add_subparsers())
+args = parser.parse_args(sys.argv[1:])
+try:
+    sys.exit(args.run(args))
+except ValueError as error:
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+class Script:
+    """A person at the keyboard: a few wrong answers first, then always ``answer``."""
+
+    def __init__(self, first=("", "fly to the moon", "0", "999", "?"), answer="1", limit=5000):
+        self.first = list(first)
+        self.answer = answer
+        self.prompts = 0
+        self.limit = limit
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts += 1
+        if self.prompts > self.limit:
+            raise EOFError
+        return self.first.pop(0) if self.first else self.answer
+
+
+@pytest.mark.parametrize("name", sorted(games()))
+def test_a_scripted_session_plays_a_whole_game(name, monkeypatch):
+    game = get_game(name)
+    if name not in PUBLIC_GAMES:
+        # The full rendering shows every hand: a hidden-information game must never print it.
+        monkeypatch.setattr(game.encoder, "render", lambda state: pytest.fail("render() shows hidden information"))
+    lines: list[str] = []
+    script = Script()
+    returns = TerminalGame(name, ["random"], seat=1, seed=3, read=script, write=lines.append).play()
+    text = "\n".join(lines)
+    seats = game.rules.num_seats(game.make_config())
+    assert returns is not None and len(returns) == seats
+    assert text.startswith(f"{game.title}: you are player_1 (seat 1)")
+    assert "hint: 'fly to the moon' is not a legal action here" in text
+    assert "hint: there is no action 0" in text and "hint: there is no action 999" in text
+    assert "your move:" in text and "  1) " in text
+    assert text.splitlines()[-1].startswith("game over: you ")
+
+
+@pytest.mark.parametrize("name", sorted(set(games()) - PUBLIC_GAMES))
+def test_hidden_information_games_show_only_the_players_own_hand(name):
+    lines: list[str] = []
+    TerminalGame(name, ["heuristic"], seat=0, seed=4, read=Script(first=()), write=lines.append).play()
+    text = "\n".join(lines)
+    players = [line for line in text.splitlines() if line.startswith(("   player_", " > player_"))]
+    assert players and all("(you)" in line for line in players if line.startswith(" > "))
+    # Other seats show their hand sizes only; the player's own hand is listed (as hand= or hand:).
+    assert not [line for line in players if "(you)" not in line and " hand=" in line]
+    assert " hand=" in text or "\nhand: " in text
+    game = get_game(name)
+    from tavernzoo.eval.match import make_env
+
+    env = make_env(game)
+    env.reset(seed=4)
+    text = view_text(env.unwrapped.view(env.possible_agents[0]))
+    assert "you are player_0" in text
+
+
+def test_choices_by_number_name_or_unique_part():
+    names = ["react:dodge", "react:heal", "react:take"]
+    assert parse_choice("2", names) == (1, "")
+    assert parse_choice("react:take", names) == (2, "")
+    assert parse_choice("dod", names) == (0, "")
+    assert parse_choice("heal", names) == (1, "")
+    position, hint = parse_choice("react", names)
+    assert position is None and "could be react:dodge, react:heal, react:take" in hint
+    assert "number from 1 to 3" in parse_choice("4", names)[1]
+
+
+def test_each_other_seat_can_get_its_own_bot_and_bad_setups_are_refused():
+    table = TerminalGame("ministeel", ["random", "heuristic", "random"], seat=2, seed=1,
+                         read=Script(first=()), write=lambda line: None)
+    assert table.specs == ["random", "heuristic", "you", "random"]
+    assert [bot.name for _, bot in sorted(table.bots.items())][1] != "random"
+    with pytest.raises(ValueError, match="has 4 seats: give one --vs for all the bots or one per other seat \\(3\\)"):
+        TerminalGame("ministeel", ["random", "random"])
+    with pytest.raises(ValueError, match="--seat 2 is not a seat of tiny_minotaur with 2 players; valid: 0-1"):
+        TerminalGame("tiny_minotaur", ["random"], seat=2)
+
+
+def test_q_leaves_the_game():
+    lines: list[str] = []
+    assert TerminalGame("tiny_minotaur", ["random"], seed=2, read=lambda prompt: "q", write=lines.append).play() is None
+    assert lines[-1] == "you left the game"
+
+
+def test_the_play_command_in_a_real_terminal_session():
+    moves = "nonsense\n" + "1\n" * 400
+    result = subprocess.run([sys.executable, "-c", CLI, "play", "tiny_minotaur", "--vs", "heuristic", "--seed", "7",
+                             "--set", "classes=sword,cloak"], input=moves, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "hint: 'nonsense' is not a legal action" in result.stdout
+    assert "game over: you" in result.stdout and "sword" in result.stdout
+    early = subprocess.run([sys.executable, "-c", CLI, "play", "minefield", "--vs", "random", "--set", "num_players=3"],
+                           input="", capture_output=True, text=True, timeout=120)
+    assert early.returncode == 0 and "you left the game" in early.stdout
+    bad = subprocess.run([sys.executable, "-c", CLI, "play", "tiny_minotaur", "--vs", "grandmaster"], input="",
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown bot spec 'grandmaster'" in bad.stderr
