@@ -69,7 +69,33 @@ def recordable_seed(seed: int | None) -> int:
     return int(seed) if seed is not None else random.SystemRandom().randrange(2**63)
 
 
-class TavernAECEnv(AECEnv):
+class TableMethods:
+    """What both adapters offer alike beyond PettingZoo: spaces by agent, views for frontends, records.
+    Each adapter provides ``legal_action_names(agent)`` and keeps ``_history`` in its record's form."""
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def view(self, agent: str) -> dict[str, Any]:
+        """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
+        seat = self._seat_of[agent]
+        return {
+            "game": self.game.name,
+            "env": self.game.env_name,
+            "agent": agent,
+            **self._encoder.view(self.game_state, seat),
+            "legal_actions": self.legal_action_names(agent),
+        }
+
+    def record(self, seats: list[str] | None = None) -> dict[str, Any]:
+        """The game so far as a replayable record; ``seats`` names who played each seat."""
+        return make_record(self.game, self.game_state, self.seed_used, self._history, seats)
+
+
+class TavernAECEnv(TableMethods, AECEnv):
     """A turn-based tavernzoo game as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "name": "tavernzoo", "is_parallelizable": False}
@@ -80,12 +106,6 @@ class TavernAECEnv(AECEnv):
         # Optional rule: seats knocked out while the game goes on (multi-player elimination games).
         self._seats_out = getattr(self._rules, "seats_out", None)
         self._history: list[tuple[int, int]] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # --- the PettingZoo API --------------------------------------------------------------------------
 
@@ -170,7 +190,7 @@ class TavernAECEnv(AECEnv):
     def close(self) -> None:
         pass
 
-    # --- beyond PettingZoo: views for frontends, records for replays -----------------------------------
+    # --- beyond PettingZoo (with TableMethods' view and record) -----------------------------------------
 
     def legal_action_names(self, agent: str | None = None) -> list[str]:
         """Names of the legal actions of ``agent`` (default: the agent to act); empty if it is not to act."""
@@ -179,21 +199,6 @@ class TavernAECEnv(AECEnv):
         if rules.is_terminal(state) or rules.current_seat(state) != self._seat_of[agent]:
             return []
         return [self.action_names[a] for a in rules.legal_actions(state)]
-
-    def view(self, agent: str) -> dict[str, Any]:
-        """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
-        seat = self._seat_of[agent]
-        return {
-            "game": self.game.name,
-            "env": self.game.env_name,
-            "agent": agent,
-            **self._encoder.view(self.game_state, seat),
-            "legal_actions": self.legal_action_names(agent),
-        }
-
-    def record(self, seats: list[str] | None = None) -> dict[str, Any]:
-        """The game so far as a replayable record; ``seats`` names who played each seat."""
-        return make_record(self.game, self.game_state, self.seed_used, self._history, seats)
 
 
 def make_env_factories(game: Game):

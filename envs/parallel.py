@@ -33,17 +33,15 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import conversions, wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .aec import recordable_seed, set_table
+from .aec import TableMethods, recordable_seed, set_table
 from .core import Chance, Game, IllegalActionError
-from .records import make_record
 
 
-class TavernParallelEnv(ParallelEnv):
+class TavernParallelEnv(TableMethods, ParallelEnv):
     """A simultaneous-move tavernzoo game as a PettingZoo Parallel environment (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "name": "tavernzoo", "is_parallelizable": True}
@@ -58,12 +56,6 @@ class TavernParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self.end_reason: str | None = None
         self._history: list[dict[int, int]] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # --- the PettingZoo API --------------------------------------------------------------------------
 
@@ -194,20 +186,6 @@ class TavernParallelEnv(ParallelEnv):
             return []
         return [self.action_names[a] for a in self._rules.legal_actions(self.game_state, self._seat_of[agent])]
 
-    def view(self, agent: str) -> dict[str, Any]:
-        """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
-        seat = self._seat_of[agent]
-        return {
-            "game": self.game.name,
-            "env": self.game.env_name,
-            "agent": agent,
-            **self._encoder.view(self.game_state, seat),
-            "legal_actions": self.legal_action_names(agent),
-        }
-
-    def record(self, seats: list[str] | None = None) -> dict[str, Any]:
-        """The game so far as a replayable record; ``seats`` names who played each seat."""
-        return make_record(self.game, self.game_state, self.seed_used, self._history, seats)
 
 
 def _as_index(action: Any) -> Any:

@@ -21,18 +21,8 @@ from tavernzoo.eval.match import make_env
 
 TM = get_game("tiny_minotaur")
 
-CLI = """
-import argparse, sys
-from tavernzoo.agents import bot_server
-parser = argparse.ArgumentParser(prog="tavernzoo")
-bot_server.add_parser(parser.add_subparsers())
-args = parser.parse_args(sys.argv[1:])
-try:
-    sys.exit(args.run(args))
-except ValueError as error:
-    print(f"error: {error}", file=sys.stderr)
-    sys.exit(2)
-"""
+# The installed command, as a user runs it (main() turns a ValueError into exit status 2).
+CLI = ["-m", "tavernzoo.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +144,7 @@ def read_reply(process):
 
 
 def test_a_whole_game_and_bad_input_through_the_stdio_subprocess(onnx_bot):
-    process = subprocess.Popen([sys.executable, "-c", CLI, "bot", onnx_bot], stdin=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, *CLI, "bot", onnx_bot], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         def ask(request):
@@ -198,7 +188,7 @@ def test_a_whole_game_and_bad_input_through_the_stdio_subprocess(onnx_bot):
 
 
 def test_the_stdio_command_refuses_an_unknown_spec_at_once():
-    result = subprocess.run([sys.executable, "-c", CLI, "bot", "no-such-bot"], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, *CLI, "bot", "no-such-bot"], capture_output=True, text=True,
                             input="", timeout=120)
     assert result.returncode == 2 and "unknown bot spec 'no-such-bot'" in result.stderr
 
@@ -248,7 +238,7 @@ def test_an_http_round_trip_on_loopback(http_server, onnx_bot):
 
 
 def test_the_serve_command_binds_loopback_and_answers():
-    process = subprocess.Popen([sys.executable, "-c", CLI, "serve", "--bot", "heuristic", "--port", "0", "--quiet"],
+    process = subprocess.Popen([sys.executable, *CLI, "serve", "--bot", "heuristic", "--port", "0", "--quiet"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         banner = process.stdout.readline()

@@ -22,20 +22,8 @@ from tavernzoo.eval.match import make_env, play_game  # noqa: E402
 
 TM = get_game("tiny_minotaur")
 
-CLI = """
-import argparse, sys
-from tavernzoo.agents import export, onnx_bot
-parser = argparse.ArgumentParser(prog="tavernzoo")
-commands = parser.add_subparsers()
-export.add_parser(commands)
-onnx_bot.add_parser(commands)
-args = parser.parse_args(sys.argv[1:])
-try:
-    sys.exit(args.run(args))
-except ValueError as error:
-    print(f"error: {error}", file=sys.stderr)
-    sys.exit(2)
-"""
+# The installed command, as a user runs it (main() turns a ValueError into exit status 2).
+CLI = ["-m", "tavernzoo.cli"]
 
 
 def provenance(game, game_config=None, **extra):
@@ -268,15 +256,15 @@ def test_every_bundled_zoo_bot_loads_and_plays_its_game(name):
 def test_export_and_zoo_commands(tmp_path):
     random_policy(TM).save(tmp_path / "run" / "checkpoints" / "step_0000000010")
     (tmp_path / "run" / "checkpoints" / "latest").write_text("step_0000000010\n")
-    result = subprocess.run([sys.executable, "-c", CLI, "export", str(tmp_path / "run"), "--out",
+    result = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
                              str(tmp_path / "out" / "bot.onnx")], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "tiny_minotaur_v0: 47 observations -> 8 actions" in result.stdout
     assert json.loads((tmp_path / "out" / "bot.json").read_text())["provenance"]["checkpoint"] == "step_0000000010"
-    bad = subprocess.run([sys.executable, "-c", CLI, "export", str(tmp_path), "--out", "x.onnx"],
+    bad = subprocess.run([sys.executable, *CLI, "export", str(tmp_path), "--out", "x.onnx"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "neither a policy checkpoint" in bad.stderr
-    listing = subprocess.run([sys.executable, "-c", CLI, "zoo", "--json"], capture_output=True, text=True,
+    listing = subprocess.run([sys.executable, *CLI, "zoo", "--json"], capture_output=True, text=True,
                              timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert set(json.loads(listing.stdout)) == set(zoo_bots())

@@ -10,18 +10,8 @@ import pytest
 from tavernzoo.agents.play import PUBLIC_GAMES, TerminalGame, parse_choice, view_text
 from tavernzoo.envs import games, get_game
 
-CLI = """
-import argparse, sys
-from tavernzoo.agents import play
-parser = argparse.ArgumentParser(prog="tavernzoo")
-play.add_parser(parser.add_subparsers())
-args = parser.parse_args(sys.argv[1:])
-try:
-    sys.exit(args.run(args))
-except ValueError as error:
-    print(f"error: {error}", file=sys.stderr)
-    sys.exit(2)
-"""
+# The installed command, as a user runs it (main() turns a ValueError into exit status 2).
+CLI = ["-m", "tavernzoo.cli"]
 
 
 class Script:
@@ -108,14 +98,14 @@ def test_q_leaves_the_game():
 
 def test_the_play_command_in_a_real_terminal_session():
     moves = "nonsense\n" + "1\n" * 400
-    result = subprocess.run([sys.executable, "-c", CLI, "play", "tiny_minotaur", "--vs", "heuristic", "--seed", "7",
+    result = subprocess.run([sys.executable, *CLI, "play", "tiny_minotaur", "--vs", "heuristic", "--seed", "7",
                              "--set", "classes=sword,cloak"], input=moves, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "hint: 'nonsense' is not a legal action" in result.stdout
     assert "game over: you" in result.stdout and "sword" in result.stdout
-    early = subprocess.run([sys.executable, "-c", CLI, "play", "minefield", "--vs", "random", "--set", "num_players=3"],
+    early = subprocess.run([sys.executable, *CLI, "play", "minefield", "--vs", "random", "--set", "num_players=3"],
                            input="", capture_output=True, text=True, timeout=120)
     assert early.returncode == 0 and "you left the game" in early.stdout
-    bad = subprocess.run([sys.executable, "-c", CLI, "play", "tiny_minotaur", "--vs", "grandmaster"], input="",
+    bad = subprocess.run([sys.executable, *CLI, "play", "tiny_minotaur", "--vs", "grandmaster"], input="",
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown bot spec 'grandmaster'" in bad.stderr

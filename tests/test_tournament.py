@@ -313,13 +313,8 @@ def test_sprt_stops_at_the_first_deal_that_decides(tmp_path):
 
 
 def test_the_command_prints_the_leaderboard_and_writes_results_and_heatmap(tmp_path):
-    code = (
-        "import argparse, sys; from tavernzoo.eval.tournament import add_parser; "
-        "parser = argparse.ArgumentParser(); add_parser(parser.add_subparsers()); "
-        "args = parser.parse_args(sys.argv[1:]); sys.exit(args.run(args))"
-    )
     out = tmp_path / "cli"
-    command = [PYTHON, "-c", code, "tournament", "wyvern", "--set", "num_players=3", "--bots", "heuristic",
+    command = [PYTHON, "-m", "tavernzoo.cli", "tournament", "wyvern", "--set", "num_players=3", "--bots", "heuristic",
                "random", "random", "--games", "6", "--workers", "1", "--out", str(out), "--no-progress"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
