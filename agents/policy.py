@@ -70,14 +70,13 @@ class MLPPolicy:
 
     def save(self, directory: str | os.PathLike) -> None:
         """Write ``policy.json`` and ``policy.npz`` into ``directory`` (each file atomically)."""
-        from ..envs.records import write_json_atomic
+        from ..envs.records import atomic_file, write_json_atomic
 
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
-        temporary = directory / ".policy.npz.tmp.npz"
-        np.savez(temporary, **arrays)
-        os.replace(temporary, directory / "policy.npz")
+        with atomic_file(directory / "policy.npz", "wb") as file:
+            np.savez(file, **arrays)
         meta = {**self.meta, "format": POLICY_FORMAT, "format_version": 1, "activation": self.activation,
                 "layers": [int(w.shape[0]) for w in self.weights], "observation_size": self.observation_size}
         write_json_atomic(directory / "policy.json", meta)

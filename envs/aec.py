@@ -79,6 +79,17 @@ class TableMethods:
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.game_state is None:
+            return "(no game yet: call reset())"
+        return self._encoder.render(self.game_state)
+
+    def close(self) -> None:
+        pass
+
     def view(self, agent: str) -> dict[str, Any]:
         """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
         seat = self._seat_of[agent]
@@ -178,17 +189,6 @@ class TavernAECEnv(TableMethods, AECEnv):
         if not self._rules.is_terminal(state) and self._rules.current_seat(state) == seat:
             mask[self._rules.legal_actions(state)] = 1
         return {"observation": observation, "action_mask": mask}
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.game_state is None:
-            return "(no game yet: call reset())"
-        return self._encoder.render(self.game_state)
-
-    def close(self) -> None:
-        pass
 
     # --- beyond PettingZoo (with TableMethods' view and record) -----------------------------------------
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import conversions, wrappers
@@ -166,17 +165,6 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
         order = common["finishing_order"]
         place = len(self.possible_agents) - order.index(agent) if agent in order else None
         return {**common, "place": place}
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.game_state is None:
-            return "(no game yet: call reset())"
-        return self._encoder.render(self.game_state)
-
-    def close(self) -> None:
-        pass
 
     # --- beyond PettingZoo: views for frontends, records for replays -----------------------------------
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .core import Chance, Game, ReplayError, config_to_dict
 from .registry import get_game
@@ -105,21 +107,29 @@ def replay(record: dict[str, Any]) -> tuple[Game, Any]:
     return game, state
 
 
-def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
-    """Write JSON so that a reader sees the old file or the whole new one, never half of it."""
+@contextmanager
+def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
+    """A temporary file beside ``path`` that replaces ``path`` whole when the block succeeds and vanishes
+    when it fails: a reader sees the old file or the new one, never half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w") as file:
-            json.dump(document, file, indent=1)
-            file.write("\n")
+        with os.fdopen(handle, mode) as file:
+            yield file
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
+    """Write JSON through :func:`atomic_file`."""
+    with atomic_file(path) as file:
+        json.dump(document, file, indent=1)
+        file.write("\n")
 
 
 def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:

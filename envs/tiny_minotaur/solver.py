@@ -67,7 +67,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
@@ -76,6 +75,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..records import atomic_file
 from .rules import (
     BOSS,
     CARD_NAMES,
@@ -639,24 +639,14 @@ def save(path: str | os.PathLike, solution: Solution) -> None:
 
     The zip entries carry a fixed timestamp, so the same solution always gives the same bytes.
     """
-    path = Path(path)
     arrays = solution.to_arrays()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for name in sorted(arrays):
-                    info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    with archive.open(info, "w", force_zip64=True) as entry:
-                        np.lib.format.write_array(entry, np.asanyarray(arrays[name]), allow_pickle=False)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, "wb") as file:
+        with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name in sorted(arrays):
+                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(info, "w", force_zip64=True) as entry:
+                    np.lib.format.write_array(entry, np.asanyarray(arrays[name]), allow_pickle=False)
 
 
 def clear_memory() -> None:
