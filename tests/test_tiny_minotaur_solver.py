@@ -34,7 +34,7 @@ from tavernzoo.eval.stats import mean_interval
 GAME = get_game("tiny_minotaur")
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 
-# Opponents the oracle must not lose to. Add trained bots' specs here once they exist (a later issue).
+# Opponents the oracle must not lose to; "trained" is a policy trained by self-play in the test itself.
 OPPONENTS = ["random", "heuristic", "trained"]
 
 # The rulebook's tiers and windows, with tiny decks (two attack cards each) and a cheap boss card.

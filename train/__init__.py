@@ -1,4 +1,8 @@
-"""Self-play training (MaskablePPO with an opponent league) lands here with its own issue.
+"""Self-play training: MaskablePPO against an opponent league (docs/training.md).
 
-Nothing is exported yet: the package exists so that the installed layout (tavernzoo.train) is fixed.
+* :mod:`.config` — ``TrainConfig``, the hyperparameters with per-game defaults;
+* :mod:`.selfplay` — the learner's view of any game (``LearnerEnv``, ``SelfPlayVecEnv``) and the ``League``;
+* :mod:`.run` — ``Trainer``: a run with checkpoints, resume and the final report (``tavernzoo train``).
+
+Importing this package needs nothing beyond the core install; the modules need the ``train`` extra.
 """
