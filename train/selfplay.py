@@ -111,8 +111,8 @@ class League:
         return self.rng.choice(pool)
 
     def record(self, opponents: list[Opponent], score: float) -> None:
-        for member in set(map(id, opponents)):
-            opponent = next(o for o in opponents if id(o) == member)
+        """Book one game's result against every distinct member that sat at the table."""
+        for opponent in {id(o): o for o in opponents}.values():
             opponent.games += 1
             opponent.score += score
 
@@ -175,6 +175,7 @@ class LearnerSeat:
         self._shaping, self._gamma = config.shaping, config.gamma
         self._last_potential = 0.0
         self.rng = random.Random(seed)
+        self._generator = np.random.default_rng(seed)  # policy opponents' sampling, unbatched path
         self.learner = ""
         self.opponents: dict[str, Opponent] = {}
         self.episode_return = 0.0
@@ -227,15 +228,10 @@ class LearnerSeat:
         observation = self.env.observe(agent)
         if opponent.policy is not None:
             action = opponent.policy.act(observation["observation"][None], observation["action_mask"][None],
-                                         self._np_rng(), deterministic=False)[0]
+                                         self._generator, deterministic=False)[0]
         else:
             action = opponent.bot.act(observation)
         self.env.step(int(action))
-
-    def _np_rng(self) -> np.random.Generator:
-        if not hasattr(self, "_generator"):
-            self._generator = np.random.default_rng(self.rng.randrange(2**63))
-        return self._generator
 
     def begin_episode(self) -> None:
         """The learner's first decision of the episode is due: remember the potential there."""
