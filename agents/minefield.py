@@ -30,7 +30,7 @@ import numpy as np
 
 from ..envs.minefield.encode import layout
 from ..envs.minefield.rules import Config
-from .random_bot import legal_actions
+from .base import legal_actions
 
 
 class HeuristicBot:

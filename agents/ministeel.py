@@ -10,14 +10,13 @@ worth an action. Measured strength: docs/rules/ministeel.md.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
 
 from ..envs.ministeel import encode as E
 from ..envs.ministeel import rules as R
-from .random_bot import legal_actions
+from .base import RuleBot, legal_actions
 
 # How much the bot wants to hold each card (keeps the best, forfeits the worst).
 CARD_VALUE = {
@@ -31,17 +30,11 @@ VALUE = tuple(CARD_VALUE[kind] for kind in R.KINDS)
 ATTACK_ORDER = (R.SWORD, R.FLAME_SHOT, R.HATCHET, R.BLADED_SHIELD, R.DAGGER)
 
 
-class HeuristicBot:
+class HeuristicBot(RuleBot):
     """A rule-based MiniSteel player (see the module docstring)."""
 
     name = "heuristic"
-
-    def __init__(self, config: Any = None, seed: int | None = None):
-        self.config = R.Config() if config is None else config
-        self._random = random.Random(seed)
-
-    def reset(self) -> None:
-        pass
+    config_type = R.Config
 
     def act(self, observation: dict[str, Any]) -> int:
         legal = set(legal_actions(observation, self.name))

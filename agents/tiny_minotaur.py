@@ -16,22 +16,19 @@ from typing import Any
 import numpy as np
 
 from ..envs.tiny_minotaur import encode, rules
-from .random_bot import legal_actions
+from .base import RuleBot, legal_actions
 
 
-class HeuristicBot:
+class HeuristicBot(RuleBot):
     """Rule-based Tiny Minotaur play: expected damage to attack, dodges saved for big hits."""
 
     name = "heuristic"
+    config_type = rules.Config
 
-    def __init__(self, config: rules.Config, seed: int | None = None):
-        self.config = config
-        ruleset = rules.load_ruleset(config.ruleset)
+    def __init__(self, config: rules.Config | None = None, seed: int | None = None):
+        super().__init__(config, seed)
+        ruleset = rules.load_ruleset(self.config.ruleset)
         self._damage = (ruleset.damage["regular"], ruleset.damage["middling"], ruleset.damage["stronk"])
-        self._card_scale = encode._card_scale(config.ruleset)
-
-    def reset(self) -> None:
-        pass
 
     def act(self, observation: dict[str, Any]) -> int:
         legal = legal_actions(observation, self.name)

@@ -16,21 +16,19 @@ from typing import Any
 import numpy as np
 
 from ..envs.tiny_minotaur import encode, rules, solver
-from .random_bot import legal_actions
+from .base import RuleBot, legal_actions
 
 
-class OracleBot:
+class OracleBot(RuleBot):
     """Plays Tiny Minotaur optimally (maximises expected return: win minus loss probability)."""
 
     name = "oracle"
+    config_type = rules.Config
 
     def __init__(self, config: rules.Config | None = None, seed: int | None = None):
-        self.config = config if config is not None else rules.Config()
+        super().__init__(config, seed)
         self._ruleset = rules.load_ruleset(self.config.ruleset)
         self._card_scale = encode._card_scale(self.config.ruleset)
-
-    def reset(self) -> None:
-        pass
 
     def act(self, observation: dict[str, Any]) -> int:
         legal = legal_actions(observation, self.name)

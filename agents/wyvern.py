@@ -3,29 +3,22 @@ and sells for levels. It reads only the env's observation dict (layout in ``envs
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
 
 from ..envs.wyvern import encode as E
 from ..envs.wyvern import rules as R
-from .random_bot import legal_actions
+from .base import RuleBot, legal_actions
 
 _WINDOW, _ASK, _LOOT_ORDER, _LOOT_PICK, _DISCARD = R.WINDOW, R.ASK, R.LOOT_ORDER, R.LOOT_PICK, R.DISCARD
 
 
-class HeuristicBot:
-    """Plays a sensible Munchkin game: see the module docstring; ties broken by a seeded generator."""
+class HeuristicBot(RuleBot):
+    """Plays a sensible Munchkin game (see the module docstring); deterministic for a given observation."""
 
     name = "heuristic"
-
-    def __init__(self, config: Any = None, seed: int | None = None):
-        self.config = R.Config() if config is None else config
-        self._random = random.Random(seed)
-
-    def reset(self) -> None:
-        pass
+    config_type = R.Config
 
     # --- decoding -----------------------------------------------------------------------------------
 
