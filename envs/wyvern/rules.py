@@ -636,10 +636,7 @@ def _apply_own_play(state: State, seat: int, phase: int, action: int, kind: int,
         state.equipped[seat].append(cid)
         _log(state, "equip", seat, cid)
     elif kind == K_CURSE:
-        target = (seat + ACTION_ARG[action]) % state.n
-        state.hand[seat].remove(cid)
-        state.discard[seat].append(cid)
-        _curse(state, target, cid, by=seat)
+        _play_curse(state, seat, action, cid)
         if state.dying >= 0:
             _start_looting(state, phase, seat)
     elif kind == K_FIGHT:
@@ -818,10 +815,7 @@ def _apply_window(state: State, seat: int, action: int, kind: int, cid: int) -> 
         _log(state, "ask", seat, target, split)
         return
     elif kind == K_CURSE:
-        target = (seat + ACTION_ARG[action]) % state.n
-        state.hand[seat].remove(cid)
-        state.discard[seat].append(cid)
-        _curse(state, target, cid, by=seat)
+        target = _play_curse(state, seat, action, cid)
         if state.dying >= 0:
             if target == state.fighter:  # the fight is abandoned; the dead fighter's turn ends
                 _clear_combat(state)
@@ -943,6 +937,15 @@ def _lose_levels(state: State, seat: int, amount: int) -> None:
     if state.level[seat] < 1:  # below level 1: death, restarting at level 1
         state.level[seat] = 1
         _kill(state, seat, DEATH_LEVELS)
+
+
+def _play_curse(state: State, seat: int, action: int, cid: int) -> int:
+    """``seat`` plays curse ``cid`` from its hand on the seat the action names; returns that seat."""
+    target = (seat + ACTION_ARG[action]) % state.n
+    state.hand[seat].remove(cid)
+    state.discard[seat].append(cid)
+    _curse(state, target, cid, by=seat)
+    return target
 
 
 def _curse(state: State, target: int, cid: int, by: int) -> None:
