@@ -200,7 +200,10 @@ def make_parallel_factories(game: Game):
         return TavernParallelEnv(game, render_mode=render_mode, illegal_reward=illegal_reward, **config)
 
     def raw_env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        return conversions.parallel_to_aec(TavernParallelEnv(game, render_mode=render_mode, **config))
+        # parallel_to_aec, with the action check: the converted env only hands the round's actions to the
+        # Parallel env when the last agent has chosen, too late to name a bad one when it is given.
+        converted = conversions.parallel_to_aec_wrapper(TavernParallelEnv(game, render_mode=render_mode, **config))
+        return wrappers.OrderEnforcingWrapper(ActionCheckWrapper(converted))
 
     def env(render_mode: str | None = None, **config: Any) -> AECEnv:
         parallel = TavernParallelEnv(game, render_mode=render_mode, illegal_reward=-1.0, **config)

@@ -241,19 +241,21 @@ def run_replay(args: argparse.Namespace) -> int:
     path = Path(args.file)
     console = Console()
     replayed = 0
-    # read_records raises ReplayError (a ValueError: main prints it, exit 2) for a file that holds no
-    # record or a line that is not JSON; a record that does not replay is exit 1.
-    for line, record in read_records(path):
-        try:
-            game, state = replay(record)
-        except ReplayError as error:
-            where = f"{path}:{line}" if path.suffix == ".jsonl" else str(path)
-            console.print(f"[bold red]{escape(where)}: record does not replay:[/] {escape(str(error))}",
-                          highlight=False, soft_wrap=True)
-            return 1
-        replayed += 1
-        if args.show:
-            console.print(game.encoder.render(state), highlight=False)
+    try:
+        for line, record in read_records(path):
+            try:
+                game, state = replay(record)
+            except ReplayError as error:
+                where = f"{path}:{line}" if path.suffix == ".jsonl" else str(path)
+                console.print(f"[bold red]{escape(where)}: record does not replay:[/] {escape(str(error))}",
+                              highlight=False, soft_wrap=True)
+                return 1
+            replayed += 1
+            if args.show:
+                console.print(game.encoder.render(state), highlight=False)
+    except ReplayError as error:  # the file itself: no records, a line that is not JSON or is too long
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        return 2
     console.print(f"{replayed} record(s) replayed to their recorded results.")
     return 0
 
