@@ -86,10 +86,24 @@ def replay(record: Any) -> tuple[Game, Any]:
         config = game.make_config(record["config"])
     except ValueError as error:
         raise ReplayError(f"config: {error}") from None
-    if record["seed"] is not None:
-        check_seed_stream(record["seed"], record["chance"])
+    # Dice that differ from the seed's are named as the cause of whatever goes wrong after them; outcomes
+    # past the game's last draw are the replay's to name ("never used").
+    mismatch = seed_mismatch(record["seed"], record["chance"]) if record["seed"] is not None else None
+    chance = Chance.scripted(record["chance"])
+    try:
+        state = _replay_actions(game, config, chance, record)
+    except ReplayError:
+        if mismatch is not None and mismatch[0] < len(chance.outcomes):
+            raise ReplayError(mismatch[1]) from None
+        raise
+    if mismatch is not None:
+        raise ReplayError(mismatch[1])
+    return game, state
+
+
+def _replay_actions(game: Game, config: Any, chance: Chance, record: dict[str, Any]) -> Any:
     rules = game.rules
-    state = rules.new_game(config, Chance.scripted(record["chance"]))
+    state = rules.new_game(config, chance)
     for number, step in enumerate(record["actions"]):
         if rules.is_terminal(state):
             raise ReplayError(f"the game ended before action #{number}")
@@ -111,7 +125,7 @@ def replay(record: Any) -> tuple[Game, Any]:
             raise ReplayError(
                 f"replayed returns {list(rules.returns(state))} differ from the record's {record['returns']}"
             )
-    return game, state
+    return state
 
 
 def _play_turn(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
@@ -174,16 +188,16 @@ def check_record(record: Any) -> None:
             raise ReplayError(f"chance outcome #{number} must be [n, value] with 0 <= value < n, got {_short(outcome)}")
 
 
-def check_seed_stream(seed: int, outcomes: list[list[int]]) -> None:
-    """Raise ReplayError unless ``outcomes`` are exactly what ``Chance(seed)`` draws, asked the same ``n``s."""
+def seed_mismatch(seed: int, outcomes: list[list[int]]) -> tuple[int, str] | None:
+    """The index of the first of ``outcomes`` that ``Chance(seed)``, asked the same ``n``s, does not draw,
+    with a message naming it; None when all agree."""
     chance = Chance(seed)
     for number, (n, value) in enumerate(outcomes):
         drawn = chance.below(n)
         if drawn != value:
-            raise ReplayError(
-                f"chance outcome #{number} is [{n}, {value}], but seed {seed} draws [{n}, {drawn}]: "
-                "the record's dice differ from its seed's"
-            )
+            return number, (f"chance outcome #{number} is [{n}, {value}], but seed {seed} draws [{n}, {drawn}]: "
+                            "the record's dice differ from its seed's")
+    return None
 
 
 def _kind(value: Any) -> str:
