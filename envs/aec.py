@@ -88,10 +88,13 @@ def as_action(action: Any, num_actions: int | None = None) -> int:
     """``action`` as a plain int: a Python or numpy integer, or a 0-d integer array (what PettingZoo's
     ``Discrete`` spaces accept). A bool, float, string or None is a TypeError; with ``num_actions``, an
     integer outside ``0..num_actions-1`` is a ValueError (it is not in the action space at all)."""
-    index = plain_int(action)
-    if index is None and isinstance(action, np.ndarray) and action.shape == () \
-            and np.issubdtype(action.dtype, np.integer):
+    if isinstance(action, np.integer):  # before plain_int's slower abstract-class check
         index = int(action)
+    else:
+        index = plain_int(action)
+        if index is None and isinstance(action, np.ndarray) and action.shape == () \
+                and np.issubdtype(action.dtype, np.integer):
+            index = int(action)
     if index is None:
         kind = type(action).__name__
         raise TypeError(f"an action must be an integer (a Python or numpy int), got {action!r} ({kind})")

@@ -261,6 +261,8 @@ def check_option_types(config_type: type, values: dict[str, Any]) -> dict[str, A
 
 def plain_int(value: Any) -> int | None:
     """``value`` as an int if it is a Python or numpy integer (bools are not), else None."""
+    if type(value) is int:  # the common case first: a step function calls this on every action
+        return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     return None
