@@ -201,7 +201,11 @@ def _rebuild_game(name: str, version: int, title: str, rules: Any, encoder: Any,
     def part(value: Any) -> Any:
         return importlib.import_module(value) if isinstance(value, str) else value
 
-    return Game(name, version, title, part(rules), part(encoder), simultaneous)
+    game = Game(name, version, title, part(rules), part(encoder), simultaneous)
+    from .registry import games  # here: the registry imports this module
+
+    known = games().get(name)
+    return known if known == game else game  # the registry's own instance where it is the same game
 
 
 # --- configuration -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from pettingzoo.test import render_test
 
-from tavernzoo.envs import Chance, games, get_game
+from tavernzoo.envs import Chance, Game, games, get_game
 from tavernzoo.envs.core import OPTION_INT_LIMIT, config_to_dict
 
 GAMES = sorted(games())
@@ -106,8 +106,11 @@ def test_pettingzoos_pickle_test(name, factory):
 def test_a_game_pickles_by_module_name_and_copies_as_itself():
     for game in games().values():
         again = pickle.loads(pickle.dumps(game))
-        assert again == game and again.rules is game.rules and again.encoder is game.encoder
+        assert again is game and again.rules is game.rules and again.encoder is game.encoder
         assert copy.deepcopy(game) is game and copy.copy(game) is game
+    tiny = get_game("tiny_minotaur")
+    house = Game("house_duel", 0, "A house duel", tiny.rules, tiny.encoder)  # not in the registry
+    assert pickle.loads(pickle.dumps(house)) == house
 
 
 def test_a_chance_pickled_mid_stream_draws_what_the_original_draws():
