@@ -10,12 +10,20 @@ It turns a :class:`~tavernzoo.envs.core.Game` (pure rules + encoder) into a Pett
   all zero for every agent that is not to act (PettingZoo classic);
 * ``terminations`` when the rules end the game, ``truncations`` when the game's declared turn limit
   cut it off; ``infos[agent]`` then holds ``returns`` and ``end_reason``;
-* ``render_mode="ansi"``: ``render()`` returns the game's text rendering;
+* ``render_mode="ansi"``: ``render()`` returns the game's text rendering; ``render_mode="human"``
+  prints it to the terminal after every ``reset()`` and ``step()`` (and on ``render()``, which then
+  returns None), as PettingZoo's classic games do;
+* actions are Python or numpy integers (a 0-d integer array too); a bool, a float, a string or None
+  for an agent that must act raises TypeError: nothing is silently turned into a move. Seeds likewise;
+* envs pickle and deepcopy at any point of a game (the :class:`Game` travels by module name, the
+  ``Chance`` with its generator's state), and the copy plays on exactly as the original would;
 * ``view(agent)``: a JSON-serialisable dict of what that agent may see plus its legal action names;
 * ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`).
 
 The raw env raises :class:`~tavernzoo.envs.core.IllegalActionError`; ``env()`` adds the standard
-wrappers, under which an illegal move loses and ends the game.
+wrappers, under which an illegal move loses and ends the game and an action outside the action space
+is refused (:class:`ActionCheckWrapper`: ValueError, where PettingZoo's ``AssertOutOfBoundsWrapper``
+only asserts and lets a bool through).
 """
 
 from __future__ import annotations
@@ -28,8 +36,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from .core import Chance, Game
+from .core import Chance, Game, plain_int
 from .records import make_record
 
 
@@ -37,7 +46,8 @@ def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, A
     """What both adapters (this one and :mod:`.parallel`) set up alike: the validated config, the agents,
     their spaces and the action names."""
     if render_mode is not None and render_mode not in env.metadata["render_modes"]:
-        raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
+        valid = ", ".join(repr(mode) for mode in env.metadata["render_modes"])
+        raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, {valid}")
     env.game = game
     env.config = game.make_config(**config)
     env.render_mode = render_mode
@@ -65,8 +75,32 @@ def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, A
 
 def recordable_seed(seed: int | None) -> int:
     """The seed to play: the one given, or a fresh one drawn from the OS, still recorded so that any game
-    can be replayed and reported."""
-    return int(seed) if seed is not None else random.SystemRandom().randrange(2**63)
+    can be replayed and reported. A seed is a Python or numpy integer; ``1.5`` or ``True`` is a TypeError."""
+    if seed is None:
+        return random.SystemRandom().randrange(2**63)
+    number = plain_int(seed)
+    if number is None:
+        raise TypeError(f"seed must be an integer or None, got {seed!r} ({type(seed).__name__})")
+    return number
+
+
+def as_action(action: Any, num_actions: int | None = None) -> int:
+    """``action`` as a plain int: a Python or numpy integer, or a 0-d integer array (what PettingZoo's
+    ``Discrete`` spaces accept). A bool, float, string or None is a TypeError; with ``num_actions``, an
+    integer outside ``0..num_actions-1`` is a ValueError (it is not in the action space at all)."""
+    if isinstance(action, np.integer):  # before plain_int's slower abstract-class check
+        index = int(action)
+    else:
+        index = plain_int(action)
+        if index is None and isinstance(action, np.ndarray) and action.shape == () \
+                and np.issubdtype(action.dtype, np.integer):
+            index = int(action)
+    if index is None:
+        kind = type(action).__name__
+        raise TypeError(f"an action must be an integer (a Python or numpy int), got {action!r} ({kind})")
+    if num_actions is not None and not 0 <= index < num_actions:
+        raise ValueError(f"action {index} is outside the action space: valid actions are 0..{num_actions - 1}")
+    return index
 
 
 class TableMethods:
@@ -81,14 +115,27 @@ class TableMethods:
 
     def render(self) -> str | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        if self.game_state is None:
-            return "(no game yet: call reset())"
-        return self._encoder.render(self.game_state)
+        text = "(no game yet: call reset())" if self.game_state is None else self._encoder.render(self.game_state)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
 
     def close(self) -> None:
         pass
+
+    # The rules and encoder modules are kept on the env for speed but do not pickle: they travel in
+    # ``game`` (which pickles by module name) and are bound again on arrival.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_rules"], state["_encoder"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rules, self._encoder = self.game.rules, self.game.encoder
 
     def view(self, agent: str) -> dict[str, Any]:
         """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
@@ -109,7 +156,7 @@ class TableMethods:
 class TavernAECEnv(TableMethods, AECEnv):
     """A turn-based tavernzoo game as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "tavernzoo", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "tavernzoo", "is_parallelizable": False}
 
     def __init__(self, game: Game, render_mode: str | None = None, **config: Any):
         super().__init__()
@@ -133,6 +180,8 @@ class TavernAECEnv(TableMethods, AECEnv):
         self._paid = False
         self.agent_selection = self.possible_agents[0]
         self._after_move()
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -140,7 +189,7 @@ class TavernAECEnv(TableMethods, AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat_of[agent]
-        action = int(action)
+        action = as_action(action)
         self._rules.apply(self.game_state, action)  # raises IllegalActionError, changing nothing
         self._history.append((seat, action))
         if self._paid:
@@ -148,6 +197,8 @@ class TavernAECEnv(TableMethods, AECEnv):
             self._paid = False
         self._cumulative_rewards[agent] = 0.0
         self._after_move()
+        if self.render_mode == "human":
+            self.render()
 
     def _after_move(self) -> None:
         state, rules = self.game_state, self._rules
@@ -201,6 +252,19 @@ class TavernAECEnv(TableMethods, AECEnv):
         return [self.action_names[a] for a in rules.legal_actions(state)]
 
 
+class ActionCheckWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with real errors: a non-integer action (a bool
+    included, which ``Discrete.contains`` lets through) is a TypeError and an integer outside the action
+    space a ValueError, also under ``python -O``. The action goes on as a plain int."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if action is None and (self.terminations[agent] or self.truncations[agent]):
+            BaseWrapper.step(self, action)
+            return
+        BaseWrapper.step(self, as_action(action, self.action_space(agent).n))
+
+
 def make_env_factories(game: Game):
     """The ``env`` and ``raw_env`` functions of a versioned env module (``tiny_minotaur_v0``)."""
 
@@ -210,7 +274,7 @@ def make_env_factories(game: Game):
     def env(render_mode: str | None = None, **config: Any) -> AECEnv:
         wrapped: AECEnv = raw_env(render_mode=render_mode, **config)
         wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        wrapped = ActionCheckWrapper(wrapped)
         return wrappers.OrderEnforcingWrapper(wrapped)
 
     raw_env.__doc__ = f"{game.title} as a raw AEC env: illegal actions raise IllegalActionError."

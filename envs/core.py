@@ -21,6 +21,9 @@ particular generator's stream. Tests script the dice the same way to play the ru
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import math
+import numbers
 import random
 import types
 import typing
@@ -161,6 +164,19 @@ class Game:
     def env_name(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    # Modules do not pickle: a Game travels as the names of its rules and encoder modules and is rebuilt
+    # from them, so that envs, states and bots holding one pickle (process pools, Ray workers) and
+    # deepcopy (tree search, snapshots). A Game is immutable, so a copy is the Game itself.
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _rebuild_game, (self.name, self.version, self.title, _module_by_name(self.rules),
+                               _module_by_name(self.encoder), self.simultaneous)
+
+    def __copy__(self) -> Game:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self
+
     def make_config(self, config: Any = None, /, **overrides: Any) -> Any:
         """A validated Config from a Config, a dict (as stored in records) and/or keyword overrides."""
         return make_config(self.rules.Config, config, **overrides)
@@ -174,6 +190,22 @@ class Game:
             return names.index(name)
         except ValueError:
             raise IllegalActionError(name, names, "no such action in this game") from None
+
+
+def _module_by_name(part: Any) -> Any:
+    return part.__name__ if isinstance(part, types.ModuleType) else part
+
+
+def _rebuild_game(name: str, version: int, title: str, rules: Any, encoder: Any, simultaneous: bool) -> Game:
+    """The inverse of :meth:`Game.__reduce__`: a module arrives as its import name."""
+    def part(value: Any) -> Any:
+        return importlib.import_module(value) if isinstance(value, str) else value
+
+    game = Game(name, version, title, part(rules), part(encoder), simultaneous)
+    from .registry import games  # here: the registry imports this module
+
+    known = games().get(name)
+    return known if known == game else game  # the registry's own instance where it is the same game
 
 
 # --- configuration -----------------------------------------------------------------------------------
@@ -206,12 +238,80 @@ def make_config(config_type: type, config: Any = None, /, **overrides: Any) -> A
         raise ValueError(
             f"unknown option(s) {', '.join(unknown)} for {config_type.__module__}; valid: {', '.join(known)}"
         )
+    return config_type(**check_option_types(config_type, values))
+
+
+# Bounds on any option read from outside: a game cut off after 10**18 turns never ends, and a
+# per-seat list or a path has no business being longer than these.
+OPTION_INT_LIMIT = 1_000_000
+OPTION_TEXT_LIMIT = 1_000
+OPTION_ITEMS_LIMIT = 100
+
+
+def check_option_types(config_type: type, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` checked against the type hints of ``config_type``'s fields, for every game alike.
+
+    An ``int`` option takes a Python or numpy integer (not a bool, not a float such as ``10.5`` or
+    ``1e18``) within ``±OPTION_INT_LIMIT``; a ``float`` option a finite number; a ``bool`` option
+    ``True`` or ``False`` only; a ``str`` option a string; a ``tuple`` option a list or tuple of items of
+    its element type (JSON and the command line hand over lists). Returns the values with numpy
+    integers made ints, ints made floats for float options and lists made tuples; raises ValueError
+    naming the option, the value and what is valid. The game's own ``__post_init__`` then checks
+    ranges and choices.
+    """
     hints = typing.get_type_hints(config_type)
-    for key, value in values.items():
-        # JSON and the command line hand over lists where the Config holds tuples.
-        if isinstance(value, list) and typing.get_origin(hints.get(key)) is tuple:
-            values[key] = tuple(value)
-    return config_type(**values)
+    return {key: _checked_option(key, value, hints.get(key)) for key, value in values.items()}
+
+
+def plain_int(value: Any) -> int | None:
+    """``value`` as an int if it is a Python or numpy integer (bools are not), else None."""
+    if type(value) is int:  # the common case first: a step function calls this on every action
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def _checked_option(name: str, value: Any, hint: Any) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        if value is None and type(None) in args:
+            return None
+        others = [arg for arg in args if arg is not type(None)]
+        return _checked_option(name, value, others[0]) if len(others) == 1 else value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be true or false, got {value!r}")
+        return value
+    if hint is int:
+        number = plain_int(value)
+        if number is None:
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        if abs(number) > OPTION_INT_LIMIT:
+            raise ValueError(f"{name}={number} is out of range; no option goes beyond ±{OPTION_INT_LIMIT}")
+        return number
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a string, got {value!r}")
+        if len(value) > OPTION_TEXT_LIMIT:
+            raise ValueError(f"{name} is {len(value)} characters long; at most {OPTION_TEXT_LIMIT}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"{name} must be a list, got {value!r}")
+        if len(value) > OPTION_ITEMS_LIMIT:
+            raise ValueError(f"{name} has {len(value)} entries; at most {OPTION_ITEMS_LIMIT}")
+        # The length of a fixed-size tuple (one entry per seat) is the Config's to check, with its own message.
+        uniform = (len(args) == 2 and args[1] is Ellipsis) or len(set(args)) == 1
+        return tuple(
+            _checked_option(f"{name}[{i}]", item, args[0] if uniform else (args[i] if i < len(args) else None))
+            for i, item in enumerate(value)
+        )
+    return value
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:

@@ -12,7 +12,13 @@ It turns a :class:`~tavernzoo.envs.core.Game` with ``simultaneous=True`` (rules 
   every remaining agent is terminated (or truncated, when the game's declared limit cut it off) and
   paid. ``infos[agent]`` holds ``round``, ``place`` (1 = winner, once known) and ``finishing_order``
   (agents, first out first, the winner last), plus ``returns`` and ``end_reason`` at the end;
-* ``render_mode="ansi"``: ``render()`` returns the game's text rendering;
+* ``render_mode="ansi"``: ``render()`` returns the game's text rendering; ``render_mode="human"``
+  prints it after every ``reset()`` and ``step()``;
+* every action is a Python or numpy integer in the action space: anything else is refused before the
+  rules see it (TypeError for a bool, float, string or None; ValueError for an integer outside
+  ``0..num_actions-1``), whatever ``illegal_reward`` says: an action outside the space is a caller's
+  bug, not a move;
+* the env pickles and deepcopies at any point of a game, as the AEC adapter does;
 * ``view(agent)``: a JSON-serialisable dict of what that agent may see plus its legal action names;
 * ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`).
 
@@ -36,14 +42,14 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import conversions, wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .aec import TableMethods, recordable_seed, set_table
+from .aec import ActionCheckWrapper, TableMethods, as_action, recordable_seed, set_table
 from .core import Chance, Game, IllegalActionError
 
 
 class TavernParallelEnv(TableMethods, ParallelEnv):
     """A simultaneous-move tavernzoo game as a PettingZoo Parallel environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "tavernzoo", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "tavernzoo", "is_parallelizable": True}
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_reward: float | None = None,
                  **config: Any):
@@ -68,6 +74,8 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
         observations = {agent: self._observe(self._seat_of[agent]) for agent in self.agents}
         common = self._common_info()
         infos = {agent: self._info(self._seat_of[agent], common) for agent in self.agents}
+        if self.render_mode == "human":
+            self.render()
         return observations, infos
 
     def step(self, actions: dict[str, Any]):
@@ -79,7 +87,7 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
         stray = [agent for agent in actions if agent not in seat_of or agent not in self.agents]
         if stray:
             raise ValueError(f"actions for agents not in play: {stray}; in play: {self.agents}")
-        joint = {seat_of[agent]: _as_index(action) for agent, action in actions.items()}
+        joint = {seat_of[agent]: self._checked_action(agent, action) for agent, action in actions.items()}
         state, rules = self.game_state, self._rules
         try:
             rules.apply_joint(state, joint)  # raises IllegalActionError, changing nothing
@@ -114,7 +122,15 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
             observations[agent] = self._observe(seat)
             infos[agent] = self._info(seat, common)
         self.agents = remaining
+        if self.render_mode == "human":
+            self.render()
         return observations, rewards, terminations, truncations, infos
+
+    def _checked_action(self, agent: str, action: Any) -> int:
+        try:
+            return as_action(action, self._num_actions)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{agent}: {error}") from None
 
     def _end_by_illegal_move(self, joint: dict[int, Any]):
         state, rules = self.game_state, self._rules
@@ -176,15 +192,6 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
 
 
 
-def _as_index(action: Any) -> Any:
-    """Plain int for int-like actions (numpy scalars included); anything else is left for the rules to reject."""
-    if isinstance(action, int | np.integer) and not isinstance(action, bool):
-        return int(action)
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    return action
-
-
 def make_parallel_factories(game: Game):
     """The ``parallel_env``, ``env`` and ``raw_env`` functions of a simultaneous game's versioned module."""
 
@@ -193,12 +200,15 @@ def make_parallel_factories(game: Game):
         return TavernParallelEnv(game, render_mode=render_mode, illegal_reward=illegal_reward, **config)
 
     def raw_env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        return conversions.parallel_to_aec(TavernParallelEnv(game, render_mode=render_mode, **config))
+        # parallel_to_aec, with the action check: the converted env only hands the round's actions to the
+        # Parallel env when the last agent has chosen, too late to name a bad one when it is given.
+        converted = conversions.parallel_to_aec_wrapper(TavernParallelEnv(game, render_mode=render_mode, **config))
+        return wrappers.OrderEnforcingWrapper(ActionCheckWrapper(converted))
 
     def env(render_mode: str | None = None, **config: Any) -> AECEnv:
         parallel = TavernParallelEnv(game, render_mode=render_mode, illegal_reward=-1.0, **config)
         wrapped: AECEnv = conversions.parallel_to_aec_wrapper(parallel)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        wrapped = ActionCheckWrapper(wrapped)
         return wrappers.OrderEnforcingWrapper(wrapped)
 
     parallel_env.__doc__ = (f"{game.title} as a PettingZoo ParallelEnv (the native API): an illegal move "

@@ -4,7 +4,10 @@ A record holds the game and env version, the validated config, the seed, who sat
 by name, every chance outcome (as ``[n, value]``: a uniform draw from ``0..n-1``; a d20 showing 14 is
 ``[20, 13]``) and the final returns. Replaying feeds the recorded outcomes back instead of re-running
 a random generator, so a record stays valid across Python and library versions, and a record written
-by another frontend that rolled physical dice replays the same way.
+by another frontend that rolled physical dice replays the same way. A record that carries its seed
+must also hold exactly the outcomes that seed draws: :func:`replay` re-draws them and names the first
+that differs, so an edited die does not pass. A frontend whose dice come from elsewhere writes
+``"seed": null``.
 
 Layout::
 
@@ -25,11 +28,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from .core import Chance, Game, ReplayError, config_to_dict
+from .core import Chance, Game, ReplayError, config_to_dict, plain_int
 from .registry import get_game
 
 FORMAT = "tavernzoo-record"
 FORMAT_VERSION = 1
+# The longest record read, in characters: a record is a few kilobytes; a long Wyvern game about a megabyte.
+MAX_RECORD_CHARS = 64 * 1024 * 1024
 
 
 def make_record(
@@ -64,47 +69,146 @@ def make_record(
     }
 
 
-def replay(record: dict[str, Any]) -> tuple[Game, Any]:
+def replay(record: Any) -> tuple[Game, Any]:
     """Rebuild a game from its record and check that it ends where the record says.
 
-    Returns ``(game, final_state)``; raises ReplayError naming the first disagreement.
+    Returns ``(game, final_state)``; raises ReplayError naming the first disagreement: a record of the
+    wrong shape, chance outcomes its seed does not draw, an action the rules refuse, or different returns.
     """
-    if record.get("format") != FORMAT:
-        raise ReplayError(f"not a tavernzoo game record (format={record.get('format')!r})")
-    if record.get("format_version") != FORMAT_VERSION:
-        raise ReplayError(
-            f"record format version {record.get('format_version')!r}; this tavernzoo reads {FORMAT_VERSION}"
-        )
-    game = get_game(record["game"])
-    if record.get("env") != game.env_name:
-        raise ReplayError(f"record is for {record.get('env')!r}; this tavernzoo has {game.env_name!r}")
-    config = game.make_config(record["config"])
+    check_record(record)
+    try:
+        game = get_game(record["game"])
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
+    if record["env"] != game.env_name:
+        raise ReplayError(f"record is for {record['env']!r}; this tavernzoo has {game.env_name!r}")
+    try:
+        config = game.make_config(record["config"])
+    except ValueError as error:
+        raise ReplayError(f"config: {error}") from None
+    # Dice that differ from the seed's are named as the cause of whatever goes wrong after them; outcomes
+    # past the game's last draw are the replay's to name ("never used").
+    mismatch = seed_mismatch(record["seed"], record["chance"]) if record["seed"] is not None else None
+    chance = Chance.scripted(record["chance"])
+    try:
+        state = _replay_actions(game, config, chance, record)
+    except ReplayError:
+        if mismatch is not None and mismatch[0] < len(chance.outcomes):
+            raise ReplayError(mismatch[1]) from None
+        raise
+    if mismatch is not None:
+        raise ReplayError(mismatch[1])
+    return game, state
+
+
+def _replay_actions(game: Game, config: Any, chance: Chance, record: dict[str, Any]) -> Any:
     rules = game.rules
-    state = rules.new_game(config, Chance.scripted(record["chance"]))
+    state = rules.new_game(config, chance)
     for number, step in enumerate(record["actions"]):
         if rules.is_terminal(state):
             raise ReplayError(f"the game ended before action #{number}")
-        if game.simultaneous:
-            joint = {int(seat): game.action_index(config, name) for seat, name in step["joint"].items()}
-            expected = set(rules.acting_seats(state))
-            if set(joint) != expected:
-                raise ReplayError(f"action #{number} has moves for seats {sorted(joint)}, expected {sorted(expected)}")
-            rules.apply_joint(state, joint)
-        else:
-            seat = rules.current_seat(state)
-            if step["seat"] != seat:
-                raise ReplayError(f"action #{number} is by seat {step['seat']}, but seat {seat} is to act")
-            rules.apply(state, game.action_index(config, step["action"]))
+        try:
+            if game.simultaneous:
+                _play_joint(game, config, state, number, step)
+            else:
+                _play_turn(game, config, state, number, step)
+        except ReplayError:
+            raise
+        except ValueError as error:  # IllegalActionError: an action the rules refuse here
+            raise ReplayError(f"action #{number}: {error}") from None
     if not state.chance.exhausted:
         raise ReplayError("the record holds chance outcomes that the game never used")
-    if record.get("returns") is not None:
+    if record["returns"] is not None:
         if not rules.is_terminal(state):
             raise ReplayError("the record has final returns but its actions do not end the game")
         if [float(r) for r in rules.returns(state)] != [float(r) for r in record["returns"]]:
             raise ReplayError(
                 f"replayed returns {list(rules.returns(state))} differ from the record's {record['returns']}"
             )
-    return game, state
+    return state
+
+
+def _play_turn(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+    if not isinstance(step, dict) or plain_int(step.get("seat")) is None or not isinstance(step.get("action"), str):
+        raise ReplayError(f'action #{number} must be {{"seat": <int>, "action": <name>}}, got {_short(step)}')
+    seat = game.rules.current_seat(state)
+    if step["seat"] != seat:
+        raise ReplayError(f"action #{number} is by seat {step['seat']}, but seat {seat} is to act")
+    game.rules.apply(state, game.action_index(config, step["action"]))
+
+
+def _play_joint(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+    moves = step.get("joint") if isinstance(step, dict) else None
+    if not isinstance(moves, dict) or not all(
+        isinstance(seat, str) and seat.isdigit() and isinstance(name, str) for seat, name in moves.items()
+    ):
+        raise ReplayError(f'action #{number} must be {{"joint": {{"<seat>": <name>, ...}}}}, got {_short(step)}')
+    joint = {int(seat): game.action_index(config, name) for seat, name in moves.items()}
+    expected = set(game.rules.acting_seats(state))
+    if set(joint) != expected:
+        raise ReplayError(f"action #{number} has moves for seats {sorted(joint)}, expected {sorted(expected)}")
+    game.rules.apply_joint(state, joint)
+
+
+def check_record(record: Any) -> None:
+    """Raise ReplayError unless ``record`` has a record's shape: the fields :func:`make_record` writes,
+    each of its type. The steps in ``actions`` are checked as they are played (their shape depends on
+    the game)."""
+    if not isinstance(record, dict):
+        raise ReplayError(f"a record is a JSON object, got {_kind(record)}")
+    if record.get("format") != FORMAT:
+        raise ReplayError(f"not a tavernzoo game record (format={_short(record.get('format'))})")
+    if record.get("format_version") != FORMAT_VERSION:
+        raise ReplayError(
+            f"record format version {_short(record.get('format_version'))}; this tavernzoo reads {FORMAT_VERSION}"
+        )
+    fields = {
+        "game": (str, "a game name"),
+        "env": (str, "an env name"),
+        "config": (dict, "an object of options"),
+        "actions": (list, "a list of steps"),
+        "chance": (list, "a list of [n, value] pairs"),
+    }
+    for name, (kind, what) in fields.items():
+        if name not in record:
+            raise ReplayError(f"the record has no {name!r}")
+        if not isinstance(record[name], kind):
+            raise ReplayError(f"{name!r} must be {what}, got {_kind(record[name])}")
+    seed = record.get("seed")
+    if seed is not None and plain_int(seed) is None:
+        raise ReplayError(f"'seed' must be an integer or null, got {_short(seed)}")
+    returns = record.get("returns")
+    if returns is not None and not (
+        isinstance(returns, list) and all(isinstance(r, int | float) and not isinstance(r, bool) for r in returns)
+    ):
+        raise ReplayError(f"'returns' must be a list of numbers or null, got {_short(returns)}")
+    for number, outcome in enumerate(record["chance"]):
+        if not (isinstance(outcome, list) and len(outcome) == 2 and all(plain_int(v) is not None for v in outcome)
+                and 0 <= outcome[1] < outcome[0]):
+            raise ReplayError(f"chance outcome #{number} must be [n, value] with 0 <= value < n, got {_short(outcome)}")
+
+
+def seed_mismatch(seed: int, outcomes: list[list[int]]) -> tuple[int, str] | None:
+    """The index of the first of ``outcomes`` that ``Chance(seed)``, asked the same ``n``s, does not draw,
+    with a message naming it; None when all agree."""
+    chance = Chance(seed)
+    for number, (n, value) in enumerate(outcomes):
+        drawn = chance.below(n)
+        if drawn != value:
+            return number, (f"chance outcome #{number} is [{n}, {value}], but seed {seed} draws [{n}, {drawn}]: "
+                            "the record's dice differ from its seed's")
+    return None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value) if isinstance(value, dict | list | str | int | float | bool | type(None)) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @contextmanager
@@ -137,8 +241,35 @@ def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:
-    try:
-        with open(path) as file:
-            return json.load(file)
-    except json.JSONDecodeError as error:
-        raise ReplayError(f"{path} is not valid JSON: {error}") from None
+    """One record from a JSON file, checked to be an object (its fields are checked by :func:`replay`)."""
+    records = list(read_records(path))
+    if len(records) != 1:
+        raise ReplayError(f"{path} holds {len(records)} records; one was expected")
+    return records[0][1]
+
+
+def read_records(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+    """``(line, record)`` for each record in ``path``: a ``.jsonl`` file holds one record per line (blank
+    lines skipped), any other file one JSON document. Raises ReplayError naming the line for text that is
+    not JSON or longer than ``MAX_RECORD_CHARS``, and for a file that holds no record at all. Records
+    are read one at a time, so a large file is never held whole."""
+    path = Path(path)
+    found = 0
+    with open(path, encoding="utf-8", errors="replace") as file:
+        if path.suffix == ".jsonl":
+            lines = enumerate(iter(lambda: file.readline(MAX_RECORD_CHARS + 1), ""), start=1)
+        else:
+            lines = iter([(1, file.read(MAX_RECORD_CHARS + 1))])
+        for number, text in lines:
+            if len(text) > MAX_RECORD_CHARS:
+                raise ReplayError(f"{path}:{number}: a record longer than {MAX_RECORD_CHARS} characters")
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ReplayError(f"{path}:{number}: not valid JSON: {error}") from None
+            found += 1
+            yield number, record
+    if not found:
+        raise ReplayError(f"{path} holds no records (it is empty)")

@@ -233,25 +233,30 @@ def run_wyvern_validate(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
     from tavernzoo.envs.core import ReplayError
-    from tavernzoo.envs.records import load_record, replay
+    from tavernzoo.envs.records import read_records, replay
 
     path = Path(args.file)
-    if path.suffix == ".jsonl":
-        lines = [line for line in path.read_text().splitlines() if line.strip()]
-        records = [json.loads(line) for line in lines]
-    else:
-        records = [load_record(path)]
     console = Console()
-    for number, record in enumerate(records, start=1):
-        try:
-            game, state = replay(record)
-        except (ReplayError, KeyError) as error:
-            console.print(f"[bold red]record {number} does not replay:[/] {error}", highlight=False)
-            return 1
-        if args.show:
-            console.print(game.encoder.render(state), highlight=False)
-    console.print(f"{len(records)} record(s) replayed to their recorded results.")
+    replayed = 0
+    try:
+        for line, record in read_records(path):
+            try:
+                game, state = replay(record)
+            except ReplayError as error:
+                where = f"{path}:{line}" if path.suffix == ".jsonl" else str(path)
+                console.print(f"[bold red]{escape(where)}: record does not replay:[/] {escape(str(error))}",
+                              highlight=False, soft_wrap=True)
+                return 1
+            replayed += 1
+            if args.show:
+                console.print(game.encoder.render(state), highlight=False)
+    except ReplayError as error:  # the file itself: no records, a line that is not JSON or is too long
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        return 2
+    console.print(f"{replayed} record(s) replayed to their recorded results.")
     return 0
 
 

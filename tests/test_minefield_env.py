@@ -189,7 +189,7 @@ def test_view_is_json_and_names_the_legal_actions_and_render_shows_the_round():
     out = env.game_state.out_order[0]
     assert env.view(f"player_{out}")["legal_actions"] == []
     with pytest.raises(ValueError, match="render_mode"):
-        minefield_v0.parallel_env(render_mode="human")
+        minefield_v0.parallel_env(render_mode="rgb_array")
 
 
 def test_records_replay_from_the_parallel_and_the_aec_forms_even_without_a_seed():

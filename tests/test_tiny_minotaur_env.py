@@ -56,8 +56,8 @@ def test_render_ansi_shows_both_players():
     env.reset(seed=0)
     text = env.render()
     assert "player_0" in text and "player_1" in text and "HP 100/100" in text
-    with pytest.raises(ValueError, match="render_mode"):
-        tiny_minotaur_v0.env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported; valid: None, 'ansi', 'human'"):
+        tiny_minotaur_v0.env(render_mode="rgb_array")
 
 
 def test_raw_env_raises_on_illegal_actions_and_the_wrapped_env_ends_the_game():

@@ -6,11 +6,15 @@
   because the AEC env hands every decision to the seat that owes it. The reward is the learner's own:
   its cumulative AEC reward since its last decision.
 * :class:`LearnerEnv` — that seat as a ``gymnasium.Env`` with ``action_masks()`` (passes SB3's
-  ``check_env``; works under ``SubprocVecEnv`` and MaskablePPO). An illegal action loses and ends the
-  episode, as in PettingZoo classic.
+  ``check_env``; works under ``SubprocVecEnv`` and MaskablePPO).
 * :class:`SelfPlayVecEnv` — many seats in one process as an SB3 ``VecEnv``: after the learner's
   actions, every game advances to the learner's next decision, and the policy opponents of all games
   act together in one batched forward pass per round instead of one call per game.
+
+Both treat the learner's actions alike: an action in the action space that the mask forbids loses and
+ends the episode (reward -1, terminated; ``info["illegal_action"]`` names it), as in PettingZoo
+classic; anything outside the action space (``-1``, ``n``, a float, a bool) is refused before any game
+moves, with a TypeError or ValueError naming it, since no policy over the space can produce it.
 * :class:`League` — the opponent pool: built-in bots, frozen snapshots of the learner (a window of the
   last W), the current learner itself for ``latest_share`` of the seats, optional PFSP weighting.
 """
@@ -33,6 +37,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from ..agents import load_bot
 from ..agents.policy import MLPPolicy
 from ..envs import Game
+from ..envs.aec import as_action
 from ..envs.core import config_to_dict
 from .config import TrainConfig
 
@@ -297,11 +302,12 @@ class LearnerEnv(gymnasium.Env):
 
     def step(self, action: int):
         seat = self.seat
-        if not self._mask[int(action)]:
+        action = as_action(action, self.action_space.n)
+        if not self._mask[action]:
             # As in PettingZoo classic: an illegal move loses and ends the episode (masked learners never
             # make one; SB3's check_env does, with unmasked samples).
             observation, _ = seat.observe_learner()
-            return observation, -1.0, True, False, {"illegal_action": int(action)}
+            return observation, -1.0, True, False, {"illegal_action": action}
         seat.play_learner(action)
         self._advance()
         observation, self._mask = seat.observe_learner()
@@ -377,18 +383,29 @@ class SelfPlayVecEnv(VecEnv):
         return self._observations.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
+        if len(actions) != self.num_envs:
+            raise ValueError(f"{len(actions)} actions for {self.num_envs} envs")
+        # Checked before any game moves, so that a refused batch leaves every game as it was.
+        self._actions = [as_action(action, self.action_space.n) for action in actions]
 
     def step_wait(self):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for seat, action in zip(self.seats, self._actions, strict=True):
-            seat.play_learner(action)
-        self._advance(list(range(self.num_envs)))
+        illegal = {i: action for i, action in enumerate(self._actions) if not self._masks[i][action]}
+        playing = [i for i in range(self.num_envs) if i not in illegal]
+        for i in playing:
+            self.seats[i].play_learner(self._actions[i])
+        self._advance(playing)
         finished = []
         for i, seat in enumerate(self.seats):
             observation, mask = seat.observe_learner()
+            if i in illegal:  # as in LearnerEnv: the illegal move loses and ends the episode
+                rewards[i], dones[i] = -1.0, True
+                infos[i] = {"terminal_observation": observation, "TimeLimit.truncated": False,
+                            "illegal_action": illegal[i]}
+                finished.append(i)
+                continue
             rewards[i] = seat.collect_reward()
             if seat.learner_done:
                 result = seat.finish_episode()
