@@ -340,7 +340,13 @@ def add_parser(commands: Any) -> None:
         "line, with one JSON reply per line on stdout, until 'quit' or the end of input. BOT_SPEC is any bot "
         "spec: heuristic, random, zoo:GAME, BOT.onnx, a training checkpoint.",
     )
-    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve")
+    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve (or 'check': a compliance run of CMD)")
+    check = bot.add_argument_group("tavernzoo bot check CMD", "a bot-protocol compliance run of the external "
+                                   "program CMD ('PROGRAM ARGS'): every violation is reported; exit status 1 if any")
+    check.add_argument("command", nargs="?", metavar="CMD", help="the program to check (with 'check')")
+    check.add_argument("--game", action="append", default=[], help="check this game only (repeatable; default all)")
+    check.add_argument("--games", type=int, default=2, help="games to play of each game it plays (default 2)")
+    check.add_argument("--move-timeout", type=float, default=10.0, help="seconds for each reply (default 10)")
     bot.set_defaults(run=run_bot)
     serve = commands.add_parser(
         "serve", help="serve a bot over the bot protocol on HTTP (for web frontends)",
@@ -355,6 +361,13 @@ def add_parser(commands: Any) -> None:
 
 
 def run_bot(args: argparse.Namespace) -> int:
+    if args.spec == "check":
+        from .compliance import run_check
+
+        return run_check(args)
+    if args.command is not None:
+        raise ValueError(f"tavernzoo bot takes one BOT_SPEC; got {args.spec!r} and {args.command!r} "
+                         "(to check a program: tavernzoo bot check CMD)")
     spec_envs(args.spec)  # a bad spec fails now, with exit status 2, not at the first hello
     return serve_stdio(args.spec)
 

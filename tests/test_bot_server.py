@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 

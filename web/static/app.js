@@ -4,7 +4,9 @@
   const { h, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
-  const HUMAN_PACE = 700; // ms between the bots' moves at a person's table
+  // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
+  const asked = Number(new URLSearchParams(location.search).get("pace"));
+  const HUMAN_PACE = new URLSearchParams(location.search).has("pace") && asked >= 0 ? asked : 700;
   let games = [];
   const uploads = []; // {spec, env}
 

@@ -9,7 +9,7 @@ function h(tag, attrs, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key === "class") el.className = value;
     else if (key === "text") el.textContent = value;
-    else if (key === "style") el.setAttribute("style", value);
+    else if (key === "style") el.style.cssText = value; // CSSOM: the page's policy forbids style attributes
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {
