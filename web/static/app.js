@@ -200,18 +200,23 @@
   }
 
   async function fetchFrames() {
-    if (!table || table.fetching) return;
+    // One fetch at a time; a call while one runs makes it fetch once more (the table may have moved on).
+    if (!table) return;
     const t = table;
+    if (t.fetching) { t.again = true; return; }
     t.fetching = true;
     try {
-      while (t === table) {
-        const seat = t.summary.human === null ? `&seat=${t.seat}` : "";
-        const reply = await api(`/api/tables/${t.summary.id}/frames?since=${t.fetched}${seat}`);
-        if (t !== table) return;
-        t.summary = reply.summary;
-        for (const frame of reply.frames) { t.queue.push(frame); t.fetched = frame.step; }
-        if (!reply.frames.length || t.fetched >= t.summary.steps - 1) break;
-      }
+      do {
+        t.again = false;
+        while (t === table) {
+          const seat = t.summary.human === null ? `&seat=${t.seat}` : "";
+          const reply = await api(`/api/tables/${t.summary.id}/frames?since=${t.fetched}${seat}`);
+          if (t !== table) return;
+          t.summary = reply.summary;
+          for (const frame of reply.frames) { t.queue.push(frame); t.fetched = frame.step; }
+          if (!reply.frames.length || t.fetched >= t.summary.steps - 1) break;
+        }
+      } while (t.again && t === table);
     } catch (error) { showError(error.message); } finally { t.fetching = false; }
     if (t === table) pump();
   }
