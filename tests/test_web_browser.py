@@ -113,6 +113,8 @@ def play_to_the_end(page, shot=None):
     for _ in range(2000):
         page.wait_for_selector("#actions button.action, #result:not([hidden])")
         if page.is_visible("#result"):
+            if shot and not shot_taken:
+                page.screenshot(path=shot, full_page=True)
             return page.inner_text("#result")
         if shot and not shot_taken and page.locator("#log li").count() >= 3:
             page.screenshot(path=shot, full_page=True)
