@@ -51,7 +51,7 @@ from starlette.staticfiles import StaticFiles
 from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
-from .tables import HUMAN, Table, TableError, Timeline, read_records
+from .tables import HUMAN, Store, Table, TableError, Timeline, read_records
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -119,8 +119,9 @@ class WebState:
     def __init__(self, allow_local: bool, limits: type[Limits] = Limits):
         self.limits = limits
         self.allow_local = allow_local
-        self.tables = _store(limits.tables, limits.idle_seconds, lambda table: table.close())
-        self.replays = _store(limits.replays, limits.idle_seconds, None)
+        # A dropped table's programs are stopped in the background: stopping one may take a second.
+        self.tables = Store(limits.tables, limits.idle_seconds, lambda table: _in_background(table.close))
+        self.replays = Store(limits.replays, limits.idle_seconds, None)
         self.upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
         self.uploads: dict[str, Path] = {}
 
@@ -144,12 +145,6 @@ class WebState:
         from ..agents import load_bot
 
         return load_bot(self.resolve(spec), game, config, seed)
-
-
-def _store(limit: int, ttl: float, on_drop: Any) -> Any:
-    from .tables import Store
-
-    return Store(limit, ttl, on_drop)
 
 
 # --- the API ------------------------------------------------------------------------------------------

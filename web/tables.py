@@ -38,10 +38,10 @@ class TableError(ValueError):
         self.status = status
 
 
-def describe(game: Game, names: list[str]) -> dict[str, str]:
+def describe(game: Game, config: Any, names: list[str]) -> dict[str, str]:
     """A sentence for each of the action names (for the buttons' titles)."""
     describe_action = getattr(game.encoder, "describe_action", None)
-    all_names = game.action_names(game.make_config())
+    all_names = game.action_names(config)
     if describe_action is None:
         return {}
     out = {}
@@ -174,7 +174,7 @@ class Table:
     def _frame(self, note: str | None) -> None:
         view = self.env.unwrapped.view(self.agents[self.human])
         self.frames.append({"step": len(self.frames), "note": note, "view": view,
-                            "descriptions": describe(self.game, view.get("legal_actions", []))})
+                            "descriptions": describe(self.game, self.config, view.get("legal_actions", []))})
         self._touch()
 
     def _end(self, lost: Forfeit | None) -> None:
@@ -190,10 +190,10 @@ class Table:
                     bot.game_over(self.returns, seat)
                 except Exception:  # noqa: BLE001, S110 - the game is over either way
                     pass
-        if self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
+        if self.human is not None and lost is not None:
+            self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
+        elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
             self._frame(None)  # the last frame must not offer actions any more
-        if lost is not None and self.human is not None:
-            self.frames[-1]["note"] = f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}"
         self._set_status("over")
         self.close_bots()
 
@@ -362,26 +362,21 @@ def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
     if not stripped:
         raise ReplayError("the file is empty")
     try:
-        documents = [json.loads(stripped)] if stripped.startswith("{") and "\n" not in stripped else None
+        whole = json.loads(stripped)  # one record (perhaps pretty-printed), or a list of them
     except json.JSONDecodeError:
-        documents = None
-    if documents is None:
+        whole = None
+    if isinstance(whole, dict | list):
+        documents = whole if isinstance(whole, list) else [whole]
+    else:
         documents = []
         for number, line in enumerate(stripped.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                documents.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                if number == 1:
-                    try:
-                        documents = [json.loads(stripped)]  # one pretty-printed record
-                        break
-                    except json.JSONDecodeError:
-                        pass
-                raise ReplayError(f"line {number} is not JSON: {error}") from None
-            if len(documents) > max_records:
-                raise ReplayError(f"the file holds more than {max_records} games; split it")
+            if line.strip():
+                try:
+                    documents.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise ReplayError(f"line {number} is not JSON: {error}") from None
+    if len(documents) > max_records:
+        raise ReplayError(f"the file holds {len(documents)} games; at most {max_records} can be opened at once")
     records = []
     for number, document in enumerate(documents, start=1):
         if isinstance(document, dict) and isinstance(document.get("record"), dict):
