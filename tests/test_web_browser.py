@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -181,17 +182,20 @@ def test_a_replay_steps_forward_and_back(page, tmp_path):
 
     path = tmp_path / "games.jsonl"
     play_match("tiny_minotaur", ["heuristic", "random"], 2, seed=1, records_path=path)
+    from playwright.sync_api import expect
+
+    note = page.locator("#replay-note")
     page.click("#nav-replay")
     page.set_input_files("#replay-file", str(path))
     page.wait_for_selector("#replay-controls:not([hidden])")
     page.wait_for_selector("#replay-board .player")
     assert page.inner_text("#replay-note") == "the deal"
     page.click("#replay-next")
-    page.wait_for_function("document.querySelector('#replay-note').textContent.startsWith('step 1:')")
+    expect(note).to_have_text(re.compile(r"^step 1:"))
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.querySelector('#replay-note').textContent.startsWith('step 2:')")
+    expect(note).to_have_text(re.compile(r"^step 2:"))
     page.click("#replay-prev")
-    page.wait_for_function("document.querySelector('#replay-note').textContent.startsWith('step 1:')")
+    expect(note).to_have_text(re.compile(r"^step 1:"))
     assert page.locator("#replay-game option").count() == 2
 
 

@@ -109,19 +109,27 @@ const renderers = {
     const alive = new Set(view.alive || []);
     const seats = new Set([...(view.alive || []), ...(view.eliminated_order || [])]);
     if (has(view.you)) seats.add(view.you);
+    // Battles are d100 against d100: the grid is 1..100, this round's mines filled, the last round's
+    // mine numbers ringed, the last round's rolls marked.
     const mines = view.mines || [];
-    const strip = h("div", { class: "d20 mines", role: "img", "aria-label": "mines: " + fmt(mines) });
-    for (let n = 1; n <= 20; n++) strip.append(h("span", { class: `face ${mines.includes(n) ? "mine" : ""}`, text: n, title: mines.includes(n) ? `${n}: a mine` : String(n) }));
+    const last = view.last_round || {};
+    const lastMines = (last.mine_rolls || []).flatMap((r) => r.numbers || []);
+    const rolled = (last.attacks || []).flatMap((a) => (a.rolls || []).flat()).filter((n) => n > 0);
+    const grid = h("div", { class: "d100", role: "img", "aria-label": "mines: " + fmt(mines) });
+    for (let n = 1; n <= 100; n++) {
+      const kinds = [mines.includes(n) ? "mine" : "", lastMines.includes(n) ? "was-mine" : "", rolled.includes(n) ? "mark" : ""];
+      grid.append(h("span", { class: `face ${kinds.join(" ")}`, text: n, title: `${n}${mines.includes(n) ? ": a mine" : ""}${rolled.includes(n) ? " (rolled last round)" : ""}` }));
+    }
     root.append(h("div", { class: "center" },
       facts([["round", view.round], ["variant", view.variant], ["double whammy", view.double_whammy],
-        ["finals next", view.finals_next]]), h("div", { class: "label", text: "mines" }), strip));
+        ["finals next", view.finals_next], ["mines now", mines.length ? mines : null]]),
+      h("div", { class: "label", text: "d100: mines (filled), last round's mines (ringed), last round's rolls (bold)" }), grid));
     const players = h("div", { class: "players" });
     for (const seat of [...seats].sort((a, b) => a - b)) {
       players.append(playerBox(view, { seat, alive: alive.has(seat) }, [
         h("p", { text: alive.has(seat) ? "in the game" : `out (${(view.eliminated_order || []).indexOf(seat) + 1}. out)` })]));
     }
     root.append(players);
-    const last = view.last_round || {};
     const lines = [];
     for (const r of last.mine_rolls || []) lines.push(`mine roll d10 ${r.d10} (${r.pick}): ${fmt(r.numbers)}`);
     for (const a of last.attacks || []) lines.push(`player_${a.attacker} attacks player_${a.defender}: ${pretty(a.outcome)} (rolls ${fmt(a.rolls)})`);
