@@ -1,7 +1,7 @@
 // The page: set-up, a table (played or watched), replays. Talks only to this server (see web/app.py).
 "use strict";
 (() => {
-  const { h, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
+  const { h, setSpectating, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
   // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
@@ -170,6 +170,7 @@
     $("actions").replaceChildren();
     $("result").hidden = true;
     const watched = summary.human === null;
+    setSpectating(watched);
     $("watch-controls").hidden = !watched;
     if (watched) {
       $("watch-seat").replaceChildren(...summary.seats.map((s) => h("option", { value: s.seat, text: `${s.agent} (${s.player})` })));
@@ -336,6 +337,7 @@
       const body = await response.json();
       if (!response.ok) throw new Error(body.error);
       replay = { id: body.id, games: body.games };
+      setSpectating(true);
       $("replay-game").replaceChildren(...body.games.map((g, i) => h("option", { value: i, text: `${i + 1}. ${g.title}: ${fmt(g.seats)} (seed ${g.seed})` })));
       $("replay-controls").hidden = false;
       chooseReplayGame();

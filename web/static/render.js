@@ -20,7 +20,11 @@ function h(tag, attrs, ...children) {
 }
 
 const has = (value) => value !== null && value !== undefined;
-const seatName = (view, seat) => (seat === view.you ? `you (player_${seat})` : `player_${seat}`);
+// Watching or replaying, the view's own seat is the one looked from, not "you".
+let spectating = false;
+const setSpectating = (value) => { spectating = Boolean(value); };
+const seatName = (view, seat) => (seat !== view.you ? `player_${seat}` : spectating ? `player_${seat} (seen from)` : `you (player_${seat})`);
+const handLabel = (view) => (spectating ? `player_${view.you}'s hand` : "your hand");
 const pretty = (name) => String(name).replace(/_/g, " ");
 
 function fmt(value) {
@@ -148,7 +152,7 @@ const renderers = {
         bar(p.hp ?? 0, maxHp, "HP"),
         facts([["poison", p.poison], ["draw tokens", p.draw_tokens], ["cards in hand", p.hand_size],
           ["equipped", worn.length ? worn : null], ["skips", p.skips || null], ["alive", p.alive === false ? false : null]]),
-        has(p.hand) ? h("div", { class: "hand", "data-owner": p.seat }, h("div", { class: "label", text: "your hand" }), cardsOf(p.hand)) : null,
+        has(p.hand) ? h("div", { class: "hand", "data-owner": p.seat }, h("div", { class: "label", text: handLabel(view) }), cardsOf(p.hand)) : null,
       ]));
     }
     root.append(players);
@@ -191,7 +195,7 @@ const renderers = {
     }
     if (view.looting) center.append(h("p", { text: `looting the body of player_${view.looting.dead}` }));
     root.append(center);
-    if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: "your hand" }), cardsOf(view.hand)));
+    if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: handLabel(view) }), cardsOf(view.hand)));
     return root;
   },
 };
@@ -236,4 +240,4 @@ function resultText(view) {
   return parts.join(" ");
 }
 
-window.TZ = { h, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
+window.TZ = { h, setSpectating, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
