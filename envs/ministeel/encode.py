@@ -29,10 +29,18 @@ idx      name                                  when legal (your turn, main phase
 117-139  ``pick:<card>``                       you keep that card of a Magnifying Glass draw or a Scythe haul
 =======  ====================================  ===============================================================
 
-Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 176)
+Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 291)
 ============================================================
 Six 11-slot player blocks: ``me`` at 0-10, then ``seat+1`` .. ``seat+5`` at 11, 22, 33, 44, 55 (all zero
-for offsets beyond the table). Then my hand at 66-88 and the table at 89-175.
+for offsets beyond the table). Then my hand at 66-88, the table at 89-175 and my memory at 176-290.
+
+Memory: what this seat has seen since the last shuffle. Its public part is the discard pile (152-174):
+every card played, forfeited, destroyed or thrown away after a pick goes there, and a reshuffle empties
+it into the deck. Its private part is ``KNOWN``: the cards this seat knows another seat holds in hand --
+the hand it gave away with a Swap Rope (or received the other way round), the card a Hook Rope took
+from it, a shield hooked away in public. Counts are lower bounds, kept from what this seat saw: a card
+seen played lowers its kind by one; a card taken unseen lowers every kind by one (it might have been
+any of them).
 
 ======  ==========================================================================
 offset  player block (``PLAYER_BLOCK`` = 11)
@@ -69,6 +77,8 @@ idx      hand and table
 151      cards in the deck / 100
 152-174  discard pile: count of each kind / its copies in the deck
 175      turns begun / max_turns
+176-290  ``KNOWN``: cards I know ``seat+k`` holds in hand, k = 1..5 (23 kinds each, ``KINDS`` order, at
+         176 + 23 (k-1)): count / its copies in the deck; zero for offsets beyond the table
 =======  =========================================================================================
 """
 
@@ -165,8 +175,9 @@ PICK_SOURCE = slice(OFFERED.stop, OFFERED.stop + 2)  # 149-150
 DECK = PICK_SOURCE.stop  # 151
 DISCARD = slice(DECK + 1, DECK + 1 + NUM_KINDS)  # 152-174
 TURN = DISCARD.stop  # 175
-OBSERVATION_SIZE = TURN + 1
-assert OBSERVATION_SIZE == 176
+KNOWN = slice(TURN + 1, TURN + 1 + (MAX_PLAYERS - 1) * NUM_KINDS)  # 176-290
+OBSERVATION_SIZE = KNOWN.stop
+assert OBSERVATION_SIZE == 291
 
 
 def player_block(offset: int) -> int:
@@ -267,6 +278,13 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     ]
     turn = state.turn / config.max_turns
     table[TURN - base] = turn if turn < 1.0 else 1.0
+    known = state.known[seat]
+    for offset in range(1, n):
+        counts = known[(seat + offset) % n]
+        if any(counts):
+            start = KNOWN.start - base + (offset - 1) * NUM_KINDS
+            table[start:start + NUM_KINDS] = [count * inverse for count, inverse in
+                                              zip(counts, _INVERSE_COUNTS, strict=True)]
     values += table
     out[:] = values
 
@@ -290,6 +308,8 @@ def _player_view(state: State, who: int, seat: int) -> dict[str, Any]:
     }
     if who == seat:
         view["hand"] = _counts(state.hands[who])
+    elif any(state.known[seat][who]):
+        view["known_cards"] = _counts(state.known[seat][who])  # the lower bound of the observation's KNOWN
     return view
 
 
