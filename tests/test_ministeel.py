@@ -653,3 +653,22 @@ def test_offered_cards_are_seen_only_by_the_picker():
     assert "hand" not in encode.view(state, 1)["players"][0]
     text = encode.render(state)
     assert "player_0" in text and "magnifying glass" in text
+
+
+def test_a_seats_rendering_shows_its_own_hand_names_the_players_and_explains_its_codes():
+    state = table(n=3, hands={0: {"hatchet": 1, "remedy": 1}, 1: {"sword": 2}}, equipment={1: {"armor": 1}})
+    text = encode.render(state, seat=2)
+    assert "player_2 (you)" in text and "your hand: no cards" in text
+    assert "sword" not in text and "hatchet" not in text  # the other seats' hands are not shown
+    assert "gear A" in text and "A Armor (+1 defence)" in text  # the code and its legend
+    mine = encode.render(state, seat=0)
+    assert "your hand: hatchet x1, remedy x1" in mine and "sword" not in mine
+    assert "sword x2" in encode.render(state)  # the full table, for logs and replays, shows every hand
+    labels = {encode.ACTION_NAMES[a]: encode.action_label(state, a) for a in R.legal_actions(state)}
+    assert labels["play:hatchet>seat+2"] == "hatchet at player_2"
+    assert labels["forfeit:discard_remedy"] == "forfeit: discard remedy"
+    action = GAME.action_index(state.config, "play:hatchet>seat+2")
+    assert encode.describe_action(action, state).startswith("play hatchet on player_2: ")
+    assert "2 seat(s) after you" in encode.describe_action(action)
+    act(state, "play:hatchet>seat+1")
+    assert encode.events(state, 2) == (1, ["player_0 attacks player_1 with hatchet (2)", "player_1 takes 1 damage"])

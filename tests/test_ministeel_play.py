@@ -125,7 +125,8 @@ def _observed(state: R.State, seat: int):
     out = np.empty(encode.OBSERVATION_SIZE, np.float32)
     encode.encode(state, seat, out)
     mask = R.legal_actions(state) if R.current_seat(state) == seat else []
-    return out.tobytes(), json.dumps(encode.view(state, seat), sort_keys=True), mask
+    shown = (encode.render(state, seat), encode.events(state, seat), [encode.action_label(state, a) for a in mask])
+    return out.tobytes(), json.dumps(encode.view(state, seat), sort_keys=True), mask, shown
 
 
 def test_leak_another_players_hand_never_changes_what_a_seat_sees():
