@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
 import pytest
-
-import inspect
 
 from tavernzoo.agents.play import PUBLIC_GAMES, TerminalGame, choose, parse_choice, view_text
 from tavernzoo.envs import games, get_game
