@@ -4,8 +4,8 @@ and sells for levels. It reads only the env's observation dict (layout in ``envs
 Help talks: a fighter that cannot win opens with half the treasures (rounded down) to the strongest
 helper who would turn the fight, meets an ask up to all but one treasure (all of them when the win
 would end the game), and otherwise improves its offer as far as that limit. A would-be helper wants
-half the treasures (rounded up; an elf nothing, since helping earns it a level; one more from the
-leader), counters a lower offer with that ask, offers itself at that price to a losing fighter it could
+half the treasures (rounded up; an elf nothing, since helping earns it a level; one more from a
+fighter level with or ahead of it), counters a lower offer with that ask, offers itself at that price to a losing fighter it could
 save, and never helps anyone to the winning level or a fighter more than 4 levels ahead."""
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class HeuristicBot(RuleBot):
         return treasures if ctx.levels[0] + gain >= ctx.win else max(1, treasures - 1)
 
     def _offer(self, ctx: _Context, gap: int) -> int | None:
-        """Open at half the treasures (or beat my last offer) to the strongest player who turns the fight."""
+        """Open at half the treasures to the strongest player who turns the fight and was not yet asked."""
         treasures = round(float(ctx.obs[E.COMBAT.start + E.C_TREASURES]) * 5)
         most = self._max_pay(ctx)
         offers: dict[int, list[int]] = {}
@@ -198,6 +198,8 @@ class HeuristicBot(RuleBot):
         best = None
         for offset, actions in offers.items():
             if ctx.combat[offset] < gap or ctx.levels[offset] + 1 >= ctx.win:  # no elf friend to the win
+                continue
+            if ctx.obs[offset * E.PLAYER_BLOCK + E.P_OFFERS] > 0:  # talked already: it named its price
                 continue
             key = (ctx.combat[offset], -ctx.levels[offset])
             if best is None or key > best[0]:
@@ -234,7 +236,7 @@ class HeuristicBot(RuleBot):
             return 0
         treasures = round(float(obs[c + E.C_TREASURES]) * 5)
         demand = (treasures + 1) // 2
-        if fighter == ctx.leader:
+        if ctx.levels[fighter] >= ctx.levels[0]:  # helping someone level with or ahead of me costs more
             demand += 1
         return min(demand, treasures)
 

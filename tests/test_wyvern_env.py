@@ -202,6 +202,27 @@ def test_heuristic_bot_plays_only_legal_actions(players):
             env.step(bots[env.possible_agents.index(agent)].act(observation))  # raw env raises if illegal
 
 
+def test_heuristic_bots_negotiate_help_to_a_deal():
+    state = _talks_state()
+    state.races = [rules.DWARF] * 4
+    state.level[2], state.level[3] = 5, 10  # seat 2 fights a level-12 wraith; seat 3 could turn it
+    bots = [load_bot("heuristic", "wyvern", state.config, seed=s) for s in range(4)]
+    rules.apply(state, rules.ACTION_INDEX["fight:wraith"])
+    said = []
+    obs = np.empty(encode.OBSERVATION_SIZE, np.float32)
+    while state.phase != rules.FREE and len(said) < 40:
+        seat = rules.current_seat(state)
+        encode.encode(state, seat, obs)
+        mask = np.zeros(rules.NUM_ACTIONS, np.int8)
+        mask[rules.legal_actions(state)] = 1
+        action = bots[seat].act({"observation": obs.copy(), "action_mask": mask})
+        said.append(f"{seat}:{rules.ACTION_NAMES[action]}")
+        rules.apply(state, action)
+    # It opens at half the 3 treasures; seat 3 wants 2 (half, rounded up), and 2 is within what it pays.
+    assert said[:3] == ["2:offer:+1:1", "3:ask:2", "2:accept"]
+    assert state.level[2] == 7 and len(state.hand[3]) == 2 and len(state.hand[2]) == 2  # rust + 1 treasure
+
+
 @pytest.mark.slow
 def test_heuristic_beats_random_at_four_player_tables():
     from tavernzoo.eval.match import play_match
