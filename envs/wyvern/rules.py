@@ -691,8 +691,8 @@ def apply(state: State, action: int) -> None:
 
 
 def _check_hands(state: State) -> None:
-    """"You may only have 5 cards in your hand at a time": the first holder over the limit (in play order
-    from the active seat) discards down before anyone decides anything else; then play goes on."""
+    """The hand limit holds "at a time": the first holder over it (in play order from the active seat)
+    discards down before anyone decides anything else; then play goes on where it stopped."""
     if not state.config.hand_limit_always or state.phase in (OVER, DISCARD):
         return
     n = state.n
