@@ -5,8 +5,9 @@ Help talks: a fighter that cannot win opens with half the treasures (rounded dow
 helper who would turn the fight, meets an ask up to all but one treasure (all of them when the win
 would end the game), and otherwise improves its offer as far as that limit. A would-be helper wants
 half the treasures (rounded up; an elf nothing, since helping earns it a level; one more from a
-fighter level with or ahead of it), counters a lower offer with that ask, offers itself at that price to a losing fighter it could
-save, and never helps anyone to the winning level or a fighter more than 4 levels ahead."""
+fighter level with or ahead of it), counters a lower offer with that ask, offers itself at that price
+to a losing fighter it could save, and never helps anyone to the winning level or a fighter more than 4
+levels ahead."""
 
 from __future__ import annotations
 

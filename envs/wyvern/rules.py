@@ -895,11 +895,8 @@ def _apply_window(state: State, seat: int, action: int, kind: int, cid: int) -> 
         else:
             state.monster_bonus += LEVEL[summon]
         _log(state, "summon", seat, summon, "party" if action == A_SUMMON_AID else "monster", LEVEL[summon])
-    elif kind == K_OFFER:
-        _make_offer(state, action)
-        return
-    elif kind == K_ASK:
-        _make_ask(state, seat, ACTION_ARG[action])
+    elif kind in (K_OFFER, K_ASK):
+        _propose(state, seat, action, kind)
         return
     elif kind == K_CURSE:
         target = _play_curse(state, seat, action, cid)
@@ -926,6 +923,14 @@ def _reset_negotiation(state: State) -> None:
     state.asks_from, state.last_ask = [0] * n, [-1] * n
 
 
+def _propose(state: State, seat: int, action: int, kind: int) -> None:
+    """An offer (the fighter) or an ask (a would-be helper), in the window or answering in the talks."""
+    if kind == K_OFFER:
+        _make_offer(state, action)
+    else:
+        _make_ask(state, seat, ACTION_ARG[action])
+
+
 def _make_offer(state: State, action: int) -> None:
     """The fighter offers ``k`` treasures to seat +r (a first offer, a new one, or an improved one)."""
     offset, split = divmod(ACTION_ARG[action], 100)
@@ -948,11 +953,8 @@ def _make_ask(state: State, seat: int, split: int) -> None:
 
 def _negotiate(state: State, seat: int, action: int, kind: int) -> None:
     """ASK (the would-be helper answers an offer) and COUNTER (the fighter answers an ask)."""
-    if kind == K_OFFER:
-        _make_offer(state, action)
-        return
-    if kind == K_ASK:
-        _make_ask(state, seat, ACTION_ARG[action])
+    if kind in (K_OFFER, K_ASK):
+        _propose(state, seat, action, kind)
         return
     other = state.ask_seat
     split = state.ask_split if state.phase == ASK else state.bid
