@@ -67,6 +67,8 @@ def test_random_play_invariants(config):
         assert all(1 <= level <= win for level in state.level)
         assert all(0 <= c < NUM_CARDS for zone in (state.deck, state.hand, state.equipped, state.discard)
                    for cards in zone for c in cards)
+        if state.phase not in (rules.DISCARD, rules.OVER):  # the hand limit holds whenever anyone decides
+            assert all(len(state.hand[s]) <= rules.hand_limit(state, s) for s in range(state.n) if s != state.dying)
         if state.steps % 7 == 0:
             for seat in range(state.n):
                 encode.encode(state, seat, obs)
