@@ -8,7 +8,7 @@ by another frontend that rolled physical dice replays the same way.
 
 Layout::
 
-    {"format": "tavernzoo-record", "format_version": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v0",
+    {"format": "tavernzoo-record", "format_version": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v1",
      "config": {...}, "seed": 7, "seats": ["heuristic", "random"],
      "actions": [{"seat": 0, "action": "attack:stronk"}, ...],   # turn-based games
      "actions": [{"joint": {"0": "target:3", "1": "target:0"}}, ...],  # simultaneous games

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavernzoo.envs import tiny_minotaur_v0
+from tavernzoo.envs import tiny_minotaur_v1
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.records import replay
 from tavernzoo.envs.tiny_minotaur import encode, rules
@@ -81,7 +81,7 @@ def test_thousands_of_random_games_end_within_the_limit_and_rarely_truncate():
 
 
 def test_same_seed_same_game_and_records_replay_to_the_same_state():
-    env = tiny_minotaur_v0.raw_env(classes=("random", "random"), bosses=("tavern_brawl", "none"))
+    env = tiny_minotaur_v1.raw_env(classes=("random", "random"), bosses=("tavern_brawl", "none"))
     finals = []
     for _ in range(2):
         env.reset(seed=1234)
@@ -102,7 +102,7 @@ def test_same_seed_same_game_and_records_replay_to_the_same_state():
 
 
 def test_a_tampered_record_does_not_replay():
-    env = tiny_minotaur_v0.raw_env()
+    env = tiny_minotaur_v1.raw_env()
     env.reset(seed=3)
     while env.agents and not any(env.terminations.values()):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
