@@ -19,7 +19,9 @@ from tavernzoo.envs.tiny_minotaur import encode, rules
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 CLASS_PAIRS = list(itertools.product(rules.CLASSES, repeat=2))
-BOSS_OPTIONS = [("none", "none"), ("minotaur_gore", "bouncer_haymaker")]
+# (bosses, boss_replaces): each seat picks the card its boss card replaces
+BOSS_OPTIONS = [(("none", "none"), ("regular", "regular")),
+                (("minotaur_gore", "bouncer_haymaker"), ("stronk", "middling"))]
 
 
 def random_game(config: rules.Config, seed: int):
@@ -63,7 +65,7 @@ def random_game(config: rules.Config, seed: int):
 
 @pytest.mark.parametrize(("classes", "bosses"), [(c, b) for c in CLASS_PAIRS for b in BOSS_OPTIONS])
 def test_random_play_keeps_every_invariant(classes, bosses):
-    config = rules.Config(classes=classes, bosses=bosses)
+    config = rules.Config(classes=classes, bosses=bosses[0], boss_replaces=bosses[1])
     for seed in range(300 if FULL else 120):
         random_game(config, seed)
 
