@@ -2,9 +2,9 @@
 
 The observation holds the whole table (both decks are public), so the bot decodes the exact state from
 the documented layout (:mod:`tavernzoo.envs.tiny_minotaur.encode`): both HPs, tiers, archetypes, card
-counts, boss cards and the cards they replaced, the phase and the pending hit. With the config's ruleset that fixes the matchup,
-which the solver solves once (then memory and the disk cache serve it) and the bot plays a value-maximising
-action. It is optimal for the game without the ``max_turns`` cap (see docs/oracle.md).
+counts, boss cards and the cards they replaced, the phase and the pending hit. With the config's
+ruleset that fixes the matchup, which the solver solves once (then memory and the disk cache serve
+it) and the bot plays a value-maximising action. It is optimal for the game without the ``max_turns`` cap (see docs/oracle.md).
 
 Registered as ``oracle`` in ``agents/tiny_minotaur.py``'s ``BOTS``.
 """
@@ -90,7 +90,8 @@ class OracleBot(RuleBot):
 
     def _player(self, obs: np.ndarray, block: int) -> dict[str, Any]:
         tier = int(np.argmax(obs[block + encode.TIER.start: block + encode.TIER.stop])) + 1
-        archetype = rules.ALL_ARCHETYPES[int(np.argmax(obs[block + encode.ARCHETYPE.start: block + encode.ARCHETYPE.stop]))]
+        archetypes = obs[block + encode.ARCHETYPE.start: block + encode.ARCHETYPE.stop]
+        archetype = rules.ALL_ARCHETYPES[int(np.argmax(archetypes))]
         replaced = obs[block + encode.BOSS_REPLACED.start: block + encode.BOSS_REPLACED.stop]
         cards = tuple(
             round(float(obs[block + encode.CARDS.start + slot]) * self._card_scale[slot]) for slot in range(6)

@@ -8,8 +8,9 @@
 target is under a minute on a 2-core CPU. ``table`` solves every deck x tier matchup of a ruleset
 (through the disk cache, ``$TAVERNZOO_CACHE``), prints the first mover's value and winning chance per
 tier pair, each deck's chances against each deck over the initiative roll, and whether a higher
-initiative roll is ever worse (``solver.initiative_violations``), and writes them as JSON. ``play`` plays the oracle against other bots with seats swapped per deal and prints scores with
-95% intervals and how often the turn cap ended a game. docs/oracle.md holds the numbers.
+initiative roll is ever worse (``solver.initiative_violations``), and writes them as JSON. ``play``
+plays the oracle against other bots with seats swapped per deal and prints scores with 95% intervals
+and how often the turn cap ended a game. docs/oracle.md holds the numbers.
 """
 
 from __future__ import annotations

@@ -92,7 +92,8 @@ def test_class_decks_follow_the_box_and_the_class_descriptions(ruleset):
     sword, magic, cloak = (by_class[name][0] for name in rules.CLASSES)
     middling, stronk, dodge, heal = 1, 2, 3, 4
     # Sword: "heavy on the middling and Stronk attacks. Bad at dodging."
-    assert sword[middling] >= max(magic[middling], cloak[middling]) and sword[stronk] > max(magic[stronk], cloak[stronk])
+    assert sword[middling] >= max(magic[middling], cloak[middling])
+    assert sword[stronk] > max(magic[stronk], cloak[stronk])
     assert sword[dodge] == min(d[dodge] for d in (sword, magic, cloak)) < cloak[dodge]
     # Magic: "Lots of Middling Power, Low Stronk Power and great heals!"
     assert magic[middling] == 5 and magic[stronk] == min(d[stronk] for d in (sword, magic, cloak))

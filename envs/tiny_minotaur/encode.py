@@ -306,7 +306,8 @@ def render(state: State) -> str:
     chance of each for that player's tier, both initiative rolls, and what just happened."""
     config = state.config
     rolls = state.initiative_rolls[-1]
-    rerolls = f" (after {len(state.initiative_rolls) - 1} re-roll(s) of equal rolls)" if len(state.initiative_rolls) > 1 else ""
+    again = len(state.initiative_rolls) - 1
+    rerolls = f" (after {again} re-roll(s) of equal rolls)" if again else ""
     lines = [
         f"Tiny Minotaur PvP — turn {state.turn}/{config.max_turns}",
         f"initiative: player_0 rolled {rolls[0]} (tier {state.tiers[0]}), player_1 rolled {rolls[1]} "
