@@ -4,7 +4,8 @@ The observation holds the whole table (both decks are public), so the bot decode
 the documented layout (:mod:`tavernzoo.envs.tiny_minotaur.encode`): both HPs, tiers, archetypes, card
 counts, boss cards and the cards they replaced, the phase and the pending hit. With the config's
 ruleset that fixes the matchup, which the solver solves once (then memory and the disk cache serve
-it) and the bot plays a value-maximising action. It is optimal for the game without the ``max_turns`` cap (see docs/oracle.md).
+it) and the bot plays a value-maximising action. It is optimal for the game without the
+``max_turns`` cap (see docs/oracle.md).
 
 Registered as ``oracle`` in ``agents/tiny_minotaur.py``'s ``BOTS``.
 """
