@@ -3,10 +3,14 @@
 The rulebook (shared/seeds/000_*.txt) in brief, as implemented here; docs/rules/tiny_minotaur.md marks
 every interpretation:
 
-* Two players, 100 HP each. Each picks a class (Sword, Magic, Cloak) whose deck holds regular, middling
-  and stronk attacks, dodges and heals (counts in ``ruleset.toml``; the config may deal classes at random).
+* Two players, 100 HP each. Each picks a class (Sword, Magic, Cloak) and one of its archetypes (fighter
+  or paladin, sorcerer or cleric, rogue or ranger) whose deck holds regular, middling and stronk attacks,
+  dodges and, for Magic, heals (counts in ``ruleset.toml``; clerics hold 6 regular attacks, the rest 5;
+  the config may deal classes and archetypes at random). A Boss/NPC card replaces the attack card its
+  player chooses.
 * Initiative: both roll a d20, equal rolls re-roll, the highest goes first. Each roll sets that player's
-  tier (1: 1-6, 2: 7-13, 3: 14-20), and the tier sets the d20 window each card must roll inside.
+  tier (1: 1-6, 2: 7-13, 3: 14-20), and the tier sets the d20 window each card must roll inside (never
+  narrower in a higher tier, in the standard ruleset).
 * A turn: attack with one card. Regular (10) always hits; middling (30), stronk (50) and boss cards hit
   only on a roll inside the window. A miss keeps the card and passes the turn; a hit discards it.
 * After a hit the defender may react with one Dodge or one Heal, rolled in its window, or take it.
