@@ -62,19 +62,25 @@ import numpy as np
 
 from .rules import (
     ALL_ARCHETYPES,
+    ATTACK_BOSS,
+    ATTACK_MIDDLING,
     ATTACK_PHASE,
+    ATTACK_STRONK,
     BOSS,
     CARD_NAMES,
     CLASSES,
     DODGE,
     GAME_OVER,
     HEAL,
+    MIDDLING,
     NUM_ACTIONS,
     PASS,
     REACT_DODGE,
+    REACT_HEAL,
     REACT_PHASE,
     REACT_TAKE,
     REGULAR,
+    STRONK,
     Config,
     State,
     load_ruleset,
@@ -118,7 +124,7 @@ def describe_action(action: int, state: State | None = None) -> str:
     if state is None or state.phase == GAME_OVER:
         return text
     seat = state.to_act
-    if action == ATTACK_BOSS_ACTION and state.bosses[seat]:
+    if action == ATTACK_BOSS and state.bosses[seat]:
         text = f"attack with your Boss/NPC card {state.bosses[seat]}: {state.damage[seat][BOSS]} damage"
     if action in _CARD_OF_ACTION:
         slot = _CARD_OF_ACTION[action]
@@ -128,8 +134,8 @@ def describe_action(action: int, state: State | None = None) -> str:
     return text
 
 
-ATTACK_BOSS_ACTION = 3
-_CARD_OF_ACTION = {1: 1, 2: 2, 3: BOSS, REACT_DODGE: DODGE, 6: HEAL}  # action -> card slot rolled for
+_CARD_OF_ACTION = {ATTACK_MIDDLING: MIDDLING, ATTACK_STRONK: STRONK, ATTACK_BOSS: BOSS, REACT_DODGE: DODGE,
+                   REACT_HEAL: HEAL}  # action -> the card slot whose window it rolls in
 _DESCRIPTIONS = (
     "attack with a regular card: 10 damage, always hits",
     "attack with a middling card: 30 damage if the d20 lands in your middling window",
@@ -147,8 +153,6 @@ def chance_of(window: tuple[int, int]) -> float:
     low, high = window
     return max(0, min(high, 20) - low + 1) / 20.0
 
-
-_chance_of = chance_of  # the name the oracle bot has used
 
 
 def window_text(window: tuple[int, int]) -> str:
