@@ -223,6 +223,8 @@ class _Guard:
             raise _forfeit(self.seat, error) from None
 
     def act(self, observation: dict[str, Any]) -> int:
+        from ..agents.external import clip
+
         mask = observation["action_mask"]
         try:
             if self._view:
@@ -236,14 +238,16 @@ class _Guard:
         except (TypeError, ValueError):
             legal = False
         if not legal:
-            raise Forfeit(self.seat, "illegal", f"action {action!r} is not legal now")
+            raise Forfeit(self.seat, "illegal", f"action {clip(repr(action), 100)} is not legal now")
         return index
 
 
 def _forfeit(seat: int, error: Exception) -> Forfeit:
+    from ..agents.external import clip
+
     kind = getattr(error, "kind", None) or "error"
     reason = getattr(error, "reason", None) or f"{type(error).__name__}: {error}"
-    return Forfeit(seat, kind, reason)
+    return Forfeit(seat, clip(str(kind), 40), clip(str(reason)))
 
 
 class DealPlayer:
