@@ -51,6 +51,7 @@ SPRT (``--sprt``, two entries in a two-player game: candidate first)
 from __future__ import annotations
 
 import argparse
+import ctypes
 import itertools
 import json
 import logging
@@ -59,7 +60,10 @@ import multiprocessing
 import os
 import queue
 import random
+import signal
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -332,10 +336,47 @@ def _share(returns: Sequence[float], seat: int) -> float:
     return score_of(returns, seat)
 
 
-def _worker(settings: dict[str, Any], tasks, results, stop) -> None:
+class _ParentGone(BaseException):
+    """Raised in a worker whose tournament process died: nobody records its games any more."""
+
+
+def _follow_parent(parent: int) -> None:
+    """End this worker when the tournament process ``parent`` dies, even by ``kill -9``.
+
+    SIGTERM raises :class:`_ParentGone` (the worker then stops its external programs). Linux sends it the
+    moment the parent dies (``PR_SET_PDEATHSIG``); everywhere, a thread checks the parent every second
+    and, should the worker not have stopped within 10 s of the signal, ends it outright.
+    """
+
+    def on_term(signum, frame):
+        raise _ParentGone()
+
+    signal.signal(signal.SIGTERM, on_term)
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tavernzoo-parent-watch").start()
+    if os.getppid() != parent:  # died before the signal was armed
+        raise _ParentGone()
+
+
+def _worker(settings: dict[str, Any], tasks, results, stop, parent: int | None = None) -> None:
     """A worker process (spawn-safe: module level, plain arguments): plays the deals it is handed."""
     player = None
     try:
+        if parent is not None:
+            _follow_parent(parent)
         player = DealPlayer(Settings(**settings))
         while True:
             task = tasks.get()
@@ -348,12 +389,16 @@ def _worker(settings: dict[str, Any], tasks, results, stop) -> None:
             for line in player.play_deal(deal, table, frozenset(skip)):
                 results.put(("game", line))
             results.put(("deal", deal))
-    except BaseException:  # noqa: BLE001 - reported to the main process, which stops the run
-        results.put(("error", traceback.format_exc()))
-    finally:
+    except _ParentGone:
+        results.cancel_join_thread()  # nobody reads the queue: exit without flushing it
         if player is not None:
             player.close()
-        results.put(("exit", os.getpid()))
+        return
+    except BaseException:  # noqa: BLE001 - reported to the main process, which stops the run
+        results.put(("error", traceback.format_exc()))
+    if player is not None:
+        player.close()
+    results.put(("exit", os.getpid()))
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -439,8 +484,8 @@ def _run_workers(settings: Settings, tasks: list, write, tracker: _SprtTracker, 
         task_queue.put(task)
     for _ in range(workers):
         task_queue.put(None)
-    processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop), daemon=True)
-                 for _ in range(workers)]
+    processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop, os.getpid()),
+                                 daemon=True) for _ in range(workers)]
     for process in processes:
         process.start()
     running = workers
