@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import dataclasses
 import itertools
 import json
 import logging
@@ -65,6 +66,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -182,8 +184,8 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
     seats = spec_game.rules.num_seats(validated)
     if games < 1:
         raise ValueError(f"games={games} must be at least 1")
-    if not move_timeout > 0:
-        raise ValueError(f"move timeout {move_timeout} must be positive (seconds)")
+    if not (math.isfinite(move_timeout) and move_timeout > 0):
+        raise ValueError(f"move timeout {move_timeout} must be a positive number of seconds")
     make_tables(len(bots), seats, fmt, seed)
     if sprt is not None:
         Sprt(*sprt)
@@ -412,9 +414,7 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
     if resume:
-        if not settings_path.exists():
-            raise ValueError(f"nothing to resume in {out}: no {SETTINGS_FILE} there")
-        stored = json.loads(settings_path.read_text())
+        stored = read_settings(out)
         mismatched = [key for key in Settings.IDENTITY if stored.get(key) != settings.identity()[key]]
         if mismatched:
             raise ValueError(f"--resume: the tournament in {out} differs in {', '.join(mismatched)} "
@@ -425,19 +425,25 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     settings_path.write_text(json.dumps(asdict(settings), indent=1) + "\n")
 
     tables = make_tables(len(settings.bots), settings.seats, settings.format, settings.seed)
-    lines = read_games(games_path, repair=True)
+    lines = read_games(games_path, repair=True, settings=settings)
     done = {(line["deal"], line["rotation"]) for line in lines}
     sprt = Sprt(*settings.sprt) if settings.sprt else None
     tracker = _SprtTracker(sprt, settings.seats)
     for line in sorted(lines, key=_key):
         tracker.add(line)
-    tasks = []
-    if tracker.decided_at is None:
+    played = Counter(deal for deal, _ in done if deal < settings.deals)
+    complete = sum(1 for count in played.values() if count == settings.seats)
+    missing_deals = 0 if tracker.decided_at is not None else settings.deals - complete
+
+    def tasks() -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
+        # Made as they are handed out: --games may be huge, and a run stopped early never makes the rest.
+        if tracker.decided_at is not None:
+            return
         for deal in range(settings.deals):
-            skip = [r for r in range(settings.seats) if (deal, r) in done]
-            if len(skip) < settings.seats:
-                tasks.append((deal, tables[deal % len(tables)], skip))
-    remaining = sum(settings.seats - len(skip) for _, _, skip in tasks)
+            if played[deal] < settings.seats:
+                yield deal, tables[deal % len(tables)], [r for r in range(settings.seats) if (deal, r) in done]
+
+    remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(played.values())
     bar = _progress(progress, remaining, f"{settings.game} tournament")
     with open(games_path, "a") as games_file:
         def write(line: dict) -> None:
@@ -452,19 +458,39 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                 bar.update(1)
 
         try:
-            if workers == 1 or len(tasks) <= 1:
-                _run_here(settings, tasks, write, tracker)
-            else:
-                _run_workers(settings, tasks, write, tracker, min(workers, len(tasks)))
+            if workers == 1 or missing_deals == 1:
+                _run_here(settings, tasks(), write, tracker)
+            elif missing_deals:
+                _run_workers(settings, tasks(), write, tracker, min(workers, missing_deals))
         finally:
             if bar is not None:
                 bar.close()
-    results = compute_results(settings, read_games(games_path), tables, tracker)
+    results = compute_results(settings, read_games(games_path, settings=settings, quiet=True), tables,
+                              tracker)
     (out / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
     return results
 
 
-def _run_here(settings: Settings, tasks: list, write, tracker: _SprtTracker) -> None:
+def read_settings(out: str | Path) -> dict[str, Any]:
+    """The stored settings of the tournament in ``out``, checked to be one (else a ValueError)."""
+    from tavernzoo.cli import read_table_file
+
+    path = Path(out) / SETTINGS_FILE
+    if not path.exists():
+        raise ValueError(f"nothing to resume in {out}: no {SETTINGS_FILE} there")
+    stored = read_table_file(path, "--resume:", "tournament settings")
+    names = {item.name for item in dataclasses.fields(Settings)}
+    if not names >= set(stored) or not set(Settings.IDENTITY) <= set(stored):
+        raise ValueError(f"--resume: {path} is not a tournament's settings file (it needs the keys "
+                         f"{', '.join(Settings.IDENTITY)} and no others but {', '.join(sorted(names))})")
+    bots, config = stored["bots"], stored["config"]
+    if not (isinstance(bots, list) and bots and all(isinstance(spec, str) for spec in bots)
+            and isinstance(config, dict)):
+        raise ValueError(f"--resume: {path} is damaged: bots must be a list of specs and config a table")
+    return stored
+
+
+def _run_here(settings: Settings, tasks: Iterator, write, tracker: _SprtTracker) -> None:
     player = DealPlayer(settings)
     try:
         for deal, table, skip in tasks:
@@ -477,13 +503,24 @@ def _run_here(settings: Settings, tasks: list, write, tracker: _SprtTracker) -> 
         player.close()
 
 
-def _run_workers(settings: Settings, tasks: list, write, tracker: _SprtTracker, workers: int) -> None:
+def _run_workers(settings: Settings, tasks: Iterator, write, tracker: _SprtTracker, workers: int) -> None:
     context = multiprocessing.get_context("spawn")
     task_queue, results, stop = context.Queue(), context.Queue(), context.Event()
-    for task in tasks:
-        task_queue.put(task)
-    for _ in range(workers):
-        task_queue.put(None)
+    exhausted = False
+
+    def hand_out() -> None:
+        """Queue the next task, or (once there is none, or the run stops) one None per worker."""
+        nonlocal exhausted
+        task = None if exhausted or stop.is_set() else next(tasks, None)
+        if task is not None:
+            task_queue.put(task)
+        elif not exhausted:
+            exhausted = True
+            for _ in range(workers):
+                task_queue.put(None)
+
+    for _ in range(2 * workers):  # every worker busy, and one more task each waiting
+        hand_out()
     processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop, os.getpid()),
                                  daemon=True) for _ in range(workers)]
     for process in processes:
@@ -499,10 +536,12 @@ def _run_workers(settings: Settings, tasks: list, write, tracker: _SprtTracker, 
                 continue
             if kind == "game":
                 write(payload)
-            elif kind == "deal":
-                tracker.deal_done(payload)
-                if tracker.decided_at is not None:
-                    stop.set()
+            elif kind in ("deal", "skipped"):
+                if kind == "deal":
+                    tracker.deal_done(payload)
+                    if tracker.decided_at is not None:
+                        stop.set()
+                hand_out()
             elif kind == "exit":
                 running -= 1
             elif kind == "error":
@@ -547,9 +586,12 @@ class _SprtTracker:
             self.next_deal += 1
 
 
-def read_games(path: str | Path, repair: bool = False) -> list[dict]:
+def read_games(path: str | Path, repair: bool = False, settings: Settings | None = None,
+               quiet: bool = False) -> list[dict]:
     """The game lines of ``games.jsonl`` (first copy of each (deal, rotation)). With ``repair``, a last
-    line cut short by a killed run is removed from the file."""
+    line cut short by a killed run is removed from the file. A line that is not a game line (of a
+    tournament with ``settings``, when given) is left out with a warning naming its line number: its game
+    counts as not played, so ``--resume`` plays it again (``quiet``: no warnings)."""
     path = Path(path)
     if not path.exists():
         return []
@@ -559,18 +601,56 @@ def read_games(path: str | Path, repair: bool = False) -> list[dict]:
         with open(path, "r+b") as handle:
             handle.truncate(len(data))
     lines, seen = [], set()
-    for raw in data.decode("utf-8").splitlines():
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
             line = json.loads(raw)
-        except json.JSONDecodeError:
+            problem = _game_line_problem(line, settings)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            problem = f"not JSON ({error})"
+        if problem:
+            if not quiet:
+                log.warning("%s line %d skipped: %s", path, number, problem)
             continue
         key = _key(line)
         if key not in seen:
             seen.add(key)
             lines.append(line)
     return lines
+
+
+def _game_line_problem(line: Any, settings: Settings | None) -> str | None:
+    """What makes ``line`` unfit to count as a game (None if nothing)."""
+    if not isinstance(line, dict):
+        return f"a {type(line).__name__}, not a game object"
+    for key in ("deal", "rotation"):
+        value = line.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{key}={value!r} is not a whole number >= 0"
+    fields = {key: line.get(key) for key in ("entries", "scores", "places")}
+    if not all(isinstance(value, list) for value in fields.values()):
+        return "entries, scores and places must be lists"
+    if len({len(value) for value in fields.values()}) != 1 or not fields["entries"]:
+        return "entries, scores and places must have one item per seat"
+    seats = len(fields["entries"])
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in fields["entries"] + fields["places"]):
+        return "entries and places must hold whole numbers"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in fields["scores"]):
+        return "scores must hold numbers"
+    returns = line.get("returns")
+    if returns is not None and (not isinstance(returns, list) or len(returns) != seats
+                                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in returns)):
+        return "returns must be null or one number per seat"
+    forfeit = line.get("forfeit")
+    if forfeit is not None and not (isinstance(forfeit, dict) and forfeit.get("seat") in range(seats)):
+        return "forfeit must be null or name the forfeiting seat"
+    if settings is not None:
+        if seats != settings.seats or line["rotation"] >= seats:
+            return f"it seats {seats} players in rotation {line['rotation']}; this tournament seats {settings.seats}"
+        if any(entry >= len(settings.bots) for entry in fields["entries"]):
+            return f"entries {fields['entries']} name bots beyond the {len(settings.bots)} of this tournament"
+    return None
 
 
 def _key(line: dict) -> tuple[int, int]:
@@ -734,8 +814,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--move-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="time limit of one decision of an external bot (default 10)")
     _add_config_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="hide the progress bar (hidden anyway when stderr is not a terminal)")
     parser.add_argument("--no-plot", action="store_true", help="skip heatmap.png")
+    parser.add_argument("--json", action="store_true",
+                        help="print the results (as in results.json) as one JSON document instead of the table")
     parser.set_defaults(run=run_command)
     return parser
 
@@ -745,9 +828,9 @@ def run_command(args: argparse.Namespace) -> int:
 
     out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
     config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
-    if args.resume and (out / SETTINGS_FILE).exists():
+    if args.resume:
         # What --resume is not told again comes from the stored settings.
-        stored = json.loads((out / SETTINGS_FILE).read_text())
+        stored = read_settings(out)
         bots, config = bots or stored["bots"], config or stored["config"]
         fmt = fmt or stored["format"]
         seed = stored["seed"] if seed is None else seed
@@ -757,7 +840,8 @@ def run_command(args: argparse.Namespace) -> int:
     settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt)
     results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress)
-    print_results(results)
+    if not args.json:
+        print_results(results)
     plotted = False
     if not args.no_plot and results["games"]:
         from .plots import pairwise_heatmap
@@ -767,6 +851,9 @@ def run_command(args: argparse.Namespace) -> int:
             plotted = True
         except ImportError as error:
             print(f"no heatmap: {error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
     print(f"games: {out / GAMES_FILE}  results: {out / RESULTS_FILE}"
           + (f"  heatmap: {out / HEATMAP_FILE}" if plotted else ""))
     return 0
@@ -777,9 +864,9 @@ def print_results(results: dict[str, Any], file=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=file or sys.stdout)
-    if not console.is_terminal:
-        console.width = max(console.width, 150)
+    from tavernzoo.cli import console as make_console
+
+    console = Console(file=file) if file is not None else make_console()
     duel = results["seats"] == 2
     title = (f"{results['game']} {results['format']}: {results['games']} games, {results['deals']} deals x "
              f"{results['seats']} seatings, seed {results['seed']}")
@@ -832,7 +919,8 @@ def _progress(enabled: bool, total: int, description: str):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True)
+    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
+    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -840,11 +928,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tavernzoo")
     add_parser(parser.add_subparsers())
     args = parser.parse_args(["tournament", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.run(args)
-    except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    from tavernzoo.cli import run_guarded
+
+    return run_guarded(args.run, args)
 
 
 if __name__ == "__main__":

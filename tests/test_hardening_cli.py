@@ -268,8 +268,8 @@ for _game in ("tiny_minotaur", "ministeel", "minefield", "wyvern"):
 
 
 def _valid_record() -> dict:
-    from tavernzoo.eval.match import make_env, play_game
     from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import make_env, play_game
 
     game = get_game("tiny_minotaur")
     env = make_env(game)
