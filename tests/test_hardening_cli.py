@@ -211,6 +211,8 @@ CASES = [
     (["tournament", "tiny_minotaur", "--bots", "cmd:no-such-program-here", "random", "--games", "2",
       "--out", "{tmp}/t"], {}, "no-such-program-here"),
     (["match", "--bots", "cmd:'unbalanced", "random"], {}, "quotation"),
+    (["match", "--bots", f"cmd:{PYTHON} -c 'import sys; sys.exit(3)'", "random", "--games", "2"], {},
+     "external bot failed (crash)"),
     (["match", "--config", "{tmp}/list.json", "--games", "2"], {"list.json": "[1, 2]"}, "list.json"),
     (["match", "--config", "{tmp}/bad.json", "--games", "2"], {"bad.json": "{nope"}, "bad.json"),
     (["match", "--config", "{tmp}/bad.toml", "--games", "2"], {"bad.toml": "= 1"}, "bad.toml"),
@@ -297,3 +299,31 @@ def test_bad_input_gets_one_clear_line_and_no_traceback(tmp_path, argv, files, w
     assert "Traceback" not in output, output
     last = (result.stderr.strip() or result.stdout.strip()).splitlines()[-1]
     assert words.lower() in last.lower(), output
+
+
+# --- output that scripts can read ---------------------------------------------------------------------------
+
+
+def test_piped_tables_keep_each_row_on_one_line_and_show_no_progress_bar(tmp_path):
+    zoo = tavernzoo("zoo")
+    assert zoo.returncode == 0
+    assert [line for line in zoo.stdout.splitlines() if "zoo:tiny_minotaur" in line and "301,056" in line]
+    match = tavernzoo("match", "--bots", "heuristic", "random", "--games", "400")
+    assert match.returncode == 0 and match.stderr == ""  # no progress bar when stderr is not a terminal
+    assert [line for line in match.stdout.splitlines() if "heuristic" in line and "400" in line]
+    games = tavernzoo("games")
+    assert [line for line in games.stdout.splitlines() if "starting_hp" in line and "100" in line]
+
+
+def test_json_output_is_one_document_on_stdout(tmp_path):
+    games = json.loads(tavernzoo("games", "--json").stdout)
+    assert {entry["name"] for entry in games} >= {"tiny_minotaur", "wyvern"}
+    zoo = json.loads(tavernzoo("zoo", "--json").stdout)
+    assert zoo["tiny_minotaur"]["game"] == "tiny_minotaur"
+    match = json.loads(tavernzoo("match", "--bots", "heuristic", "random", "--games", "6", "--json").stdout)
+    assert match["games"] == 6 and [row["bot"] for row in match["rows"]] == ["heuristic", "random"]
+    assert sum(row["wins"] for row in match["rows"]) + match["rows"][0]["draws"] == 6
+    result = tavernzoo("tournament", "tiny_minotaur", "--bots", "heuristic", "random", "--games", "4", "--json",
+                       "--workers", "1", "--no-plot", "--out", str(tmp_path / "t"))
+    tournament = json.loads(result.stdout)
+    assert tournament == json.loads((tmp_path / "t" / RESULTS_FILE).read_text())
