@@ -28,7 +28,8 @@ ZOO = Path(__file__).resolve().parents[1] / "agents" / "zoo"
 PREAMBLE = (
     "import json, sys\n"
     "for line in sys.stdin:\n"
-    "    kind = json.loads(line)['type']\n"
+    "    request = json.loads(line)\n"
+    "    kind = request['type']\n"
     "    if kind == 'hello':\n"
     "        print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'evil'}), flush=True)\n"
     "    elif kind != 'act':\n"
@@ -37,10 +38,11 @@ PREAMBLE = (
 )
 
 
-def evil_bot(tmp_path: Path, name: str, on_act: str) -> str:
-    """A ``cmd:`` spec of a bot whose answer to ``act`` is the (indented) code ``on_act``."""
+def evil_bot(tmp_path: Path, name: str, on_act: str, at_end: str = "") -> str:
+    """A ``cmd:`` spec of a bot whose answer to ``act`` (the dict ``request``) is the code ``on_act``;
+    ``at_end`` runs when its stdin ends."""
     script = tmp_path / f"{name}.py"
-    script.write_text(PREAMBLE + "".join(f"        {line}\n" for line in on_act.splitlines()))
+    script.write_text(PREAMBLE + "".join(f"        {line}\n" for line in on_act.splitlines()) + at_end + "\n")
     return f"cmd:{PYTHON} {script}"
 
 
@@ -146,9 +148,13 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_workers_stop_when_the_tournament_is_killed(tmp_path):
+    # An external bot that outlives the end of its input: the workers must stop it themselves.
+    stubborn = evil_bot(tmp_path, "stubborn", "legal = [i for i, bit in enumerate(request['action_mask']) if bit]\n"
+                        "print(json.dumps({'type': 'action', 'index': legal[0]}), flush=True)",
+                        at_end="import time\ntime.sleep(600)")
     out = tmp_path / "t"
     process = subprocess.Popen(
-        [TAVERNZOO, "tournament", "tiny_minotaur", "--bots", "random", "heuristic", "--games", "1000000",
+        [TAVERNZOO, "tournament", "tiny_minotaur", "--bots", "random", stubborn, "--games", "1000000",
          "--workers", "2", "--no-plot", "--no-progress", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -157,17 +163,19 @@ def test_workers_stop_when_the_tournament_is_killed(tmp_path):
             assert process.poll() is None and time.monotonic() < deadline, "the tournament did not start"
             time.sleep(0.2)
         workers = _children(process.pid)
-        assert len(workers) >= 2
+        bots = set().union(*(_children(pid) for pid in workers))
+        assert len(workers) >= 2 and len(bots) >= 2
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
+    workers |= bots
     deadline = time.monotonic() + 60  # an upper bound, not a speed requirement
     while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     left = [pid for pid in workers if _running(pid)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert not left, "worker processes kept playing after the tournament was killed"
+    assert not left, "worker processes or their bots kept running after the tournament was killed"
 
 
 # --- corrupt games.jsonl -------------------------------------------------------------------------------------
