@@ -72,13 +72,7 @@ class ExternalBot:
     start_timeout: float = 30.0
 
     def __init__(self, config: Any, seed: int | None, command: str, game: Any):
-        try:
-            self.argv = shlex.split(command)
-        except ValueError as error:
-            raise ValueError(f"bot spec cmd:{command}: {error} (quote it as a shell would split it)") from None
-        if not self.argv:
-            raise ValueError("cmd: bot spec names no program; write cmd:PROGRAM ARGS")
-        _check_program(self.argv[0])
+        self.argv = parse_command(command)
         self.command = command
         self.game = game
         self.config = config
@@ -243,7 +237,7 @@ class ExternalBot:
                              f"bytes: {line.start!r}...")
         try:
             reply = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise self._fail("garbage", f"reply to {message['type']!r} is not JSON: {line[:80]!r}") from None
         if not isinstance(reply, dict) or "type" not in reply:
             raise self._fail("garbage", f"reply to {message['type']!r} is not a message object: {line[:80]!r}")
@@ -357,6 +351,18 @@ def _drain(stream, tail: _Tail) -> None:
         pass
 
 
+def parse_command(command: str) -> list[str]:
+    """The argv of ``cmd:COMMAND`` (split as a shell would, without one), its program checked to exist."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise ValueError(f"bot spec cmd:{command}: {error} (quote it as a shell would split it)") from None
+    if not argv:
+        raise ValueError("cmd: bot spec names no program; write cmd:PROGRAM ARGS")
+    _check_program(argv[0])
+    return argv
+
+
 def _check_program(program: str) -> None:
     """Refuse (ValueError) a program that cannot be found, before any game is played."""
     if os.sep in program or (os.altsep and os.altsep in program):
@@ -377,4 +383,4 @@ def _config_dict(config: Any) -> dict[str, Any]:
     return config_to_dict(config)
 
 
-__all__ = ["BotFailure", "ExternalBot"]
+__all__ = ["BotFailure", "ExternalBot", "clip", "parse_command"]

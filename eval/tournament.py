@@ -609,6 +609,8 @@ def read_games(path: str | Path, repair: bool = False, settings: Settings | None
             problem = _game_line_problem(line, settings)
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             problem = f"not JSON ({error})"
+        except RecursionError:
+            problem = "nested too deeply"
         if problem:
             if not quiet:
                 log.warning("%s line %d skipped: %s", path, number, problem)

@@ -186,6 +186,8 @@ def read_table_file(file: str | Path, what: str, holds: str, hint: str = "") -> 
         loaded = tomllib.loads(text) if toml else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{what} {file} is not valid {'TOML' if toml else 'JSON'}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{what} {file} is nested too deeply to be a table of {holds}") from None
     if not isinstance(loaded, dict):
         raise ValueError(f"{what} {file} holds a {type(loaded).__name__}; it must hold a table of {holds}{hint}")
     return loaded

@@ -47,7 +47,8 @@ def evil_bot(tmp_path: Path, name: str, on_act: str, at_end: str = "") -> str:
 
 
 def tavernzoo(*argv: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([TAVERNZOO, *argv], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    return subprocess.run([TAVERNZOO, *argv], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
 
 
 def run_measured(argv: list[str], cwd: Path) -> tuple[int, str, str, int]:
@@ -242,12 +243,21 @@ CASES = [
     (["train", "--set", "pool_bots=nosuchbot"], {}, "nosuchbot"),
     (["train", "--config", "{tmp}/list.json"], {"list.json": "[1]"}, "list.json"),
     (["train", "--config", "{tmp}/bad.toml"], {"bad.toml": "train = 5"}, "bad.toml"),
+    (["match", "--config", "{tmp}/deep.json"], {"deep.json": "[" * 100_000 + "]" * 100_000}, "deep.json"),
+    (["bot", "cmd:no-such-program-here"], {}, "no-such-program-here"),
+    (["match", "--bots", "{tmp}/ck", "random"], {"ck/policy.json": "{", "ck/policy.npz": ""}, "policy.json"),
+    (["bot", "{tmp}/ck"], {"ck/policy.json": "[1]", "ck/policy.npz": ""}, "policy.json"),
+    (["match", "--bots", "{tmp}/ck", "random"],
+     {"ck/policy.json": '{"format": "tavernzoo-policy", "layers": [4]}', "ck/policy.npz": "garbage"}, "policy.npz"),
     (["match", "--games", "0"], {}, "games"),
     (["match", "--games", "abc"], {}, "games"),
     (["tournament", "tiny_minotaur", "--bots", "random", "random", "--workers", "0", "--out", "{tmp}/t"], {},
      "workers"),
     (["tournament", "tiny_minotaur", "--bots", "random", "random", "--move-timeout", "inf", "--out", "{tmp}/t"],
      {}, "timeout"),
+    (["tournament", "tiny_minotaur", "--bots", "random", "random", "--move-timeout", "-1", "--out", "{tmp}/t"],
+     {}, "timeout"),
+    (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/nothing"], {}, "nothing to resume"),
     (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/r"], {"r/tournament.json": "[1]"},
      "tournament.json"),
     (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/r"], {"r/tournament.json": "{}"},
