@@ -188,6 +188,8 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
         raise ValueError(f"move timeout {move_timeout} must be a positive number of seconds")
     make_tables(len(bots), seats, fmt, seed)
     if sprt is not None:
+        if not all(math.isfinite(value) for value in sprt):
+            raise ValueError(f"--sprt {' '.join(map(str, sprt))}: every value must be a finite number")
         Sprt(*sprt)
         if len(bots) != 2 or seats != 2:
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
@@ -413,6 +415,9 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     settings_path, games_path = out / SETTINGS_FILE, out / GAMES_FILE
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
+    most = 8 * (os.cpu_count() or 1)
+    if workers > most:
+        raise ValueError(f"workers={workers}: each worker is a process; at most {most} (8 per CPU core) are allowed")
     if resume:
         stored = read_settings(out)
         mismatched = [key for key in Settings.IDENTITY if stored.get(key) != settings.identity()[key]]

@@ -174,9 +174,11 @@ def read_table_file(file: str | Path, what: str, holds: str, hint: str = "") -> 
     """The table (dict) in a TOML file (``.toml``) or a JSON file, or a ValueError naming ``file``."""
     path = Path(file)
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
+        with open(path, "rb") as handle:  # read at most the limit: a device or a pipe has no size
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
             raise ValueError(f"{what} {file} is over {MAX_CONFIG_BYTES} bytes: not a file of {holds}")
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{what} {file} is not a text file (not UTF-8)") from None
     except OSError as error:

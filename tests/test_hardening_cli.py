@@ -206,6 +206,10 @@ RECORDS = pytest.mark.xfail(reason="record validation comes with branch harden-e
                             strict=False)
 
 
+CONFIG = pytest.mark.xfail(reason="game option types are checked in envs/core.py make_config (not this branch)",
+                           strict=False)
+
+
 def _manifest_with(tmp_path: Path, **changes) -> str:
     manifest = json.loads((ZOO / "tiny_minotaur.json").read_text())
     manifest.update(changes)
@@ -258,6 +262,11 @@ CASES = [
     (["tournament", "tiny_minotaur", "--bots", "random", "random", "--move-timeout", "-1", "--out", "{tmp}/t"],
      {}, "timeout"),
     (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/nothing"], {}, "nothing to resume"),
+    (["tournament", "tiny_minotaur", "--bots", "random", "random", "--workers", "100000", "--out", "{tmp}/t"], {},
+     "workers"),
+    (["tournament", "tiny_minotaur", "--bots", "random", "random", "--sprt", "0", "inf", "0.05", "0.05", "--out",
+      "{tmp}/t"], {}, "sprt"),
+    (["match", "--config", "/dev/zero"], {}, "/dev/zero"),
     (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/r"], {"r/tournament.json": "[1]"},
      "tournament.json"),
     (["tournament", "tiny_minotaur", "--resume", "--out", "{tmp}/r"], {"r/tournament.json": "{}"},
@@ -271,6 +280,10 @@ CASES = [
     (["match", "--records", "{tmp}/no/such/dir/games.jsonl", "--games", "2"], {}, "games.jsonl"),
     (["replay", "{tmp}/missing.jsonl"], {}, "missing.jsonl"),
     (["wyvern", "validate", "{tmp}/missing.toml"], {}, "missing.toml"),
+    # Game options of the wrong type: validated by envs/core.py make_config, which this branch does not own.
+    pytest.param(["match", "--set", "starting_hp=1.5"], {}, "starting_hp", marks=CONFIG),
+    pytest.param(["match", "--set", "ruleset=5"], {}, "ruleset", marks=CONFIG),
+    pytest.param(["match", "wyvern", "--set", "start_hand=1.5"], {}, "start_hand", marks=CONFIG),
     pytest.param(["replay", "{tmp}/list.jsonl"], {"list.jsonl": "[1, 2]\n"}, "record", marks=RECORDS),
     pytest.param(["replay", "{tmp}/null.jsonl"], {"null.jsonl": "null\n"}, "record", marks=RECORDS),
     pytest.param(["replay", "{tmp}/r.json"], {"r.json": {"actions": 5}}, "actions", marks=RECORDS),
