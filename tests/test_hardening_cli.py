@@ -172,12 +172,13 @@ def test_workers_stop_when_the_tournament_is_killed(tmp_path):
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not ((out / GAMES_FILE).exists() and (out / GAMES_FILE).stat().st_size > 0):
+        while True:  # until both workers play, each with its copy of the bot
+            workers = {pid for pid in _children(process.pid) if _children(pid)}
+            if len(workers) >= 2:
+                break
             assert process.poll() is None and time.monotonic() < deadline, "the tournament did not start"
             time.sleep(0.2)
-        workers = _children(process.pid)
         bots = set().union(*(_children(pid) for pid in workers))
-        assert len(workers) >= 2 and len(bots) >= 2
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
