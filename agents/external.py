@@ -217,8 +217,9 @@ class ExternalBot:
             raise self._fail("crash", f"{self.argv[0]} is not running (exit status "
                              f"{None if process is None else process.returncode})")
         try:
-            process.stdin.write(json.dumps(message).encode() + b"\n")
-            process.stdin.flush()
+            data = memoryview(json.dumps(message).encode() + b"\n")
+            while data:  # an unbuffered pipe may take part of a write
+                data = data[process.stdin.write(data):]
         except (BrokenPipeError, OSError, ValueError) as error:
             raise self._fail("crash", f"{self.argv[0]} stopped reading its input ({error})") from None
 
