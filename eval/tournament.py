@@ -40,7 +40,9 @@ Files (``--out DIR``)
     ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots
     are built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games
     missing from ``games.jsonl`` (a deal cut short is replayed, writing only its missing games), and the
-    results equal those of an uninterrupted run whatever the number of workers.
+    results equal those of an uninterrupted run whatever the number of workers. A line that is not a game
+    line is reported with its line number and left out (its game is played again). Workers end when the
+    tournament process dies, even by ``kill -9``, and stop their external programs.
 
 SPRT (``--sprt``, two entries in a two-player game: candidate first)
     After every deal (in deal order) the LLR of the candidate's W/D/L against the champion is checked;
