@@ -96,8 +96,10 @@ def test_a_flooding_bot_leaves_the_host_memory_flat(tmp_path, name, on_act, kind
         ["tournament", "tiny_minotaur", "--bots", spec, "random", "--games", "2", "--workers", "1",
          "--move-timeout", "60", "--no-plot", "--no-progress", "--out", str(tmp_path / "t")], tmp_path)
     assert code == 0, stderr
-    lines = read_games(tmp_path / "t" / GAMES_FILE)
-    assert [line["forfeit"]["kind"] for line in lines] == [kind, kind]
+    forfeits = [line["forfeit"] for line in read_games(tmp_path / "t" / GAMES_FILE)]
+    # Every game is forfeited; on a machine loaded enough that the restarted program misses its time limit
+    # the second may be a timeout instead.
+    assert len(forfeits) == 2 and all(forfeits) and forfeits[0]["kind"] == kind, forfeits
     # The host never held the flood: its peak stays far below the 400 MB the bot wrote.
     assert maxrss < 200 * 1024, f"host peak memory {maxrss // 1024} MB"
     assert len(stdout) + len(stderr) < 20_000
