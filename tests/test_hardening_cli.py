@@ -98,8 +98,8 @@ def test_a_flooding_bot_leaves_the_host_memory_flat(tmp_path, name, on_act, kind
     assert code == 0, stderr
     forfeits = [line["forfeit"] for line in read_games(tmp_path / "t" / GAMES_FILE)]
     # Every game is forfeited; on a machine loaded enough that the restarted program misses its time limit
-    # the second may be a timeout instead.
-    assert len(forfeits) == 2 and all(forfeits) and forfeits[0]["kind"] == kind, forfeits
+    # one may be a timeout instead.
+    assert len(forfeits) == 2 and all(forfeits) and kind in [f["kind"] for f in forfeits], forfeits
     # The host never held the flood: its peak stays far below the 400 MB the bot wrote.
     assert maxrss < 200 * 1024, f"host peak memory {maxrss // 1024} MB"
     assert len(stdout) + len(stderr) < 20_000
