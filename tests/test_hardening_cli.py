@@ -217,14 +217,6 @@ def test_a_corrupt_line_in_games_jsonl_is_reported_and_replayed_on_resume(tmp_pa
 
 # --- the command line: a corpus of bad input ---------------------------------------------------------------
 
-RECORDS = pytest.mark.xfail(reason="record validation comes with branch harden-envs (envs/records.py)",
-                            strict=False)
-
-
-CONFIG = pytest.mark.xfail(reason="game option types are checked in envs/core.py make_config (not this branch)",
-                           strict=False)
-
-
 def _manifest_with(tmp_path: Path, **changes) -> str:
     manifest = json.loads((ZOO / "tiny_minotaur.json").read_text())
     manifest.update(changes)
@@ -295,15 +287,15 @@ CASES = [
     (["match", "--records", "{tmp}/no/such/dir/games.jsonl", "--games", "2"], {}, "games.jsonl"),
     (["replay", "{tmp}/missing.jsonl"], {}, "missing.jsonl"),
     (["wyvern", "validate", "{tmp}/missing.toml"], {}, "missing.toml"),
-    # Game options of the wrong type: validated by envs/core.py make_config, which this branch does not own.
-    pytest.param(["match", "--set", "starting_hp=1.5"], {}, "starting_hp", marks=CONFIG),
-    pytest.param(["match", "--set", "ruleset=5"], {}, "ruleset", marks=CONFIG),
-    pytest.param(["match", "wyvern", "--set", "start_hand=1.5"], {}, "start_hand", marks=CONFIG),
-    pytest.param(["replay", "{tmp}/list.jsonl"], {"list.jsonl": "[1, 2]\n"}, "record", marks=RECORDS),
-    pytest.param(["replay", "{tmp}/null.jsonl"], {"null.jsonl": "null\n"}, "record", marks=RECORDS),
-    pytest.param(["replay", "{tmp}/r.json"], {"r.json": {"actions": 5}}, "actions", marks=RECORDS),
-    pytest.param(["replay", "{tmp}/r.json"], {"r.json": {"actions": "abc"}}, "actions", marks=RECORDS),
-    pytest.param(["replay", "{tmp}/r.json"], {"r.json": {"config": [1]}}, "config", marks=RECORDS),
+    # Game options of the wrong type (envs/core.py make_config checks them for every game).
+    (["match", "--set", "starting_hp=1.5"], {}, "starting_hp"),
+    (["match", "--set", "ruleset=5"], {}, "ruleset"),
+    (["match", "wyvern", "--set", "start_hand=1.5"], {}, "start_hand"),
+    (["replay", "{tmp}/list.jsonl"], {"list.jsonl": "[1, 2]\n"}, "record"),
+    (["replay", "{tmp}/null.jsonl"], {"null.jsonl": "null\n"}, "record"),
+    (["replay", "{tmp}/r.json"], {"r.json": {"actions": 5}}, "actions"),
+    (["replay", "{tmp}/r.json"], {"r.json": {"actions": "abc"}}, "actions"),
+    (["replay", "{tmp}/r.json"], {"r.json": {"config": [1]}}, "config"),
 ]
 
 for _game in ("tiny_minotaur", "ministeel", "minefield", "wyvern"):
