@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import shlex
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 from ..envs import games as all_games
 from ..envs import get_game
+from .external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command
 
 PROTOCOL = 1
 
@@ -56,29 +56,25 @@ class Report:
 
 
 class _Program:
-    """The program under test on raw JSON lines (replies read by a thread, each awaited with a time limit)."""
+    """The program under test on raw JSON lines (replies read by a thread, each awaited with a time limit).
+
+    Its output is read as the tournament reads a ``cmd:`` bot's: bounded lines through a bounded queue
+    (:func:`.external._pump`), so a program that floods cannot grow the checker."""
 
     def __init__(self, argv: list[str]):
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        text=True, encoding="utf-8", errors="replace", bufsize=1)
-        self.lines: queue.Queue = queue.Queue()
+                                        bufsize=0)
+        self.lines: queue.Queue = queue.Queue(maxsize=MAX_PENDING_LINES)
+        self.stopped = threading.Event()
         self.ended = False
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        try:
-            for line in self.process.stdout:
-                self.lines.put(line.rstrip("\n"))
-        except (OSError, ValueError):
-            pass
-        self.lines.put(None)
+        threading.Thread(target=_pump, args=(self.process.stdout, self.lines, self.stopped), daemon=True).start()
 
     def ask(self, line: str, timeout: float) -> tuple[Any, str]:
         """``(reply object or None, problem)`` for one request line."""
         if self.ended:
             return None, f"the program has exited (status {self.process.poll()})"
         try:
-            self.process.stdin.write(line + "\n")
+            self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()
         except (BrokenPipeError, OSError, ValueError) as error:
             return None, f"the program stopped reading its input ({error})"
@@ -93,15 +89,18 @@ class _Program:
             except subprocess.TimeoutExpired:
                 status = None
             return None, f"the program exited (status {status}) without replying"
+        if isinstance(reply, _TooLong):
+            return None, f"the reply line is longer than {MAX_LINE_BYTES} bytes: {reply.start[:80]!r}..."
         try:
             document = json.loads(reply)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None, f"the reply is not JSON: {reply[:80]!r}"
         if not isinstance(document, dict) or not isinstance(document.get("type"), str):
             return None, f"the reply is not a message object with a 'type': {reply[:80]!r}"
         return document, ""
 
     def stop(self) -> None:
+        self.stopped.set()
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=10)
@@ -122,9 +121,9 @@ def _hello(game: Any, config: Any) -> str:
 def check_program(command: str, game_names: list[str] | None = None, games_each: int = 2,
                   move_timeout: float = 10.0, start_timeout: float = 30.0, seed: int = 0) -> Report:
     """Run every check against the program ``command`` (``PROGRAM ARGS``) and report what it found."""
-    argv = shlex.split(command)
-    if not argv:
+    if not command.strip():
         raise ValueError("name the program to check: tavernzoo bot check 'PROGRAM ARGS'")
+    argv = parse_command(command)
     targets = [get_game(name) for name in game_names] if game_names else list(all_games().values())
     if games_each < 1:
         raise ValueError(f"--games {games_each} must be at least 1")

@@ -338,3 +338,17 @@ def test_the_bot_check_command_exits_1_on_violations():
                              f"{sys.executable} {FIXTURES / 'broken_bot.py'} garbage", "--game", "tiny_minotaur",
                              "--games", "1"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 1 and "violation(s)" in result.stdout, result.stderr
+
+
+def test_the_compliance_run_reads_a_flooding_program_in_bounded_lines(tmp_path):
+    # A reply line of 8 MiB: refused as too long (and never held whole), the run goes on to its report.
+    flood = tmp_path / "flood.py"
+    flood.write_text("import sys\nfor line in sys.stdin:\n    sys.stdout.write('x' * (8 << 20) + '\\n')\n"
+                     "    sys.stdout.flush()\n")
+    report = check_program(f"{sys.executable} {flood}", ["tiny_minotaur"], games_each=1, move_timeout=20)
+    assert any("longer than" in check.detail for check in report.violations), report.violations
+
+
+def test_the_compliance_run_names_a_missing_program():
+    with pytest.raises(ValueError, match="no-such-program-here"):
+        check_program("no-such-program-here --flag", ["tiny_minotaur"], games_each=1)
