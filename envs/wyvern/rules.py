@@ -1100,3 +1100,61 @@ def returns(state: State) -> tuple[float, ...]:
         span = state.config.win_level - 1
         values = [v + weight * (state.level[s] - 1) / span for s, v in enumerate(values)]
     return tuple(values)
+
+
+# --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
+
+from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+
+# Hidden from a seat: the other hands and the order of every deck (its own too). Discard piles, items in
+# play, summons and the table are face up. A test fails when a new State field is not listed here.
+HIDDEN_FIELDS = frozenset(("hand", "deck"))
+PUBLIC_FIELDS = frozenset((
+    "config", "chance", "n", "races", "classes", "deck_names", "specialties", "static_bonus", "discard", "equipped",
+    "summon", "level", "dead", "paralyzed", "slow_turn", "confused_turn", "phase", "to_act", "active", "turn",
+    "steps", "order_rolls", "first_seat", "door_card", "gold", "halfling_sold", "helped_by", "monster", "source",
+    "fighter", "helper", "split", "asked", "ask_seat", "ask_split", "monster_bonus", "party_bonus", "run_bonus",
+    "table", "passes", "dying", "death_kind", "looters", "looter", "resume_phase", "resume_seat", "winner",
+    "end_reason", "events",
+))
+
+
+def clone(state: State) -> State:
+    """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
+    return _clone_state(state)
+
+
+def _redeal(state: State, seat: int, order) -> None:
+    """Each other player's hand and deck pooled, put in ``order`` (a shuffle, or ``list.sort`` for the
+    canonical form) and dealt back in the same numbers; ``seat``'s own deck put in ``order``.
+
+    Pools are per player: a player's unseen cards are its own deck and hand. Cards that moved unseen
+    between players (a looter drawing from a dead player's hand) stay in the pool they moved to.
+    """
+    for who in range(state.n):
+        if who == seat:
+            order(state.deck[who])
+            continue
+        hand, deck = state.hand[who], state.deck[who]
+        pool = hand + deck
+        order(pool)
+        state.hand[who] = pool[:len(hand)]
+        state.deck[who] = pool[len(hand):]
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
+    from ``chance``, future dice from a fresh Chance."""
+    new = _clone_state(state)
+    _redeal(new, seat, chance.shuffle)
+    new.chance = Chance(chance.below(2**31))
+    return new
+
+
+def information_state(state: State, seat: int) -> State:
+    """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
+    Two states ``seat`` cannot tell apart give equal information states."""
+    new = _clone_state(state)
+    _redeal(new, seat, list.sort)
+    new.chance = Chance(0)
+    return new
