@@ -12,11 +12,14 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
 * **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
   UCB over its own statistics, the joint action leads to the child.
 * **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
-  encoded observation; a bot rollout policy is also the prior: a node first expands the move it picks.
-  With ``depth=D`` a rollout stops after D decisions and the game's value estimate scores the position.
+  encoded observation. With ``depth=D`` a rollout stops after D decisions and the game's value estimate
+  scores the position.
+* **Prior** (turn-based games): a bot spec whose move a node expands first and favours in selection
+  by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many and
+  simulations few (MiniSteel, Wyvern).
 
 Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
-being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,depth=40,c=1.0,seed=7``.
+being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``.
 The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
 hands it over. docs/search.md has the design, the speeds and the results.
 """
@@ -37,7 +40,8 @@ from .base import legal_actions as mask_actions
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
     "time": "seconds per move at most (> 0; the search stops at whichever limit comes first)",
-    "rollout": "rollout policy: random, or a bot spec such as heuristic or zoo:GAME (then also the prior)",
+    "rollout": "rollout policy: random, or a bot spec such as heuristic or zoo:GAME",
+    "prior": "none, or a bot spec whose move a node expands first and favours (progressive bias)",
     "depth": "decisions per rollout before the value estimate scores the position (0: play to the end)",
     "c": "UCB exploration constant (>= 0)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
@@ -48,9 +52,10 @@ OPTION_HELP = {
 DEFAULTS = {
     "tiny_minotaur": {"sims": 2000, "depth": 0},
     "minefield": {"sims": 1000, "depth": 0},
-    "ministeel": {"sims": 300, "depth": 60},
-    "wyvern": {"sims": 300, "depth": 60},
+    "ministeel": {"sims": 300, "depth": 60, "prior": "heuristic"},
+    "wyvern": {"sims": 300, "depth": 60, "prior": "heuristic"},
 }
+PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Options:
     sims: int = 200
     time: float = 0.0  # 0: no time limit
     rollout: str = "random"
+    prior: str = "none"
     depth: int = 0  # 0: rollouts play to the end
     c: float = 1.0
     seed: int | None = None
@@ -86,7 +92,7 @@ def parse_options(spec: str, game_name: str) -> Options:
 
 def _option_value(spec: str, key: str, raw: str) -> Any:
     bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
-    if key == "rollout":
+    if key in ("rollout", "prior"):
         if not raw:
             raise ValueError(bad)
         return raw
@@ -133,7 +139,7 @@ VALUE_ESTIMATES = {"ministeel": _ministeel_value, "wyvern": _wyvern_value}
 class Node:
     """Statistics of one action sequence from the root: visits, one total per seat, availability count."""
 
-    __slots__ = ("children", "visits", "totals", "avail", "seat_stats")
+    __slots__ = ("children", "visits", "totals", "avail", "seat_stats", "prior")
 
     def __init__(self, seats: int):
         self.children: dict[Any, Node] = {}
@@ -141,6 +147,7 @@ class Node:
         self.totals = [0.0] * seats
         self.avail = 0
         self.seat_stats: dict[int, dict[int, list[float]]] | None = None  # simultaneous: seat -> action -> [n, w]
+        self.prior = -2  # the prior bot's move here (-2: not asked yet)
 
 
 class MCTSBot:
@@ -157,16 +164,20 @@ class MCTSBot:
         self._info: Any = None
         self._seat = -1
         self._value = VALUE_ESTIMATES.get(game.name)
-        self._policy = None
-        if options.rollout != "random":
-            from . import load_bot
-
-            if options.rollout.startswith("mcts"):
-                raise ValueError("an mcts rollout policy cannot itself be mcts")
-            self._policy = load_bot(options.rollout, game, config, self._random.randrange(2**31))
-            self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
-            self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+        self._policy = self._load_policy("rollout", options.rollout, "random")
+        self._prior_bot = self._load_policy("prior", options.prior, "none")
+        self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         self.last_search: dict[str, Any] = {}
+
+    def _load_policy(self, role: str, spec: str, none: str) -> Any:
+        if spec == none:
+            return None
+        if spec == "mcts" or spec.startswith("mcts:"):
+            raise ValueError(f"an mcts {role} policy cannot itself be mcts")
+        from . import load_bot
+
+        return load_bot(spec, self.game, self.config, self._random.randrange(2**31))
 
     def reset(self) -> None:
         self._info = None
@@ -235,9 +246,12 @@ class MCTSBot:
                 child = children.get(a)
                 if child is not None:
                     child.avail += 1
+            prior = node.prior
+            if prior == -2:
+                prior = node.prior = (self._policy_action(state, seat, legal, self._prior_bot)
+                                      if self._prior_bot is not None else -1)
             if untried:
-                action = self._prior(state, seat, untried) if self._policy is not None else untried[
-                    rng.randrange(len(untried))]
+                action = prior if prior in untried else untried[rng.randrange(len(untried))]
                 child = children[action] = Node(self.seats)
                 child.avail = 1
                 rules.apply(state, action)
@@ -247,6 +261,8 @@ class MCTSBot:
             for a in legal:
                 child = children[a]
                 score = child.totals[seat] / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                if a == prior:
+                    score += PRIOR_BIAS / (child.visits + 1)
                 if score > best_score:
                     best, best_score = a, score
             rules.apply(state, best)
@@ -295,20 +311,13 @@ class MCTSBot:
                 entry[0] += 1
                 entry[1] += values[seat]
 
-    def _prior(self, state: Any, seat: int, untried: list[int]) -> int:
-        """The rollout bot's move if untried, else a random untried one."""
-        action = self._policy_action(state, seat)
-        return action if action in untried else untried[self._random.randrange(len(untried))]
-
-    def _policy_action(self, state: Any, seat: int, legal: list[int] | None = None) -> int:
-        rules = self.rules
-        if legal is None:
-            legal = rules.legal_actions(state, seat) if self.simultaneous else rules.legal_actions(state)
+    def _policy_action(self, state: Any, seat: int, legal: list[int], bot: Any = None) -> int:
+        """The move of ``bot`` (default: the rollout policy) for ``seat``, from the encoded observation."""
         mask = self._mask
         mask[:] = 0
         mask[legal] = 1
         self.game.encoder.encode(state, seat, self._buffer)
-        return int(self._policy.act({"observation": self._buffer, "action_mask": mask}))
+        return int((bot or self._policy).act({"observation": self._buffer, "action_mask": mask}))
 
     def _rollout(self, state: Any) -> list[float]:
         """Play on to the end (or ``depth`` decisions) with the rollout policy; each seat's value."""
