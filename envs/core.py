@@ -314,3 +314,18 @@ def clone_state(state: Any) -> Any:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def redealt(state: Any, seat: int, redeal: Any, chance: Chance | None) -> Any:
+    """A clone of ``state`` with what ``seat`` cannot see dealt afresh: ``redeal(new, seat, order)`` puts
+    the unseen cards back through ``order``. With a ``chance`` that is its shuffle and the copy gets a fresh
+    Chance seeded from it (a determinization); without, ``list.sort`` (the canonical deal of an
+    information state) and a blank Chance."""
+    new = clone_state(state)
+    if chance is None:
+        redeal(new, seat, list.sort)
+        new.chance = Chance(0)
+    else:
+        redeal(new, seat, chance.shuffle)
+        new.chance = Chance(chance.below(2**31))
+    return new

@@ -907,6 +907,7 @@ def card_total(state: State) -> int:
 # --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
 
 from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import redealt as _redealt  # noqa: E402
 
 # Hidden from a seat: the other hands, the deck's order, cards offered to another seat (``pick``) and log
 # lines addressed to others. Everything else is on the table. A test fails when a new field is not listed.
@@ -961,16 +962,10 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     What a seat saw earlier and no longer sees (a card it once was shown) is not remembered: the
     determinization is uniform over the cards it cannot see now.
     """
-    new = _clone_state(state)
-    _redeal(new, seat, chance.shuffle)
-    new.chance = Chance(chance.below(2**31))
-    return new
+    return _redealt(state, seat, _redeal, chance)
 
 
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    new = _clone_state(state)
-    _redeal(new, seat, list.sort)
-    new.chance = Chance(0)
-    return new
+    return _redealt(state, seat, _redeal, None)

@@ -1105,6 +1105,7 @@ def returns(state: State) -> tuple[float, ...]:
 # --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
 
 from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import redealt as _redealt  # noqa: E402
 
 # Hidden from a seat: the other hands and the order of every deck (its own too). Discard piles, items in
 # play, summons and the table are face up. A test fails when a new State field is not listed here.
@@ -1145,16 +1146,10 @@ def _redeal(state: State, seat: int, order) -> None:
 def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
     from ``chance``, future dice from a fresh Chance."""
-    new = _clone_state(state)
-    _redeal(new, seat, chance.shuffle)
-    new.chance = Chance(chance.below(2**31))
-    return new
+    return _redealt(state, seat, _redeal, chance)
 
 
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    new = _clone_state(state)
-    _redeal(new, seat, list.sort)
-    new.chance = Chance(0)
-    return new
+    return _redealt(state, seat, _redeal, None)
