@@ -82,8 +82,8 @@ def parse_options(spec: str, game_name: str) -> Options:
             key, raw = "sims", item
         key = key.strip()
         if key not in OPTION_HELP:
-            raise ValueError(f"bot spec {spec!r}: unknown option {key!r}; valid: "
-                             + "; ".join(f"{name}: {text}" for name, text in OPTION_HELP.items()))
+            raise ValueError(f"bot spec {spec!r}: unknown option {key!r}; valid: {', '.join(OPTION_HELP)} "
+                             "(docs/search.md)")
         values[key] = _option_value(spec, key, raw.strip())
     if not values.get("sims") and not values.get("time"):
         raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
