@@ -83,11 +83,12 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
                 action = oracle.act(observation)
             rules.apply(state, action)
         per_game.append(total)
-    mean, low, high = mean_interval(per_game)
-    print(f"{spec} vs oracle, {games} games, {decisions} decisions ({mistakes} not optimal), "
-          f"{time.perf_counter() - start:.0f} s")
-    print(f"regret per game {mean:.4f} [{low:.4f}, {high:.4f}]; expected score vs oracle "
-          f"{0.5 - mean / 2:.3f} [{0.5 - high / 2:.3f}, {0.5 - low / 2:.3f}]")
+        if len(per_game) % 5 == 0 or len(per_game) == games:  # a running summary: long runs may be cut off
+            mean, low, high = mean_interval(per_game)
+            print(f"{spec} vs oracle, {len(per_game)} games, {decisions} decisions ({mistakes} not optimal), "
+                  f"{time.perf_counter() - start:.0f} s; regret per game {mean:.4f} [{low:.4f}, {high:.4f}]; "
+                  f"expected score vs oracle {0.5 - mean / 2:.3f} [{0.5 - high / 2:.3f}, {0.5 - low / 2:.3f}]",
+                  flush=True)
 
 
 def main() -> None:

@@ -192,8 +192,8 @@ def test_mcts_without_an_information_state_fails_clearly():
 @pytest.mark.parametrize(
     ("name", "config", "spec", "games"),
     [
-        ("ministeel", {"num_players": 2}, "mcts:20,depth=20", 4),
-        ("wyvern", {"num_players": 2}, "mcts:10,depth=20", 2),
+        ("ministeel", {"num_players": 2}, "mcts:20,depth=20,rollout=random", 4),
+        ("wyvern", {"num_players": 2}, "mcts:10,depth=20,rollout=random", 2),
     ],
 )
 def test_mcts_beats_random_short_form(name, config, spec, games):
@@ -247,15 +247,17 @@ def test_mcts_in_minefield_searches_every_target_jointly():
 
 def test_mcts_is_reproducible_by_seed():
     def moves(seed):
-        result = play_match("ministeel", ["mcts:15,depth=20", "random"], 2, seed=seed, config={"num_players": 2})
+        result = play_match("ministeel", ["mcts:15,depth=20,rollout=random", "random"], 2, seed=seed,
+                            config={"num_players": 2})
         return [row.total_return for row in result.rows]
 
     game, states = positions("wyvern", {"num_players": 2}, 3, seed=11)
-    for state in states:
+    for number, state in enumerate(states):
         seat = game.rules.current_seat(state)
         picks = []
+        spec = "mcts:10,depth=10,seed=4" if number == 0 else "mcts:30,depth=20,rollout=random,seed=4"
         for _ in range(2):
-            bot = load_bot("mcts:30,depth=20,seed=4", game, state.config)
+            bot = load_bot(spec, game, state.config)
             picks.append(bot.search(game.rules.information_state(state, seat), seat))
         assert picks[0] == picks[1]
     assert moves(3) == moves(3)
