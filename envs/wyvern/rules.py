@@ -1107,11 +1107,12 @@ def returns(state: State) -> tuple[float, ...]:
 from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
 from ..core import redealt as _redealt  # noqa: E402
 
-# Hidden from a seat: the other hands and the order of every deck (its own too). Discard piles, items in
-# play, summons and the table are face up. A test fails when a new State field is not listed here.
-HIDDEN_FIELDS = frozenset(("hand", "deck"))
+# Hidden from a seat: the other hands, the order of every deck (its own too) and what lies in the other
+# discard piles (docs/rules/wyvern.md makes only pile sizes public: a dead player's hand is discarded
+# unseen). Items in play, summons and the table are face up. A test fails for a State field not listed.
+HIDDEN_FIELDS = frozenset(("hand", "deck", "discard"))
 PUBLIC_FIELDS = frozenset((
-    "config", "chance", "n", "races", "classes", "deck_names", "specialties", "static_bonus", "discard", "equipped",
+    "config", "chance", "n", "races", "classes", "deck_names", "specialties", "static_bonus", "equipped",
     "summon", "level", "dead", "paralyzed", "slow_turn", "confused_turn", "phase", "to_act", "active", "turn",
     "steps", "order_rolls", "first_seat", "door_card", "gold", "halfling_sold", "helped_by", "monster", "source",
     "fighter", "helper", "split", "asked", "ask_seat", "ask_split", "monster_bonus", "party_bonus", "run_bonus",
@@ -1126,21 +1127,23 @@ def clone(state: State) -> State:
 
 
 def _redeal(state: State, seat: int, order) -> None:
-    """Each other player's hand and deck pooled, put in ``order`` (a shuffle, or ``list.sort`` for the
-    canonical form) and dealt back in the same numbers; ``seat``'s own deck put in ``order``.
+    """Each other player's hand, deck and discard pile pooled, put in ``order`` (a shuffle, or ``list.sort``
+    for the canonical form) and dealt back in the same numbers; ``seat``'s own deck put in ``order``.
 
-    Pools are per player: a player's unseen cards are its own deck and hand. Cards that moved unseen
-    between players (a looter drawing from a dead player's hand) stay in the pool they moved to.
+    Pools are per player: a player's unseen cards are its own hand, deck and discard pile. Cards that
+    moved unseen between players (a looter drawing from a dead player's hand) stay in the pool they
+    moved to.
     """
     for who in range(state.n):
         if who == seat:
             order(state.deck[who])
             continue
-        hand, deck = state.hand[who], state.deck[who]
-        pool = hand + deck
+        hand, deck, discard = state.hand[who], state.deck[who], state.discard[who]
+        pool = hand + deck + discard
         order(pool)
         state.hand[who] = pool[:len(hand)]
-        state.deck[who] = pool[len(hand):]
+        state.deck[who] = pool[len(hand):len(hand) + len(deck)]
+        state.discard[who] = pool[len(hand) + len(deck):]
 
 
 def determinize(state: State, seat: int, chance: Chance) -> State:
