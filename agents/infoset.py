@@ -5,8 +5,8 @@ forward. It must not get the real one, which holds the other hands. Each rules m
 ``information_state(state, seat)``: a copy of the state in which everything ``seat`` cannot see (other
 hands, deck order, cards offered to another seat, private log lines) is replaced by a canonical deal of
 the unseen cards (sorted), and the Chance is blank. Two states the seat cannot tell apart give equal
-information states, so nothing hidden passes through; the bot then samples full states from it with
-``rules.determinize(info_state, seat, chance)``.
+information states, so nothing hidden passes through (docs/search.md names one known exception, after a
+Wyvern loot); the bot then samples full states from it with ``rules.determinize(info_state, seat, chance)``.
 
 Hosts hand it over with :func:`feed` just before asking a bot to act (the match loop, the tournament
 runner, terminal play): a bot that defines ``observe_information_state(state, seat)`` gets it, a bot that
