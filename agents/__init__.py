@@ -13,7 +13,9 @@ strings, resolved by :func:`load_bot`:
 * ``BOT.onnx`` — an exported bot (ONNX + JSON manifest, :mod:`.onnx_bot`); ``zoo:GAME`` — the bundled
   pretrained bot of a game;
 * ``cmd:PROGRAM ARGS`` — an external program speaking the bot protocol (docs/bot-protocol.md,
-  :mod:`.external`).
+  :mod:`.external`);
+* ``mcts`` or ``mcts:OPTIONS`` — information-set Monte Carlo tree search on the rules engine
+  (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md).
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
     bots = builtin_bots(game)
     if spec in bots:
         return bots[spec](config, seed)
+    if spec == "mcts" or spec.startswith("mcts:"):
+        from .mcts import make_mcts_bot
+
+        return make_mcts_bot(spec, game, config, seed)
     if spec.startswith("cmd:"):
         from .external import ExternalBot
 
@@ -79,7 +85,7 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
         return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
     raise ValueError(
         f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
-        "path, BOT.onnx, zoo:GAME or cmd:PROGRAM"
+        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM or mcts[:OPTIONS]"
     )
 
 

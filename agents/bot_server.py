@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..envs import games, get_game
+from .infoset import WANTS_INFORMATION_STATE, state_from_json
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # bytes of one request line or body
@@ -69,6 +70,11 @@ def spec_envs(spec: str) -> list[str]:
 
         parse_command(spec[len("cmd:"):])
         return [game.env_name for game in games().values()]
+    if spec == "mcts" or spec.startswith("mcts:"):
+        from .mcts import parse_options
+
+        parse_options(spec, "")  # bad options fail at startup, not at the first hello
+        return [game.env_name for game in games().values()]
     path = Path(spec.partition("@")[0])
     if path.exists():
         from .policy import find_policy_dir, read_policy_meta
@@ -100,7 +106,10 @@ class BotSession:
     def hello_reply(self) -> dict[str, Any]:
         name = getattr(self.bot, "name", None) or self.spec
         envs = [self.game.env_name] if self.game is not None else self.envs
-        return {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
+        reply = {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
+        if hasattr(self.bot, "observe_information_state"):  # a search bot (docs/search.md)
+            reply["wants"] = [WANTS_INFORMATION_STATE]
+        return reply
 
     def handle_line(self, line: bytes | str) -> dict[str, Any]:
         """The reply to one raw request (a line without or with its newline)."""
@@ -196,9 +205,15 @@ class BotSession:
         mask = self._mask(request)
         if not mask.any():
             raise ProtocolError("illegal_state", "the action mask has no legal action: nothing to decide")
+        if "information_state" in request and hasattr(self.bot, "observe_information_state"):
+            try:
+                info = state_from_json(self.game, self.config, request["information_state"])
+            except (ValueError, TypeError) as error:
+                raise ProtocolError("bad_request", str(error)) from None
+            self.bot.observe_information_state(info, self.seat)
         try:
             index = int(self.bot.act({"observation": np.asarray(observation, dtype=np.float32), "action_mask": mask}))
-        except (ValueError, IndexError, KeyError) as error:
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError) as error:
             raise ProtocolError("illegal_state", f"the bot cannot act on this state: {error}") from None
         if not (0 <= index < len(mask) and mask[index]):
             raise ProtocolError("illegal_state", f"the bot chose {index}, which this state does not allow")

@@ -87,6 +87,8 @@ class ExternalBot:
         self._stderr: _Tail = _Tail(STDERR_TAIL_BYTES)
         self._stop_reading: threading.Event | None = None
         self._view: dict[str, Any] | None = None
+        self._wants_information_state = False
+        self._information_state: dict[str, Any] | None = None
         self._started_once = False
 
     # --- the Bot protocol ---------------------------------------------------------------------------
@@ -111,6 +113,9 @@ class ExternalBot:
         if self._view is not None:
             message["view"] = self._view
             self._view = None
+        if self._information_state is not None:
+            message["information_state"] = self._information_state
+            self._information_state = None
         reply = self._expect(self._request(message, self.move_timeout), "action")
         return self._action_index(reply, legal)
 
@@ -126,6 +131,14 @@ class ExternalBot:
     def observe_view(self, view: dict[str, Any]) -> None:
         """Send ``view`` with the next ``act`` request."""
         self._view = view
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        """Send the seat's information state with the next ``act``, if the program asked for it in its
+        ``hello`` reply (search bots do; docs/search.md)."""
+        if self._wants_information_state:
+            from .infoset import state_to_json
+
+            self._information_state = state_to_json(state)
 
     def game_over(self, returns: Any, seat: int | None = None) -> None:
         """Tell the program the game ended (``returns`` per seat, or None after a forfeit)."""
@@ -185,6 +198,8 @@ class ExternalBot:
                  "config": _config_dict(self.config)}
         reply = self._expect(self._request(hello, self.start_timeout), "hello")
         self.program_name = clip(str(reply.get("name") or self.argv[0]), 100)
+        wants = reply.get("wants")
+        self._wants_information_state = isinstance(wants, list) and "information_state" in wants
 
     def _kill(self) -> None:
         process, self._process = self._process, None

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..envs import get_game
+from .infoset import feed
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing.
 PUBLIC_GAMES = frozenset({"tiny_minotaur", "minefield"})
@@ -215,6 +216,7 @@ class TerminalGame:
                         self.write("you left the game")
                         return None
             else:
+                feed(self.bots[seat], env, agent)
                 action = self.bots[seat].act(observation)
                 if self.announce:
                     self.write(f"  {agent} ({self.specs[seat]}) plays {self.labels(env, [action])[0]}")

@@ -354,3 +354,78 @@ def describe_options(config_type: type) -> list[dict[str, Any]]:
         )
     return rows
 
+
+
+# --- search support: copying states ------------------------------------------------------------------
+
+
+def copy_chance(chance: Chance) -> Chance:
+    """An independent copy of ``chance``: the same generator state, log and script position."""
+    new = Chance.__new__(Chance)
+    new.outcomes = list(chance.outcomes)
+    new._random = random.Random()
+    new._random.setstate(chance._random.getstate())
+    new._script = None if chance._script is None else list(chance._script)
+    new._cursor = chance._cursor
+    return new
+
+
+def _copy_value(value: Any) -> Any:
+    kind = value.__class__
+    if kind is list:
+        if value and value[0].__class__ in (list, dict, set):
+            return [_copy_value(item) for item in value]
+        return value[:]
+    if kind is int or kind is str or kind is bool or kind is float or value is None:
+        return value
+    if kind is tuple:
+        # Tuples are shared unless they hold something mutable.
+        if any(item.__class__ in (list, dict, set) for item in value):
+            return tuple(_copy_value(item) for item in value)
+        return value
+    if kind is dict:
+        return {key: _copy_value(item) for key, item in value.items()}
+    if kind is set:
+        return set(value)
+    if kind is Chance:
+        return copy_chance(value)
+    if dataclasses.is_dataclass(value) and kind.__dataclass_params__.frozen:
+        return value  # a Config
+    import copy
+
+    return copy.deepcopy(value)
+
+
+def clone_state(state: Any) -> Any:
+    """A copy of a rules ``State`` dataclass that shares nothing mutable with it (the Chance included).
+
+    Generic over the fields, so a field added to a State later is copied too: lists (nested ones
+    element by element), dicts, sets and the Chance are copied; ints, strings, tuples of immutables and
+    the frozen Config are shared.
+    """
+    kind = state.__class__
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    new = kind.__new__(kind)
+    for name in names:
+        setattr(new, name, _copy_value(getattr(state, name)))
+    return new
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def redealt(state: Any, seat: int, redeal: Any, chance: Chance | None) -> Any:
+    """A clone of ``state`` with what ``seat`` cannot see dealt afresh: ``redeal(new, seat, order)`` puts
+    the unseen cards back through ``order``. With a ``chance`` that is its shuffle and the copy gets a fresh
+    Chance seeded from it (a determinization); without, ``list.sort`` (the canonical deal of an
+    information state) and a blank Chance."""
+    new = clone_state(state)
+    if chance is None:
+        redeal(new, seat, list.sort)
+        new.chance = Chance(0)
+    else:
+        redeal(new, seat, chance.shuffle)
+        new.chance = Chance(chance.below(2**31))
+    return new

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import Bot, load_bot
+from ..agents.infoset import feed
 from ..envs import Game, get_game
 from .stats import mean_interval
 
@@ -56,6 +57,7 @@ def play_game(env: Any, bots: Sequence[Bot], seed: int, seat_names: Sequence[str
         if termination or truncation:
             env.step(None)
             continue
+        feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
         env.step(bots[seat].act(observation))
     record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
     return totals, record

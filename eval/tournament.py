@@ -74,6 +74,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.infoset import feed
 from .ratings import Sprt, elo_estimate, openskill_ratings, places_from_scores
 from .stats import mean_interval
 
@@ -221,7 +222,6 @@ class _Guard:
     def __init__(self, bot: Any, seat: int, seed: int, env: Any):
         self.bot, self.seat, self.seed, self.env = bot, seat, seed, env
         self.name = getattr(bot, "name", type(bot).__name__)
-        self._view = hasattr(bot, "observe_view")
 
     def reset(self) -> None:
         try:
@@ -237,8 +237,7 @@ class _Guard:
 
         mask = observation["action_mask"]
         try:
-            if self._view:
-                self.bot.observe_view(self.env.unwrapped.view(f"player_{self.seat}"))
+            feed(self.bot, self.env, f"player_{self.seat}")  # the view / information state it takes
             action = self.bot.act(observation)
         except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
             raise _forfeit(self.seat, error) from None

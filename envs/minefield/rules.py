@@ -371,3 +371,34 @@ def is_truncated(state: State) -> bool:
 def returns(state: State) -> tuple[float, ...]:
     """Each seat's return: set the moment its place is known (an eliminated seat's at once), else 0."""
     return tuple(state.values)
+
+
+# --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
+
+from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+
+# Nothing is hidden in Minefield but the round's moves (not yet made) and future dice.
+HIDDEN_FIELDS: frozenset[str] = frozenset()
+PUBLIC_FIELDS = frozenset(("config", "chance", "alive", "num_alive", "mines", "round", "out_order", "values", "over",
+                           "truncated", "winner", "end_reason", "last_targets", "last_order", "last_battles",
+                           "last_mine_rolls", "last_eliminated", "obs_cache"))
+
+
+def clone(state: State) -> State:
+    """A copy sharing nothing mutable (its Chance copied too; the encoder's scratch is not carried)."""
+    new = _clone_state(state)
+    new.obs_cache = None
+    return new
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A full state consistent with what ``seat`` has seen: only future dice differ, drawn from a fresh
+    Chance seeded from ``chance``."""
+    new = clone(state)
+    new.chance = Chance(chance.below(2**31))
+    return new
+
+
+def information_state(state: State, seat: int) -> State:
+    """What ``seat`` knows as a State (here everything but future dice: the Chance is blank)."""
+    return determinize(state, seat, Chance(0))

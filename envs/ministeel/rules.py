@@ -960,3 +960,70 @@ def card_total(state: State) -> int:
     """Cards in the deck, the discard pile, every hand and equipment and a pending pick: always 100."""
     return (len(state.deck) + sum(state.discard) + sum(map(sum, state.hands)) + sum(map(sum, state.equipment))
             + sum(state.pick))
+
+
+# --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
+
+from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import redealt as _redealt  # noqa: E402
+
+# Hidden from a seat: the other hands, the deck's order, cards offered to another seat (``pick``) and log
+# lines addressed to others. Everything else is on the table. A test fails when a new field is not listed.
+HIDDEN_FIELDS = frozenset(("hands", "deck", "pick", "log"))
+PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "equipment", "skips", "alive",
+                           "discard", "initiative_rolls", "first_seat", "turn_seat", "to_act", "phase",
+                           "actions_left", "turn", "decisions", "attacker", "target", "attack_card", "damage",
+                           "poisons", "combo", "shield", "pick_source", "eliminated", "out_at", "finishing_order",
+                           "winner", "end_reason"))
+
+
+def clone(state: State) -> State:
+    """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
+    return _clone_state(state)
+
+
+def _redeal(state: State, seat: int, order) -> None:
+    """Pool every card ``seat`` cannot see (other hands, the deck, a pick offered to another seat), put the
+    pool in ``order`` (a shuffle, or ``list.sort`` for the canonical form) and deal it back into the same
+    places in the same numbers. Log lines addressed to others are dropped."""
+    others = [who for who in range(state.n) if who != seat]
+    pick_hidden = state.turn_seat != seat and any(state.pick)
+    pool = list(state.deck)
+    for who in others:
+        pool.extend(_expand(state.hands[who]))
+    if pick_hidden:
+        pool.extend(_expand(state.pick))
+    order(pool)
+    cursor = 0
+    for who in others:
+        size = sum(state.hands[who])
+        hand = [0] * NUM_KINDS
+        for kind in pool[cursor:cursor + size]:
+            hand[kind] += 1
+        state.hands[who] = hand
+        cursor += size
+    if pick_hidden:
+        size = sum(state.pick)
+        pick = [0] * NUM_KINDS
+        for kind in pool[cursor:cursor + size]:
+            pick[kind] += 1
+        state.pick = pick
+        cursor += size
+    state.deck = pool[cursor:]
+    state.log = [entry for entry in state.log if entry[0] is None or seat in entry[0]]
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A full state consistent with what ``seat`` sees: the unseen cards (other hands, the deck, a pick
+    offered to another) dealt afresh from ``chance`` in the same numbers, future dice from a fresh Chance.
+
+    What a seat saw earlier and no longer sees (a card it once was shown) is not remembered: the
+    determinization is uniform over the cards it cannot see now.
+    """
+    return _redealt(state, seat, _redeal, chance)
+
+
+def information_state(state: State, seat: int) -> State:
+    """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
+    Two states ``seat`` cannot tell apart give equal information states."""
+    return _redealt(state, seat, _redeal, None)

@@ -470,3 +470,32 @@ def returns(state: State) -> tuple[float, float]:
     if state.winner < 0:
         return (0.0, 0.0)
     return (1.0, -1.0) if state.winner == 0 else (-1.0, 1.0)
+
+
+# --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
+
+from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+
+# Every State field is public in Tiny Minotaur: both decks are shown (the rulebook's deck check).
+HIDDEN_FIELDS: frozenset[str] = frozenset()
+PUBLIC_FIELDS = frozenset(("config", "chance", "classes", "bosses", "initiative_rolls", "tiers", "first_seat", "hp",
+                           "cards", "windows", "damage", "to_act", "phase", "turn", "pending_card", "winner",
+                           "end_reason", "last_events"))
+
+
+def clone(state: State) -> State:
+    """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
+    return _clone_state(state)
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A full state consistent with what ``seat`` has seen. Nothing is hidden here but future dice, which
+    come from a fresh Chance seeded from ``chance``."""
+    new = _clone_state(state)
+    new.chance = Chance(chance.below(2**31))
+    return new
+
+
+def information_state(state: State, seat: int) -> State:
+    """What ``seat`` knows as a State: hidden parts in a canonical order, the Chance blank (no future)."""
+    return determinize(state, seat, Chance(0))

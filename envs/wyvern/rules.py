@@ -1223,3 +1223,59 @@ def returns(state: State) -> tuple[float, ...]:
         span = state.config.win_level - 1
         values = [v + weight * (state.level[s] - 1) / span for s, v in enumerate(values)]
     return tuple(values)
+
+
+# --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
+
+from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import redealt as _redealt  # noqa: E402
+
+# Hidden from a seat: the other hands, the order of every deck (its own too) and what lies in the other
+# discard piles (docs/rules/wyvern.md makes only pile sizes public: a dead player's hand is discarded
+# unseen). Items in play, summons and the table are face up. A test fails for a State field not listed.
+HIDDEN_FIELDS = frozenset(("hand", "deck", "discard"))
+PUBLIC_FIELDS = frozenset((
+    "config", "chance", "n", "races", "classes", "deck_names", "specialties", "static_bonus", "equipped",
+    "summon", "level", "dead", "paralyzed", "slow_turn", "confused_turn", "phase", "to_act", "active", "turn",
+    "steps", "order_rolls", "first_seat", "door_card", "gold", "halfling_sold", "helped_by", "monster", "source",
+    "fighter", "helper", "split", "asked", "ask_seat", "ask_split", "monster_bonus", "party_bonus", "run_bonus",
+    "table", "passes", "dying", "death_kind", "looters", "looter", "resume_phase", "resume_seat", "winner",
+    "end_reason", "events",
+))
+
+
+def clone(state: State) -> State:
+    """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
+    return _clone_state(state)
+
+
+def _redeal(state: State, seat: int, order) -> None:
+    """Each other player's hand, deck and discard pile pooled, put in ``order`` (a shuffle, or ``list.sort``
+    for the canonical form) and dealt back in the same numbers; ``seat``'s own deck put in ``order``.
+
+    Pools are per player: a player's unseen cards are its own hand, deck and discard pile. Cards that
+    moved unseen between players (a looter drawing from a dead player's hand) stay in the pool they
+    moved to.
+    """
+    for who in range(state.n):
+        if who == seat:
+            order(state.deck[who])
+            continue
+        hand, deck, discard = state.hand[who], state.deck[who], state.discard[who]
+        pool = hand + deck + discard
+        order(pool)
+        state.hand[who] = pool[:len(hand)]
+        state.deck[who] = pool[len(hand):len(hand) + len(deck)]
+        state.discard[who] = pool[len(hand) + len(deck):]
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
+    from ``chance``, future dice from a fresh Chance."""
+    return _redealt(state, seat, _redeal, chance)
+
+
+def information_state(state: State, seat: int) -> State:
+    """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
+    Two states ``seat`` cannot tell apart give equal information states."""
+    return _redealt(state, seat, _redeal, None)

@@ -1,0 +1,354 @@
+"""``mcts``: information-set Monte Carlo tree search over the pure rules engines, for every game.
+
+Each simulation samples a full state from the seat's information state (``rules.determinize``: other
+hands, deck order and future dice resampled from what the seat has not seen), then walks one tree shared
+by all samples (single-observer ISMCTS): a node is a sequence of actions from the root.
+
+* **Selection**: UCB1 over the actions legal in this sample, with availability counts (an action is
+  scored against the number of times it was available, since samples differ in what is legal).
+* **Returns**: every node keeps one total per seat and the seat to act maximises its own (max^n), so
+  any number of players is searched soundly.
+* **Chance**: sampled; each sample carries a fresh Chance, so a node averages over dice (open loop).
+* **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
+  UCB over its own statistics, the joint action leads to the child.
+* **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
+  encoded observation. With ``depth=D`` a rollout stops after D decisions and the game's value estimate
+  scores the position.
+* **Prior** (turn-based games): a bot spec whose move a node expands first and favours in selection
+  by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many and
+  simulations few (MiniSteel, Wyvern).
+
+Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
+being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``.
+The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
+hands it over. docs/search.md has the design, the speeds and the results.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..envs.core import Chance
+from .base import legal_actions as mask_actions
+
+OPTION_HELP = {
+    "sims": "simulations per move (an integer >= 1; a bare number means this)",
+    "time": "seconds per move at most (> 0; the search stops at whichever limit comes first)",
+    "rollout": "rollout policy: random, or a bot spec such as heuristic or zoo:GAME",
+    "prior": "none, or a bot spec whose move a node expands first and favours (progressive bias)",
+    "depth": "decisions per rollout before the value estimate scores the position (0: play to the end)",
+    "c": "UCB exploration constant (>= 0)",
+    "seed": "the bot's own seed (an integer; default: the seed the host gives)",
+}
+
+# Defaults per game, chosen so a move takes under a second on one core of the 2-core reference machine
+# (docs/search.md has the measured speeds and results). In MiniSteel and Wyvern the opponents' play after
+# the tree matters most: rollouts by the heuristic bot, cut short and scored by the value estimate, beat
+# three times as many random rollouts.
+DEFAULTS = {
+    "tiny_minotaur": {"sims": 2000, "depth": 0},
+    "minefield": {"sims": 1000, "depth": 0},
+    "ministeel": {"sims": 100, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
+    "wyvern": {"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
+}
+PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
+
+
+@dataclass(frozen=True)
+class Options:
+    sims: int = 200
+    time: float = 0.0  # 0: no time limit
+    rollout: str = "random"
+    prior: str = "none"
+    depth: int = 0  # 0: rollouts play to the end
+    c: float = 1.0
+    seed: int | None = None
+
+
+def parse_options(spec: str, game_name: str) -> Options:
+    """The options of an ``mcts`` spec; ValueError naming the bad option and the valid ones."""
+    values: dict[str, Any] = dict(DEFAULTS.get(game_name, {}))
+    _, _, text = spec.partition(":")
+    for position, item in enumerate(part.strip() for part in text.split(",") if part.strip()):
+        key, sep, raw = item.partition("=")
+        if not sep:
+            if position != 0:
+                raise ValueError(f"bot spec {spec!r}: {item!r} needs a name (name=value); "
+                                 f"valid: {', '.join(OPTION_HELP)}")
+            key, raw = "sims", item
+        key = key.strip()
+        if key not in OPTION_HELP:
+            raise ValueError(f"bot spec {spec!r}: unknown option {key!r}; valid: {', '.join(OPTION_HELP)} "
+                             "(docs/search.md)")
+        values[key] = _option_value(spec, key, raw.strip())
+    if not values.get("sims") and not values.get("time"):
+        raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
+    return Options(**values)
+
+
+def _option_value(spec: str, key: str, raw: str) -> Any:
+    bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
+    if key in ("rollout", "prior"):
+        if not raw:
+            raise ValueError(bad)
+        return raw
+    try:
+        value = float(raw) if key in ("time", "c") else int(raw)
+    except ValueError:
+        raise ValueError(bad) from None
+    if (key == "sims" and value < 1) or (key in ("time",) and not value > 0) or (key == "depth" and value < 0) or (
+            key == "c" and not value >= 0) or not math.isfinite(value):
+        raise ValueError(bad)
+    return value
+
+
+# --- value estimates for rollouts cut short -----------------------------------------------------------------
+
+
+def _ministeel_value(state: Any) -> list[float]:
+    """Returns a cut-off MiniSteel rollout is worth: the leader by HP left (poison counting against it)."""
+    n = state.n
+    strength = [(state.hp[s] - 2 * state.poison[s]) if state.alive[s] else -100 for s in range(n)]
+    return _lead_values(strength, 10.0)
+
+
+def _wyvern_value(state: Any) -> list[float]:
+    """Returns a cut-off Wyvern rollout is worth: the race to the win level, led by level."""
+    return _lead_values([float(level) for level in state.level], float(state.config.win_level))
+
+
+def _lead_values(strength: list[float], scale: float) -> list[float]:
+    """Each seat's lead over its best rival, as a fraction of ``scale``, in [-1, 1]."""
+    values = []
+    for seat, mine in enumerate(strength):
+        best_other = max(v for s, v in enumerate(strength) if s != seat)
+        values.append(max(-1.0, min(1.0, (mine - best_other) / scale)))
+    return values
+
+
+VALUE_ESTIMATES = {"ministeel": _ministeel_value, "wyvern": _wyvern_value}
+
+
+# --- the tree ------------------------------------------------------------------------------------------------
+
+
+class Node:
+    """Statistics of one action sequence from the root: visits, one total per seat, availability count."""
+
+    __slots__ = ("children", "visits", "totals", "avail", "seat_stats", "prior")
+
+    def __init__(self, seats: int):
+        self.children: dict[Any, Node] = {}
+        self.visits = 0
+        self.totals = [0.0] * seats
+        self.avail = 0
+        self.seat_stats: dict[int, dict[int, list[float]]] | None = None  # simultaneous: seat -> action -> [n, w]
+        self.prior = -2  # the prior bot's move here (-2: not asked yet)
+
+
+class MCTSBot:
+    """Information-set MCTS (see the module docstring); acts on the information state its host hands over."""
+
+    name = "mcts"
+
+    def __init__(self, game: Any, config: Any, seed: int | None, options: Options):
+        self.game, self.config, self.options = game, config, options
+        self.rules = game.rules
+        self.seats = self.rules.num_seats(config)
+        self.simultaneous = game.simultaneous
+        self._random = random.Random(options.seed if options.seed is not None else seed)
+        self._info: Any = None
+        self._seat = -1
+        self._value = VALUE_ESTIMATES.get(game.name)
+        self._policy = self._load_policy("rollout", options.rollout, "random")
+        self._prior_bot = self._load_policy("prior", options.prior, "none")
+        self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+        self.last_search: dict[str, Any] = {}
+
+    def _load_policy(self, role: str, spec: str, none: str) -> Any:
+        if spec == none:
+            return None
+        if spec == "mcts" or spec.startswith("mcts:"):
+            raise ValueError(f"an mcts {role} policy cannot itself be mcts")
+        from . import load_bot
+
+        return load_bot(spec, self.game, self.config, self._random.randrange(2**31))
+
+    def reset(self) -> None:
+        self._info = None
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        """What this seat knows now (``rules.information_state``); hosts call this before ``act``."""
+        self._info, self._seat = state, seat
+
+    def act(self, observation: dict[str, Any]) -> int:
+        legal = mask_actions(observation, self.name)
+        if self._info is None:
+            raise ValueError("mcts needs its seat's information state before each move; the host did not send "
+                             "it (tavernzoo's match, tournament, play and bot protocol hosts do: docs/search.md)")
+        info, seat = self._info, self._seat
+        self._info = None
+        if len(legal) == 1:
+            return legal[0]
+        root_legal = (self.rules.legal_actions(info, seat) if self.simultaneous
+                      else self.rules.legal_actions(info))
+        if sorted(root_legal) != legal:
+            raise ValueError(f"mcts: the information state's legal actions {root_legal} differ from the "
+                               f"observation's {legal}; the host sent a state out of step")
+        return self.search(info, seat)
+
+    # --- the search ---------------------------------------------------------------------------------------
+
+    def search(self, info: Any, seat: int) -> int:
+        """The most visited root action after the simulation/time budget."""
+        options, rules = self.options, self.rules
+        root = Node(self.seats)
+        chance = Chance(self._random.randrange(2**31))
+        deadline = time.perf_counter() + options.time if options.time else math.inf
+        simulate = self._simulate_joint if self.simultaneous else self._simulate
+        sims = options.sims or 2**62
+        done = 0
+        while done < sims:
+            state = rules.determinize(info, seat, chance)
+            simulate(root, state)
+            done += 1
+            if deadline is not math.inf and time.perf_counter() >= deadline:
+                break
+            if len(chance.outcomes) > 100_000:  # the log is not needed; keep memory flat
+                chance.outcomes.clear()
+        if self.simultaneous:
+            # Decoupled UCT's most visited action can be far from an equilibrium of a simultaneous move;
+            # its visit counts approximate the equilibrium's mixed strategy, so the move is drawn from them.
+            stats = root.seat_stats[seat]
+            actions = sorted(stats)
+            visits = [stats[a][0] for a in actions]
+            self.last_search = {"simulations": done, "visits": dict(zip(actions, visits, strict=True))}
+            return self._random.choices(actions, weights=visits)[0]
+        best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
+        self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()}}
+        return best
+
+    def _simulate(self, root: Node, state: Any) -> None:
+        rules, c, rng = self.rules, self.options.c, self._random
+        path = [root]
+        node = root
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            legal = rules.legal_actions(state)
+            children = node.children
+            untried = [a for a in legal if a not in children]
+            for a in legal:
+                child = children.get(a)
+                if child is not None:
+                    child.avail += 1
+            prior = node.prior
+            if prior == -2:
+                prior = node.prior = (self._policy_action(state, seat, legal, self._prior_bot)
+                                      if self._prior_bot is not None else -1)
+            if untried:
+                action = prior if prior in untried else untried[rng.randrange(len(untried))]
+                child = children[action] = Node(self.seats)
+                child.avail = 1
+                rules.apply(state, action)
+                path.append(child)
+                break
+            best, best_score = -1, -math.inf
+            for a in legal:
+                child = children[a]
+                score = child.totals[seat] / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                if a == prior:
+                    score += PRIOR_BIAS / (child.visits + 1)
+                if score > best_score:
+                    best, best_score = a, score
+            rules.apply(state, best)
+            node = children[best]
+            path.append(node)
+        values = self._rollout(state)
+        for visited in path:
+            visited.visits += 1
+            totals = visited.totals
+            for s in range(self.seats):
+                totals[s] += values[s]
+
+    def _simulate_joint(self, root: Node, state: Any) -> None:
+        rules, c, rng = self.rules, self.options.c, self._random
+        trail: list[tuple[Node, dict[int, int]]] = []
+        node = root
+        expanded = False
+        while not rules.is_terminal(state) and not expanded:
+            if node.seat_stats is None:
+                node.seat_stats = {}
+            joint = {}
+            for seat in rules.acting_seats(state):
+                legal = rules.legal_actions(state, seat)
+                stats = node.seat_stats.setdefault(seat, {})
+                untried = [a for a in legal if a not in stats]
+                if untried:
+                    action = untried[rng.randrange(len(untried))]
+                    stats[action] = [0, 0.0]
+                else:
+                    log_n = math.log(sum(stats[a][0] for a in legal))
+                    action = max(legal, key=lambda a: stats[a][1] / stats[a][0] + c * math.sqrt(log_n / stats[a][0]))
+                joint[seat] = action
+            rules.apply_joint(state, joint)
+            trail.append((node, joint))
+            key = tuple(sorted(joint.items()))
+            child = node.children.get(key)
+            if child is None:
+                child = node.children[key] = Node(self.seats)
+                expanded = True
+            node = child
+        values = self._rollout(state)
+        for visited, joint in trail:
+            visited.visits += 1
+            for seat, action in joint.items():
+                entry = visited.seat_stats[seat][action]
+                entry[0] += 1
+                entry[1] += values[seat]
+
+    def _policy_action(self, state: Any, seat: int, legal: list[int], bot: Any = None) -> int:
+        """The move of ``bot`` (default: the rollout policy) for ``seat``, from the encoded observation."""
+        mask = self._mask
+        mask[:] = 0
+        mask[legal] = 1
+        self.game.encoder.encode(state, seat, self._buffer)
+        return int((bot or self._policy).act({"observation": self._buffer, "action_mask": mask}))
+
+    def _rollout(self, state: Any) -> list[float]:
+        """Play on to the end (or ``depth`` decisions) with the rollout policy; each seat's value."""
+        rules, rng, policy = self.rules, self._random, self._policy
+        depth = self.options.depth or math.inf
+        steps = 0
+        if self.simultaneous:
+            while not rules.is_terminal(state) and steps < depth:
+                joint = {}
+                for seat in rules.acting_seats(state):
+                    legal = rules.legal_actions(state, seat)
+                    joint[seat] = (self._policy_action(state, seat, legal) if policy is not None
+                                   else legal[rng.randrange(len(legal))])
+                rules.apply_joint(state, joint)
+                steps += 1
+        else:
+            while not rules.is_terminal(state) and steps < depth:
+                legal = rules.legal_actions(state)
+                if policy is not None:
+                    action = self._policy_action(state, rules.current_seat(state), legal)
+                else:
+                    action = legal[rng.randrange(len(legal))]
+                rules.apply(state, action)
+                steps += 1
+        if not rules.is_terminal(state) and self._value is not None:
+            return self._value(state)
+        return list(rules.returns(state))
+
+
+def make_mcts_bot(spec: str, game: Any, config: Any, seed: int | None) -> MCTSBot:
+    """The ``mcts`` bot a spec names (``load_bot`` calls this)."""
+    return MCTSBot(game, config, seed, parse_options(spec, game.name))

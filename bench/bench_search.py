@@ -1,0 +1,122 @@
+"""Search speed: ``mcts`` simulations per second per game, from positions of random play.
+
+    python bench/bench_search.py [--positions 6] [--spec mcts]
+    python bench/bench_search.py --regret 100 [--spec mcts]
+
+For each game it plays random games to a few random depths and times one search from each position
+(the seat to act, its information state); prints simulations per second and seconds per move.
+
+``--regret GAMES`` measures Tiny Minotaur play against the oracle with far less noise than results do:
+it plays GAMES games of the spec against the oracle (seats alternating) and at each of the spec's
+decisions reads the oracle's value of every legal action; the regret is the best value minus the value
+of the action taken (values are win minus loss probability). The expected score against the oracle is
+then 0.5 - (mean regret per game) / 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from tavernzoo.agents import load_bot
+from tavernzoo.envs import get_game
+from tavernzoo.envs.core import Chance
+
+TABLES = [("tiny_minotaur", {}, ""), ("minefield", {"num_players": 8}, ""), ("minefield", {"num_players": 4}, ""),
+          ("ministeel", {"num_players": 4}, ""), ("wyvern", {"num_players": 4}, "")]
+
+
+def positions(game, config, count, rng):
+    rules = game.rules
+    found = []
+    while len(found) < count:
+        state = rules.new_game(config, Chance(rng.randrange(2**31)))
+        for _ in range(rng.randrange(0, 40)):
+            if rules.is_terminal(state):
+                break
+            if game.simultaneous:
+                joint = {s: rng.choice(rules.legal_actions(state, s)) for s in rules.acting_seats(state)}
+                rules.apply_joint(state, joint)
+            else:
+                rules.apply(state, rng.choice(rules.legal_actions(state)))
+        if not rules.is_terminal(state):
+            found.append(state)
+    return found
+
+
+def regret(spec: str, games: int, seed: int = 0) -> None:
+    import numpy as np
+
+    from tavernzoo.eval.stats import mean_interval
+
+    game = get_game("tiny_minotaur")
+    rules, encoder = game.rules, game.encoder
+    config = game.make_config()
+    oracle = load_bot("oracle", game, config)
+    bot = load_bot(spec, game, config, seed=seed)
+    rng = random.Random(seed)
+    buffer = np.zeros(encoder.observation_size(config), dtype=np.float32)
+    per_game, decisions, mistakes = [], 0, 0
+    start = time.perf_counter()
+    for number in range(games):
+        state = rules.new_game(config, Chance(rng.randrange(2**31)))
+        mine = number % 2
+        total = 0.0
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            legal = rules.legal_actions(state)
+            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+            mask[legal] = 1
+            encoder.encode(state, seat, buffer)
+            observation = {"observation": buffer.copy(), "action_mask": mask}
+            if seat == mine and len(legal) > 1:
+                values = oracle.values(observation)
+                if hasattr(bot, "observe_information_state"):
+                    bot.observe_information_state(rules.information_state(state, seat), seat)
+                action = bot.act(observation)
+                loss = max(values.values()) - values[action]
+                total += loss
+                decisions += 1
+                mistakes += loss > 1e-9
+            else:
+                action = oracle.act(observation)
+            rules.apply(state, action)
+        per_game.append(total)
+        if len(per_game) % 5 == 0 or len(per_game) == games:  # a running summary: long runs may be cut off
+            mean, low, high = mean_interval(per_game)
+            print(f"{spec} vs oracle, {len(per_game)} games, {decisions} decisions ({mistakes} not optimal), "
+                  f"{time.perf_counter() - start:.0f} s; regret per game {mean:.4f} [{low:.4f}, {high:.4f}]; "
+                  f"expected score vs oracle {0.5 - mean / 2:.3f} [{0.5 - high / 2:.3f}, {0.5 - low / 2:.3f}]",
+                  flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--spec", default="mcts", help="the mcts spec to time (default: each game's defaults)")
+    parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
+                        help="measure Tiny Minotaur regret against the oracle over GAMES games instead")
+    args = parser.parse_args()
+    if args.regret:
+        regret(args.spec, args.regret)
+        return
+    rng = random.Random(0)
+    print(f"{'game':<16}{'seats':>6}{'sims/s':>10}{'s/move':>9}   spec {args.spec}")
+    for name, overrides, _ in TABLES:
+        game = get_game(name)
+        config = game.make_config(overrides)
+        bot = load_bot(args.spec, game, config, seed=1)
+        sims = seconds = 0.0
+        for state in positions(game, config, args.positions, rng):
+            seat = game.rules.acting_seats(state)[0] if game.simultaneous else game.rules.current_seat(state)
+            info = game.rules.information_state(state, seat)
+            start = time.perf_counter()
+            bot.search(info, seat)
+            seconds += time.perf_counter() - start
+            sims += bot.last_search["simulations"]
+        print(f"{name:<16}{game.rules.num_seats(config):>6}{sims / seconds:>10.0f}{seconds / args.positions:>9.3f}")
+
+
+if __name__ == "__main__":
+    main()
