@@ -967,9 +967,10 @@ def card_total(state: State) -> int:
 from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
 from ..core import redealt as _redealt  # noqa: E402
 
-# Hidden from a seat: the other hands, the deck's order, cards offered to another seat (``pick``) and log
-# lines addressed to others. Everything else is on the table. A test fails when a new field is not listed.
-HIDDEN_FIELDS = frozenset(("hands", "deck", "pick", "log"))
+# Hidden from a seat: the other hands, the deck's order, cards offered to another seat (``pick``), log
+# lines addressed to others, and what the other seats remember of hands (``known``: a seat sees only its own
+# row). Everything else is on the table. A test fails when a new field is not listed.
+HIDDEN_FIELDS = frozenset(("hands", "deck", "pick", "log", "known"))
 PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "equipment", "skips", "alive",
                            "discard", "initiative_rolls", "first_seat", "turn_seat", "to_act", "phase",
                            "actions_left", "turn", "decisions", "attacker", "target", "attack_card", "damage",
@@ -982,22 +983,53 @@ def clone(state: State) -> State:
     return _clone_state(state)
 
 
+def _shown_to_hold(state: State, seat: int) -> tuple[int, ...]:
+    """Kinds of which the seat to act, when that is not ``seat``, is seen to hold at least one: the table
+    sees a defender asked to react (a reaction in hand) and an attacker asked to answer (a Hook Rope)."""
+    if state.to_act == seat:
+        return ()
+    if state.phase == REACT_PHASE:
+        kinds = (WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD, CONFUSION_DUST) if state.damage > 0 else ()
+        return kinds + ((REMEDY,) if state.poisons else ())
+    if state.phase == ANSWER:
+        return (HOOK_ROPE,)
+    return ()
+
+
 def _redeal(state: State, seat: int, order) -> None:
     """Pool every card ``seat`` cannot see (other hands, the deck, a pick offered to another seat), put the
     pool in ``order`` (a shuffle, or ``list.sort`` for the canonical form) and deal it back into the same
-    places in the same numbers. Log lines addressed to others are dropped."""
+    places in the same numbers. Cards ``seat`` remembers in another hand (its row of ``known``) stay there;
+    the other seats' memories are not ``seat``'s to see and start empty. A seat the table sees being asked
+    to react or answer gets a hand that can (:func:`_shown_to_hold`). Log lines addressed to others are
+    dropped."""
     others = [who for who in range(state.n) if who != seat]
+    remembered = state.known[seat]
     pick_hidden = state.turn_seat != seat and any(state.pick)
     pool = list(state.deck)
+    unseen = {}
     for who in others:
-        pool.extend(_expand(state.hands[who]))
+        unseen[who] = [held - kept for held, kept in zip(state.hands[who], remembered[who], strict=True)]
+        pool.extend(_expand(unseen[who]))
     if pick_hidden:
         pool.extend(_expand(state.pick))
     order(pool)
+    needed = _shown_to_hold(state, seat)
+    actor = state.to_act
+    if needed and not any(remembered[actor][kind] for kind in needed):
+        start = sum(sum(unseen[who]) for who in others if who < actor) if actor in unseen else 0
+        segment = range(start, start + sum(unseen.get(actor, ())))
+        for _ in range(64):  # rejection keeps the deal uniform among those the table allows
+            if any(pool[i] in needed for i in segment) or order is list.sort:
+                break
+            order(pool)
+        if segment and not any(pool[i] in needed for i in segment):
+            swap = next(i for i in range(len(pool)) if pool[i] in needed and i not in segment)
+            pool[segment.start], pool[swap] = pool[swap], pool[segment.start]
     cursor = 0
     for who in others:
-        size = sum(state.hands[who])
-        hand = [0] * NUM_KINDS
+        hand = list(remembered[who])
+        size = sum(unseen[who])
         for kind in pool[cursor:cursor + size]:
             hand[kind] += 1
         state.hands[who] = hand
@@ -1010,6 +1042,8 @@ def _redeal(state: State, seat: int, order) -> None:
         state.pick = pick
         cursor += size
     state.deck = pool[cursor:]
+    state.known = [rows if observer == seat else [[0] * NUM_KINDS for _ in range(state.n)]
+                   for observer, rows in enumerate(state.known)]
     state.log = [entry for entry in state.log if entry[0] is None or seat in entry[0]]
 
 
@@ -1017,8 +1051,8 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the unseen cards (other hands, the deck, a pick
     offered to another) dealt afresh from ``chance`` in the same numbers, future dice from a fresh Chance.
 
-    What a seat saw earlier and no longer sees (a card it once was shown) is not remembered: the
-    determinization is uniform over the cards it cannot see now.
+    Cards the seat remembers in another hand (``known``, the observation's memory) stay in that hand; the
+    rest is uniform over the cards it cannot see now.
     """
     return _redealt(state, seat, _redeal, chance)
 

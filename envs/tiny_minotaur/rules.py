@@ -478,9 +478,9 @@ from ..core import clone_state as _clone_state  # noqa: E402 - kept with the sec
 
 # Every State field is public in Tiny Minotaur: both decks are shown (the rulebook's deck check).
 HIDDEN_FIELDS: frozenset[str] = frozenset()
-PUBLIC_FIELDS = frozenset(("config", "chance", "classes", "bosses", "initiative_rolls", "tiers", "first_seat", "hp",
-                           "cards", "windows", "damage", "to_act", "phase", "turn", "pending_card", "winner",
-                           "end_reason", "last_events"))
+PUBLIC_FIELDS = frozenset(("config", "chance", "classes", "archetypes", "bosses", "initiative_rolls", "tiers",
+                           "first_seat", "hp", "cards", "windows", "damage", "to_act", "phase", "turn", "pending_card",
+                           "winner", "end_reason", "last_events"))
 
 
 def clone(state: State) -> State:

@@ -1238,9 +1238,9 @@ PUBLIC_FIELDS = frozenset((
     "config", "chance", "n", "races", "classes", "deck_names", "specialties", "static_bonus", "equipped",
     "summon", "level", "dead", "paralyzed", "slow_turn", "confused_turn", "phase", "to_act", "active", "turn",
     "steps", "order_rolls", "first_seat", "door_card", "gold", "halfling_sold", "helped_by", "monster", "source",
-    "fighter", "helper", "split", "asked", "ask_seat", "ask_split", "monster_bonus", "party_bonus", "run_bonus",
-    "table", "passes", "dying", "death_kind", "looters", "looter", "resume_phase", "resume_seat", "winner",
-    "end_reason", "events",
+    "fighter", "helper", "split", "offers_to", "best_offer", "asks_from", "last_ask", "bid", "ask_seat",
+    "ask_split", "monster_bonus", "party_bonus", "run_bonus", "table", "passes", "dying", "death_kind", "looters",
+    "looter", "resume_phase", "resume_seat", "shed_phase", "shed_seat", "winner", "end_reason", "events",
 ))
 
 
