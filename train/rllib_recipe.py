@@ -8,9 +8,10 @@ want to start from a working example. What it shows:
 * the env: RLlib's ``PettingZooEnv`` steps every tavernzoo game as it is (the one AEC adapter); the only
   change is the observation's keys and the mask's dtype, renamed to what RLlib's action-masking module
   reads (``{"observations": float32[...], "action_mask": float32[...]}``), in :class:`MaskedPettingZooEnv`;
-* the masks: RLlib's PPO RLModule does not look at masks, so :func:`masked_module_spec` uses RLlib's own
-  action-masking module (``ActionMaskingTorchRLModule``), which sets the logits of illegal actions to the float minimum before sampling,
-  in training and in inference alike: an illegal action is never drawn;
+* the masks: RLlib's PPO RLModule does not look at masks, so :func:`masked_module_spec` uses RLlib's
+  own action-masking module (``ActionMaskingTorchRLModule``), which sets the logits of illegal actions to
+  the float minimum before sampling, in training and in inference alike: an illegal action is never drawn
+  (and the env raises on one, so a broken mask cannot go unnoticed);
 * the policies: one shared policy plays every seat (self-play; the games are symmetric), so the
   learner's batch holds every seat's decisions; ``policy_mapping_fn`` is where a league would go.
 

@@ -66,7 +66,8 @@ class SweepSpec:
         fields = {f.name for f in dataclasses.fields(TrainConfig)} - {"game", "seed", "timesteps", "eval_games"}
         for name in [*self.grid, *self.uniform, *self.loguniform]:
             if name not in fields:
-                raise ValueError(f"cannot sweep {name!r}: searchable TrainConfig fields are {', '.join(sorted(fields))}")
+                raise ValueError(f"cannot sweep {name!r}: searchable TrainConfig fields are "
+                                 f"{', '.join(sorted(fields))}")
         for name, (low, high) in {**self.uniform, **self.loguniform}.items():
             if not low < high or (name in self.loguniform and low <= 0):
                 raise ValueError(f"range {name}={low}:{high} needs LOW < HIGH (and LOW > 0 for --loguniform)")
