@@ -16,8 +16,8 @@ batch's games the moment it comes back.
 
 from __future__ import annotations
 
+import itertools
 import math
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -105,39 +105,43 @@ def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[int, list[d
         player.close()
 
 
-def run_deals(settings, tasks: list, write: Callable[[dict], None], tracker, *, address: str | None = None,
-              batch: int | None = None) -> None:
+def run_deals(settings, tasks: Iterable, write: Callable[[dict], None], tracker, *, deals: int,
+              address: str | None = None, batch: int | None = None) -> None:
     """The tournament's Ray backend (same contract as its local runners): plays ``tasks`` (deal, table,
-    skip) in batches of deals, calls ``write`` for every game line as its batch returns, and tells the
-    SPRT ``tracker`` each finished deal; once it decides, batches not yet started are cancelled.
+    skip; ``deals`` of them, taken lazily) in batches of deals, calls ``write`` for every game line as its
+    batch returns, and tells the SPRT ``tracker`` each finished deal; once it decides, no more batches
+    are handed out and those in flight are cancelled.
 
+    At most two batches per CPU are in flight, so memory stays bounded however many deals there are.
     Every game is a pure function of (seed, deal, rotation), so the lines equal the local backend's.
     A killed driver loses only the batches in flight: ``--resume`` replays the games missing from
     games.jsonl, the same way as after a local run."""
-    if not tasks:
-        return
     ray = connect(address)
-    size = batch_size(len(tasks), cluster_cpus(ray), batch)
+    cpus = cluster_cpus(ray)
+    size = batch_size(deals, cpus, batch)
     remote = ray.remote(_play_deals).options(max_retries=2)
     plain = asdict(settings)
-    pending = [remote.remote(plain, tasks[start:start + size]) for start in range(0, len(tasks), size)]
+    source = iter(tasks)
+    pending: list = []
+
+    def submit() -> bool:
+        chunk = list(itertools.islice(source, size))
+        if chunk:
+            pending.append(remote.remote(plain, chunk))
+        return bool(chunk)
+
     try:
+        while len(pending) < 2 * cpus and submit():
+            pass
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            done, pending[:] = ray.wait(pending, num_returns=1)
             for deal, lines in ray.get(done[0]):
                 for line in lines:
                     write(line)
                 tracker.deal_done(deal)
             if tracker.decided_at is not None:
                 break
+            submit()
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
-
-
-def describe() -> str:
-    """One line on the Ray connection in use (for logs)."""
-    ray = import_ray()
-    if not ray.is_initialized():
-        return "ray: not connected"
-    return f"ray {ray.__version__}: {cluster_cpus(ray)} CPUs, {len(ray.nodes())} node(s), pid {os.getpid()}"
