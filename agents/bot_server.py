@@ -2,7 +2,9 @@
 
 ``tavernzoo bot BOT_SPEC`` answers one JSON line on stdout for every request line on stdin (anything else
 the process prints goes to stderr); ``tavernzoo serve --bot BOT_SPEC --port P`` answers ``POST /`` with
-the same replies and ``GET /`` with the ``hello`` reply, on 127.0.0.1 unless ``--host`` says otherwise.
+the same replies and ``GET /`` with the ``hello`` reply, on 127.0.0.1 unless ``--host`` says otherwise,
+through the web app's ASGI server (:mod:`tavernzoo.web`: many clients at once, bounded requests and
+time-outs); ``tavernzoo web --bot BOT_SPEC`` serves the same at ``/bot`` beside the page.
 ``BOT_SPEC`` is anything :func:`tavernzoo.agents.load_bot` takes (``heuristic``, ``zoo:GAME``,
 ``BOT.onnx``, a training checkpoint, ...); the bot is built for the game and options the ``hello`` names.
 
@@ -23,7 +25,6 @@ import math
 import sys
 import threading
 from collections import OrderedDict
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -285,26 +286,32 @@ def serve_stdio(spec: str, stdin: BinaryIO | None = None, stdout: TextIO | None 
 # --- HTTP -------------------------------------------------------------------------------------------------
 
 
-class BotHTTPServer(HTTPServer):
-    """An HTTP server holding the protocol sessions of one bot spec (requests are served one at a time)."""
+class BotSessions:
+    """The protocol sessions of one bot spec served over HTTP, one per ``"session"`` key (the newest
+    :data:`MAX_SESSIONS` kept). Thread-safe: requests of different sessions are answered concurrently,
+    those of one session one at a time. The web app (:mod:`tavernzoo.web.app`) serves it."""
 
-    def __init__(self, spec: str, host: str = "127.0.0.1", port: int = 0, quiet: bool = False):
+    def __init__(self, spec: str):
         self.spec = spec
         self.envs = spec_envs(spec)
-        self.sessions: OrderedDict[str, BotSession] = OrderedDict()
+        self.sessions: OrderedDict[str, tuple[threading.Lock, BotSession]] = OrderedDict()
         self.lock = threading.Lock()
-        self.quiet = quiet
-        super().__init__((host, port), BotRequestHandler)
 
-    def session(self, key: str) -> BotSession:
-        if key not in self.sessions:
-            self.sessions[key] = BotSession(self.spec, self.envs)
-            while len(self.sessions) > MAX_SESSIONS:
-                self.sessions.popitem(last=False)
-        self.sessions.move_to_end(key)
-        return self.sessions[key]
+    def hello(self) -> dict[str, Any]:
+        """The reply to ``GET``: the ``hello`` reply of a fresh session."""
+        return BotSession(self.spec, self.envs).hello_reply()
+
+    def _session(self, key: str) -> tuple[threading.Lock, BotSession]:
+        with self.lock:
+            if key not in self.sessions:
+                self.sessions[key] = (threading.Lock(), BotSession(self.spec, self.envs))
+                while len(self.sessions) > MAX_SESSIONS:
+                    self.sessions.popitem(last=False)
+            self.sessions.move_to_end(key)
+            return self.sessions[key]
 
     def answer(self, body: bytes) -> dict[str, Any]:
+        """The reply to one POSTed body."""
         try:
             request = json.loads(body)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -312,63 +319,14 @@ class BotHTTPServer(HTTPServer):
         key = request.get("session", "") if isinstance(request, dict) else ""
         if not isinstance(key, str):
             return error_reply("bad_request", "'session' must be a string")
-        with self.lock:
-            session = self.session(key)
+        lock, session = self._session(key)
+        with lock:
             reply = session.handle(request)
-            if session.finished:  # 'quit' over HTTP ends the session, not the server
-                del self.sessions[key]
-            return reply
-
-
-class BotRequestHandler(BaseHTTPRequestHandler):
-    server: BotHTTPServer
-    server_version = "tavernzoo-bot"
-
-    def do_GET(self) -> None:  # noqa: N802 - the http.server naming
-        if self.path.split("?")[0] != "/":
-            self._send(404, error_reply("bad_request", f"no such path {self.path}; GET / or POST /"))
-            return
-        self._send(200, BotSession(self.server.spec, self.server.envs).hello_reply())
-
-    def do_POST(self) -> None:  # noqa: N802
-        if self.path.split("?")[0] != "/":
-            self._send(404, error_reply("bad_request", f"no such path {self.path}; POST requests to /"))
-            return
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            self._send(411, error_reply("bad_request", "the request needs a Content-Length header"))
-            return
-        length = int(length)
-        if length > MAX_REQUEST:
-            self._discard(length)
-            self._send(413, error_reply("oversize", f"a request may be at most {MAX_REQUEST} bytes; this one has "
-                                        f"{length}"))
-            return
-        reply = self.server.answer(self.rfile.read(length))
-        self._send(400 if reply["type"] == "error" else 200, reply)
-
-    def _discard(self, length: int) -> None:
-        # Reading the body lets the client finish sending and read the reply; a huge one is cut off instead.
-        if length > 64 * MAX_REQUEST:
-            self.close_connection = True
-            return
-        while length > 0:
-            chunk = self.rfile.read(min(length, 1 << 16))
-            if not chunk:
-                break
-            length -= len(chunk)
-
-    def _send(self, status: int, reply: dict[str, Any]) -> None:
-        body = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
-        if not self.server.quiet:
-            super().log_message(format, *args)
+        if session.finished:  # 'quit' over HTTP ends the session, not the server
+            with self.lock:
+                if self.sessions.get(key, (None, None))[1] is session:
+                    del self.sessions[key]
+        return reply
 
 
 # --- the command line ------------------------------------------------------------------------------------
@@ -382,7 +340,13 @@ def add_parser(commands: Any) -> None:
         "line, with one JSON reply per line on stdout, until 'quit' or the end of input. BOT_SPEC is any bot "
         "spec: heuristic, random, zoo:GAME, BOT.onnx, a training checkpoint.",
     )
-    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve")
+    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve (or 'check': a compliance run of CMD)")
+    check = bot.add_argument_group("tavernzoo bot check CMD", "a bot-protocol compliance run of the external "
+                                   "program CMD ('PROGRAM ARGS'): every violation is reported; exit status 1 if any")
+    check.add_argument("command", nargs="?", metavar="CMD", help="the program to check (with 'check')")
+    check.add_argument("--game", action="append", default=[], help="check this game only (repeatable; default all)")
+    check.add_argument("--games", type=int, default=2, help="games to play of each game it plays (default 2)")
+    check.add_argument("--move-timeout", type=float, default=10.0, help="seconds for each reply (default 10)")
     bot.set_defaults(run=run_bot)
     serve = commands.add_parser(
         "serve", help="serve a bot over the bot protocol on HTTP (for web frontends)",
@@ -397,22 +361,21 @@ def add_parser(commands: Any) -> None:
 
 
 def run_bot(args: argparse.Namespace) -> int:
+    if args.spec == "check":
+        from .compliance import run_check
+
+        return run_check(args)
+    if args.command is not None:
+        raise ValueError(f"tavernzoo bot takes one BOT_SPEC; got {args.spec!r} and {args.command!r} "
+                         "(to check a program: tavernzoo bot check CMD)")
     spec_envs(args.spec)  # a bad spec fails now, with exit status 2, not at the first hello
     return serve_stdio(args.spec)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    if not 0 <= args.port < 65536:
-        raise ValueError(f"--port {args.port} is not a TCP port (0-65535)")
-    server = BotHTTPServer(args.bot, args.host, args.port, quiet=args.quiet)
-    host, port = server.server_address[:2]
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: other machines may reach this bot", file=sys.stderr)
-    print(f"serving {args.bot} ({', '.join(server.envs)}) on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    from ..web.server import run_server
+
+    spec_envs(args.bot)  # a bad spec fails now, with exit status 2
+    return run_server(bot=args.bot, web=False, host=args.host, port=args.port, quiet=args.quiet,
+                      banner=lambda url: f"serving {args.bot} ({', '.join(spec_envs(args.bot))}) on {url} "
+                      "(Ctrl-C stops)")

@@ -5,16 +5,28 @@ bot (one ``--vs`` for all of them, or one ``--vs`` per other seat, in seat order
 person sees the table as their seat may see it and picks a legal action by its number or its name (a
 unique part of a name will do); ``?`` shows the table again and ``q`` leaves the game.
 
-Only what the seat may see is shown. A game whose state is public (:data:`PUBLIC_GAMES`) is drawn with
-its own text rendering, which shows everything; any other game is drawn from ``env.unwrapped.view(agent)``,
-the seat's own view, which leaves out other seats' hands. The bots' moves are announced only in public
-turn-based games: in a hidden-information game the view's own event log says what the table saw, and in
+Only what the seat may see is shown. Three optional encoder hooks make the terminal read well; a game
+whose encoder lacks one gets the fallback named:
+
+* ``render(state, seat=None)``: with ``seat``, the table as that seat may see it, with a legend of its
+  codes. Fallback: a public game (:data:`PUBLIC_GAMES`) is drawn with ``render(state)``, which shows
+  everything; any other game from ``env.unwrapped.view(agent)``, the seat's own view, which leaves out
+  other seats' hands.
+* ``events(state, seat) -> (steps, lines)``: how many rules steps were played and what the latest one
+  showed that seat. Each step's lines are printed once, as they happen (the bots' moves included), and
+  kept: ``log`` prints the whole history again. Fallback: the events the view or rendering holds.
+* ``action_label(state, action)``: an action as a person reads it, naming its target (``hatchet at
+  player_2``). The list shows these; a stable action name is accepted as well. Fallback: action names.
+
+A move that is the only legal one is played for the person, and said so. The bots' moves are announced
+only in public turn-based games: in a hidden-information game the events say what the table saw, and in
 a simultaneous game the others' choices stay secret until the round is played.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,6 +37,7 @@ from ..envs import get_game
 PUBLIC_GAMES = frozenset({"tiny_minotaur", "minefield"})
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
+LOG_WORDS = ("log", "history")
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
 
 
@@ -32,7 +45,7 @@ class LeftGame(Exception):
     """The person typed ``q`` (or closed the input)."""
 
 
-def view_text(view: dict[str, Any], max_events: int = 10) -> str:
+def view_text(view: dict[str, Any], max_events: int | None = None) -> str:
     """A readable text of a seat's view (only what that seat may see, since the view holds no more)."""
     you = view.get("you")
     lines = [f"{view.get('game', '?')} — you are player_{you}"]
@@ -48,7 +61,7 @@ def view_text(view: dict[str, Any], max_events: int = 10) -> str:
                 fields = "  ".join(f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and v not in (None, []))
                 lines.append(f" {mark} player_{entry['seat']}{own}: {fields}")
         elif "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value):
-            shown = value[-max_events:]
+            shown = value[-max_events:] if max_events else value
             tail.append(f"{key}{' (latest ' + str(len(shown)) + ')' if len(value) > len(shown) else ''}:")
             tail.extend(f"  {event}" for event in shown)
         else:
@@ -97,6 +110,14 @@ def parse_choice(text: str, names: Sequence[str]) -> tuple[int | None, str]:
                   f"{names[0]!r}; ? shows the table, q quits")
 
 
+def choose(text: str, labels: Sequence[str], names: Sequence[str]) -> tuple[int | None, str]:
+    """:func:`parse_choice` over what the person reads (``labels``), then over the stable action names."""
+    position, hint = parse_choice(text, labels)
+    if position is None and list(labels) != list(names):
+        position = parse_choice(text, names)[0]
+    return position, "" if position is not None else hint
+
+
 class TerminalGame:
     """One game between a person (``read`` / ``write``) at ``seat`` and bots in the other seats."""
 
@@ -125,12 +146,38 @@ class TerminalGame:
         self.read, self.write = read, write
         self.public = self.game.name in PUBLIC_GAMES
         self.announce = self.public and not self.game.simultaneous
+        encoder = self.game.encoder
+        self.seat_render = "seat" in inspect.signature(encoder.render).parameters
+        self.events_of = getattr(encoder, "events", None)
+        self.label_of = getattr(encoder, "action_label", None)
+        self.history: list[str] = []
+        self.events_step: int | None = None
 
     def table(self, env: Any, agent: str) -> str:
         unwrapped = env.unwrapped
+        if self.seat_render:
+            return self.game.encoder.render(unwrapped.game_state, seat=self.seat)
         if self.public:
             return f"{self.game.encoder.render(unwrapped.game_state)}\n(you are {agent})"
         return view_text(unwrapped.view(agent))
+
+    def report_events(self, env: Any) -> None:
+        """Print what the latest rules step showed this seat, once, and keep it in the history."""
+        if self.events_of is None:
+            return
+        step, lines = self.events_of(env.unwrapped.game_state, self.seat)
+        if step != self.events_step:
+            self.events_step = step
+            self.history.extend(lines)
+            for line in lines:
+                self.write(f"  {line}")
+
+    def labels(self, env: Any, actions: Sequence[int]) -> list[str]:
+        """What a person reads for each action: the game's labels (naming players) or the action names."""
+        if self.label_of is None:
+            return [env.unwrapped.action_names[a] for a in actions]
+        state = env.unwrapped.game_state
+        return [self.label_of(state, a) for a in actions]
 
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""
@@ -142,10 +189,10 @@ class TerminalGame:
             bot.reset()
         me = env.possible_agents[self.seat]
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
-        names = env.unwrapped.action_names
         opponents = ", ".join(f"player_{s}: {spec}" for s, spec in enumerate(self.specs) if s != self.seat)
         self.write(f"{self.game.title}: you are {me} (seat {self.seat}) against {opponents}; seed {self.seed}")
         totals = [0.0] * len(env.possible_agents)
+        self.report_events(env)
         for agent in env.agent_iter():
             observation, reward, termination, truncation, _ = env.last()
             seat = seat_of[agent]
@@ -154,41 +201,53 @@ class TerminalGame:
                 if agent == me and not self.game.rules.is_terminal(env.unwrapped.game_state):
                     self.write("you are out of the game; the bots play on to the end")
                 env.step(None)
+                self.report_events(env)
                 continue
             if agent == me:
-                try:
-                    action = self.ask(env, me, observation)
-                except LeftGame:
-                    self.write("you left the game")
-                    return None
+                legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
+                if len(legal) == 1:
+                    action = legal[0]
+                    self.write(f"your only move: {self.labels(env, legal)[0]} (played for you)")
+                else:
+                    try:
+                        action = self.ask(env, me, observation)
+                    except LeftGame:
+                        self.write("you left the game")
+                        return None
             else:
                 action = self.bots[seat].act(observation)
                 if self.announce:
-                    self.write(f"  {agent} ({self.specs[seat]}) plays {names[action]}")
+                    self.write(f"  {agent} ({self.specs[seat]}) plays {self.labels(env, [action])[0]}")
             env.step(action)
+            self.report_events(env)
         self.finish(env, me, totals)
         return totals
 
     def ask(self, env: Any, me: str, observation: dict[str, Any]) -> int:
         names = env.unwrapped.action_names
         legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
-        choices = [names[i] for i in legal]
+        choices = self.labels(env, legal)
         self.write("")
         self.write(self.table(env, me))
-        self.write("your move:")
+        self.write("your move (a number or a name; ? the table again, log the whole history, q quits):")
         self.write(actions_text(choices))
         while True:
             try:
                 text = self.read(f"{me}> ")
             except EOFError:
                 raise LeftGame from None
-            if text.strip().lower() in QUIT_WORDS:
+            word = text.strip().lower()
+            if word in QUIT_WORDS:
                 raise LeftGame
-            if text.strip().lower() in HELP_WORDS:
+            if word in HELP_WORDS:
                 self.write(self.table(env, me))
                 self.write(actions_text(choices))
                 continue
-            position, hint = parse_choice(text, choices)
+            if word in LOG_WORDS:
+                self.write("\n".join(["history:", *(f"  {line}" for line in self.history)])
+                           if self.history else "no history kept for this game")
+                continue
+            position, hint = choose(text, choices, [names[i] for i in legal])
             if position is not None:
                 return legal[position]
             self.write(f"hint: {hint}")

@@ -25,13 +25,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per entry (default 3)")
     args = parser.parse_args()
 
-    from tavernzoo.envs import ministeel_v0
+    from tavernzoo.envs import ministeel_v1
 
     results: dict[str, float | None] = {}
     results["ministeel engine"] = measure(engine_loop(rules, rules.Config(num_players=4)), args.seconds)
-    results["ministeel AEC env"] = measure(pettingzoo_loop(lambda: ministeel_v0.env(num_players=4)), args.seconds)
+    results["ministeel AEC env"] = measure(pettingzoo_loop(lambda: ministeel_v1.env(num_players=4)), args.seconds)
     results["ministeel AEC raw_env"] = measure(
-        pettingzoo_loop(lambda: ministeel_v0.raw_env(num_players=4)), args.seconds
+        pettingzoo_loop(lambda: ministeel_v1.raw_env(num_players=4)), args.seconds
     )
     try:
         from pettingzoo.classic import texas_holdem_v4

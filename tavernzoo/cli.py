@@ -9,6 +9,8 @@
     tavernzoo zoo                            the bundled pretrained bots and their measured strength
     tavernzoo bot SPEC / serve --bot SPEC    any bot over the bot protocol (stdin/stdout, or HTTP on loopback)
     tavernzoo play GAME --vs SPEC            play against bots in the terminal
+    tavernzoo web                            play, watch and replay games in a browser (on loopback)
+    tavernzoo bot check CMD                  a bot-protocol compliance run of an external program
     tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
 """
 
@@ -103,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     onnx_bot.add_parser(commands)
     bot_server.add_parser(commands)
     play.add_parser(commands)
+    from tavernzoo.web import add_parser as add_web_parser
+
+    add_web_parser(commands)
 
     replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
                                  description="Replay a record (JSON) or every record in a JSON-lines file.")

@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 
@@ -14,7 +13,7 @@ import numpy as np
 import pytest
 
 from tavernzoo.agents import load_bot
-from tavernzoo.agents.bot_server import MAX_REQUEST, BotHTTPServer, BotSession
+from tavernzoo.agents.bot_server import MAX_REQUEST, BotSession
 from tavernzoo.agents.policy import MLPPolicy
 from tavernzoo.envs import get_game
 from tavernzoo.eval.match import make_env
@@ -127,8 +126,8 @@ def test_a_hello_the_bot_cannot_serve_is_refused(onnx_bot, hello, code, words):
 
 def test_a_builtin_spec_plays_whichever_game_the_hello_names():
     session = BotSession("heuristic")
-    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v0", "minefield_v0", "ministeel_v0", "wyvern_v0"}
-    assert session.handle({"type": "hello", "protocol": 1, "game": "ministeel"})["games"] == ["ministeel_v0"]
+    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v0", "minefield_v0", "ministeel_v1", "wyvern_v0"}
+    assert session.handle({"type": "hello", "protocol": 1, "game": "ministeel"})["games"] == ["ministeel_v1"]
     assert session.handle_line(b"{not json")["code"] == "bad_json"
     assert session.handle_line(b"[1, 2]")["code"] == "bad_request"
     assert session.handle_line(b"[" * 100_000)["code"] == "bad_json"  # too deep for the parser, not a crash
@@ -205,12 +204,11 @@ def post(url, body, headers=None):
 
 @pytest.fixture
 def http_server(onnx_bot):
-    server = BotHTTPServer(onnx_bot, "127.0.0.1", 0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    from tavernzoo.web.app import create_app
+    from tavernzoo.web.server import ServerThread
+
+    with ServerThread(create_app(bot=onnx_bot, web=False)) as url:
+        yield url
 
 
 def test_an_http_round_trip_on_loopback(http_server, onnx_bot):

@@ -7,6 +7,7 @@ Random play, the PettingZoo tests, records and the bot live in test_ministeel_pl
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tavernzoo.envs.core import Chance, IllegalActionError
@@ -123,7 +124,7 @@ def test_action_and_observation_tables_match_the_encoder_docstring():
         101, 108, 111, 117)
     assert (encode.SHIELD_RAISED.start, encode.OFFERED.start, encode.PICK_SOURCE.start, encode.DECK) == (
         123, 126, 149, 151)
-    assert (encode.DISCARD.start, encode.TURN, encode.OBSERVATION_SIZE) == (152, 175, 176)
+    assert (encode.DISCARD.start, encode.TURN, encode.KNOWN.start, encode.OBSERVATION_SIZE) == (152, 175, 176, 291)
 
 
 def test_illegal_action_raises_and_changes_nothing():
@@ -251,10 +252,27 @@ def test_scythe_hits_everyone_unblockably_and_keeps_one_taken_card():
     dice(state, (2, 0), (1, 0))  # seat 1 loses its sword, seat 2 its potion
     act(state, "play:scythe")
     assert state.hp == [10, 9, 9] and state.phase == R.PICK_PHASE and state.to_act == 0
+    assert state.known[1][0] == [0] * R.NUM_KINDS  # nobody learns which card the scythe's player keeps
     assert legal(state) == ["pick:sword", "pick:potion"]
     act(state, "pick:sword")
     assert hand(state, 0) == {"sword": 1} and state.discard[R.POTION] == 1
     assert hand(state, 1) == {"wooden_shield": 1} and state.phase == R.MAIN and state.actions_left == 1
+
+
+def test_scythe_attacks_first_then_takes_from_the_hand_left_after_the_hit():
+    # "Attack each opponent for 1 HP and take one card from each": a player saved by the Resurrection
+    # Scepter keeps it until the hit (it revives them), and the card comes from the new hand; a player the
+    # hit puts out has no card left to take.
+    state = table(n=3, hands={0: {"scythe": 1}, 1: {"resurrection_scepter": 1, "sword": 1}, 2: {"dagger": 1}},
+                  hp={1: 1, 2: 1})
+    for _ in range(6):  # the revived player's six new cards: potions on top of the deck (its last cards)
+        state.deck.remove(R.POTION)
+    state.deck += [R.POTION] * 6
+    dice(state, face(4), (6, 0))  # the scepter's roll, then the first of the six potions
+    act(state, "play:scythe")
+    assert state.hp[1] == 4 and state.alive[1] and not state.alive[2]
+    assert hand(state, 1) == {"potion": 5} and state.discard[R.RESURRECTION_SCEPTER] == 1
+    assert hand(state, 0) == {"potion": 1} and state.phase == R.MAIN  # one card taken: nothing to choose
 
 
 def test_scythe_equips_a_taken_equippable():
@@ -356,6 +374,53 @@ def test_swap_rope_swaps_hands():
     state = table(n=2, hands={0: {"swap_rope": 1, "dagger": 1}, 1: {"sword": 2}})
     act(state, "play:swap_rope>seat+1")
     assert hand(state, 0) == {"sword": 2} and hand(state, 1) == {"dagger": 1}
+
+
+# --- memory: what a seat knows of the others' hands ------------------------------------------------
+
+
+def known(state, observer, holder):
+    return {R.KINDS[k]: c for k, c in enumerate(state.known[observer][holder]) if c}
+
+
+def test_a_swap_rope_tells_each_player_the_hand_it_gave_away():
+    state = table(n=3, hands={0: {"swap_rope": 1, "dagger": 2}, 1: {"sword": 1}})
+    act(state, "play:swap_rope>seat+1")
+    assert known(state, 0, 1) == {"dagger": 2} and known(state, 1, 0) == {"sword": 1}
+    assert known(state, 2, 0) == known(state, 2, 1) == {}
+    act(state, "play:sword>seat+1")  # played in public: seat 1 knows seat 0 no longer holds it
+    assert known(state, 1, 0) == {}
+    obs = GAME.encoder  # the memory is in the observation and the view of seat 0, not of seat 2
+    out = np.zeros(encode.OBSERVATION_SIZE, dtype=np.float32)
+    encode.encode(state, 0, out)
+    assert out[encode.KNOWN.start + R.DAGGER] == pytest.approx(2 / R.COUNTS[R.DAGGER])
+    assert out[encode.KNOWN].sum() == pytest.approx(2 / R.COUNTS[R.DAGGER])
+    encode.encode(state, 2, out)
+    assert not out[encode.KNOWN].any()
+    assert obs.view(state, 0)["players"][1]["known_cards"] == {"dagger": 2}
+    assert "known_cards" not in obs.view(state, 2)["players"][1]
+
+
+def test_a_hooked_card_is_known_to_thief_and_victim_only_and_unseen_losses_spoil_what_others_knew():
+    state = table(n=3, hands={0: {"swap_rope": 1, "dagger": 1, "sword": 1}, 1: {"hook_rope": 1}})
+    act(state, "play:swap_rope>seat+1")  # seat 1 now holds dagger + sword, and seat 0 knows it
+    assert known(state, 0, 1) == {"dagger": 1, "sword": 1}
+    state.turn_seat = state.to_act = 2
+    state.hands[2][R.HOOK_ROPE] += 1
+    state.deck.remove(R.HOOK_ROPE)
+    state.actions_left = 2
+    dice(state, (2, 1))  # the sword
+    act(state, "play:hook_rope>seat+2")  # seat 2 hooks from seat 1
+    assert known(state, 1, 2) == {"sword": 1} and known(state, 0, 2) == {}
+    assert known(state, 0, 1) == {}  # seat 0 saw a card go, not which: it can count on neither
+
+
+def test_a_shield_hooked_in_public_is_known_to_everyone():
+    state = table(n=3, hands={0: {"sword": 1, "hook_rope": 1}, 1: {"steel_shield": 1}})
+    act(state, "play:sword>seat+1")
+    act(state, "react:steel_shield")
+    act(state, "react:hook_rope")
+    assert known(state, 1, 0) == known(state, 2, 0) == {"steel_shield": 1}
 
 
 def test_trip_rope_skips_the_next_turn():
@@ -480,7 +545,7 @@ def test_fate_table(roll, hp, poison):
 
 
 def test_fate_attack_can_be_shielded_and_fate_on_self_heals():
-    state = table(n=2, hands={0: {"fate": 2}, 1: {"wooden_shield": 1}}, hp={0: 5})
+    state = table(n=2, hands={0: {"fate": 2}, 1: {"wooden_shield": 1}}, hp={0: 5}, fate_on_self=True)
     dice(state, face(1))
     act(state, "play:fate>seat+1")
     act(state, "react:wooden_shield")
@@ -490,9 +555,15 @@ def test_fate_attack_can_be_shielded_and_fate_on_self_heals():
     assert state.hp[0] == 7
 
 
-def test_fate_on_self_is_a_house_rule():
-    state = table(n=2, hands={0: {"fate": 1}}, fate_on_self=False)
-    assert "play:fate>self" not in legal(state)
+def test_fate_targets_opponents_only_unless_the_house_allows_yourself():
+    # "Select who to use the Fate card on, then roll the die to determine if your opponent is attacked ..."
+    state = table(n=3, hands={0: {"fate": 1}})
+    assert not R.Config().fate_on_self
+    assert [name for name in legal(state) if "fate" in name] == ["play:fate>seat+1", "play:fate>seat+2",
+                                                                  "forfeit:discard_fate"]
+    with pytest.raises(IllegalActionError, match="play:fate>self"):
+        act(state, "play:fate>self")
+    assert "play:fate>self" in legal(table(n=3, hands={0: {"fate": 1}}, fate_on_self=True))
 
 
 # --- dark cards -----------------------------------------------------------------------------------
@@ -582,3 +653,22 @@ def test_offered_cards_are_seen_only_by_the_picker():
     assert "hand" not in encode.view(state, 1)["players"][0]
     text = encode.render(state)
     assert "player_0" in text and "magnifying glass" in text
+
+
+def test_a_seats_rendering_shows_its_own_hand_names_the_players_and_explains_its_codes():
+    state = table(n=3, hands={0: {"hatchet": 1, "remedy": 1}, 1: {"sword": 2}}, equipment={1: {"armor": 1}})
+    text = encode.render(state, seat=2)
+    assert "player_2 (you)" in text and "your hand: no cards" in text
+    assert "sword" not in text and "hatchet" not in text  # the other seats' hands are not shown
+    assert "gear A" in text and "A Armor (+1 defence)" in text  # the code and its legend
+    mine = encode.render(state, seat=0)
+    assert "your hand: hatchet x1, remedy x1" in mine and "sword" not in mine
+    assert "sword x2" in encode.render(state)  # the full table, for logs and replays, shows every hand
+    labels = {encode.ACTION_NAMES[a]: encode.action_label(state, a) for a in R.legal_actions(state)}
+    assert labels["play:hatchet>seat+2"] == "hatchet at player_2"
+    assert labels["forfeit:discard_remedy"] == "forfeit: discard remedy"
+    action = GAME.action_index(state.config, "play:hatchet>seat+2")
+    assert encode.describe_action(action, state).startswith("play hatchet on player_2: ")
+    assert "2 seat(s) after you" in encode.describe_action(action)
+    act(state, "play:hatchet>seat+1")
+    assert encode.events(state, 2) == (1, ["player_0 attacks player_1 with hatchet (2)", "player_1 takes 1 damage"])

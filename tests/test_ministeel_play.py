@@ -15,7 +15,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from tavernzoo.agents import load_bot
-from tavernzoo.envs import ministeel_v0
+from tavernzoo.envs import ministeel_v1
 from tavernzoo.envs.core import Chance
 from tavernzoo.envs.ministeel import GAME, encode
 from tavernzoo.envs.ministeel import rules as R
@@ -47,6 +47,10 @@ def check_invariants(state: R.State) -> None:
             assert state.hp[seat] == 0 or state.poison[seat] >= config.poison_limit
             assert sum(state.hands[seat]) == 0 and sum(state.equipment[seat]) == 0
     assert sorted(R.seats_out(state)) == [s for s in range(state.n) if not state.alive[s]]
+    for observer in range(state.n):  # what a seat remembers of a hand is never more than the hand holds
+        assert state.known[observer][observer] == [0] * R.NUM_KINDS
+        for holder in range(state.n):
+            assert all(0 <= k <= h for k, h in zip(state.known[observer][holder], state.hands[holder], strict=True))
     if state.phase != R.PICK_PHASE:
         assert sum(state.pick) == 0
     assert state.decisions <= R.max_game_length(config)
@@ -121,7 +125,8 @@ def _observed(state: R.State, seat: int):
     out = np.empty(encode.OBSERVATION_SIZE, np.float32)
     encode.encode(state, seat, out)
     mask = R.legal_actions(state) if R.current_seat(state) == seat else []
-    return out.tobytes(), json.dumps(encode.view(state, seat), sort_keys=True), mask
+    shown = (encode.render(state, seat), encode.events(state, seat), [encode.action_label(state, a) for a in mask])
+    return out.tobytes(), json.dumps(encode.view(state, seat), sort_keys=True), mask, shown
 
 
 def test_leak_another_players_hand_never_changes_what_a_seat_sees():
@@ -164,9 +169,9 @@ def test_a_seat_sees_its_own_hand():
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_pettingzoo_api_and_seed_tests(players):
-    api_test(ministeel_v0.env(num_players=players), num_cycles=300)
-    api_test(ministeel_v0.raw_env(num_players=players), num_cycles=300)
-    seed_test(lambda: ministeel_v0.env(num_players=players), num_cycles=100)
+    api_test(ministeel_v1.env(num_players=players), num_cycles=300)
+    api_test(ministeel_v1.raw_env(num_players=players), num_cycles=300)
+    seed_test(lambda: ministeel_v1.env(num_players=players), num_cycles=100)
 
 
 def _play_env(env, seed: int, rng: random.Random):
@@ -189,7 +194,7 @@ def _play_env(env, seed: int, rng: random.Random):
 
 
 def test_eliminated_agents_leave_with_their_final_return():
-    env = ministeel_v0.env(num_players=4)
+    env = ministeel_v1.env(num_players=4)
     rng = random.Random(0)
     saw_elimination = False
     for seed in range(20):
@@ -206,7 +211,7 @@ def test_eliminated_agents_leave_with_their_final_return():
 
 
 def test_a_cut_off_game_truncates_the_env():
-    env = ministeel_v0.raw_env(num_players=3, max_turns=2)
+    env = ministeel_v1.raw_env(num_players=3, max_turns=2)
     env.reset(seed=1)
     rng = random.Random(1)
     while env.agents:
@@ -223,7 +228,7 @@ def test_a_cut_off_game_truncates_the_env():
 def test_records_replay_to_the_same_final_state():
     rng = random.Random(3)
     for players in (2, 4, 6):
-        env = ministeel_v0.raw_env(num_players=players)
+        env = ministeel_v1.raw_env(num_players=players)
         _play_env(env, 100 + players, rng)
         record = json.loads(json.dumps(env.record()))
         game, state = replay(record)
@@ -235,7 +240,7 @@ def test_records_replay_to_the_same_final_state():
 
 
 def test_view_names_legal_actions():
-    env = ministeel_v0.raw_env(num_players=3)
+    env = ministeel_v1.raw_env(num_players=3)
     env.reset(seed=4)
     view = env.view(env.agent_selection)
     assert view["game"] == "ministeel" and view["legal_actions"] and "hand" in view["players"][view["you"]]
@@ -258,7 +263,7 @@ def test_heuristic_beats_random_at_four_players():
 def test_heuristic_plays_legal_moves_at_every_table_size():
     for players in range(2, 7):
         bots = [load_bot("heuristic", "ministeel", {"num_players": players}, seed=s) for s in range(players)]
-        env = ministeel_v0.raw_env(num_players=players)  # raises on any illegal action
+        env = ministeel_v1.raw_env(num_players=players)  # raises on any illegal action
         env.reset(seed=players)
         for agent in env.agent_iter():
             observation, _, termination, truncation, _ = env.last()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPPING = {"envs": "tavernzoo.envs", "agents": "tavernzoo.agents", "train": "tavernzoo.train",
-           "eval": "tavernzoo.eval", "tavernzoo": "tavernzoo"}
+           "eval": "tavernzoo.eval", "web": "tavernzoo.web", "tavernzoo": "tavernzoo"}
 FORBIDDEN_IN_RULES = {"gymnasium", "gym", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
 
 

@@ -112,9 +112,14 @@ def observation_size(config: Config) -> int:
     return layout(config.num_players).size
 
 
-def describe_action(action: int) -> str:
+def describe_action(action: int, state: State | None = None) -> str:
     """A sentence for a person choosing."""
-    return f"attack the player in seat {action}"
+    return f"attack player_{action}: a d100 battle; a mine or the lower roll puts a player out"
+
+
+def action_label(state: State, action: int) -> str:
+    """An action as a person reads it: ``attack player_3``."""
+    return f"attack player_{action}"
 
 
 # --- the observation ---------------------------------------------------------------------------------
@@ -248,18 +253,55 @@ def view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
-def render(state: State) -> str:
-    """A text rendering of the table for terminals and logs."""
+def mines_text(state: State) -> str:
+    """The mines in effect, labelled by where they come from: a player choosing a target sees the last
+    round's (the new ones are rolled after every move is in), except under Simple."""
+    numbers = _ranges(mines_as_numbers(state.mines))
+    if state.config.variant == "simple":
+        return f"mines (rolled at game start, kept all game): {numbers or 'none'}"
+    if state.over:
+        return f"mines of the last round: {numbers or 'none'}"
+    if state.config.variant == "stacked":
+        return (f"mines so far: {numbers or 'none yet'} (this round's roll is added after everyone has "
+                f"chosen a target)")
+    if state.num_alive == 2 and state.config.finals_mines == "keep" and state.mines:
+        return f"last round's mines, kept for the finals: {numbers}"
+    if state.round == 0:
+        return "mines: none yet (this round's are rolled after everyone has chosen a target)"
+    return f"last round's mines: {numbers} (this round's are rolled after everyone has chosen a target)"
+
+
+def events(state: State, seat: int) -> tuple[int, list[str]]:
+    """``(rounds played, what the latest round showed)``: a frontend prints each round once, when the
+    count moves, and so keeps the whole history. Nothing in Minefield is hidden, so ``seat`` sees it all."""
+    if state.round == 0:
+        return 0, [mines_text(state)] if state.config.variant == "simple" else []
+    lines = [f"round {state.round}:"]
+    for d, side in state.last_mine_rolls:
+        lines.append(f"  mine roll: d10 {d}, {SIDE_NAMES[side]}: {_ranges(list(mine_numbers(d, side)))}")
+    numbers = mines_as_numbers(state.mines)
+    if len(state.last_mine_rolls) != 1 or tuple(numbers) != mine_numbers(*state.last_mine_rolls[0]):
+        lines.append(f"  mines this round: {_ranges(numbers)}")
+    lines.extend(f"  {battle_text(battle)}" for battle in state.last_battles)
+    return state.round, lines
+
+
+def render(state: State, seat: int | None = None) -> str:
+    """A text rendering of the table for terminals and logs (``seat``: the player reading it; in Minefield
+    every seat sees the whole table)."""
     config = state.config
     variant = config.variant + (" + double whammy" if config.double_whammy else "")
     alive = [who for who, living in enumerate(state.alive) if living]
+    you = "" if seat is None else f"; you are player_{seat}" + ("" if state.alive[seat] else " (out)")
     lines = [f"Minefield ({variant}) — round {state.round}, {len(alive)} of {config.num_players} alive: "
-             + ", ".join(f"player_{who}" for who in alive)]
+             + ", ".join(f"player_{who}" for who in alive) + you]
     for d, side in state.last_mine_rolls:
-        lines.append(f"  mine roll: d10 {d}, {SIDE_NAMES[side]}")
-    lines.append(f"  mines: {_ranges(mines_as_numbers(state.mines)) or 'none yet'}")
+        lines.append(f"  {'mine roll' if state.round else 'game mine roll'}: d10 {d}, {SIDE_NAMES[side]}")
+    lines.append(f"  {mines_text(state)}")
+    if state.last_battles:
+        lines.append(f"  round {state.round}, in the host's order:")
     for battle in state.last_battles:
-        lines.append(f"  {battle_text(battle)}")
+        lines.append(f"    {battle_text(battle)}")
     if state.over:
         if state.winner >= 0:
             lines.append(f"  game over: player_{state.winner} is the last one standing")

@@ -4,4 +4,4 @@
 from ..core import Game
 from . import encode, rules
 
-GAME = Game(name="ministeel", version=0, title="MiniSteel", rules=rules, encoder=encode)
+GAME = Game(name="ministeel", version=1, title="MiniSteel", rules=rules, encoder=encode)

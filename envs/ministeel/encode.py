@@ -29,10 +29,18 @@ idx      name                                  when legal (your turn, main phase
 117-139  ``pick:<card>``                       you keep that card of a Magnifying Glass draw or a Scythe haul
 =======  ====================================  ===============================================================
 
-Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 176)
+Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 291)
 ============================================================
 Six 11-slot player blocks: ``me`` at 0-10, then ``seat+1`` .. ``seat+5`` at 11, 22, 33, 44, 55 (all zero
-for offsets beyond the table). Then my hand at 66-88 and the table at 89-175.
+for offsets beyond the table). Then my hand at 66-88, the table at 89-175 and my memory at 176-290.
+
+Memory: what this seat has seen since the last shuffle. Its public part is the discard pile (152-174):
+every card played, forfeited, destroyed or thrown away after a pick goes there, and a reshuffle empties
+it into the deck. Its private part is ``KNOWN``: the cards this seat knows another seat holds in hand --
+the hand it gave away with a Swap Rope (or received the other way round), the card a Hook Rope took
+from it, a shield hooked away in public. Counts are lower bounds, kept from what this seat saw: a card
+seen played lowers its kind by one; a card taken unseen lowers every kind by one (it might have been
+any of them).
 
 ======  ==========================================================================
 offset  player block (``PLAYER_BLOCK`` = 11)
@@ -69,6 +77,8 @@ idx      hand and table
 151      cards in the deck / 100
 152-174  discard pile: count of each kind / its copies in the deck
 175      turns begun / max_turns
+176-290  ``KNOWN``: cards I know ``seat+k`` holds in hand, k = 1..5 (23 kinds each, ``KINDS`` order, at
+         176 + 23 (k-1)): count / its copies in the deck; zero for offsets beyond the table
 =======  =========================================================================================
 """
 
@@ -118,6 +128,9 @@ from .rules import (
     Config,
     State,
 )
+from .rules import (
+    MAIN as MAIN_PHASE,
+)
 
 
 def _name(kind: int, card: int, offset: int) -> str:
@@ -165,8 +178,9 @@ PICK_SOURCE = slice(OFFERED.stop, OFFERED.stop + 2)  # 149-150
 DECK = PICK_SOURCE.stop  # 151
 DISCARD = slice(DECK + 1, DECK + 1 + NUM_KINDS)  # 152-174
 TURN = DISCARD.stop  # 175
-OBSERVATION_SIZE = TURN + 1
-assert OBSERVATION_SIZE == 176
+KNOWN = slice(TURN + 1, TURN + 1 + (MAX_PLAYERS - 1) * NUM_KINDS)  # 176-290
+OBSERVATION_SIZE = KNOWN.stop
+assert OBSERVATION_SIZE == 291
 
 
 def player_block(offset: int) -> int:
@@ -182,10 +196,20 @@ def observation_size(config: Config) -> int:
     return OBSERVATION_SIZE
 
 
-def describe_action(action: int) -> str:
-    """A sentence for a person choosing among the legal actions."""
+def _target_name(state: State | None, offset: int) -> str:
+    """The player an action's target offset names, as a person reads it."""
+    if offset == 0:
+        return "yourself"
+    if state is None:
+        return f"the player {offset} seat(s) after you"
+    return f"player_{(state.to_act + offset) % state.n}"
+
+
+def describe_action(action: int, state: State | None = None) -> str:
+    """A sentence for a person choosing among the legal actions; with the ``state`` a target is named
+    (``player_2``), without it it is an offset from the actor."""
     kind, card, offset = ACTION_TYPE[action], ACTION_CARD[action], ACTION_OFFSET[action]
-    who = "yourself" if offset == 0 else f"the player {offset} seat(s) after you"
+    who = _target_name(state, offset)
     if kind == PLAY_AT:
         return f"play {KINDS[card]} on {who}: {CARD_TEXT[card]}"
     if kind == PLAY:
@@ -204,6 +228,32 @@ def describe_action(action: int) -> str:
     if kind == REACT:
         return "take the attack" if card < 0 else f"react with {KINDS[card]}"
     return f"keep {KINDS[card]}, discard the rest"
+
+
+def _card(kind: int) -> str:
+    return KINDS[kind].replace("_", " ")
+
+
+def action_label(state: State, action: int) -> str:
+    """An action as a person reads it, naming its target: ``hatchet at player_2``, ``react: steel shield``."""
+    kind, card, offset = ACTION_TYPE[action], ACTION_CARD[action], ACTION_OFFSET[action]
+    if kind == PLAY_AT:
+        return f"{_card(card)} {'on' if card == FATE else 'at'} {_target_name(state, offset)}"
+    if kind == COMBO:
+        return f"{_card(card)} + poison at {_target_name(state, offset)}"
+    if kind == PLAY:
+        return _card(card)
+    if kind == EQUIP:
+        return f"equip {_card(card)}"
+    if kind == TOKEN:
+        return "Card Draw token (draw 3)"
+    if kind == FORFEIT:
+        return f"forfeit: discard {_card(card)}" + (" (-1 HP)" if card in DARK else "")
+    if kind == FORFEIT_EMPTY:
+        return "forfeit (empty hand)"
+    if kind == REACT:
+        return "take it (no reaction)" if card < 0 else f"react: {_card(card)}"
+    return f"keep {_card(card)}"
 
 
 _INVERSE_COUNTS = tuple(1.0 / count for count in COUNTS)
@@ -267,6 +317,13 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     ]
     turn = state.turn / config.max_turns
     table[TURN - base] = turn if turn < 1.0 else 1.0
+    known = state.known[seat]
+    for offset in range(1, n):
+        counts = known[(seat + offset) % n]
+        if any(counts):
+            start = KNOWN.start - base + (offset - 1) * NUM_KINDS
+            table[start:start + NUM_KINDS] = [count * inverse for count, inverse in
+                                              zip(counts, _INVERSE_COUNTS, strict=True)]
     values += table
     out[:] = values
 
@@ -290,6 +347,8 @@ def _player_view(state: State, who: int, seat: int) -> dict[str, Any]:
     }
     if who == seat:
         view["hand"] = _counts(state.hands[who])
+    elif any(state.known[seat][who]):
+        view["known_cards"] = _counts(state.known[seat][who])  # the lower bound of the observation's KNOWN
     return view
 
 
@@ -334,14 +393,78 @@ def view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
-def render(state: State) -> str:
-    """A text rendering of the whole table (every hand shown) for terminals and logs."""
+def events(state: State, seat: int) -> tuple[int, list[str]]:
+    """``(decisions played, what the latest one showed seat)``: a frontend prints each step's events once,
+    when the count moves, and so keeps the whole history. Before the first decision: the opening rolls."""
+    seen = [text for audience, text in state.log if audience is None or seat in audience]
+    if state.decisions == 0:
+        rolls = "; ".join(" ".join(str(face) if face else "-" for face in faces) for faces in state.initiative_rolls)
+        seen = [f"initiative rolls (by seat): {rolls}; player_{state.first_seat} starts", *seen]
+    return state.decisions, seen
+
+
+LEGEND = ("legend: > decides now; gear: G Spiked Glove (+1 attack each), A Armor (+1 defence), S Satchel "
+          "(draw up to 7);\n          skip N: turns Trip Rope will skip; known: cards you know they hold")
+
+
+def _seat_render(state: State, seat: int) -> str:
+    """The table as ``seat`` may see it: its own hand, every other seat's hand size only."""
+    n = state.n
+    phase = state.phase
+    if phase == GAME_OVER:
+        result = f"player_{state.winner} wins" if state.winner >= 0 else "no winner"
+        head = f"game over: {result} ({state.end_reason.replace('_', ' ')})"
+    else:
+        head = (f"player_{state.turn_seat}'s turn, {state.actions_left} action(s) left"
+                + ("" if phase == MAIN_PHASE else f", {PHASE_NAMES[phase]}: player_{state.to_act} decides"))
+    lines = [f"MiniSteel — turn {state.turn}/{state.config.max_turns}, {head}; deck {len(state.deck)}, "
+             f"discard pile {sum(state.discard)}; you are player_{seat}"]
+    for who in range(n):
+        marker = ">" if state.to_act == who else " "
+        worn = state.equipment[who]
+        gear = " ".join(("G" * worn[0], "A" * worn[1], "S" * worn[2])).split() or ["-"]
+        tags = [] if state.alive[who] else ["out"]
+        if state.skips[who]:
+            tags.append(f"skip {state.skips[who]}")
+        name = f"player_{who}" + (" (you)" if who == seat else "")
+        line = (f"{marker} {name:<15} HP {state.hp[who]:>2}  poison {state.poison[who]}  tokens {state.tokens[who]}  "
+                f"hand {sum(state.hands[who]):>2}  gear {''.join(gear):<4}{'  ' + ', '.join(tags) if tags else ''}")
+        if who != seat and any(state.known[seat][who]):
+            line += f"  known: {_listing(state.known[seat][who])}"
+        lines.append(line.rstrip())
+    lines.append(f"  your hand: {_listing(state.hands[seat]) or 'no cards'}")
+    if phase in (REACT_PHASE, ANSWER):
+        extra = ", poison" if state.poisons else ""
+        shield = f"; {_card(state.shield)} raised" if state.shield >= 0 else ""
+        lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with {_card(state.attack_card)} "
+                     f"({state.damage} damage{extra}{', combo' if state.combo else ''}){shield}")
+    if phase == PICK_PHASE:
+        source = _card(state.pick_source)
+        if state.to_act == seat:
+            lines.append(f"  {source}: keep one of {_listing(state.pick)}; the rest are discarded")
+        else:
+            lines.append(f"  player_{state.to_act} keeps one card of the {source}")
+    lines.append(f"  discard pile: {_listing(state.discard) or 'empty'}")
+    lines.append(f"  {LEGEND}")
+    return "\n".join(lines)
+
+
+def _listing(counts: list[int]) -> str:
+    return ", ".join(f"{_card(kind)} x{count}" for kind, count in enumerate(counts) if count)
+
+
+def render(state: State, seat: int | None = None) -> str:
+    """The table as text. With ``seat``: only what that seat may see (its own hand, the others' hand
+    sizes, what it knows of their hands), with a legend. Without: the whole table, every hand shown,
+    for logs and replays."""
+    if seat is not None:
+        return _seat_render(state, seat)
     lines = [f"MiniSteel: turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}, "
              f"deck {len(state.deck)}, discard {sum(state.discard)}"]
     for who in range(state.n):
         marker = ">" if state.to_act == who else " "
         worn = state.equipment[who]
-        gear = "".join(("G" * worn[0], "A" * worn[1], "S" * worn[2])) or "-"
+        gear = "".join(("G" * worn[0], "A" * worn[1], "S" * worn[2])) or "-"  # legend in LEGEND
         status = "" if state.alive[who] else "  (out)"
         held = ", ".join(f"{name} x{count}" for name, count in _counts(state.hands[who]).items())
         lines.append(f"{marker} player_{who}  HP {state.hp[who]:>2}  poison {state.poison[who]}  "
@@ -355,4 +478,5 @@ def render(state: State) -> str:
         result = f"player_{state.winner} wins" if state.winner >= 0 else "no winner"
         lines.append(f"  game over: {result} ({state.end_reason.replace('_', ' ')}); "
                      f"finishing order {state.finishing_order}")
+    lines.append(f"  {LEGEND}")
     return "\n".join(lines)

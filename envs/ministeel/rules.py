@@ -145,7 +145,8 @@ class Config:
                                         choices=BOOL)
     flame_needs_damage: bool = option(False, "Flame Shot destroys cards only if its damage gets through",
                                       choices=BOOL)
-    fate_on_self: bool = option(True, "a player may choose themselves as Fate's target", choices=BOOL)
+    fate_on_self: bool = option(False, "a player may also choose themselves as Fate's target (the rulebook says "
+                                       "'your opponent')", choices=BOOL)
     skipped_turn_poison: bool = option(False, "a turn skipped by Trip Rope still takes poison damage",
                                        choices=BOOL)
     max_turns: int = option(200, "turns after which the game is cut off (truncated, no winner)")
@@ -218,6 +219,10 @@ class State:
     end_reason: str = ""
     # Since the last decision: (audience or None for everyone, text). For views; the rules never read it.
     log: list[tuple[tuple[int, ...] | None, str]] = field(default_factory=list)
+    # known[observer][holder][kind]: cards of that kind ``observer`` knows ``holder`` holds in hand (a lower
+    # bound, kept from what the observer saw: a hand it swapped away, a card stolen from it, a shield hooked
+    # in public). For observations; the rules never read it.
+    known: list[list[list[int]]] = field(default_factory=list)
 
 
 def num_seats(config: Config) -> int:
@@ -251,6 +256,7 @@ def new_game(config: Config, chance: Chance) -> State:
         tokens=[config.draw_tokens] * n, hands=[[0] * NUM_KINDS for _ in range(n)],
         equipment=[[0, 0, 0] for _ in range(n)], skips=[0] * n, alive=[True] * n, deck=deck,
         discard=[0] * NUM_KINDS, initiative_rolls=rolls, first_seat=first, out_at=[-1] * n,
+        known=[[[0] * NUM_KINDS for _ in range(n)] for _ in range(n)],
     )
     for i in range(n):
         _draw(state, (first + i) % n, config.hand_size)
@@ -299,45 +305,78 @@ def _nth_card(counts: list[int], index: int) -> int:
     raise AssertionError("card index beyond the hand")
 
 
-def _take_random(state: State, seat: int, equipment: bool, equipment_first: bool) -> int:
-    """Remove a random card from ``seat`` and return its kind (-1 if there is none).
+def _take_random(state: State, seat: int, equipment: bool, equipment_first: bool,
+                 audience: tuple[int, ...] | None = None) -> tuple[int, bool]:
+    """Remove a random card from ``seat``: ``(its kind, it came from the hand)``, kind -1 if there is none.
 
     ``equipment_first``: destroyed cards come from the equipment while any is left (the rulebook); else,
-    with ``equipment``, the draw is uniform over the hand and the equipped cards together.
+    with ``equipment``, the draw is uniform over the hand and the equipped cards together. ``audience``
+    sees which card left the hand (None: everyone); equipment is public.
     """
     hand, worn = state.hands[seat], state.equipment[seat]
     held, wearing = sum(hand), (sum(worn) if equipment or equipment_first else 0)
     if equipment_first and wearing:
         held = 0
     if held + wearing == 0:
-        return -1
+        return -1, False
     index = state.chance.below(held + wearing)
     if index < held:
         kind = _nth_card(hand, index)
         hand[kind] -= 1
-        return kind
+        _forget(state, seat, kind, audience)
+        return kind, True
     index -= held
     for slot in range(3):
         index -= worn[slot]
         if index < 0:
             worn[slot] -= 1
-            return EQUIP_KINDS[slot]
+            return EQUIP_KINDS[slot], False
     raise AssertionError("equipment index beyond the equipment")
 
 
-def _gain_stolen(state: State, seat: int, kind: int) -> None:
-    """A stolen card: an Equippable is equipped at once when there is room (the rulebook allows it)."""
+def _gain_stolen(state: State, seat: int, kind: int, audience: tuple[int, ...] | None = ()) -> None:
+    """A stolen card: an Equippable is equipped at once when there is room (the rulebook allows it).
+    ``audience`` knows which card went into the hand (None: everyone)."""
     slot = SLOT_OF.get(kind, -1)
     if slot >= 0 and state.equipment[seat][slot] < EQUIP_CAPS[slot]:
         state.equipment[seat][slot] += 1
     else:
         state.hands[seat][kind] += 1
+        _learn(state, seat, kind, audience)
+
+
+# --- what each seat knows of the others' hands -----------------------------------------------------------------
+
+
+def _forget(state: State, holder: int, kind: int, audience: tuple[int, ...] | None = None) -> None:
+    """A card of ``kind`` left ``holder``'s hand; ``audience`` (None: everyone) saw which. An observer who
+    saw only that a card went can no longer count on any one card it knew of."""
+    for observer, rows in enumerate(state.known):
+        known = rows[holder]
+        if audience is None or observer in audience:
+            if known[kind]:
+                known[kind] -= 1
+        elif any(known):
+            rows[holder] = [count - 1 if count else 0 for count in known]
+
+
+def _learn(state: State, holder: int, kind: int, audience: tuple[int, ...] | None) -> None:
+    """A card of ``kind`` went into ``holder``'s hand in front of ``audience`` (None: everyone)."""
+    for observer, rows in enumerate(state.known):
+        if observer != holder and (audience is None or observer in audience):
+            rows[holder][kind] += 1
+
+
+def _forget_hand(state: State, holder: int) -> None:
+    """``holder``'s whole hand is gone (a revival, an elimination): nothing known of it stays true."""
+    for rows in state.known:
+        rows[holder] = [0] * NUM_KINDS
 
 
 def _destroy(state: State, seat: int, count: int) -> list[int]:
     destroyed = []
     for _ in range(count):
-        kind = _take_random(state, seat, equipment=True, equipment_first=True)
+        kind, _ = _take_random(state, seat, equipment=True, equipment_first=True)
         if kind < 0:
             break
         state.discard[kind] += 1
@@ -370,6 +409,7 @@ def _die(state: State, seat: int) -> None:
         for kind in range(NUM_KINDS):
             state.discard[kind] += hand[kind]
             hand[kind] = 0
+        _forget_hand(state, seat)
         _draw(state, seat, state.config.hand_size)
         state.tokens[seat] += 1
         state.log.append((None, f"player_{seat} dies and the Resurrection Scepter revives them with {roll} HP"))
@@ -395,6 +435,7 @@ def _eliminate(state: State, seat: int, why: str) -> None:
     for slot in range(3):
         state.discard[EQUIP_KINDS[slot]] += worn[slot]
         worn[slot] = 0
+    _forget_hand(state, seat)
     state.skips[seat] = 0
     state.eliminated.append(seat)
     state.out_at[seat] = state.decisions
@@ -627,6 +668,7 @@ def _main(state: State, action: int) -> None:
         return
     if kind == EQUIP:
         hand[card] -= 1
+        _forget(state, seat, card)
         state.equipment[seat][SLOT_OF[card]] += 1
         state.log.append((None, f"player_{seat} equips {KINDS[card]}"))
         return
@@ -635,6 +677,7 @@ def _main(state: State, action: int) -> None:
         state.log.append((None, f"player_{seat} forfeits an action with an empty hand"))
         return
     hand[card] -= 1
+    _forget(state, seat, card)
     state.discard[card] += 1
     if kind == FORFEIT:
         state.log.append((None, f"player_{seat} forfeits an action, discarding {KINDS[card]}"))
@@ -648,6 +691,7 @@ def _main(state: State, action: int) -> None:
     gloves = state.equipment[seat][GLOVES]
     if kind == COMBO:
         hand[POISON] -= 1
+        _forget(state, seat, POISON)
         state.discard[POISON] += 1
         damage = _attack_value(state, card) + gloves
         state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} + poison ({damage})"))
@@ -679,12 +723,19 @@ def _main(state: State, action: int) -> None:
             state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, heal"))
             state.hp[target] = min(state.config.hp_cap, state.hp[target] + FATE_HEAL)
     elif card == HOOK_ROPE:
-        stolen = _take_random(state, target, state.config.steal_equipment, equipment_first=False)
-        _gain_stolen(state, seat, stolen)
+        stolen, from_hand = _take_random(state, target, state.config.steal_equipment, equipment_first=False,
+                                         audience=(seat, target))
+        _gain_stolen(state, seat, stolen, (seat, target) if from_hand else None)
         state.log.append((None, f"player_{seat} hooks a card from player_{target}"))
         state.log.append(((seat, target), f"player_{seat} hooks {KINDS[stolen]} from player_{target}"))
     elif card == SWAP_ROPE:
-        state.hands[seat], state.hands[target] = state.hands[target], state.hands[seat]
+        hands = state.hands
+        for observer, rows in enumerate(state.known):
+            if observer == seat or observer == target:  # each now knows the hand it gave away
+                rows[target if observer == seat else seat] = hands[observer][:]
+            else:
+                rows[seat], rows[target] = rows[target], rows[seat]
+        hands[seat], hands[target] = hands[target], hands[seat]
         state.log.append((None, f"player_{seat} swaps hands with player_{target}"))
     elif card == TRIP_ROPE:
         state.skips[target] += 1
@@ -719,19 +770,23 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
         state.log.append((None, f"player_{seat} rolls {roll} for the magnifying glass"))
         _offer(state, seat, drawn, MAGNIFYING_GLASS)
     elif card == SCYTHE:
-        taken = [0] * NUM_KINDS
-        victims = [s for s in range(seat + 1, seat + state.n) if state.alive[s % state.n]]
-        for s in victims:
-            kind = _take_random(state, s % state.n, config.steal_equipment, equipment_first=False)
-            if kind >= 0:
-                taken[kind] += 1
-                state.log.append(((seat, s % state.n), f"player_{seat} takes {KINDS[kind]} from player_{s % state.n}"))
+        # "Attack each opponent for 1 HP and take one card from each at random": in that order, so a card
+        # comes from the hand a victim holds after the hit (a revived one's new hand; none from the fallen).
+        victims = [s % state.n for s in range(seat + 1, seat + state.n) if state.alive[s % state.n]]
         damage = VALUES[SCYTHE] + state.equipment[seat][GLOVES]
         state.log.append((None, f"player_{seat} swings the scythe at every opponent ({damage})"))
-        for s in victims:
-            victim = s % state.n
+        for victim in victims:
             armor = state.equipment[victim][ARMOR_SLOT] if config.armor_vs_unblockable else 0
             _hurt(state, victim, damage - armor)
+        taken = [0] * NUM_KINDS
+        for victim in victims:
+            if not state.alive[victim]:
+                continue
+            kind, _ = _take_random(state, victim, config.steal_equipment, equipment_first=False,
+                                   audience=(seat, victim))
+            if kind >= 0:
+                taken[kind] += 1
+                state.log.append(((seat, victim), f"player_{seat} takes {KINDS[kind]} from player_{victim}"))
         _offer(state, seat, taken, SCYTHE)
     elif card == PLAGUE_SKULL:
         state.log.append((None, f"player_{seat} raises the plague skull: a Poison token for everyone"))
@@ -805,6 +860,7 @@ def _react(state: State, card: int) -> None:
         _finish_attack(state, defender, -1, unblockable=False)
         return
     state.hands[defender][card] -= 1
+    _forget(state, defender, card)
     state.discard[card] += 1
     state.log.append((None, f"player_{defender} reacts with {KINDS[card]}"))
     if card == CONFUSION_DUST:  # the whole attack, combo included, turns on its attacker; unblockable
@@ -825,9 +881,11 @@ def _answer(state: State, card: int) -> None:
     if card == HOOK_ROPE:  # "remove and keep an opponent's Shield if they attempt to defend"
         hand = state.hands[attacker]
         hand[HOOK_ROPE] -= 1
+        _forget(state, attacker, HOOK_ROPE)
         state.discard[HOOK_ROPE] += 1
         state.discard[shield] -= 1
         hand[shield] += 1
+        _learn(state, attacker, shield, None)
         state.log.append((None, f"player_{attacker} hooks away the {KINDS[shield]}"))
         shield = -1
     _finish_attack(state, state.target, shield, unblockable=False)

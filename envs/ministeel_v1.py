@@ -10,6 +10,9 @@ Eliminated players leave ``env.agents`` at once, paid -1/(N-1); the winner gets 
 Version history
 ---------------
 * v0 — first release: 2-6 players, the full card sheet, reactions, Hook Rope answers, Poison combos.
+* v1 — the observation grows from 176 to 291 floats: ``KNOWN``, the cards a seat knows each other seat
+  holds (memory of a Swap Rope, a Hook Rope, a hooked shield). Fate targets opponents only unless
+  ``fate_on_self=True``; the Scythe attacks first and takes its cards afterwards (the rulebook's order).
 """
 
 from .aec import make_env_factories

@@ -1,0 +1,340 @@
+"""The web app's server side: its API, what a player's page may receive, bounds, concurrency, bot check."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from tavernzoo.agents.compliance import check_program
+from tavernzoo.envs import games
+from tavernzoo.envs.core import describe_options
+from tavernzoo.envs.records import replay
+from tavernzoo.web.app import Limits, create_app
+from tavernzoo.web.server import ServerThread
+from tavernzoo.web.tables import Store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GOOD_BOT = f"cmd:{sys.executable} {FIXTURES / 'protocol_random_bot.py'}"
+CRASHING_BOT = f"cmd:{sys.executable} {FIXTURES / 'broken_bot.py'} crash"
+SMALL = {"minefield": {"num_players": 3}, "ministeel": {"num_players": 3}, "wyvern": {"num_players": 3},
+         "tiny_minotaur": {}}
+
+
+@pytest.fixture
+def client():
+    with TestClient(create_app(hosts=("testserver",))) as client:
+        yield client
+
+
+@pytest.fixture
+def local_client():
+    with TestClient(create_app(hosts=("testserver",), allow_local=True)) as client:
+        yield client
+
+
+def wait_for(client, table_id, statuses=("your_turn", "over")):
+    """The table's summary once it waits for the person or is over (bots think in a thread)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        summary = client.get(f"/api/tables/{table_id}").json()
+        if summary["status"] in statuses:
+            return summary
+        time.sleep(0.01)
+    raise AssertionError(f"table {table_id} never reached {statuses}")
+
+
+def new_table(client, game, seats, seed=5, config=None):
+    response = client.post("/api/tables", json={"game": game, "config": SMALL[game] if config is None else config,
+                                                "seats": seats, "seed": seed})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def hidden_information_of_others(document, you):
+    """Every piece of another seat's hidden information found in a JSON document sent to seat ``you``."""
+    found = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            seat = node.get("seat")
+            if "hand" in node and isinstance(seat, int) and seat != you:
+                found.append(f"{path}: seat {seat}'s hand")
+            if path.endswith("pick") and isinstance(seat, int) and seat != you and "cards" in node:
+                found.append(f"{path}: the cards offered to seat {seat}")
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+
+    walk(document, "$")
+    return found
+
+
+def play_out(client, table, choose=lambda legal: legal[0]):
+    """Play the person's seat to the end, checking every response; returns (summary, frames seen)."""
+    you = table["human"]
+    since, frames = -1, []
+    while True:
+        summary = wait_for(client, table["id"])
+        assert "seed" not in summary or summary["status"] == "over"  # the seed would give away the deck
+        while True:
+            reply = client.get(f"/api/tables/{table['id']}/frames", params={"since": since}).json()
+            assert not hidden_information_of_others(reply, you)
+            if not reply["frames"]:
+                break
+            frames += reply["frames"]
+            since = frames[-1]["step"]
+        if summary["status"] == "over":
+            return summary, frames
+        record = client.get(f"/api/tables/{table['id']}/record")
+        assert record.status_code == 409 and "once the game is over" in record.json()["error"]
+        view = frames[-1]["view"]
+        assert view["you"] == you and view["legal_actions"]
+        assert set(frames[-1]["descriptions"]) == set(view["legal_actions"])
+        response = client.post(f"/api/tables/{table['id']}/act", json={"action": choose(view["legal_actions"]),
+                                                                        "step": since})
+        assert response.status_code == 200, response.text
+
+
+def test_the_games_listing_is_the_metadata_of_tavernzoo_games(client):
+    listing = {entry["name"]: entry for entry in client.get("/api/games").json()["games"]}
+    assert set(listing) == set(games())
+    for name, game in games().items():
+        assert listing[name]["options"] == json.loads(json.dumps(describe_options(game.rules.Config)))
+        assert {"random", "heuristic", f"zoo:{name}"} <= set(listing[name]["bots"])
+
+
+@pytest.mark.parametrize("game", sorted(SMALL))
+def test_a_whole_game_against_bots_sends_only_the_players_own_view(client, game):
+    seats = SMALL[game].get("num_players", 2)
+    table = new_table(client, game, ["heuristic", "human"] + ["heuristic"] * (seats - 2), seed=11)
+    assert table["human"] == 1 and "seed" not in table
+    summary, frames = play_out(client, table, choose=lambda legal: legal[-1])
+    assert all(frame["view"]["agent"] == "player_1" for frame in frames)
+    assert not frames[-1]["view"]["legal_actions"]
+    result = summary["result"]
+    assert result["verdict"] in ("you win", "you lose", "you share the win") and result["forfeit"] is None
+    assert summary["seed"] == 11
+    record = client.get(f"/api/tables/{table['id']}/record")
+    assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
+    _, state = replay(record.json())  # the downloaded record replays to its result
+    assert record.json()["returns"] == result["returns"]
+    assert client.get(f"/api/tables/{table['id']}/frames", params={"seat": 0}).status_code == 403
+    rematch = client.post(f"/api/tables/{table['id']}/rematch", json={})
+    assert rematch.status_code == 201 and rematch.json()["id"] != table["id"]
+    assert [s["player"] for s in rematch.json()["seats"]] == [s["player"] for s in summary["seats"]]
+
+
+def test_a_wyvern_player_sees_only_their_own_hand(client):
+    table = new_table(client, "wyvern", ["human", "heuristic", "heuristic"], seed=3)
+    wait_for(client, table["id"])
+    view = client.get(f"/api/tables/{table['id']}/frames").json()["frames"][-1]["view"]
+    assert len(view["hand"]) == view["players"][0]["hand_size"]
+    assert all("hand" not in player for player in view["players"])
+
+
+def test_moves_out_of_turn_and_illegal_moves_are_refused(client):
+    table = new_table(client, "tiny_minotaur", ["human", "heuristic"], seed=2)
+    wait_for(client, table["id"])
+    frames = client.get(f"/api/tables/{table['id']}/frames").json()["frames"]
+    step = frames[-1]["step"]
+    bad = client.post(f"/api/tables/{table['id']}/act", json={"action": "fly", "step": step})
+    assert bad.status_code == 400 and re.search("'fly' is not legal now; legal: ", bad.json()["error"])
+    stale = client.post(f"/api/tables/{table['id']}/act", json={"action": "pass", "step": step - 1})
+    assert stale.status_code == 409
+    assert client.get("/api/tables/nope").status_code == 404
+
+
+@pytest.mark.parametrize("body,status,words", [
+    ({"game": "chess", "seats": ["human"]}, 400, "unknown game 'chess'; valid: "),
+    ({"game": "tiny_minotaur", "seats": ["human"]}, 400, "has 2 seats; got 1"),
+    ({"game": "tiny_minotaur", "seats": ["human", "human"]}, 400, "at most one seat may be 'human'"),
+    ({"game": "tiny_minotaur", "seats": ["human", "wizard"]}, 400, "unknown bot spec 'wizard'"),
+    ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "seed": 1.5}, 400, "'seed' must be a whole number"),
+    ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"colour": 1}}, 400, "unknown option"),
+    ({"game": "tiny_minotaur", "seats": ["human", GOOD_BOT]}, 400, "start the server with --allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", "/etc/passwd"]}, 400, "--allow-local"),
+])
+def test_bad_table_requests_get_one_clear_error(client, body, status, words):
+    response = client.post("/api/tables", json=body)
+    assert response.status_code == status and words in response.json()["error"], response.text
+
+
+def test_requests_are_bounded_and_must_be_json_from_this_host(client):
+    big = client.post("/api/tables", content=b"{" + b" " * (Limits.body_bytes + 1),
+                      headers={"Content-Type": "application/json"})
+    assert big.status_code == 413
+    plain = client.post("/api/tables", content=b"{}", headers={"Content-Type": "text/plain"})
+    assert plain.status_code == 415 and "Content-Type: application/json" in plain.json()["error"]
+    assert client.get("/api/games", headers={"Host": "evil.example"}).status_code == 400
+    page = client.get("/")
+    assert page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_the_page_loads_nothing_from_elsewhere():
+    static = Path(__file__).parents[1] / "web" / "static"
+    for path in static.iterdir():
+        text = path.read_text()
+        assert not re.search(r"https?:|[\"'(]//", text), path  # no absolute or protocol-relative address
+
+
+def test_a_crashing_program_forfeits_and_the_table_says_so(local_client):
+    table = new_table(local_client, "tiny_minotaur", ["human", CRASHING_BOT], seed=4, config={})
+    summary, frames = play_out(local_client, table)
+    forfeit = summary["result"]["forfeit"]
+    assert forfeit["seat"] == 1 and forfeit["kind"] == "crash" and "crashing on purpose" in forfeit["reason"]
+    assert summary["result"]["verdict"] == "you win" and "forfeits: crash" in frames[-1]["note"]
+    assert local_client.get(f"/api/tables/{table['id']}/record").json()["forfeit"]["seat"] == 1
+
+
+def test_a_watched_table_shows_any_seat_and_streams_its_progress(local_client):
+    table = new_table(local_client, "ministeel", ["heuristic", "random", GOOD_BOT], seed=8)
+    assert table["human"] is None
+    summary = wait_for(local_client, table["id"], ("over",))
+    assert summary["steps"] > 2 and summary["result"]["verdict"] is None
+    hands = {}
+    for seat in range(3):
+        frames = local_client.get(f"/api/tables/{table['id']}/frames", params={"since": 0, "seat": seat}).json()
+        view = frames["frames"][0]["view"]
+        assert frames["frames"][0]["step"] == 1 and view["you"] == seat
+        hands[seat] = view["players"][seat]["hand"]
+    assert len(hands) == 3
+    with local_client.stream("GET", f"/api/tables/{table['id']}/events") as events:
+        lines = [line for line in events.iter_lines() if line.startswith("data:")]
+    assert json.loads(lines[-1][len("data:"):])["status"] == "over"
+
+
+def test_a_records_file_replays_step_by_step(client, tmp_path):
+    from tavernzoo.eval.match import play_match
+
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", ["heuristic", "random"], 2, seed=1, config={"num_players": 2}, records_path=path)
+    tournament_line = json.dumps({"deal": 0, "record": json.loads(path.read_text().splitlines()[0]), "forfeit": None})
+    body = path.read_text() + tournament_line + "\n"
+    reply = client.post("/api/replays", content=body.encode())
+    assert reply.status_code == 201, reply.text
+    replay_id, listing = reply.json()["id"], reply.json()["games"]
+    assert len(listing) == 3 and listing[0]["seats"] == ["heuristic", "random"]
+    last = listing[0]["steps"] - 1
+    start = client.get(f"/api/replays/{replay_id}/0", params={"step": 0, "seat": 1}).json()
+    end = client.get(f"/api/replays/{replay_id}/0", params={"step": last, "seat": 0}).json()
+    back = client.get(f"/api/replays/{replay_id}/0", params={"step": 1, "seat": 1}).json()
+    assert start["note"] is None and start["view"]["you"] == 1 and "hand" in start["view"]["players"][1]
+    assert end["view"]["phase"] == "over" and back["note"].startswith("player_")
+    assert client.get(f"/api/replays/{replay_id}/0", params={"step": last + 1}).status_code == 400
+    assert client.get(f"/api/replays/{replay_id}/9").status_code == 404
+    bad = client.post("/api/replays", content=b'{"format": "something else"}\n')
+    assert bad.status_code == 400 and "not a tavernzoo game record" in bad.json()["error"]
+
+
+def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
+    pytest.importorskip("onnx")
+    import base64
+
+    from tavernzoo.agents.onnx_bot import ZOO_DIR
+
+    manifest = json.loads((ZOO_DIR / "tiny_minotaur.json").read_text())
+    onnx = base64.b64encode((ZOO_DIR / "tiny_minotaur.onnx").read_bytes()).decode()
+    reply = client.post("/api/uploads", json={"manifest": manifest, "onnx": onnx})
+    assert reply.status_code == 201 and reply.json()["env"] == "tiny_minotaur_v0"
+    table = new_table(client, "tiny_minotaur", ["human", reply.json()["spec"]], seed=1)
+    assert wait_for(client, table["id"])["status"] in ("your_turn", "over")
+    tampered = client.post("/api/uploads", json={"manifest": manifest, "onnx": base64.b64encode(b"xx").decode()})
+    assert tampered.status_code == 400 and "SHA-256" in tampered.json()["error"]
+
+
+def test_stores_are_bounded_and_expire():
+    dropped = []
+    store = Store(2, 3600, dropped.append)
+    for key in "abc":
+        store.add(key, key.upper())
+    assert store.get("a") is None and store.get("c") == "C" and dropped == ["A"]
+    stale = Store(5, 0.0, dropped.append)
+    stale.add("x", "X")
+    stale.add("y", "Y")  # adding expires what has outlived its time (here: at once)
+    assert stale.get("x") is None and "X" in dropped
+
+
+# --- the real server on loopback ----------------------------------------------------------------------
+
+
+def test_two_hundred_concurrent_clients_are_all_answered():
+    results = []
+
+    def one(number):
+        body = json.dumps({"type": "hello", "game": "tiny_minotaur", "session": str(number)}).encode()
+        request = urllib.request.Request(url + "bot", data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                results.append(json.loads(response.read())["type"])
+        except OSError as error:
+            results.append(repr(error))
+
+    with ServerThread(create_app(bot="heuristic")) as url:
+        threads = [threading.Thread(target=one, args=(n,)) for n in range(200)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    assert results == ["hello"] * 200
+
+
+def test_a_stalled_client_blocks_nobody_and_is_cut_off():
+    with ServerThread(create_app(), header_seconds=1.0) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        stalled = socket.create_connection(("127.0.0.1", port), timeout=60)
+        stalled.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # and never the rest
+        with urllib.request.urlopen(url + "api/games", timeout=30) as response:
+            assert response.status == 200
+        assert stalled.recv(1024) == b""  # the server closed it (the header time-out); bounded by the socket's 60 s
+        stalled.close()
+
+
+def test_the_web_command_serves_the_page_on_loopback():
+    process = subprocess.Popen([sys.executable, "-m", "tavernzoo.cli", "web", "--port", "0", "--quiet"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = process.stdout.readline()
+        assert banner.startswith("tavernzoo web on http://127.0.0.1:"), process.stderr.read()
+        url = banner.split(" on ")[1].split()[0]
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert b'<script src="/static/app.js">' in response.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+# --- tavernzoo bot check -----------------------------------------------------------------------------
+
+
+def test_a_correct_program_passes_the_compliance_run():
+    report = check_program(GOOD_BOT[len("cmd:"):], ["tiny_minotaur", "minefield"], games_each=2)
+    assert not report.violations, report.violations
+    assert report.games_played == {"tiny_minotaur_v0": 2, "minefield_v0": 2}
+    assert {check.stage for check in report.checks} == {"handshake", "errors", "quit", "games"}
+
+
+@pytest.mark.parametrize("mode,words", [("crash", "crash: "), ("garbage", "garbage: "), ("illegal", "illegal: ")])
+def test_the_compliance_run_reports_every_violation(mode, words):
+    report = check_program(f"{sys.executable} {FIXTURES / 'broken_bot.py'} {mode}", ["tiny_minotaur"], games_each=2,
+                           move_timeout=5)
+    failed_games = [check for check in report.violations if check.stage == "games"]
+    assert len(failed_games) == 2 and all(words in check.detail for check in failed_games), report.violations
+
+
+def test_the_bot_check_command_exits_1_on_violations():
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "bot", "check",
+                             f"{sys.executable} {FIXTURES / 'broken_bot.py'} garbage", "--game", "tiny_minotaur",
+                             "--games", "1"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "violation(s)" in result.stdout, result.stderr

@@ -1,0 +1,469 @@
+"""The web app (Starlette): the page, its JSON API, a live event stream, and the bot protocol over HTTP.
+
+:func:`create_app` builds the one ASGI app both commands run: ``tavernzoo web`` serves the page at ``/``
+(with the bot protocol at ``/bot`` when ``--bot`` names a bot) and ``tavernzoo serve --bot SPEC``
+serves the bot protocol at ``/`` alone (docs/bot-protocol.md).
+
+The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
+
+==========================================  ===========================================================
+``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
+``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
+                                            "seed"}``: a new table; its summary
+``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
+``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
+                                            (any ``seat``'s view when the table is watched)
+``GET /api/tables/ID/events``               server-sent events: the summary whenever the table changes
+``POST /api/tables/ID/act``                 ``{"action": NAME, "step": N}``: the person's move
+``GET /api/tables/ID/record``               the game record (once the game is over)
+``POST /api/tables/ID/rematch``             the same seats and options, a new deal
+``POST /api/uploads``                       ``{"manifest": {...}, "onnx": BASE64}``: an exported bot;
+                                            its spec (``upload:ID``) for the seats
+``POST /api/replays``                       a records file (JSON or JSON lines) as the body
+``GET /api/replays/ID/N?step=K&seat=S``     game N of a replay at step K from seat S
+==========================================  ===========================================================
+
+Every table and replay lives in a bounded store and expires when unused; request bodies are bounded in
+size and time (:mod:`tavernzoo.web.server` bounds the headers and idle connections).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import secrets
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
+from ..envs import ReplayError, games, get_game
+from ..envs.core import describe_options
+from .tables import HUMAN, Store, Table, TableError, Timeline, read_records
+
+STATIC = Path(__file__).resolve().parent / "static"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+class Limits:
+    """The bounds of one server (defaults fit one person's machine)."""
+
+    body_bytes = 64 << 10  # an API request
+    upload_bytes = 16 << 20  # an exported bot, or a records file
+    body_seconds = 10.0  # to receive a whole request body
+    tables = 64
+    replays = 16
+    records_per_replay = 10_000
+    idle_seconds = 1800.0  # a table or replay unused this long is dropped
+    stream_seconds = 300.0  # one event stream; the browser reconnects on its own
+    frames_per_request = 64
+
+
+class BodyError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int, seconds: float) -> bytes:
+    """The request body, refused (413) past ``limit`` bytes and (408) when it takes over ``seconds``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyError(413, f"a request may be at most {limit} bytes; this one has {declared}")
+    chunks, size = [], 0
+    try:
+        with anyio.fail_after(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise BodyError(413, f"a request may be at most {limit} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BodyError(408, f"the request body did not arrive within {seconds:g} s") from None
+    except ClientDisconnect:
+        raise BodyError(400, "the client went away before sending the whole body") from None
+    return b"".join(chunks)
+
+
+def fail(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        # A cross-site page cannot send application/json without the browser asking first (CORS), and
+        # this server never says yes: only pages it serves itself can drive it.
+        raise BodyError(415, "send the request as JSON (Content-Type: application/json)")
+    body = await read_body(request, limit, Limits.body_seconds)
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise BodyError(400, f"the request body is not JSON ({error})") from None
+
+
+class WebState:
+    """What one app holds: tables, replays, uploaded bots, and which bot specs the page may use."""
+
+    def __init__(self, allow_local: bool, limits: type[Limits] = Limits):
+        self.limits = limits
+        self.allow_local = allow_local
+        # A dropped table's programs are stopped in the background: stopping one may take a second.
+        self.tables = Store(limits.tables, limits.idle_seconds, lambda table: _in_background(table.close))
+        self.replays = Store(limits.replays, limits.idle_seconds, None)
+        self.upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
+        self.uploads: dict[str, Path] = {}
+
+    def resolve(self, spec: Any) -> str:
+        """The bot spec to load for a seat choice, refusing programs and files unless allowed."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise TableError("each seat must be 'human' or a bot spec (a non-empty string)")
+        spec = spec.strip()
+        if spec.startswith("upload:"):
+            path = self.uploads.get(spec[len("upload:"):])
+            if path is None:
+                raise TableError(f"no uploaded bot {spec!r} (uploads last as long as the server)")
+            return str(path)
+        local = spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
+        if local and not self.allow_local:
+            raise TableError(f"{spec!r} runs a program or reads a file on the server; start the server with "
+                             "--allow-local to allow that, or upload an exported bot (.onnx + .json)")
+        return spec
+
+    def load(self, spec: str, game: Any, config: Any, seed: int) -> Any:
+        from ..agents import load_bot
+
+        return load_bot(self.resolve(spec), game, config, seed)
+
+
+# --- the API ------------------------------------------------------------------------------------------
+
+
+def games_listing() -> list[dict[str, Any]]:
+    from ..agents import builtin_bots
+    from ..agents.onnx_bot import zoo_bots
+
+    zoo = zoo_bots()
+    listing = []
+    for game in games().values():
+        config = game.make_config()
+        bots = list(builtin_bots(game))
+        if game.name in zoo:
+            bots.append(f"zoo:{game.name}")
+        listing.append({
+            "name": game.name, "env": game.env_name, "title": game.title,
+            "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
+            "seats": game.rules.num_seats(config),
+            "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+        })
+    return listing
+
+
+async def api_games(request: Request) -> Response:
+    listing = await anyio.to_thread.run_sync(games_listing)
+    return JSONResponse({"games": listing, "allow_local": request.app.state.web.allow_local})
+
+
+async def api_new_table(request: Request) -> Response:
+    web: WebState = request.app.state.web
+    body = await read_json(request, web.limits.body_bytes)
+    if not isinstance(body, dict):
+        raise TableError("the request must be an object: {game, config, seats, seed}")
+    return await _open_table(request, body)
+
+
+async def _open_table(request: Request, body: dict[str, Any]) -> Response:
+    web: WebState = request.app.state.web
+    name, config, seats, seed = body.get("game"), body.get("config") or {}, body.get("seats"), body.get("seed")
+    if not isinstance(name, str):
+        raise TableError("name the 'game' (GET /api/games lists them)")
+    if not isinstance(config, dict):
+        raise TableError("'config' must be an object of game options")
+    if not isinstance(seats, list) or not seats:
+        raise TableError("'seats' must be a list: 'human' or a bot spec for each seat")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+        raise TableError("'seed' must be a whole number from 0 to 2^63-1 (or absent: a fresh one)")
+    for seat in seats:
+        if seat != HUMAN:
+            web.resolve(seat)
+
+    def build() -> Table:
+        game = get_game(name)
+        try:
+            game_config = game.make_config(config)
+        except TypeError as error:
+            raise TableError(f"bad options for {game.name}: {error}") from None
+        return Table(game, game_config, seats, seed, web.load)
+
+    table = await anyio.to_thread.run_sync(build)
+    web.tables.add(table.id, table)
+    _in_background(table.start)
+    return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
+                        status_code=201)
+
+
+def _in_background(work: Any) -> None:
+    """Bots think in a thread of their own: a slow or hung program holds up only its own table."""
+    threading.Thread(target=work, daemon=True, name="tavernzoo-table").start()
+
+
+def _table(request: Request) -> Table:
+    table = request.app.state.web.tables.get(request.path_params["id"])
+    if table is None:
+        raise TableError("no such table (it may have expired after being left unused); start a new game", 404)
+    return table
+
+
+def _int_param(request: Request, key: str, default: int | None) -> int | None:
+    raw = request.query_params.get(key)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise TableError(f"'{key}' must be a whole number, not {raw!r}") from None
+
+
+async def api_table(request: Request) -> Response:
+    return JSONResponse(_table(request).summary())
+
+
+async def api_frames(request: Request) -> Response:
+    table = _table(request)
+    since = _int_param(request, "since", -1)
+    seat = _int_param(request, "seat", None)
+    try:
+        frames = await anyio.to_thread.run_sync(table.frames_since, since, seat,
+                                                request.app.state.web.limits.frames_per_request)
+    except ReplayError as error:
+        raise TableError(str(error)) from None
+    return JSONResponse({"frames": frames, "summary": table.summary()})
+
+
+async def api_act(request: Request) -> Response:
+    table = _table(request)
+    body = await read_json(request, request.app.state.web.limits.body_bytes)
+    if not isinstance(body, dict):
+        raise TableError("send {\"action\": NAME, \"step\": N}")
+    await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"))
+    _in_background(table.advance)
+    return JSONResponse(table.summary())
+
+
+async def api_events(request: Request) -> Response:
+    """Server-sent events: the table's summary now and after every change (``id`` is its version)."""
+    table = _table(request)
+    limits = request.app.state.web.limits
+
+    async def stream():
+        seen = None
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + limits.stream_seconds
+        yield "retry: 1000\n\n"
+        while loop.time() < ends:
+            if table.version != seen:
+                seen = table.version
+                yield f"id: {seen}\nevent: table\ndata: {json.dumps(table.summary())}\n\n"
+                if table.status == "over":
+                    return
+            await asyncio.sleep(0.05)
+        yield ": this stream ends; reconnect for more\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def api_record(request: Request) -> Response:
+    table = _table(request)
+    record = table.record()
+    name = f"{table.game.name}-{table.seed}.json"
+    return JSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def api_rematch(request: Request) -> Response:
+    table = _table(request)
+    from ..envs.core import config_to_dict
+
+    return await _open_table(request, {"game": table.game.name, "config": config_to_dict(table.config),
+                                       "seats": table.seats, "seed": None})
+
+
+async def api_upload(request: Request) -> Response:
+    web: WebState = request.app.state.web
+    body = await read_json(request, web.limits.upload_bytes)
+    manifest, data = (body.get("manifest"), body.get("onnx")) if isinstance(body, dict) else (None, None)
+    if not isinstance(manifest, dict) or not isinstance(data, str):
+        raise TableError("send {\"manifest\": the bot's .json, \"onnx\": its .onnx in base64}")
+    try:
+        onnx = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise TableError("'onnx' is not base64") from None
+    key = secrets.token_urlsafe(8)
+    folder = web.upload_dir / key
+    folder.mkdir()
+    (folder / "bot.onnx").write_bytes(onnx)
+    (folder / "bot.json").write_text(json.dumps(manifest))
+
+    def check() -> str:
+        from ..agents.onnx_bot import read_manifest
+
+        env = read_manifest(folder / "bot.onnx")["env"]
+        game = get_game(env)
+        from ..agents import load_bot
+
+        load_bot(str(folder / "bot.onnx"), game)  # the hash, the interface, the action names
+        return env
+
+    try:
+        env = await anyio.to_thread.run_sync(check)
+    except ValueError as error:
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+        raise TableError(f"the uploaded bot cannot play: {error}") from None
+    web.uploads[key] = folder / "bot.onnx"
+    return JSONResponse({"spec": f"upload:{key}", "env": env}, status_code=201)
+
+
+async def api_new_replay(request: Request) -> Response:
+    web: WebState = request.app.state.web
+    body = await read_body(request, web.limits.upload_bytes, web.limits.body_seconds)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TableError("the records file is not UTF-8 text") from None
+
+    def build() -> list[Timeline]:
+        return [Timeline(record) for record in read_records(text, web.limits.records_per_replay)]
+
+    try:
+        timelines = await anyio.to_thread.run_sync(build)
+    except ReplayError as error:
+        raise TableError(f"cannot replay this file: {error}") from None
+    key = secrets.token_urlsafe(12)
+    web.replays.add(key, timelines)
+    return JSONResponse({"id": key, "games": [t.summary() for t in timelines]}, status_code=201)
+
+
+async def api_replay_frame(request: Request) -> Response:
+    timelines = request.app.state.web.replays.get(request.path_params["id"])
+    if timelines is None:
+        raise TableError("no such replay (it may have expired); open the file again", 404)
+    number = request.path_params["number"]
+    if not 0 <= number < len(timelines):
+        raise TableError(f"the file holds games 0-{len(timelines) - 1}, not {number}", 404)
+    step, seat = _int_param(request, "step", 0), _int_param(request, "seat", 0)
+    try:
+        frame = await anyio.to_thread.run_sync(timelines[number].frame, step, seat)
+    except ReplayError as error:
+        raise TableError(str(error)) from None
+    return JSONResponse(frame)
+
+
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+# --- the bot protocol over HTTP -----------------------------------------------------------------------
+
+
+async def bot_hello(request: Request) -> Response:
+    return JSONResponse(request.app.state.bot.hello())
+
+
+async def bot_request(request: Request) -> Response:
+    try:
+        body = await read_body(request, MAX_REQUEST, Limits.body_seconds)
+    except BodyError as error:
+        code = "oversize" if error.status == 413 else "bad_request"
+        return JSONResponse(error_reply(code, str(error)), status_code=error.status)
+    reply = await anyio.to_thread.run_sync(request.app.state.bot.answer, body)
+    return JSONResponse(reply, status_code=400 if reply["type"] == "error" else 200)
+
+
+# --- the app ------------------------------------------------------------------------------------------
+
+
+async def on_table_error(request: Request, error: Exception) -> Response:
+    return fail(getattr(error, "status", 400), str(error))
+
+
+async def on_not_found(request: Request, error: Exception) -> Response:
+    if request.app.state.web is None:
+        return JSONResponse(error_reply("bad_request", f"no such path {request.url.path}; GET / or POST /"),
+                            status_code=404)
+    return fail(404, f"no such page {request.url.path}")
+
+
+async def on_bad_method(request: Request, error: Exception) -> Response:
+    return fail(405, f"{request.method} is not allowed on {request.url.path}")
+
+
+class SecurityHeaders:
+    """Headers on every response: the page may load nothing from elsewhere, nor be framed."""
+
+    HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+               (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")]
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(bot: str | None = None, web: bool = True, allow_local: bool = False,
+               hosts: tuple[str, ...] = LOOPBACK_HOSTS, limits: type[Limits] = Limits) -> Starlette:
+    """The ASGI app: the page and its API (``web``), and the bot protocol for ``bot`` (a bot spec)
+    at ``/bot`` beside the page or at ``/`` alone."""
+    if not web and bot is None:
+        raise ValueError("the app serves the page, a bot, or both")
+    routes: list[Any] = []
+    if bot is not None:
+        where = "/bot" if web else "/"
+        routes += [Route(where, bot_hello, methods=["GET"]), Route(where, bot_request, methods=["POST"])]
+    if web:
+        routes += [
+            Route("/", page, methods=["GET"]),
+            Route("/api/games", api_games, methods=["GET"]),
+            Route("/api/tables", api_new_table, methods=["POST"]),
+            Route("/api/tables/{id}", api_table, methods=["GET"]),
+            Route("/api/tables/{id}/frames", api_frames, methods=["GET"]),
+            Route("/api/tables/{id}/events", api_events, methods=["GET"]),
+            Route("/api/tables/{id}/act", api_act, methods=["POST"]),
+            Route("/api/tables/{id}/record", api_record, methods=["GET"]),
+            Route("/api/tables/{id}/rematch", api_rematch, methods=["POST"]),
+            Route("/api/uploads", api_upload, methods=["POST"]),
+            Route("/api/replays", api_new_replay, methods=["POST"]),
+            Route("/api/replays/{id}/{number:int}", api_replay_frame, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+    handlers = {TableError: on_table_error, BodyError: on_table_error, ValueError: on_table_error,
+                404: on_not_found, 405: on_bad_method}
+    middleware = [Middleware(SecurityHeaders)]
+    if hosts:  # a page elsewhere that points a name of its own at this address (DNS rebinding) is refused
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+    app.state.web = WebState(allow_local, limits) if web else None
+    app.state.bot = BotSessions(bot) if bot is not None else None
+    return app

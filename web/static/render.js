@@ -1,0 +1,243 @@
+// Drawing a seat's view of each game. Every renderer reads the view dict the server sent (the env's
+// view(agent)) and draws what is there; a missing field is skipped, and an unknown game gets the
+// generic drawing, so a renderer never breaks when a game's view gains or loses a field.
+"use strict";
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key === "style") el.style.cssText = value; // CSSOM: the page's policy forbids style attributes
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+const has = (value) => value !== null && value !== undefined;
+// Watching or replaying, the view's own seat is the one looked from, not "you".
+let spectating = false;
+const setSpectating = (value) => { spectating = Boolean(value); };
+const seatName = (view, seat) => (seat !== view.you ? `player_${seat}` : spectating ? `player_${seat} (seen from)` : `you (player_${seat})`);
+const handLabel = (view) => (spectating ? `player_${view.you}'s hand` : "your hand");
+const pretty = (name) => String(name).replace(/_/g, " ");
+
+function fmt(value) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.length ? value.map(fmt).join(", ") : "none";
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${pretty(k)} ${fmt(v)}`).join(", ");
+  return String(value);
+}
+
+function facts(pairs) {
+  // A definition list of the pairs whose value is present.
+  const dl = h("dl", { class: "facts" });
+  for (const [label, value] of pairs) {
+    if (!has(value)) continue;
+    dl.append(h("dt", { text: label }), h("dd", { text: fmt(value) }));
+  }
+  return dl;
+}
+
+function bar(value, max, label) {
+  const share = Math.max(0, Math.min(1, max > 0 ? value / max : 0));
+  return h("div", { class: "bar", role: "img", "aria-label": `${label} ${value}` },
+    h("div", { class: "fill", style: `width:${Math.round(share * 100)}%` }),
+    h("span", { text: `${label} ${value}` }));
+}
+
+function card(name, count, extra) {
+  return h("span", { class: `card ${extra || ""}`, title: pretty(name) },
+    h("span", { class: "card-name", text: pretty(name) }), has(count) && count !== 1 ? h("b", { text: `×${count}` }) : null);
+}
+
+function cardsOf(counts) {
+  // {kind: count} or [names] as a row of cards.
+  const row = h("div", { class: "cards" });
+  if (Array.isArray(counts)) counts.forEach((name) => row.append(card(name)));
+  else if (counts && typeof counts === "object") {
+    for (const [name, count] of Object.entries(counts)) if (count) row.append(card(name, count));
+  }
+  if (!row.childElementCount) row.append(h("span", { class: "muted", text: "none" }));
+  return row;
+}
+
+function d20(windows, marks) {
+  // A strip of the faces 1..20, each window's faces coloured, marked faces ringed.
+  const strip = h("div", { class: "d20", role: "img", "aria-label": "d20 windows: " + fmt(windows) });
+  for (let face = 1; face <= 20; face++) {
+    const kinds = Object.entries(windows || {}).filter(([, w]) => Array.isArray(w) && w.length === 2 && face >= w[0] && face <= w[1]).map(([k]) => k);
+    strip.append(h("span", { class: ["face", ...kinds.map((k) => `w-${k}`), (marks || []).includes(face) ? "mark" : ""].join(" "),
+      title: kinds.length ? `${face}: ${kinds.join(", ")}` : String(face), text: face }));
+  }
+  return strip;
+}
+
+function playerBox(view, player, body) {
+  const seat = player.seat;
+  const classes = ["player", seat === view.you ? "me" : "", seat === view.to_act ? "acting" : "",
+    player.alive === false || player.dead ? "out" : ""].join(" ");
+  return h("article", { class: classes, "data-seat": seat, "aria-label": seatName(view, seat) },
+    h("h4", { text: seatName(view, seat) + (seat === view.to_act ? " — to act" : "") }), ...body);
+}
+
+const renderers = {
+  tiny_minotaur(view) {
+    const root = h("div", { class: "board tm" });
+    const maxHp = Math.max(100, ...(view.players || []).map((p) => p.hp || 0));
+    for (const p of view.players || []) {
+      root.append(playerBox(view, p, [
+        bar(p.hp ?? 0, maxHp, "HP"),
+        facts([["class", p.class], ["tier", p.tier], ["boss", p.boss]]),
+        h("div", { class: "label", text: "cards" }), cardsOf(p.cards),
+        h("div", { class: "label", text: "hit windows (d20)" }), d20(p.windows),
+        h("div", { class: "legend" }, ...Object.entries(p.windows || {}).map(([k, w]) => h("span", { class: `w-${k} key`, text: `${pretty(k)} ${w[0]}–${w[1]}` }))),
+      ]));
+    }
+    const hit = view.pending_hit;
+    root.append(h("div", { class: "center" },
+      facts([["phase", view.phase], ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null],
+        ["initiative", view.initiative_rolls], ["first", has(view.first_seat) ? `player_${view.first_seat}` : null]]),
+      hit ? h("p", { class: "pending", text: `incoming: player_${hit.attacker}'s ${pretty(hit.card)} for ${hit.damage} damage` }) : null));
+    return root;
+  },
+
+  minefield(view) {
+    const root = h("div", { class: "board mf" });
+    const alive = new Set(view.alive || []);
+    const seats = new Set([...(view.alive || []), ...(view.eliminated_order || [])]);
+    if (has(view.you)) seats.add(view.you);
+    // Battles are d100 against d100: the grid is 1..100, this round's mines filled, the last round's
+    // mine numbers ringed, the last round's rolls marked.
+    const mines = view.mines || [];
+    const last = view.last_round || {};
+    const lastMines = (last.mine_rolls || []).flatMap((r) => r.numbers || []);
+    const rolled = (last.attacks || []).flatMap((a) => (a.rolls || []).flat()).filter((n) => n > 0);
+    const grid = h("div", { class: "d100", role: "img", "aria-label": "mines: " + fmt(mines) });
+    for (let n = 1; n <= 100; n++) {
+      const kinds = [mines.includes(n) ? "mine" : "", lastMines.includes(n) ? "was-mine" : "", rolled.includes(n) ? "mark" : ""];
+      grid.append(h("span", { class: `face ${kinds.join(" ")}`, text: n, title: `${n}${mines.includes(n) ? ": a mine" : ""}${rolled.includes(n) ? " (rolled last round)" : ""}` }));
+    }
+    root.append(h("div", { class: "center" },
+      facts([["round", view.round], ["variant", view.variant], ["double whammy", view.double_whammy],
+        ["finals next", view.finals_next], ["mines now", mines.length ? mines : null]]),
+      h("div", { class: "label", text: "d100: mines (filled), last round's mines (ringed), last round's rolls (bold)" }), grid));
+    const players = h("div", { class: "players" });
+    for (const seat of [...seats].sort((a, b) => a - b)) {
+      players.append(playerBox(view, { seat, alive: alive.has(seat) }, [
+        h("p", { text: alive.has(seat) ? "in the game" : `out (${(view.eliminated_order || []).indexOf(seat) + 1}. out)` })]));
+    }
+    root.append(players);
+    const lines = [];
+    for (const r of last.mine_rolls || []) lines.push(`mine roll d10 ${r.d10} (${r.pick}): ${fmt(r.numbers)}`);
+    for (const a of last.attacks || []) lines.push(`player_${a.attacker} attacks player_${a.defender}: ${pretty(a.outcome)} (rolls ${fmt(a.rolls)})`);
+    if ((last.eliminated || []).length) lines.push(`eliminated: ${last.eliminated.map((s) => `player_${s}`).join(", ")}`);
+    if (lines.length) root.append(h("div", { class: "center" }, h("div", { class: "label", text: "last round" }), h("ul", {}, lines.map((t) => h("li", { text: t })))));
+    return root;
+  },
+
+  ministeel(view) {
+    const root = h("div", { class: "board ms" });
+    const players = h("div", { class: "players" });
+    const maxHp = Math.max(10, ...(view.players || []).map((p) => p.hp || 0));
+    for (const p of view.players || []) {
+      const worn = Object.entries(p.equipment || {}).filter(([, v]) => v).map(([k]) => pretty(k));
+      players.append(playerBox(view, p, [
+        bar(p.hp ?? 0, maxHp, "HP"),
+        facts([["poison", p.poison], ["draw tokens", p.draw_tokens], ["cards in hand", p.hand_size],
+          ["equipped", worn.length ? worn : null], ["skips", p.skips || null], ["alive", p.alive === false ? false : null]]),
+        has(p.hand) ? h("div", { class: "hand", "data-owner": p.seat }, h("div", { class: "label", text: handLabel(view) }), cardsOf(p.hand)) : null,
+      ]));
+    }
+    root.append(players);
+    const a = view.pending_attack;
+    const pick = view.pick;
+    root.append(h("div", { class: "center" },
+      facts([["phase", view.phase], ["turn of", has(view.turn_seat) ? seatName(view, view.turn_seat) : null],
+        ["actions left", view.actions_left], ["deck", view.deck_size], ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null]]),
+      a ? h("p", { class: "pending", text: `attack: player_${a.attacker} → player_${a.target} with ${pretty(a.card)}, ${a.damage} damage` + (a.poison ? `, ${a.poison} poison` : "") + (a.shield ? `, shield ${pretty(a.shield)}` : "") }) : null,
+      pick ? h("div", {}, h("p", { text: `${seatName(view, pick.seat)} picks from ${pretty(pick.source)}` }), has(pick.cards) ? cardsOf(pick.cards) : null) : null,
+      view.discard ? h("div", {}, h("div", { class: "label", text: "discard pile" }), cardsOf(view.discard)) : null));
+    return root;
+  },
+
+  wyvern(view) {
+    const root = h("div", { class: "board wy" });
+    const players = h("div", { class: "players" });
+    const win = view.win_level || 10;
+    for (const p of view.players || []) {
+      players.append(playerBox(view, p, [
+        bar(p.level ?? 0, win, "level"),
+        facts([["combat level", p.combat_level], ["race", p.race], ["class", p.class], ["deck", p.deck],
+          ["run bonus", p.run_bonus], ["cards in hand", p.hand_size], ["deck / discard", has(p.deck_size) ? `${p.deck_size} / ${p.discard_size}` : null],
+          ["summon", p.summon], ["dead", p.dead || null], ["paralyzed", p.paralyzed || null]]),
+        h("div", { class: "label", text: "equipped" }), cardsOf(p.equipped || []),
+      ]));
+    }
+    root.append(players);
+    const c = view.combat;
+    const center = h("div", { class: "center" },
+      facts([["phase", view.phase], ["active", has(view.active) ? seatName(view, view.active) : null],
+        ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null], ["door card", view.door_card],
+        ["gold this turn", view.gold_this_turn]]));
+    if (c) {
+      center.append(h("div", { class: "combat" },
+        h("p", { class: "pending", text: `combat: ${pretty(c.monster)} (level ${c.level}) — monster ${c.monster_strength} vs party ${c.party_strength}: ${c.party_wins ? "the party wins" : "the monster wins"}` }),
+        facts([["fighter", has(c.fighter) ? seatName(view, c.fighter) : null], ["helper", has(c.helper) ? seatName(view, c.helper) : null],
+          ["treasures", c.treasures], ["bad stuff", c.bad_stuff], ["asked", has(c.asked) ? seatName(view, c.asked) : null]]),
+        (c.table || []).length ? cardsOf((c.table || []).map(([owner, key]) => `${key} (p${owner})`)) : null));
+    }
+    if (view.looting) center.append(h("p", { text: `looting the body of player_${view.looting.dead}` }));
+    root.append(center);
+    if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: handLabel(view) }), cardsOf(view.hand)));
+    return root;
+  },
+};
+
+const SKIP = new Set(["game", "env", "agent", "legal_actions", "you"]);
+
+function renderGeneric(view) {
+  return h("div", { class: "board" }, facts(Object.entries(view).filter(([k, v]) => !SKIP.has(k) && !/event/.test(k) && typeof v !== "object").map(([k, v]) => [pretty(k), v])),
+    h("pre", { text: JSON.stringify(Object.fromEntries(Object.entries(view).filter(([k, v]) => !SKIP.has(k) && typeof v === "object")), null, 1) }));
+}
+
+function renderView(view) {
+  const draw = renderers[view.game] || renderGeneric;
+  try {
+    return draw(view);
+  } catch (error) {
+    console.error(error);
+    return renderGeneric(view);
+  }
+}
+
+function viewEvents(view) {
+  for (const key of ["last_events", "events"]) if (Array.isArray(view[key])) return view[key].map(String);
+  return [];
+}
+
+function newEvents(previous, current) {
+  // The events of `current` not already shown: the longest tail of `previous` that heads `current`.
+  for (let k = Math.min(previous.length, current.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k; i++) if (previous[previous.length - k + i] !== current[i]) { same = false; break; }
+    if (same) return current.slice(k);
+  }
+  return current;
+}
+
+function resultText(view) {
+  if (!view) return "";
+  const parts = [];
+  if (has(view.winner)) parts.push(`winner: ${seatName(view, view.winner)}`);
+  if (has(view.end_reason)) parts.push(`(${pretty(view.end_reason)})`);
+  return parts.join(" ");
+}
+
+window.TZ = { h, setSpectating, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };

@@ -1,0 +1,436 @@
+"""Games at the web page: tables (a game being played or watched), replays of records, bounded stores.
+
+A :class:`Table` is one game through the game's PettingZoo env (:func:`tavernzoo.eval.match.make_env`),
+its seats a person (``"human"``, at most one) or bots loaded with :func:`tavernzoo.agents.load_bot`.
+Bots are guarded as in tournaments: one that crashes, times out or answers an illegal action forfeits
+the game (it loses, the others share the win).
+
+What a person at a table may receive is only their own seat's view: after every step the table keeps
+``env.unwrapped.view(agent)`` of the human seat (a *frame*), and nothing else about the state leaves the
+server until the game is over (not the seed, which would give away the deck order, nor the record).
+A table without a person is *watched*: any seat's view of any step may be shown, computed by
+replaying the record up to that step (:class:`Timeline`), the same way recorded games are replayed.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..agents.play import PUBLIC_GAMES
+from ..envs import Chance, Game, ReplayError, get_game
+from ..eval.match import make_env, score_of
+from ..eval.tournament import Forfeit, _Guard
+
+HUMAN = "human"
+
+
+class TableError(ValueError):
+    """A request a table cannot honour; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def describe(game: Game, config: Any, names: list[str]) -> dict[str, str]:
+    """A sentence for each of the action names (for the buttons' titles)."""
+    describe_action = getattr(game.encoder, "describe_action", None)
+    all_names = game.action_names(config)
+    if describe_action is None:
+        return {}
+    out = {}
+    for name in names:
+        try:
+            out[name] = describe_action(all_names.index(name))
+        except (ValueError, IndexError, KeyError, StopIteration):
+            out[name] = name
+    return out
+
+
+class Table:
+    """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
+
+    def __init__(self, game: Game, config: Any, seats: list[str], seed: int | None,
+                 load: Callable[[str, Game, Any, int], Any]):
+        self.id = secrets.token_urlsafe(16)
+        self.game = game
+        self.config = game.make_config(config)
+        count = game.rules.num_seats(self.config)
+        if len(seats) != count:
+            raise TableError(f"{game.name} with these options has {count} seats; got {len(seats)} seat choices")
+        if seats.count(HUMAN) > 1:
+            raise TableError("at most one seat may be 'human' (the person at this page)")
+        self.seats = list(seats)
+        self.human = seats.index(HUMAN) if HUMAN in seats else None
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        seeds = random.Random(self.seed)
+        self.env = make_env(game, self.config)
+        self.env.reset(seed=self.seed)
+        self.agents = list(self.env.possible_agents)
+        self.bots: dict[int, Any] = {}
+        self.guards: dict[int, _Guard] = {}
+        try:
+            for seat, spec in enumerate(seats):
+                if spec != HUMAN:
+                    self.bots[seat] = load(spec, game, self.config, seeds.randrange(2**63))
+                    self.guards[seat] = _Guard(self.bots[seat], seat, seeds.randrange(2**63), self.env)
+        except BaseException:
+            self.close()
+            raise
+        self.lock = threading.RLock()
+        self.status = "starting"  # starting, bots, your_turn, over
+        self.frames: list[dict[str, Any]] = []
+        self.forfeit: dict[str, Any] | None = None
+        self.returns: list[float] | None = None
+        self.closed = False
+        self.touched = time.monotonic()
+        self.version = 0  # bumped on every change: the event stream waits on it
+        self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
+
+    # --- playing ----------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Seat the bots (external programs start here) and play up to the person's first turn."""
+        with self.lock:
+            try:
+                for guard in self.guards.values():
+                    guard.reset()
+            except Forfeit as lost:
+                self._end(lost)
+                return
+            if self.human is not None:
+                self._frame(None)
+            self.advance()
+
+    def advance(self) -> None:
+        """Let the bots play until it is the person's turn or the game is over (the lock is taken one step
+        at a time, so that the page can read the table while the bots think)."""
+        while True:
+            with self.lock:
+                env = self.env
+                if self.closed or self.status == "over":
+                    return
+                if not env.agents:
+                    self._end(None)
+                    return
+                agent = env.agent_selection
+                _, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                seat = self.agents.index(agent)
+                if seat == self.human:
+                    self._set_status("your_turn")
+                    return
+                self._set_status("bots")
+                try:
+                    action = self.guards[seat].act(env.last()[0])
+                except Forfeit as lost:
+                    self._end(lost)
+                    return
+                self._step(seat, action)
+
+    def act(self, name: Any, expected_step: Any = None) -> None:
+        """The person plays the action called ``name``; the bots then play on (call :meth:`advance`)."""
+        with self.lock:
+            if self.human is None:
+                raise TableError("nobody plays at this table: it is watched", 409)
+            if self.status != "your_turn":
+                raise TableError(f"it is not your turn (the table is {self.status.replace('_', ' ')})", 409)
+            if expected_step is not None and expected_step != len(self.frames) - 1:
+                raise TableError("the table has moved on since your page last looked; reload the table", 409)
+            legal = self.env.unwrapped.legal_action_names(self.agents[self.human])
+            if not isinstance(name, str) or name not in legal:
+                raise TableError(f"{name!r} is not legal now; legal: {', '.join(legal)}")
+            self._step(self.human, list(self.env.unwrapped.action_names).index(name))
+            self._set_status("bots")
+
+    def _recorded(self) -> int:
+        """Steps in the record so far (both adapters keep their record's steps in ``_history``)."""
+        return len(self.env.unwrapped._history)
+
+    def _step(self, seat: int, action: int) -> None:
+        before = self._recorded()
+        self.env.step(action)
+        if self.human is None:
+            self.recorded = self._recorded()
+            self._touch()
+            return
+        if self.game.simultaneous and self._recorded() == before:
+            return  # the round is played once every seat has chosen; until then the person sees no change
+        note = None
+        if seat == self.human:
+            note = f"you play {self.env.unwrapped.action_names[action]}"
+        elif self.game.name in PUBLIC_GAMES and not self.game.simultaneous:
+            note = f"player_{seat} ({self.seats[seat]}) plays {self.env.unwrapped.action_names[action]}"
+        self._frame(note)
+
+    def _frame(self, note: str | None) -> None:
+        view = self.env.unwrapped.view(self.agents[self.human])
+        self.frames.append({"step": len(self.frames), "note": note, "view": view,
+                            "descriptions": describe(self.game, self.config, view.get("legal_actions", []))})
+        self._touch()
+
+    def _end(self, lost: Forfeit | None) -> None:
+        state = self.env.unwrapped.game_state
+        if lost is not None:
+            self.forfeit = {"seat": lost.seat, "bot": self.seats[lost.seat], "kind": lost.kind, "reason": lost.reason}
+            self.returns = None
+        elif self.game.rules.is_terminal(state):
+            self.returns = [float(value) for value in self.game.rules.returns(state)]
+        for seat, bot in self.bots.items():
+            if hasattr(bot, "game_over") and getattr(bot, "alive", True):
+                try:
+                    bot.game_over(self.returns, seat)
+                except Exception:  # noqa: BLE001, S110 - the game is over either way
+                    pass
+        if self.human is not None and lost is not None:
+            self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
+        elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
+            self._frame(None)  # the last frame must not offer actions any more
+        self._set_status("over")
+        self.close_bots()
+
+    def _set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self._touch()
+
+    def _touch(self) -> None:
+        self.version += 1
+        self.touched = time.monotonic()
+
+    # --- what the page may see -----------------------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """Frames so far (a person's table) or recorded steps (a watched table)."""
+        if self.human is not None:
+            return len(self.frames)
+        return self.recorded + 1
+
+    def summary(self) -> dict[str, Any]:
+        """The table as the page sees it: no seed and no record until the game is over."""
+        over = self.status == "over"
+        seats = [{"seat": seat, "agent": self.agents[seat], "player": "you" if seat == self.human else spec}
+                 for seat, spec in enumerate(self.seats)]
+        summary: dict[str, Any] = {
+            "id": self.id, "game": self.game.name, "env": self.game.env_name, "title": self.game.title,
+            "seats": seats, "human": self.human, "status": self.status, "steps": self.steps,
+            "version": self.version,
+        }
+        if over:
+            summary["seed"] = self.seed
+            summary["result"] = self.result()
+        return summary
+
+    def result(self) -> dict[str, Any]:
+        count = len(self.agents)
+        if self.forfeit is not None:
+            lost = self.forfeit["seat"]
+            scores = [0.0 if seat == lost else 1.0 / (count - 1) for seat in range(count)]
+        elif self.returns is not None:
+            scores = [score_of(self.returns, seat) for seat in range(count)]
+        else:
+            scores = None
+        verdict = None
+        if self.human is not None and scores is not None:
+            share = scores[self.human]
+            verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
+        state = self.env.unwrapped.game_state
+        return {"returns": self.returns, "scores": scores, "verdict": verdict, "forfeit": self.forfeit,
+                "end_reason": getattr(state, "end_reason", None) or None}
+
+    def frames_since(self, since: int, seat: Any = None, limit: int = 64) -> list[dict[str, Any]]:
+        """Frames ``since+1 ..``: the person's own (``seat`` must be theirs or absent), or any seat's when
+        the table is watched."""
+        if self.human is not None:
+            if seat is not None and seat != self.human:
+                raise TableError("a player's page sees only its own seat", 403)
+            with self.lock:
+                return self.frames[since + 1: since + 1 + limit]
+        with self.lock:
+            record = self.env.unwrapped.record(seats=self.seats)
+        seat = 0 if seat is None else seat
+        timeline = Timeline(record)
+        return [timeline.frame(step, seat) for step in range(max(since + 1, 0), min(timeline.steps, since + 1 + limit))]
+
+    def record(self) -> dict[str, Any]:
+        if self.status != "over":
+            raise TableError("the record (with every hand and die) is available once the game is over", 409)
+        with self.lock:
+            record = self.env.unwrapped.record(seats=self.seats)
+        if self.forfeit is not None:
+            record["forfeit"] = self.forfeit
+        return record
+
+    def close_bots(self) -> None:
+        for bot in self.bots.values():
+            close = getattr(bot, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:  # noqa: BLE001, S110 - closing is best effort
+                    pass
+
+    def close(self) -> None:
+        self.closed = True
+        self.close_bots()
+
+
+# --- replaying records --------------------------------------------------------------------------------
+
+
+class Timeline:
+    """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
+
+    def __init__(self, record: dict[str, Any]):
+        if not isinstance(record, dict) or record.get("format") != "tavernzoo-record":
+            raise ReplayError("not a tavernzoo game record")
+        self.record = record
+        try:
+            self.game = get_game(record["game"])
+            if record.get("env") != self.game.env_name:
+                raise ReplayError(f"the record is for {record.get('env')!r}; this tavernzoo has "
+                                  f"{self.game.env_name!r}")
+            self.config = self.game.make_config(record["config"])
+            self.chance = [(int(n), int(v)) for n, v in record["chance"]]
+            self.actions = list(record["actions"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReplayError(f"the record is malformed: {error}") from None
+        self.seats = self.game.rules.num_seats(self.config)
+        self.steps = len(self.actions) + 1  # the deal, then after each action
+        self._cursor: tuple[int, Any] | None = None
+
+    def state(self, step: int) -> Any:
+        """The state after ``step`` actions (forward from the last state asked for when possible)."""
+        if not 0 <= step < self.steps:
+            raise ReplayError(f"step {step} is outside 0..{self.steps - 1}")
+        if self._cursor is None or self._cursor[0] > step:
+            self._cursor = (0, self.game.rules.new_game(self.config, Chance.scripted(self.chance)))
+        done, state = self._cursor
+        for number in range(done, step):
+            self._apply(state, self.actions[number], number)
+        self._cursor = (step, state)
+        return state
+
+    def _apply(self, state: Any, entry: dict[str, Any], number: int) -> None:
+        game, rules = self.game, self.game.rules
+        try:
+            if game.simultaneous:
+                rules.apply_joint(state, {int(s): game.action_index(self.config, a) for s, a in entry["joint"].items()})
+            else:
+                rules.apply(state, game.action_index(self.config, entry["action"]))
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise ReplayError(f"action #{number} does not replay: {error}") from None
+
+    def frame(self, step: int, seat: int) -> dict[str, Any]:
+        """The view of ``seat`` after ``step`` actions, with the action that led there and the full table."""
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
+        state = self.state(step)
+        view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
+                **self.game.encoder.view(state, seat)}
+        note = None
+        if step > 0:
+            entry = self.actions[step - 1]
+            if "joint" in entry:
+                note = "; ".join(f"player_{s} {a}" for s, a in entry["joint"].items())
+            else:
+                note = f"player_{entry['seat']} plays {entry['action']}"
+        return {"step": step, "note": note, "view": view, "text": self.game.encoder.render(state)}
+
+    def summary(self) -> dict[str, Any]:
+        record = self.record
+        return {"game": self.game.name, "title": self.game.title, "steps": self.steps, "seats": record.get("seats"),
+                "seed": record.get("seed"), "returns": record.get("returns"), "end_reason": record.get("end_reason"),
+                "forfeit": record.get("forfeit")}
+
+
+def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
+    """The game records in a JSON or JSON-lines text: plain records (``match --records``) or tournament
+    lines (``games.jsonl``, the record under ``"record"``)."""
+    import json
+
+    stripped = text.strip()
+    if not stripped:
+        raise ReplayError("the file is empty")
+    try:
+        whole = json.loads(stripped)  # one record (perhaps pretty-printed), or a list of them
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict | list):
+        documents = whole if isinstance(whole, list) else [whole]
+    else:
+        documents = []
+        for number, line in enumerate(stripped.splitlines(), start=1):
+            if line.strip():
+                try:
+                    documents.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise ReplayError(f"line {number} is not JSON: {error}") from None
+    if len(documents) > max_records:
+        raise ReplayError(f"the file holds {len(documents)} games; at most {max_records} can be opened at once")
+    records = []
+    for number, document in enumerate(documents, start=1):
+        if isinstance(document, dict) and isinstance(document.get("record"), dict):
+            record = dict(document["record"])
+            if document.get("forfeit"):
+                record["forfeit"] = document["forfeit"]
+            document = record
+        if not isinstance(document, dict) or document.get("format") != "tavernzoo-record":
+            raise ReplayError(f"entry {number} is not a tavernzoo game record (nor a tournament line holding one)")
+        records.append(document)
+    return records
+
+
+# --- bounded stores -----------------------------------------------------------------------------------
+
+
+class Store:
+    """At most ``limit`` items, each dropped ``ttl`` seconds after its last use (oldest first when full)."""
+
+    def __init__(self, limit: int, ttl: float, on_drop: Callable[[Any], None] | None = None):
+        self.limit, self.ttl, self.on_drop = limit, ttl, on_drop
+        self.items: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add(self, key: str, item: Any) -> None:
+        dropped = []
+        with self.lock:
+            self.items[key] = (time.monotonic(), item)
+            dropped += self._expire()
+            while len(self.items) > self.limit:
+                dropped.append(self.items.popitem(last=False)[1][1])
+        self._drop(dropped)
+
+    def get(self, key: str) -> Any:
+        with self.lock:
+            dropped = self._expire()
+            entry = self.items.get(key)
+            if entry is not None:
+                self.items[key] = (time.monotonic(), entry[1])
+                self.items.move_to_end(key)
+        self._drop(dropped)
+        return None if entry is None else entry[1]
+
+    def values(self) -> Iterator[Any]:
+        with self.lock:
+            return iter([item for _, item in self.items.values()])
+
+    def _expire(self) -> list[Any]:
+        now, dropped = time.monotonic(), []
+        for key in [k for k, (used, _) in self.items.items() if now - used > self.ttl]:
+            dropped.append(self.items.pop(key)[1])
+        return dropped
+
+    def _drop(self, items: list[Any]) -> None:
+        if self.on_drop is not None:
+            for item in items:
+                self.on_drop(item)
