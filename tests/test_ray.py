@@ -95,3 +95,61 @@ def test_rllib_env_rejects_a_masked_action():
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match="mask forbids"):
         env.step({agent: illegal})
+
+
+# --- the tournament backend --------------------------------------------------------------------------------
+
+
+def _games(path) -> list[dict]:
+    return sorted((json.loads(line) for line in path.read_text().splitlines()),
+                  key=lambda line: (line["deal"], line["rotation"]))
+
+
+def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
+    from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
+
+    settings = make_settings("minefield", ["heuristic", "random", "random"], 36, config={"num_players": 3}, seed=5)
+    local = run_tournament(settings, tmp_path / "local")
+    remote = run_tournament(settings, tmp_path / "ray", backend="ray", batch=2)
+    assert _games(tmp_path / "ray" / GAMES_FILE) == _games(tmp_path / "local" / GAMES_FILE)  # records too
+    assert remote == local
+    with pytest.raises(ValueError, match="backend 'dask'"):
+        run_tournament(settings, tmp_path / "other", backend="dask")
+
+
+def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray_local, tmp_path):
+    import subprocess
+    import sys
+    from collections import Counter
+
+    from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
+
+    settings = make_settings("tiny_minotaur", ["heuristic", "random"], 40, seed=7)
+    out = tmp_path / "killed"
+    # The driver joins this test's Ray instance and kills itself (SIGKILL) after its third finished deal,
+    # with other batches still in flight.
+    script = f"""
+import os, signal
+from tavernzoo.eval import tournament
+finished = []
+original = tournament._SprtTracker.deal_done
+def deal_done(self, deal):
+    original(self, deal)
+    finished.append(deal)
+    if len(finished) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+tournament._SprtTracker.deal_done = deal_done
+settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
+tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={ray_local.get_runtime_context().gcs_address!r},
+                          batch=1)
+"""
+    process = subprocess.run([sys.executable, "-c", script], timeout=300, capture_output=True, text=True)
+    assert process.returncode == -9, process.stderr[-2000:]
+    written = (out / GAMES_FILE).read_text().count("\n")
+    assert 6 <= written < 40
+    resumed = run_tournament(settings, out, resume=True, backend="ray")
+    lines = _games(out / GAMES_FILE)
+    assert Counter((line["deal"], line["rotation"]) for line in lines) == {(d, r): 1 for d in range(20) for r in range(2)}
+    whole = run_tournament(settings, tmp_path / "whole")
+    assert lines == _games(tmp_path / "whole" / GAMES_FILE)
+    assert resumed == whole
