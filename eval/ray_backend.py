@@ -10,7 +10,7 @@ only when asked for (``--backend ray``) and imports Ray lazily, so tavernzoo wor
 
 Batches: Ray's scheduling costs about a millisecond per task, and its guidance is tasks of at least ~10 ms;
 one tournament deal of a fast game takes about that, so deals go out in batches (by default enough batches
-for every CPU to get about four, so the last ones still balance the load) and the driver writes each
+for every CPU to get about sixteen, so the last ones still balance the load) and the driver writes each
 batch's games the moment it comes back.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import asdict
 from typing import Any
 
 INSTALL_HINT = 'the Ray backend needs Ray: pip install -c constraints/cpu.txt "tavernzoo[ray]"'
-BATCHES_PER_CPU = 4
+BATCHES_PER_CPU = 16
 
 
 def import_ray():
@@ -47,7 +47,11 @@ def connect(address: str | None = None, num_cpus: int | None = None):
         if address:
             ray.init(address=address, **options)
         else:
-            ray.init(num_cpus=num_cpus, **options) if num_cpus else ray.init(**options)
+            # Ray runs its workers at niceness 15 so that they never starve its own daemons; an embedded
+            # instance stands in for the local backend's worker processes (niceness 0), and at 15 it loses
+            # half its speed to whatever else shares the machine. A cluster keeps its own setting.
+            options["_system_config"] = {"worker_niceness": 0}
+            ray.init(num_cpus=num_cpus, **options)
     return ray
 
 

@@ -22,7 +22,7 @@ def ray_local():
 def test_map_tasks_batches_every_item_once(ray_local):
     from tavernzoo.eval.ray_backend import batch_size, map_tasks
 
-    assert batch_size(100, cpus=2) == 13  # about four batches per CPU
+    assert batch_size(1000, cpus=2) == 32  # about sixteen batches per CPU
     assert batch_size(3, cpus=2) == 1
     with pytest.raises(ValueError, match="at least 1"):
         batch_size(10, cpus=2, batch=0)
