@@ -7,7 +7,8 @@ Plays the same tournament (same seed) with the local backend (``--workers`` proc
 backend (a Ray instance of this machine's CPUs, or ``--address``'s cluster), alternating local, Ray,
 local, Ray, ... so that a machine whose speed drifts treats both alike, and prints each run's games/s,
 the median ratio Ray/local, and whether every run's games and results are identical. Ray's start-up
-(seconds, once per driver) is timed separately and left out of games/s: it is paid once, not per game.
+(seconds, once per driver) and one tiny warm-up tournament on Ray (its workers' first import of
+tavernzoo) are left out of games/s: they are paid once per driver, not per game.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     reference = None
     identical = True
     with tempfile.TemporaryDirectory() as folder:
+        # Untimed: Ray's worker processes import tavernzoo once (the local backend's do on every run,
+        # which its timed runs include).
+        run_tournament(make_settings(args.game, args.bots, 2 * settings.seats), Path(folder) / "warm-up",
+                       backend="ray", address=args.address)
         for repeat in range(args.repeats):
             for backend in ("local", "ray"):
                 out = Path(folder) / f"{backend}-{repeat}"
