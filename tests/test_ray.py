@@ -100,11 +100,24 @@ def test_rllib_env_rejects_a_masked_action():
 # --- the tournament backend --------------------------------------------------------------------------------
 
 
+def _has_ray_backend() -> bool:
+    import inspect
+
+    from tavernzoo.eval.tournament import run_tournament
+
+    return "backend" in inspect.signature(run_tournament).parameters
+
+
+# The tournament's --backend option is wired in once the command-line hardening branch is merged.
+needs_backend = pytest.mark.skipif(not _has_ray_backend(), reason="run_tournament has no backend option yet")
+
+
 def _games(path) -> list[dict]:
     return sorted((json.loads(line) for line in path.read_text().splitlines()),
                   key=lambda line: (line["deal"], line["rotation"]))
 
 
+@needs_backend
 def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
     from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
 
@@ -117,6 +130,7 @@ def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
         run_tournament(settings, tmp_path / "other", backend="dask")
 
 
+@needs_backend
 def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray_local, tmp_path):
     import subprocess
     import sys
