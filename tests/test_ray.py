@@ -142,6 +142,7 @@ def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray
     out = tmp_path / "killed"
     # The driver joins this test's Ray instance and kills itself (SIGKILL) after its third finished deal,
     # with other batches still in flight.
+    address = ray_local.get_runtime_context().gcs_address
     script = f"""
 import os, signal
 from tavernzoo.eval import tournament
@@ -154,8 +155,7 @@ def deal_done(self, deal):
         os.kill(os.getpid(), signal.SIGKILL)
 tournament._SprtTracker.deal_done = deal_done
 settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
-tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={ray_local.get_runtime_context().gcs_address!r},
-                          batch=1)
+tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={address!r}, batch=1)
 """
     process = subprocess.run([sys.executable, "-c", script], timeout=300, capture_output=True, text=True)
     assert process.returncode == -9, process.stderr[-2000:]
@@ -163,7 +163,8 @@ tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={ray_lo
     assert 6 <= written < 40
     resumed = run_tournament(settings, out, resume=True, backend="ray")
     lines = _games(out / GAMES_FILE)
-    assert Counter((line["deal"], line["rotation"]) for line in lines) == {(d, r): 1 for d in range(20) for r in range(2)}
+    counts = Counter((line["deal"], line["rotation"]) for line in lines)
+    assert counts == {(d, r): 1 for d in range(20) for r in range(2)}
     whole = run_tournament(settings, tmp_path / "whole")
     assert lines == _games(tmp_path / "whole" / GAMES_FILE)
     assert resumed == whole
