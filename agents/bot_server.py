@@ -132,7 +132,7 @@ class BotSession:
             raise ProtocolError("bad_request", f"this bot speaks protocol {PROTOCOL}, not {protocol!r}")
         name, env = request.get("game"), request.get("env")
         if name is None and env is None:
-            raise ProtocolError("bad_request", "hello must name the 'game' or the 'env' (e.g. tiny_minotaur_v0)")
+            raise ProtocolError("bad_request", "hello must name the 'game' or the 'env' (e.g. tiny_minotaur_v1)")
         if not all(isinstance(v, str | None) for v in (name, env)):
             raise ProtocolError("bad_request", "'game' and 'env' must be strings")
         config = request.get("config")

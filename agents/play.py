@@ -16,7 +16,8 @@ whose encoder lacks one gets the fallback named:
   showed that seat. Each step's lines are printed once, as they happen (the bots' moves included), and
   kept: ``log`` prints the whole history again. Fallback: the events the view or rendering holds.
 * ``action_label(state, action)``: an action as a person reads it, naming its target (``hatchet at
-  player_2``). The list shows these; a stable action name is accepted as well. Fallback: action names.
+  player_2``). The list shows these; a stable action name is accepted as well. Fallback: the game's
+  ``describe_action(action, state)`` (every game has it; with the state it names targets as players).
 
 A move that is the only legal one is played for the person, and said so. The bots' moves are announced
 only in public turn-based games: in a hidden-information game the events say what the table saw, and in
@@ -149,7 +150,8 @@ class TerminalGame:
         encoder = self.game.encoder
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters
         self.events_of = getattr(encoder, "events", None)
-        self.label_of = getattr(encoder, "action_label", None)
+        self.label_of = getattr(encoder, "action_label", None) or (
+            lambda state, action: encoder.describe_action(action, state))
         self.history: list[str] = []
         self.events_step: int | None = None
 
@@ -173,9 +175,7 @@ class TerminalGame:
                 self.write(f"  {line}")
 
     def labels(self, env: Any, actions: Sequence[int]) -> list[str]:
-        """What a person reads for each action: the game's labels (naming players) or the action names."""
-        if self.label_of is None:
-            return [env.unwrapped.action_names[a] for a in actions]
+        """What a person reads for each action: the game's labels, naming players."""
         state = env.unwrapped.game_state
         return [self.label_of(state, a) for a in actions]
 

@@ -1,10 +1,11 @@
 """The Tiny Minotaur oracle: exact optimal play from the solver (:mod:`tavernzoo.envs.tiny_minotaur.solver`).
 
 The observation holds the whole table (both decks are public), so the bot decodes the exact state from
-the documented layout (:mod:`tavernzoo.envs.tiny_minotaur.encode`): both HPs, tiers, classes, card
-counts, boss cards, the phase and the pending hit. With the config's ruleset that fixes the matchup,
-which the solver solves once (then memory and the disk cache serve it) and the bot plays a value-maximising
-action. It is optimal for the game without the ``max_turns`` cap (see docs/oracle.md).
+the documented layout (:mod:`tavernzoo.envs.tiny_minotaur.encode`): both HPs, tiers, archetypes, card
+counts, boss cards and the cards they replaced, the phase and the pending hit. With the config's
+ruleset that fixes the matchup, which the solver solves once (then memory and the disk cache serve
+it) and the bot plays a value-maximising action. It is optimal for the game without the
+``max_turns`` cap (see docs/oracle.md).
 
 Registered as ``oracle`` in ``agents/tiny_minotaur.py``'s ``BOTS``.
 """
@@ -64,9 +65,10 @@ class OracleBot(RuleBot):
         blocks = [self._player(obs, encode.ME), self._player(obs, encode.OPPONENT)]
         matchup = solver.matchup_of(
             self.config,
-            (blocks[0]["class"], blocks[1]["class"]),
+            (blocks[0]["archetype"], blocks[1]["archetype"]),
             (blocks[0]["tier"], blocks[1]["tier"]),
             (blocks[0]["boss"], blocks[1]["boss"]),
+            (blocks[0]["boss_replaces"], blocks[1]["boss_replaces"]),
         )
         matchup, swapped = solver.canonical(matchup)
         if swapped:
@@ -89,16 +91,20 @@ class OracleBot(RuleBot):
 
     def _player(self, obs: np.ndarray, block: int) -> dict[str, Any]:
         tier = int(np.argmax(obs[block + encode.TIER.start: block + encode.TIER.stop])) + 1
-        class_name = rules.CLASSES[int(np.argmax(obs[block + encode.CLASS.start: block + encode.CLASS.stop]))]
+        archetypes = obs[block + encode.ARCHETYPE.start: block + encode.ARCHETYPE.stop]
+        archetype = rules.ALL_ARCHETYPES[int(np.argmax(archetypes))]
+        replaced = obs[block + encode.BOSS_REPLACED.start: block + encode.BOSS_REPLACED.stop]
         cards = tuple(
             round(float(obs[block + encode.CARDS.start + slot]) * self._card_scale[slot]) for slot in range(6)
         )
         return {
             "hp": round(float(obs[block + encode.HP]) * self.config.hp_cap),
             "tier": tier,
-            "class": class_name,
+            "archetype": archetype,
             "cards": cards,
             "boss": self._boss(obs, block, tier),
+            # with no boss card the replaced card plays no part: any value gives the same matchup
+            "boss_replaces": rules.CARD_NAMES[int(np.argmax(replaced))] if replaced.max() > 0.5 else "regular",
         }
 
     def _boss(self, obs: np.ndarray, block: int, tier: int) -> str | None:
@@ -115,7 +121,7 @@ class OracleBot(RuleBot):
         for name in [*named, *self._ruleset.bosses]:
             boss_damage, windows = self._ruleset.bosses[name]
             if (abs(min(1.0, boss_damage / 100.0) - damage) < 1e-6
-                    and abs(encode._chance_of(windows[tier - 1]) - chance) < 1e-6):
+                    and abs(encode.chance_of(windows[tier - 1]) - chance) < 1e-6):
                 return name
         raise ValueError(f"no boss card in the ruleset deals {damage * 100:g} and hits with chance {chance:g}")
 

@@ -1,5 +1,13 @@
 """Wyvern TCG bots: a heuristic that fights what it can beat, bargains for help, backstabs the leader
-and sells for levels. It reads only the env's observation dict (layout in ``envs/wyvern/encode.py``)."""
+and sells for levels. It reads only the env's observation dict (layout in ``envs/wyvern/encode.py``).
+
+Help talks: a fighter that cannot win opens with half the treasures (rounded down) to the strongest
+helper who would turn the fight, meets an ask up to all but one treasure (all of them when the win
+would end the game), and otherwise improves its offer as far as that limit. A would-be helper wants
+half the treasures (rounded up; an elf nothing, since helping earns it a level; one more from a
+fighter level with or ahead of it), counters a lower offer with that ask, offers itself at that price
+to a losing fighter it could save, and never helps anyone to the winning level or a fighter more than 4
+levels ahead."""
 
 from __future__ import annotations
 
@@ -11,7 +19,8 @@ from ..envs.wyvern import encode as E
 from ..envs.wyvern import rules as R
 from .base import RuleBot, legal_actions
 
-_WINDOW, _ASK, _LOOT_ORDER, _LOOT_PICK, _DISCARD = R.WINDOW, R.ASK, R.LOOT_ORDER, R.LOOT_PICK, R.DISCARD
+_WINDOW, _ASK, _COUNTER, _LOOT_ORDER, _LOOT_PICK, _DISCARD = (R.WINDOW, R.ASK, R.COUNTER, R.LOOT_ORDER,
+                                                              R.LOOT_PICK, R.DISCARD)
 
 
 class HeuristicBot(RuleBot):
@@ -41,11 +50,16 @@ class HeuristicBot(RuleBot):
             return self._window(ctx, blocks)
         if phase == _ASK:
             return self._answer(ctx, blocks)
+        if phase == _COUNTER:
+            return self._answer_ask(ctx, blocks)
         if phase == _LOOT_ORDER:
             # The least threatening player loots first.
             return min(legal, key=lambda a: (levels[R.ACTION_ARG[a]], R.ACTION_ARG[a]))
         if phase == _LOOT_PICK:
-            return max(legal, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.GOLD[R.ACTION_CARD[a]]))
+            items = [a for a in legal if R.ACTION_KIND[a] == R.K_LOOT]
+            if items:
+                return max(items, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.GOLD[R.ACTION_CARD[a]]))
+            return R.A_LOOT_HAND if R.A_LOOT_HAND in legal else R.A_DECLINE
         if phase == _DISCARD:
             return min(legal, key=lambda a: (self._keep_value(ctx, R.ACTION_CARD[a]), a))
         return self._own_turn(ctx)
@@ -126,23 +140,9 @@ class HeuristicBot(RuleBot):
                 return R.A_SUMMON_AID
             if uses:
                 return max(uses, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
-            helps = [a for a in legal if R.ACTION_KIND[a] == R.K_HELP]
-            if helps:
-                treasures = round(float(obs[c + E.C_TREASURES]) * 5)
-                best = None
-                for a in helps:
-                    offset, split = divmod(R.ACTION_ARG[a], 100)
-                    if split != max(1, treasures // 2) and not (treasures == 0 and split == 0):
-                        continue
-                    if offset not in ctx.alive or ctx.combat[offset] < gap:
-                        continue
-                    if ctx.levels[offset] + 1 >= ctx.win:  # never make the near-winner's elf friend win
-                        continue
-                    key = (ctx.combat[offset], -ctx.levels[offset])
-                    if best is None or key > best[0]:
-                        best = (key, a)
-                if best is not None:
-                    return best[1]
+            offer = self._offer(ctx, gap)
+            if offer is not None:
+                return offer
             runs = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_PARTY and R.RUN[R.ACTION_CARD[a]] > 0]
             if runs:
                 return runs[0]
@@ -157,6 +157,10 @@ class HeuristicBot(RuleBot):
         levels_gain = round(float(obs[c + E.C_LEVELS]) * 3)
         threat = ctx.levels[fighter] + levels_gain >= ctx.win or (
             fighter == ctx.leader and ctx.levels[fighter] >= ctx.levels[0])
+        if not winning and not threat and me[E.P_ASKS] == 0 and ctx.combat[0] > monster - party:
+            demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
+            if demand is not None and R.ASK_ACTION0 + demand in legal:
+                return R.ASK_ACTION0 + demand
         if threat and winning:
             if ctx.levels[fighter] + levels_gain >= ctx.win:
                 drain = [a for a in legal if R.ACTION_KIND[a] == R.K_CURSE and R.ACTION_ARG[a] == fighter]
@@ -173,19 +177,84 @@ class HeuristicBot(RuleBot):
                     max(pool, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
         return R.A_PASS
 
-    def _answer(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
+    # --- help talks ---------------------------------------------------------------------------------
+
+    def _max_pay(self, ctx: _Context) -> int:
+        """The most treasures the fighter (me) gives away: all but one, all when the win ends the game."""
+        c = E.COMBAT.start
+        treasures = round(float(ctx.obs[c + E.C_TREASURES]) * 5)
+        gain = round(float(ctx.obs[c + E.C_LEVELS]) * 3)
+        return treasures if ctx.levels[0] + gain >= ctx.win else max(1, treasures - 1)
+
+    def _offer(self, ctx: _Context, gap: int) -> int | None:
+        """Open at half the treasures to the strongest player who turns the fight and was not yet asked."""
+        treasures = round(float(ctx.obs[E.COMBAT.start + E.C_TREASURES]) * 5)
+        most = self._max_pay(ctx)
+        offers: dict[int, list[int]] = {}
+        for a in ctx.legal:
+            if R.ACTION_KIND[a] == R.K_OFFER:
+                offset, split = divmod(R.ACTION_ARG[a], 100)
+                if treasures // 2 <= split <= most:
+                    offers.setdefault(offset, []).append(a)
+        best = None
+        for offset, actions in offers.items():
+            if ctx.combat[offset] < gap or ctx.levels[offset] + 1 >= ctx.win:  # no elf friend to the win
+                continue
+            if ctx.obs[offset * E.PLAYER_BLOCK + E.P_OFFERS] > 0:  # talked already: it named its price
+                continue
+            key = (ctx.combat[offset], -ctx.levels[offset])
+            if best is None or key > best[0]:
+                best = (key, min(actions))
+        return best[1] if best is not None else None
+
+    def _answer_ask(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
+        """I fight and a would-be helper named a price: take it, meet it part way, or refuse."""
         obs = ctx.obs
         c = E.COMBAT.start
-        split = round(float(obs[c + E.C_ASK_SPLIT]) * 5)
-        fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
+        asker = next((r for r in ctx.levels if blocks[r][E.P_ASKED] > 0.5), None)
+        gap = round(float(obs[c + E.C_MSTRENGTH]) * 100) - round(float(obs[c + E.C_PSTRENGTH]) * 100) + 1
+        if asker is None or obs[c + E.C_WINNING] > 0.5 or ctx.combat[asker] < gap:
+            return R.A_DECLINE
+        if ctx.levels[asker] + 1 >= ctx.win and blocks[asker][E.P_RACE + R.ELF] > 0.5:
+            return R.A_DECLINE
+        ask = round(float(obs[c + E.C_BID]) * 5)
+        most = self._max_pay(ctx)
+        if ask <= most:
+            return R.A_ACCEPT
+        better = [a for a in ctx.legal if R.ACTION_KIND[a] == R.K_OFFER and R.ACTION_ARG[a] % 100 <= most]
+        return max(better) if better else R.A_DECLINE
+
+    def _demand(self, ctx: _Context, fighter: int) -> int | None:
+        """My price for helping ``fighter``; None: I will not help."""
+        obs = ctx.obs
+        c = E.COMBAT.start
         gain = round(float(obs[c + E.C_LEVELS]) * 3)
         if ctx.levels[fighter] + gain >= ctx.win:
-            return R.A_DECLINE  # never help someone to the win
+            return None  # never help someone to the win
         if ctx.levels[fighter] > ctx.levels[0] + 4:
-            return R.A_DECLINE  # do not carry the leader
-        if split >= 1 or ctx.is_elf:
+            return None  # do not carry the leader
+        if ctx.is_elf:
+            return 0
+        treasures = round(float(obs[c + E.C_TREASURES]) * 5)
+        demand = (treasures + 1) // 2
+        if ctx.levels[fighter] >= ctx.levels[0]:  # helping someone level with or ahead of me costs more
+            demand += 1
+        return min(demand, treasures)
+
+    def _answer(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
+        """I was offered treasures for help: accept what meets my price, else counter with it."""
+        obs = ctx.obs
+        split = round(float(obs[E.COMBAT.start + E.C_ASK_SPLIT]) * 5)
+        fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
+        demand = self._demand(ctx, fighter)
+        if demand is None:
+            return R.A_DECLINE
+        if split >= demand:
             return R.A_ACCEPT
-        return R.A_DECLINE
+        asks = [a for a in ctx.legal if R.ACTION_KIND[a] == R.K_ASK]
+        if asks:
+            return min(asks, key=lambda a: abs(R.ACTION_ARG[a] - demand))
+        return R.A_ACCEPT if split >= 1 else R.A_DECLINE
 
 
 class _Context:

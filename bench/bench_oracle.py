@@ -1,15 +1,16 @@
 """Tiny Minotaur solver benchmark and report numbers (not a test; nothing here asserts a time).
 
-    python bench/bench_oracle.py solve [--classes cloak cloak] [--tiers 2 1]   # time one uncached solve
-    python bench/bench_oracle.py table [--out oracle_table.json] [--ray]      # every class/tier matchup
+    python bench/bench_oracle.py solve [--archetypes cleric rogue] [--tiers 2 1]  # time one uncached solve
+    python bench/bench_oracle.py table [--ruleset standard] [--out table.json] [--ray]  # every deck/tier matchup
     python bench/bench_oracle.py play [--games 1000] [--opponents random heuristic]
 
 ``solve`` times one matchup from scratch (no cache) and prints positions solved and seconds: the issue's
-target is under a minute on a 2-core CPU. ``table`` solves every class x tier matchup of the standard
-rules (through the disk cache, ``$TAVERNZOO_CACHE``), prints the first mover's value and winning chance
-per tier pair and each class's chances against each class over the initiative roll, and writes them as
-JSON. ``play`` plays the oracle against other bots with seats swapped per deal and prints scores with
-95% intervals and how often the turn cap ended a game. docs/oracle.md holds the numbers.
+target is under a minute on a 2-core CPU. ``table`` solves every deck x tier matchup of a ruleset
+(through the disk cache, ``$TAVERNZOO_CACHE``), prints the first mover's value and winning chance per
+tier pair, each deck's chances against each deck over the initiative roll, and whether a higher
+initiative roll is ever worse (``solver.initiative_violations``), and writes them as JSON. ``play``
+plays the oracle against other bots with seats swapped per deal and prints scores with 95% intervals
+and how often the turn cap ended a game. docs/oracle.md holds the numbers.
 """
 
 from __future__ import annotations
@@ -32,20 +33,25 @@ GAME = get_game("tiny_minotaur")
 
 
 def first_mover(config, first: tuple[str, int], second: tuple[str, int]) -> tuple[float, float]:
-    """(value, win chance) of the seat moving first with class/tier ``first`` against ``second``."""
-    matchup = solver.matchup_of(config, (first[0], second[0]), (first[1], second[1]))
-    canonical, swapped = solver.canonical(matchup)
-    return solver.solve(canonical).start_value(1 if swapped else 0)
+    """(value, win chance) of the seat moving first with archetype/tier ``first`` against ``second``."""
+    return solver.first_mover(config, first, second)
+
+
+def label(config, archetype: str) -> str:
+    """A deck's name in the tables: the class, or the archetype where the class's two decks differ."""
+    class_name = rules.CLASS_OF[archetype]
+    decks = rules.load_ruleset(config.ruleset).decks
+    return class_name if len({decks[a] for a in rules.ARCHETYPES[class_name]}) == 1 else archetype
 
 
 def command_solve(args) -> None:
-    config = GAME.make_config()
-    matchup = solver.matchup_of(config, tuple(args.classes), tuple(args.tiers))
+    config = GAME.make_config(ruleset=args.ruleset)
+    matchup = solver.matchup_of(config, tuple(args.archetypes), tuple(args.tiers))
     start = time.perf_counter()
     solution = solver.solve(matchup, use_cache=False)
     seconds = time.perf_counter() - start
-    print(f"{args.classes[0]} (tier {args.tiers[0]}) vs {args.classes[1]} (tier {args.tiers[1]}), standard rules: "
-          f"{len(solution):,} positions (x2 attack states) solved in {seconds:.1f} s "
+    print(f"{args.archetypes[0]} (tier {args.tiers[0]}) vs {args.archetypes[1]} (tier {args.tiers[1]}), "
+          f"{args.ruleset} rules: {len(solution):,} positions (x2 attack states) solved in {seconds:.1f} s "
           f"({len(solution) / seconds:,.0f} positions/s)")
     for seat in (0, 1):
         value, win = solution.start_value(seat)
@@ -53,10 +59,10 @@ def command_solve(args) -> None:
 
 
 def command_table(args) -> None:
-    config = GAME.make_config()
-    ruleset = rules.load_ruleset(config.ruleset)
+    config = GAME.make_config(ruleset=args.ruleset)
     start = time.perf_counter()
-    sides = [(c, t) for c in rules.CLASSES for t in (1, 2, 3)]
+    archetypes = solver.distinct_archetypes(config)
+    sides = [(a, t) for a in archetypes for t in (1, 2, 3)]
     first = {}
     pairs = list(itertools.product(sides, sides))
     todo = [(a, b) for a, b in (reversed(pairs) if args.reverse else pairs) if a[1] >= b[1]]  # lower tier: second
@@ -69,44 +75,46 @@ def command_table(args) -> None:
     for (a, b), value in solved:
         first[a, b] = value
         print(f"  solved {a} first vs {b}: {first[a, b][0]:+.4f}", file=sys.stderr, flush=True)
-    # Each class against each, over the initiative roll: all 380 ordered pairs of different faces.
+    # Each deck against each, over the initiative roll: all 380 ordered pairs of different faces.
     overall = {}
-    for ca, cb in itertools.product(rules.CLASSES, rules.CLASSES):
+    for ca, cb in itertools.product(archetypes, archetypes):
         value = win = 0.0
-        pairs = [(r0, r1) for r0 in range(1, 21) for r1 in range(1, 21) if r0 != r1]
-        for r0, r1 in pairs:
-            ta, tb = ruleset.tier_of(r0), ruleset.tier_of(r1)
-            if r0 > r1:
-                v, w = first[(ca, ta), (cb, tb)]
-            else:
-                v_first, w_first = first[(cb, tb), (ca, ta)]
-                v, w = -v_first, w_first - v_first  # my win is the first mover's loss
-            value += v / len(pairs)
-            win += w / len(pairs)
+        for opponent_roll in range(1, 21):
+            for _, v, w in solver.by_roll(config, ca, cb, opponent_roll, first):
+                value += v / 380
+                win += w / 380
         overall[ca, cb] = (value, win)
+    violations = solver.initiative_violations(config, archetypes)
     seconds = time.perf_counter() - start
-    print(f"\nfirst mover's value / win chance (standard rules, optimal play; solved in {seconds:.0f} s)\n")
-    print("| first \\ second | " + " | ".join(f"{c} t{t}" for c, t in sides) + " |")
+    names = {a: label(config, a) for a in archetypes}
+    print(f"\nfirst mover's value / win chance ({args.ruleset} rules, optimal play; {seconds:.0f} s)\n")
+    print("| first \\ second | " + " | ".join(f"{names[c]} t{t}" for c, t in sides) + " |")
     print("|---" * (len(sides) + 1) + "|")
     for a in sides:
         cells = []
         for b in sides:
             cells.append(f"{first[a, b][0]:+.3f} / {first[a, b][1]:.3f}" if (a, b) in first else "—")
-        print(f"| {a[0]} t{a[1]} | " + " | ".join(cells) + " |")
-    print("\nrow class against column class over the initiative roll: value / win chance\n")
-    print("| | " + " | ".join(rules.CLASSES) + " |\n|---|---|---|---|")
-    for ca in rules.CLASSES:
-        print(f"| {ca} | " + " | ".join(f"{overall[ca, cb][0]:+.3f} / {overall[ca, cb][1]:.3f}"
-                                        for cb in rules.CLASSES) + " |")
+        print(f"| {names[a[0]]} t{a[1]} | " + " | ".join(cells) + " |")
+    print("\nrow deck against column deck over the initiative roll: value / win chance\n")
+    print("| | " + " | ".join(names[c] for c in archetypes) + " |\n" + "|---" * (len(archetypes) + 1) + "|")
+    for ca in archetypes:
+        print(f"| {names[ca]} | " + " | ".join(f"{overall[ca, cb][0]:+.3f} / {overall[ca, cb][1]:.3f}"
+                                               for cb in archetypes) + " |")
+    print(f"\na higher initiative roll is never worse (value and win chance non-decreasing in my roll, for "
+          f"every pair of decks and every opponent roll): {'yes' if not violations else 'NO'}; "
+          f"{len(violations)} violations")
+    for line in violations[:20]:
+        print("  " + line)
     if args.out:
         document = {
-            "config": "standard",
+            "ruleset": args.ruleset,
             "first_mover": [
                 {"first": list(a), "second": list(b), "value": v, "win": w} for (a, b), (v, w) in first.items()
             ],
-            "class_vs_class": [
-                {"class": ca, "against": cb, "value": v, "win": w} for (ca, cb), (v, w) in overall.items()
+            "deck_vs_deck": [
+                {"deck": ca, "against": cb, "value": v, "win": w} for (ca, cb), (v, w) in overall.items()
             ],
+            "initiative_violations": violations,
             "seconds": seconds,
         }
         Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
@@ -146,9 +154,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="time one uncached solve")
-    solve.add_argument("--classes", nargs=2, default=["cloak", "cloak"], choices=rules.CLASSES)
+    solve.add_argument("--archetypes", nargs=2, default=["cleric", "rogue"], choices=rules.ALL_ARCHETYPES)
     solve.add_argument("--tiers", nargs=2, type=int, default=[2, 1], choices=(1, 2, 3))
-    table = commands.add_parser("table", help="every class x tier matchup of the standard rules")
+    solve.add_argument("--ruleset", default="standard", help="bundled ruleset name or TOML path")
+    table = commands.add_parser("table", help="every deck x tier matchup of a ruleset (default: standard)")
+    table.add_argument("--ruleset", default="standard", help="bundled ruleset name or TOML path")
     table.add_argument("--out", help="write the numbers as JSON here")
     table.add_argument("--reverse", action="store_true",
                        help="solve in reverse order (a second process fills the shared disk cache from the end)")

@@ -52,11 +52,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per entry (default 3)")
     args = parser.parse_args()
 
-    from tavernzoo.envs import tiny_minotaur_v0
+    from tavernzoo.envs import tiny_minotaur_v1
 
     results: dict[str, float | None] = {}
     results["tiny_minotaur engine"] = measure(engine_loop(rules, rules.Config()), args.seconds)
-    results["tiny_minotaur AEC env"] = measure(pettingzoo_loop(tiny_minotaur_v0.env), args.seconds)
+    results["tiny_minotaur AEC env"] = measure(pettingzoo_loop(tiny_minotaur_v1.env), args.seconds)
     try:
         from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
 

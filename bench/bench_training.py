@@ -25,7 +25,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.wrappers import ActionMasker
 
-from tavernzoo.envs import get_game, tiny_minotaur_v0
+from tavernzoo.envs import get_game, tiny_minotaur_v1
 from tavernzoo.train.config import TrainConfig
 from tavernzoo.train.selfplay import League, SelfPlayVecEnv
 
@@ -60,7 +60,7 @@ class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
 
 
 def tutorial_setup(timesteps: int) -> float:
-    env = SB3ActionMaskWrapper(tiny_minotaur_v0.env())
+    env = SB3ActionMaskWrapper(tiny_minotaur_v1.env())
     env.reset(seed=0)
     env = ActionMasker(env, lambda e: e.action_mask())
     model = MaskablePPO(MaskableActorCriticPolicy, env, verbose=0, device="cpu")

@@ -47,11 +47,11 @@ def main(argv: list[str] | None = None) -> None:
 
     from pettingzoo.classic import texas_holdem_v4
 
-    from tavernzoo.envs import wyvern_v0
+    from tavernzoo.envs import wyvern_v1
 
     rows = []
     for name, factory in (
-        ("wyvern_v0", lambda: wyvern_v0.env(num_players=args.players)),
+        ("wyvern_v1", lambda: wyvern_v1.env(num_players=args.players)),
         ("texas_holdem_v4", lambda: texas_holdem_v4.env(num_players=args.players)),
     ):
         env = factory()

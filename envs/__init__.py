@@ -1,7 +1,7 @@
 """tavernzoo's games as PettingZoo environments.
 
 Each game lives in a subpackage (``tiny_minotaur/``: ``rules.py``, ``encode.py``) and is exposed as a
-versioned module (``tiny_minotaur_v0``) with ``env(**config)`` and ``raw_env(**config)``.
+versioned module (``tiny_minotaur_v1``) with ``env(**config)`` and ``raw_env(**config)``.
 ``games()`` lists them; ``get_game(name)`` returns one. The contract: docs/architecture.md.
 """
 

@@ -266,7 +266,7 @@ class ActionCheckWrapper(wrappers.AssertOutOfBoundsWrapper):
 
 
 def make_env_factories(game: Game):
-    """The ``env`` and ``raw_env`` functions of a versioned env module (``tiny_minotaur_v0``)."""
+    """The ``env`` and ``raw_env`` functions of a versioned env module (``tiny_minotaur_v1``)."""
 
     def raw_env(render_mode: str | None = None, **config: Any) -> TavernAECEnv:
         return TavernAECEnv(game, render_mode=render_mode, **config)

@@ -149,7 +149,7 @@ class Encoder(Protocol):
 class Game:
     """One game as the rest of tavernzoo sees it: rules, encoder, name and version.
 
-    ``env_name`` (``tiny_minotaur_v0``) is what PettingZoo, records and exported bots call it; the
+    ``env_name`` (``tiny_minotaur_v1``) is what PettingZoo, records and exported bots call it; the
     version changes whenever observations, actions or rules change in a way that breaks old bots.
     """
 

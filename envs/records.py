@@ -11,7 +11,7 @@ that differs, so an edited die does not pass. A frontend whose dice come from el
 
 Layout::
 
-    {"format": "tavernzoo-record", "format_version": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v0",
+    {"format": "tavernzoo-record", "format_version": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v1",
      "config": {...}, "seed": 7, "seats": ["heuristic", "random"],
      "actions": [{"seat": 0, "action": "attack:stronk"}, ...],   # turn-based games
      "actions": [{"joint": {"0": "target:3", "1": "target:0"}}, ...],  # simultaneous games

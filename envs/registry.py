@@ -24,7 +24,7 @@ def games() -> dict[str, Game]:
 
 
 def get_game(name: str) -> Game:
-    """The game called ``name`` (``tiny_minotaur`` or its env name ``tiny_minotaur_v0``)."""
+    """The game called ``name`` (``tiny_minotaur`` or its env name ``tiny_minotaur_v1``)."""
     known = games()
     if name in known:
         return known[name]

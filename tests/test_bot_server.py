@@ -32,7 +32,7 @@ def onnx_bot(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("bot")
     rng = np.random.default_rng(0)
-    weights = [rng.normal(0, 0.5, (16, 47)).astype(np.float32), rng.normal(0, 0.5, (8, 16)).astype(np.float32)]
+    weights = [rng.normal(0, 0.5, (16, 65)).astype(np.float32), rng.normal(0, 0.5, (8, 16)).astype(np.float32)]
     policy = MLPPolicy(weights, [np.zeros(16, np.float32), np.zeros(8, np.float32)], "tanh",
                        {"game": TM.name, "env": TM.env_name, "game_config": None})
     policy.save(folder / "checkpoint")
@@ -54,7 +54,7 @@ def act_request(env, agent):
             "legal_actions": env.unwrapped.legal_action_names(agent), "view": env.unwrapped.view(agent)}
 
 
-HELLO = {"type": "hello", "protocol": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v0", "config": {}}
+HELLO = {"type": "hello", "protocol": 1, "game": "tiny_minotaur", "env": "tiny_minotaur_v1", "config": {}}
 
 
 def test_a_session_answers_every_request_as_the_protocol_says(onnx_bot):
@@ -62,7 +62,7 @@ def test_a_session_answers_every_request_as_the_protocol_says(onnx_bot):
     _, act = first_decision()
     assert session.handle({"type": "act"})["code"] == "illegal_state"  # before hello
     hello = session.handle(HELLO)
-    assert hello == {"type": "hello", "protocol": 1, "name": "onnx:bot.onnx", "games": ["tiny_minotaur_v0"]}
+    assert hello == {"type": "hello", "protocol": 1, "name": "onnx:bot.onnx", "games": ["tiny_minotaur_v1"]}
     assert session.handle(act)["code"] == "illegal_state"  # before new_game
     assert session.handle({"type": "new_game", "seat": 0, "seed": 5}) == {"type": "ok"}
     seat = act["seat"]
@@ -83,9 +83,9 @@ def test_a_session_answers_every_request_as_the_protocol_says(onnx_bot):
 
 @pytest.mark.parametrize("change,code,words", [
     ({"type": "dance"}, "bad_request", "unknown request type 'dance'; valid: hello, new_game"),
-    ({"observation": [0.5] * 46}, "bad_request", "list of 47 finite numbers"),
-    ({"observation": [float("nan")] * 47}, "bad_request", "finite numbers"),
-    ({"observation": [2.0] * 47}, "illegal_state", "lie in \\[0, 1\\]"),
+    ({"observation": [0.5] * 64}, "bad_request", "list of 65 finite numbers"),
+    ({"observation": [float("nan")] * 65}, "bad_request", "finite numbers"),
+    ({"observation": [2.0] * 65}, "illegal_state", "lie in \\[0, 1\\]"),
     ({"action_mask": [0] * 8, "legal_actions": None}, "illegal_state", "no legal action"),
     ({"action_mask": [1] * 8}, "illegal_state", "disagree"),
     ({"action_mask": None, "legal_actions": ["fly"]}, "bad_request", "unknown action name\\(s\\) fly"),
@@ -109,7 +109,7 @@ def test_bad_act_requests_get_named_errors_and_the_session_goes_on(onnx_bot, cha
 
 
 @pytest.mark.parametrize("hello,code,words", [
-    ({"game": "minefield", "env": None}, "wrong_game", "plays tiny_minotaur_v0, not minefield_v0"),
+    ({"game": "minefield", "env": None}, "wrong_game", "plays tiny_minotaur_v1, not minefield_v0"),
     ({"env": "tiny_minotaur_v7", "game": None}, "wrong_game", "tiny_minotaur_v7 is not an env"),
     ({"game": "chess", "env": None}, "wrong_game", "unknown game 'chess'"),
     ({"config": {"starting_hp": -3}}, "wrong_game", "starting_hp"),
@@ -126,7 +126,7 @@ def test_a_hello_the_bot_cannot_serve_is_refused(onnx_bot, hello, code, words):
 
 def test_a_builtin_spec_plays_whichever_game_the_hello_names():
     session = BotSession("heuristic")
-    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v0", "minefield_v0", "ministeel_v1", "wyvern_v0"}
+    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v1", "minefield_v0", "ministeel_v1", "wyvern_v1"}
     assert session.handle({"type": "hello", "protocol": 1, "game": "ministeel"})["games"] == ["ministeel_v1"]
     assert session.handle_line(b"{not json")["code"] == "bad_json"
     assert session.handle_line(b"[1, 2]")["code"] == "bad_request"
@@ -214,7 +214,7 @@ def http_server(onnx_bot):
 def test_an_http_round_trip_on_loopback(http_server, onnx_bot):
     with urllib.request.urlopen(http_server, timeout=30) as response:
         assert json.loads(response.read()) == {"type": "hello", "protocol": 1, "name": onnx_bot,
-                                               "games": ["tiny_minotaur_v0"]}
+                                               "games": ["tiny_minotaur_v1"]}
     assert post(http_server, HELLO)[1]["type"] == "hello"
     _, act = first_decision()
     assert post(http_server, {"type": "new_game", "seat": act["seat"], "seed": 1}) == (200, {"type": "ok"})

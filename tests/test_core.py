@@ -65,7 +65,7 @@ def test_make_config_rejects_unknown_options_and_converts_lists():
 
 
 def test_registry_finds_games_by_name_and_env_name():
-    assert get_game("tiny_minotaur") is get_game("tiny_minotaur_v0")
+    assert get_game("tiny_minotaur") is get_game("tiny_minotaur_v1")
     with pytest.raises(ValueError, match="unknown game 'chess'; valid: .*tiny_minotaur"):
         get_game("chess")
 

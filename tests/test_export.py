@@ -97,8 +97,8 @@ def test_onnx_bot_matches_the_sb3_policy_on_1000_recorded_observations(tmp_path,
     _, logits = bot.run(observations, masks)
     assert np.all(np.isneginf(logits[~masks]))
     manifest = json.loads(manifest_path.read_text())
-    assert manifest["env"] == "tiny_minotaur_v0" and manifest["actions"] == list(TM.action_names(config))
-    assert manifest["observation"]["size"] == 47
+    assert manifest["env"] == "tiny_minotaur_v1" and manifest["actions"] == list(TM.action_names(config))
+    assert manifest["observation"]["size"] == 65
     assert manifest["observation"]["layout"] == "tavernzoo.envs.tiny_minotaur.encode"
     assert manifest["provenance"]["timesteps"] == model.num_timesteps
     assert manifest["network"] == {"layers": [32, 32, 8], "activation": "tanh"}
@@ -110,7 +110,7 @@ def test_the_mask_is_applied_inside_the_graph_even_against_the_favourite_action(
     policy.save(tmp_path / "checkpoint")
     onnx_path, _ = export(tmp_path / "checkpoint", tmp_path / "bot.onnx")
     bot = OnnxBot(None, 0, onnx_path, TM)
-    observations = np.zeros((40, 47), np.float32)
+    observations = np.zeros((40, 65), np.float32)
     masks = np.zeros((40, 8), np.int8)
     masks[:, [1, 5]] = 1
     assert set(bot.act_batch(observations, masks).tolist()) == {1}
@@ -146,10 +146,10 @@ def edit_manifest(onnx_path, **changes):
 
 
 @pytest.mark.parametrize("changes,message", [
-    ({"game": "minefield", "env": "minefield_v0"}, "bot for minefield_v0 .*not for tiny_minotaur_v0"),
-    ({"env": "tiny_minotaur_v1"}, "bot for tiny_minotaur_v1 .*not for tiny_minotaur_v0"),
-    ({"observation__size": 48}, "expects observations of 48 and 8 actions; tiny_minotaur_v0 .* has 47 and 8"),
-    ({"actions": ["pass"] * 9}, "expects observations of 47 and 9 actions"),
+    ({"game": "minefield", "env": "minefield_v0"}, "bot for minefield_v0 .*not for tiny_minotaur_v1"),
+    ({"env": "tiny_minotaur_v0"}, "bot for tiny_minotaur_v0 .*not for tiny_minotaur_v1"),
+    ({"observation__size": 66}, "expects observations of 66 and 8 actions; tiny_minotaur_v1 .* has 65 and 8"),
+    ({"actions": ["pass"] * 9}, "expects observations of 65 and 9 actions"),
     ({"format": "something-else"}, "not a tavernzoo bot manifest"),
     ({"onnx__sha256": "0" * 64}, "does not match its manifest"),
 ])
@@ -160,7 +160,7 @@ def test_a_mismatched_manifest_is_refused(tiny_bot, changes, message):
 
 
 def test_a_bot_for_one_game_is_refused_by_another_and_a_missing_manifest_is_named(tiny_bot, tmp_path):
-    with pytest.raises(ValueError, match="bot for tiny_minotaur_v0 .*not for minefield_v0"):
+    with pytest.raises(ValueError, match="bot for tiny_minotaur_v1 .*not for minefield_v0"):
         load_bot(str(tiny_bot), "minefield")
     lonely = tmp_path / "lonely.onnx"
     lonely.write_bytes(tiny_bot.read_bytes())
@@ -195,7 +195,7 @@ def test_export_refuses_a_policy_that_does_not_fit_its_game(tmp_path):
     policy = random_policy(TM)
     policy.meta["env"] = "minefield_v0"
     policy.save(tmp_path / "checkpoint")
-    with pytest.raises(ValueError, match="expects observations of 47 and 8 actions; minefield_v0"):
+    with pytest.raises(ValueError, match="expects observations of 65 and 8 actions; minefield_v0"):
         export(tmp_path / "checkpoint", tmp_path / "bot.onnx")
 
 
@@ -259,7 +259,7 @@ def test_export_and_zoo_commands(tmp_path):
     result = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
                              str(tmp_path / "out" / "bot.onnx")], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "tiny_minotaur_v0: 47 observations -> 8 actions" in result.stdout
+    assert "tiny_minotaur_v1: 65 observations -> 8 actions" in result.stdout
     assert json.loads((tmp_path / "out" / "bot.json").read_text())["provenance"]["checkpoint"] == "step_0000000010"
     bad = subprocess.run([sys.executable, *CLI, "export", str(tmp_path), "--out", "x.onnx"],
                          capture_output=True, text=True, timeout=120)

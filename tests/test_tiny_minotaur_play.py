@@ -12,14 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavernzoo.envs import tiny_minotaur_v0
+from tavernzoo.envs import tiny_minotaur_v1
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.records import replay
 from tavernzoo.envs.tiny_minotaur import encode, rules
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 CLASS_PAIRS = list(itertools.product(rules.CLASSES, repeat=2))
-BOSS_OPTIONS = [("none", "none"), ("minotaur_gore", "bouncer_haymaker")]
+# (bosses, boss_replaces): each seat picks the card its boss card replaces
+BOSS_OPTIONS = [(("none", "none"), ("regular", "regular")),
+                (("minotaur_gore", "bouncer_haymaker"), ("stronk", "middling"))]
 
 
 def random_game(config: rules.Config, seed: int):
@@ -63,7 +65,7 @@ def random_game(config: rules.Config, seed: int):
 
 @pytest.mark.parametrize(("classes", "bosses"), [(c, b) for c in CLASS_PAIRS for b in BOSS_OPTIONS])
 def test_random_play_keeps_every_invariant(classes, bosses):
-    config = rules.Config(classes=classes, bosses=bosses)
+    config = rules.Config(classes=classes, bosses=bosses[0], boss_replaces=bosses[1])
     for seed in range(300 if FULL else 120):
         random_game(config, seed)
 
@@ -81,7 +83,7 @@ def test_thousands_of_random_games_end_within_the_limit_and_rarely_truncate():
 
 
 def test_same_seed_same_game_and_records_replay_to_the_same_state():
-    env = tiny_minotaur_v0.raw_env(classes=("random", "random"), bosses=("tavern_brawl", "none"))
+    env = tiny_minotaur_v1.raw_env(classes=("random", "random"), bosses=("tavern_brawl", "none"))
     finals = []
     for _ in range(2):
         env.reset(seed=1234)
@@ -102,7 +104,7 @@ def test_same_seed_same_game_and_records_replay_to_the_same_state():
 
 
 def test_a_tampered_record_does_not_replay():
-    env = tiny_minotaur_v0.raw_env()
+    env = tiny_minotaur_v1.raw_env()
     env.reset(seed=3)
     while env.agents and not any(env.terminations.values()):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

@@ -34,10 +34,20 @@ def d20(*faces: int) -> Chance:
     return Chance.dice(*[(20, face) for face in faces])
 
 
-def game(faces, **options) -> rules.State:
-    """A game with fixed classes (sword for seat 0, magic for seat 1 unless given) and scripted d20s."""
+ARCHETYPE_OF = {"sword": "fighter", "magic": "cleric", "cloak": "rogue"}
+
+
+def config(**options) -> Config:
+    """Fixed classes (sword for seat 0, magic for seat 1 unless given) and archetypes (fighter, cleric,
+    rogue unless given), so that no chance is drawn before initiative."""
     options.setdefault("classes", ("sword", "magic"))
-    return new_game(Config(**options), d20(*faces))
+    options.setdefault("archetypes", tuple(ARCHETYPE_OF[c] for c in options["classes"]))
+    return Config(**options)
+
+
+def game(faces, **options) -> rules.State:
+    """A game with fixed classes and archetypes (see ``config``) and scripted d20s."""
+    return new_game(config(**options), d20(*faces))
 
 
 # --- setup ---------------------------------------------------------------------------------------------
@@ -67,16 +77,54 @@ def test_equal_initiative_rolls_are_rolled_again():
     assert state.first_seat == 1
 
 
-def test_class_decks_follow_the_box_and_clerics_have_six_regular_attacks():
+@pytest.mark.parametrize("ruleset", ["standard", "house_narrowing"])
+def test_class_decks_follow_the_box_and_the_class_descriptions(ruleset):
     box = (6, 5, 5, 3, 3)
-    ruleset = rules.load_ruleset("standard")
-    for name, deck in ruleset.decks.items():
-        assert all(count <= limit for count, limit in zip(deck, box, strict=True)), name
-        assert deck[0] == (6 if name == "magic" else 5)
-    sword, magic, cloak = ruleset.decks["sword"], ruleset.decks["magic"], ruleset.decks["cloak"]
-    assert sword[1] + sword[2] > magic[1] + magic[2] - 1 and sword[3] == min(d[3] for d in ruleset.decks.values())
-    assert magic[4] == max(d[4] for d in ruleset.decks.values()) and magic[2] < sword[2]
-    assert cloak[3] == max(d[3] for d in ruleset.decks.values())
+    decks = rules.load_ruleset(ruleset).decks
+    assert sorted(decks) == sorted(rules.ALL_ARCHETYPES)
+    for archetype, deck in decks.items():
+        assert all(count <= limit for count, limit in zip(deck, box, strict=True)), archetype
+        # "most Players have 5 regular attacks to start, clerics have 6"
+        assert deck[0] == (6 if archetype == "cleric" else 5), archetype
+    by_class = {name: [decks[a] for a in rules.ARCHETYPES[name]] for name in rules.CLASSES}
+    for name, pair in by_class.items():
+        assert pair[0][1:] == pair[1][1:], f"{name}: archetypes differ only in regular attacks"
+    sword, magic, cloak = (by_class[name][0] for name in rules.CLASSES)
+    middling, stronk, dodge, heal = 1, 2, 3, 4
+    # Sword: "heavy on the middling and Stronk attacks. Bad at dodging."
+    assert sword[middling] >= max(magic[middling], cloak[middling])
+    assert sword[stronk] > max(magic[stronk], cloak[stronk])
+    assert sword[dodge] == min(d[dodge] for d in (sword, magic, cloak)) < cloak[dodge]
+    # Magic: "Lots of Middling Power, Low Stronk Power and great heals!"
+    assert magic[middling] == 5 and magic[stronk] == min(d[stronk] for d in (sword, magic, cloak))
+    # Cloak: "Lots of Middling Power and great at dodging"
+    assert cloak[middling] == 5 and cloak[dodge] == 3
+    # "Some classes have the ability to heal": Magic, the class described with heals, and no other
+    assert magic[heal] == 3 and sword[heal] == cloak[heal] == 0
+
+
+@pytest.mark.parametrize(("archetype", "regular"), [("fighter", 5), ("paladin", 5), ("sorcerer", 5), ("cleric", 6),
+                                                     ("rogue", 5), ("ranger", 5)])
+def test_each_archetype_lays_out_its_class_deck_and_clerics_have_six_regular_attacks(archetype, regular):
+    class_name = rules.CLASS_OF[archetype]
+    state = game((18, 2), classes=(class_name, "sword"), archetypes=(archetype, "fighter"))
+    assert state.archetypes == (archetype, "fighter") and state.classes == (class_name, "sword")
+    assert state.cards[0][REGULAR] == regular
+
+
+def test_random_archetypes_are_dealt_among_the_class_s_two():
+    chance = Chance.scripted([(2, 1), (2, 0), (20, 9), (20, 3)])
+    state = new_game(Config(classes=("magic", "cloak")), chance)
+    assert state.archetypes == ("cleric", "rogue") and chance.exhausted
+    seen = {new_game(Config(classes=("magic", "sword")), Chance(seed)).archetypes[0] for seed in range(40)}
+    assert seen == {"sorcerer", "cleric"}
+
+
+def test_an_archetype_of_another_class_is_refused():
+    with pytest.raises(ValueError, match=r"archetypes\[1\]='cleric' is a magic archetype but classes\[1\]='sword'"):
+        Config(classes=("sword", "sword"), archetypes=("fighter", "cleric"))
+    with pytest.raises(ValueError, match=r"classes\[0\]='random'"):
+        Config(classes=("random", "sword"), archetypes=("rogue", "random"))
 
 
 def test_the_rulebook_fixed_hit_ranges_are_kept():
@@ -87,9 +135,9 @@ def test_the_rulebook_fixed_hit_ranges_are_kept():
 
 
 def test_random_classes_are_dealt_by_chance():
-    chance = Chance.scripted([(3, 2), (3, 0), (20, 9), (20, 3)])
+    chance = Chance.scripted([(3, 2), (2, 1), (3, 0), (2, 0), (20, 9), (20, 3)])
     state = new_game(Config(classes=("random", "random")), chance)
-    assert state.classes == ("cloak", "sword")
+    assert state.classes == ("cloak", "sword") and state.archetypes == ("ranger", "fighter")
     assert chance.exhausted
 
 
@@ -104,7 +152,7 @@ def test_rulebook_attack_example_middling_on_a_4_hits_and_stronk_on_a_15_misses(
     apply(state, ATTACK_MIDDLING)
     assert state.cards[1][MIDDLING] == 5 and state.to_act == 0  # a miss keeps the card, the turn passes
     apply(state, ATTACK_MIDDLING)  # roll 4 inside tier 1's 4-13
-    assert state.cards[0][MIDDLING] == 3  # the successful card is discarded
+    assert state.cards[0][MIDDLING] == 4  # the successful card is discarded
     assert state.phase == REACT_PHASE and state.to_act == 1  # David holds dodge and heal: his decision
     apply(state, REACT_TAKE)
     assert state.hp[1] == 70
@@ -124,8 +172,10 @@ def test_regular_attacks_always_hit_without_a_roll():
 @pytest.mark.parametrize(("tier", "attack", "face", "hits"), [
     (1, ATTACK_MIDDLING, 3, False), (1, ATTACK_MIDDLING, 4, True), (1, ATTACK_MIDDLING, 13, True),
     (1, ATTACK_MIDDLING, 14, False), (2, ATTACK_STRONK, 7, False), (2, ATTACK_STRONK, 8, True),
-    (2, ATTACK_STRONK, 13, True), (2, ATTACK_STRONK, 14, False), (3, ATTACK_MIDDLING, 5, False),
-    (3, ATTACK_MIDDLING, 6, True), (3, ATTACK_STRONK, 9, True), (3, ATTACK_STRONK, 8, False),
+    (2, ATTACK_STRONK, 13, True), (2, ATTACK_STRONK, 14, False),
+    (1, ATTACK_STRONK, 8, False), (1, ATTACK_STRONK, 9, True), (2, ATTACK_MIDDLING, 2, False),
+    (2, ATTACK_MIDDLING, 3, True), (3, ATTACK_MIDDLING, 1, False), (3, ATTACK_MIDDLING, 2, True),
+    (3, ATTACK_STRONK, 7, True), (3, ATTACK_STRONK, 6, False), (3, ATTACK_STRONK, 13, True),
 ])
 def test_hit_windows_by_tier(tier, attack, face, hits):
     tier_face = {1: 1, 2: 9, 3: 20}[tier]
@@ -144,15 +194,15 @@ def test_hit_windows_by_tier(tier, attack, face, hits):
 
 def test_rulebook_dodge_sequence():
     # Player 1 (seat 0, sword, tier 3) lands a stronk; player 2 (seat 1, cloak, tier 1) dodges with a
-    # 15 (tier 1 dodge 14-20): the dodge and the attack card are discarded, then player 2 attacks.
-    state = game((18, 2, 10, 15), classes=("sword", "cloak"))
-    apply(state, ATTACK_STRONK)  # 10 inside tier 3's 9-13
+    # 16 (tier 1 dodge 16-20): the dodge and the attack card are discarded, then player 2 attacks.
+    state = game((18, 2, 10, 16), classes=("sword", "cloak"))
+    apply(state, ATTACK_STRONK)  # 10 inside tier 3's 7-13
     assert state.phase == REACT_PHASE and state.to_act == 1
-    assert legal_actions(state) == [REACT_DODGE, REACT_HEAL, REACT_TAKE]
+    assert legal_actions(state) == [REACT_DODGE, REACT_TAKE]  # a cloak holds no heal
     apply(state, REACT_DODGE)
     assert state.hp[1] == 100  # nullified
     assert state.cards[1][DODGE] == 2  # the successful dodge is discarded
-    assert state.cards[0][STRONK] == 3  # so is the nullified attack card
+    assert state.cards[0][STRONK] == 4  # so is the nullified attack card
     assert state.to_act == 1 and state.phase == ATTACK_PHASE  # next turn: player 2 chooses an attack
 
 
@@ -224,7 +274,7 @@ def test_a_player_without_attack_cards_passes_and_no_attacks_left_is_a_draw():
     state.chance = Chance.dice((20, 20))  # seat 1 (tier 1) misses its last stronk
     apply(state, ATTACK_STRONK)
     apply(state, PASS)
-    state.chance = Chance.dice((20, 7))  # now it hits: no attack card is left anywhere
+    state.chance = Chance.dice((20, 10))  # now it hits: no attack card is left anywhere
     apply(state, ATTACK_STRONK)
     assert rules.is_terminal(state) and state.end_reason == rules.NO_ATTACKS_LEFT
     assert rules.returns(state) == (0.0, 0.0)
@@ -242,17 +292,26 @@ def test_the_turn_limit_ends_the_game_as_a_truncated_draw():
 
 
 def test_a_boss_card_replaces_one_attack_card_misses_stay_and_hits_are_discarded():
-    state = game((18, 2, 14, 12), bosses=("wyvern_breath", "none"), boss_replaces="middling")
-    assert state.cards[0][BOSS] == 1 and state.cards[0][MIDDLING] == 3 and state.cards[1][BOSS] == 0
+    state = game((18, 2, 14, 12), bosses=("wyvern_breath", "none"), boss_replaces=("middling", "stronk"))
+    assert state.cards[0][BOSS] == 1 and state.cards[0][MIDDLING] == 4 and state.cards[1][BOSS] == 0
+    assert state.cards[1][STRONK] == 1  # seat 1 has no boss card: nothing replaced
     state.cards[1][DODGE] = state.cards[1][HEAL] = 0
     assert ATTACK_BOSS in legal_actions(state)
-    apply(state, ATTACK_BOSS)  # 14 is outside tier 3's 11-13: kept for another try
+    apply(state, ATTACK_BOSS)  # 14 is outside tier 3's 9-13: kept for another try
     assert state.cards[0][BOSS] == 1 and state.hp[1] == 100
     state.cards[0][DODGE] = state.cards[0][HEAL] = 0
     apply(state, ATTACK_REGULAR)  # seat 1's turn
     apply(state, ATTACK_BOSS)  # 12 hits for 60
     assert state.cards[0][BOSS] == 0 and state.hp[1] == 40
     assert ATTACK_BOSS not in legal_actions(state)
+
+
+def test_each_seat_chooses_the_card_its_boss_card_replaces():
+    """"You must replace one attack card (regular, middling or Stronk)": each player's own choice."""
+    state = game((18, 2), bosses=("minotaur_gore", "tavern_brawl"), boss_replaces=("stronk", "middling"))
+    assert state.cards[0][:4] == [5, 5, 4, 1] and state.cards[1][:4] == [6, 4, 1, 1]
+    state = game((18, 2), bosses=("minotaur_gore", "tavern_brawl"))  # default: a regular card each
+    assert state.cards[0][:4] == [4, 5, 5, 1] and state.cards[1][:4] == [5, 5, 1, 1]
 
 
 def test_every_catalog_boss_has_its_own_damage_and_windows():
@@ -285,7 +344,10 @@ def test_an_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothi
     ({"hp_cap": 50}, "hp_cap"),
     ({"num_players": 3}, "num_players"),
     ({"max_turns": 0}, "max_turns"),
-    ({"boss_replaces": "dodge"}, "regular, middling, stronk"),
+    ({"boss_replaces": ("regular", "dodge")}, r"boss_replaces\[1\]='dodge'.*regular, middling, stronk"),
+    ({"boss_replaces": "middling"}, "boss_replaces needs one entry per seat"),
+    ({"archetypes": ("fighter", "druid")}, "fighter, paladin, sorcerer, cleric, rogue, ranger"),
+    ({"ruleset": "house"}, "standard, house_narrowing"),
     ({"ruleset": "/no/such/file.toml"}, "standard"),
 ])
 def test_bad_configurations_raise_value_errors_naming_the_valid_values(options, fragment):
@@ -296,30 +358,28 @@ def test_bad_configurations_raise_value_errors_naming_the_valid_values(options, 
 def test_a_boss_cannot_replace_a_card_the_deck_lacks(tmp_path):
     text = rules.resources.files("tavernzoo.envs.tiny_minotaur").joinpath("ruleset.toml").read_text()
     path = tmp_path / "house.toml"
-    path.write_text(text.replace("[classes.sword]            # heavy on middling and stronk, bad at dodging\n"
-                                 "regular = 5", "[classes.sword]\nregular = 0"))
-    with pytest.raises(ValueError, match="no regular card"):
-        new_game(Config(classes=("sword", "magic"), bosses=("minotaur_gore", "none"), ruleset=str(path)),
-                 d20(18, 2))
+    path.write_text(text.replace("regular = { fighter = 5, paladin = 5 }", "regular = { fighter = 0, paladin = 5 }"))
+    with pytest.raises(ValueError, match="seat 0: the fighter deck has no regular card"):
+        new_game(config(bosses=("minotaur_gore", "none"), ruleset=str(path)), d20(18, 2))
 
 
 def test_a_house_ruleset_changes_the_windows_and_a_broken_one_is_refused(tmp_path):
     text = rules.resources.files("tavernzoo.envs.tiny_minotaur").joinpath("ruleset.toml").read_text()
     house = tmp_path / "house.toml"
     house.write_text(text.replace("middling = [4, 13]         # rulebook", "middling = [1, 20]"))
-    state = new_game(Config(classes=("sword", "magic"), ruleset=str(house)), d20(1, 2, 1))
+    state = new_game(config(ruleset=str(house)), d20(1, 2, 1))
     state.to_act = 0
     state.cards[1][DODGE] = state.cards[1][HEAL] = 0
     apply(state, ATTACK_MIDDLING)  # a 1 hits in the house window
     assert state.hp[1] == 70
     broken = tmp_path / "broken.toml"
-    broken.write_text(text.replace("stronk = [9, 13]", "stronk = [9, 25]"))
+    broken.write_text(text.replace("stronk = [7, 13]", "stronk = [7, 25]"))
     with pytest.raises(ValueError, match=r"ranges.tier_3.stronk"):
         Config(ruleset=str(broken))
 
 
 def test_scripted_dice_refuse_a_mismatched_die():
-    state = new_game(Config(classes=("sword", "magic")), Chance.dice((20, 18), (20, 2), (6, 3)))
+    state = new_game(config(), Chance.dice((20, 18), (20, 2), (6, 3)))
     with pytest.raises(ReplayError, match="out of 6"):
         apply(state, ATTACK_MIDDLING)
 
@@ -334,3 +394,20 @@ def test_numpy_integers_are_actions_and_other_types_are_refused():
         apply(state, "attack:regular")
     with pytest.raises(IllegalActionError, match="not an action index"):
         apply(state, 1.0)
+
+
+def test_a_higher_tier_never_has_a_narrower_window_and_the_house_table_narrows():
+    """The standard table: every window of a tier holds the window of the tier below (so a higher
+    initiative roll never rolls worse; tests/test_tiny_minotaur_solver.py checks the whole game).
+    ``house_narrowing`` keeps the first release's table, where each tier up loses one face."""
+    standard, house = rules.load_ruleset("standard"), rules.load_ruleset("house_narrowing")
+    for lower, higher in ((0, 1), (1, 2)):
+        for card in ("middling", "stronk", "dodge", "heal"):
+            (low_a, high_a), (low_b, high_b) = standard.windows[lower][card], standard.windows[higher][card]
+            assert low_b <= low_a and high_b >= high_a, (card, lower + 1)
+            (low_a, high_a), (low_b, high_b) = house.windows[lower][card], house.windows[higher][card]
+            assert high_b - low_b == high_a - low_a - 1, (card, lower + 1)
+        for name, (_, windows) in standard.bosses.items():
+            assert windows[higher][0] <= windows[lower][0] and windows[higher][1] >= windows[lower][1], name
+    assert house.windows[0]["middling"] == (4, 13) and house.windows[1]["stronk"] == (8, 13)
+    assert house.decks == standard.decks and house.tiers == standard.tiers

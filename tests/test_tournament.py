@@ -209,9 +209,10 @@ def test_external_bot_speaks_the_protocol_and_fails_with_a_reason():
 
     env = make_env(bot.game)
     env.reset(seed=4)
-    bot.begin_game(0, seed=9)
+    agent = env.agent_selection  # the seat that moves first (the initiative roll decides)
+    bot.begin_game(env.possible_agents.index(agent), seed=9)
     assert bot.program_name == "fixture-random"
-    observation = env.observe("player_0")
+    observation = env.observe(agent)
     assert observation["action_mask"][bot.act(observation)] == 1
     bot.game_over([1.0, -1.0], 0)
     bot.close()

@@ -144,7 +144,7 @@ def test_league_sampling_window_pfsp_and_persistence(tmp_path):
     config = TM.make_config()
     train_config = TrainConfig(pool_bots=("random", "heuristic"), snapshot_window=2, latest_share=0.8)
     league = League.create(TM, config, train_config)
-    policy = MLPPolicy([np.zeros((8, 47), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": TM.env_name})
+    policy = MLPPolicy([np.zeros((8, 65), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": TM.env_name})
     league.set_latest(policy)
     for step in (10, 20, 30):
         league.add_snapshot(policy, step)
@@ -174,7 +174,7 @@ def test_bad_training_options_are_refused():
 
 
 def test_a_policy_bot_refuses_another_games_checkpoint(tmp_path):
-    policy = MLPPolicy([np.zeros((8, 47), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": "other_v0"})
+    policy = MLPPolicy([np.zeros((8, 65), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": "other_v0"})
     policy.save(tmp_path)
     with pytest.raises(ValueError, match="other_v0"):
         PolicyBot(TM.make_config(), 0, tmp_path, TM)

@@ -247,7 +247,7 @@ def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
     manifest = json.loads((ZOO_DIR / "tiny_minotaur.json").read_text())
     onnx = base64.b64encode((ZOO_DIR / "tiny_minotaur.onnx").read_bytes()).decode()
     reply = client.post("/api/uploads", json={"manifest": manifest, "onnx": onnx})
-    assert reply.status_code == 201 and reply.json()["env"] == "tiny_minotaur_v0"
+    assert reply.status_code == 201 and reply.json()["env"] == "tiny_minotaur_v1"
     table = new_table(client, "tiny_minotaur", ["human", reply.json()["spec"]], seed=1)
     assert wait_for(client, table["id"])["status"] in ("your_turn", "over")
     tampered = client.post("/api/uploads", json={"manifest": manifest, "onnx": base64.b64encode(b"xx").decode()})
@@ -321,7 +321,7 @@ def test_the_web_command_serves_the_page_on_loopback():
 def test_a_correct_program_passes_the_compliance_run():
     report = check_program(GOOD_BOT[len("cmd:"):], ["tiny_minotaur", "minefield"], games_each=2)
     assert not report.violations, report.violations
-    assert report.games_played == {"tiny_minotaur_v0": 2, "minefield_v0": 2}
+    assert report.games_played == {"tiny_minotaur_v1": 2, "minefield_v0": 2}
     assert {check.stage for check in report.checks} == {"handshake", "errors", "quit", "games"}
 
 

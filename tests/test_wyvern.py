@@ -3,6 +3,8 @@ help deal, running away, death and looting, curse, selling and the level-25 rule
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tavernzoo.envs.core import Chance, IllegalActionError
@@ -88,7 +90,7 @@ def test_rulebook_example_potion_backstab_help_ancient_then_run():
     assert rules.monster_strength(state) == 13
     do(state, "pass")  # seat 2
     assert state.to_act == 0 and "run" in legal(state)
-    do(state, "help:+2:1")
+    do(state, "offer:+2:1")
     assert state.phase == ASK and state.to_act == 2
     do(state, "accept")
     assert rules.party_strength(state) == 19  # "your levels would be 19 to the monster's 13"
@@ -112,7 +114,7 @@ def test_failed_run_hits_the_fighter_only_and_death_by_levels_loots_in_chosen_or
     give(state, 0, "frost_troll", "smoke_bomb")
     give(state, 2, "iron_helm")
     wear(state, 2, "broadsword")
-    do(state, "fight:frost_troll", "help:+2:0", "accept")
+    do(state, "fight:frost_troll", "offer:+2:0", "accept")
     state.monster_bonus = 20
     dice(state, 2)  # 2 < 5: caught; Frost Troll: lose 2 levels -> level 0: death by levels
     do(state, "pass", "pass", "pass")
@@ -122,7 +124,10 @@ def test_failed_run_hits_the_fighter_only_and_death_by_levels_loots_in_chosen_or
     do(state, "loot_order:+2")
     assert state.phase == LOOT_PICK and state.to_act == 2
     do(state, "loot:dragonscale_armor")
-    # Seat 1 loots last and the only item left is taken for it.
+    # Seat 1 loots last; looting is a "may", so even the only item left is its choice.
+    assert state.phase == LOOT_PICK and state.to_act == 1
+    assert set(legal(state)) == {"loot:cinder_boots", "decline"}
+    do(state, "loot:cinder_boots")
     assert keys(state.hand[1]) == ["cinder_boots"] and "dragonscale_armor" in keys(state.hand[2])
     assert state.dead[0] and state.level[0] == 1 and state.hand[0] == [] and state.equipped[0] == []
     assert "smoke_bomb" in keys(state.discard[0])
@@ -164,7 +169,11 @@ def test_strictly_higher_wins_ties_lose_and_paladins_win_ties():
     state.classes[0] = rules.CLERIC
     state.level[1], state.classes[1] = 0, rules.PALADIN
     state.helper = 1
-    assert rules.party_wins(state)  # interpretation: a paladin helper wins ties too
+    assert not rules.party_wins(state)  # the rulebook's paladin is "you", the fighter
+    house = make(2, paladin_helper_wins_ties=True)
+    _door_fight(house, "slime")
+    house.level[1], house.classes[1], house.helper = 0, rules.PALADIN, 1
+    assert rules.party_wins(house)
 
 
 def test_losing_a_door_fight_and_escaping_ends_the_turn_without_bad_stuff():
@@ -206,6 +215,7 @@ def test_run_action_is_offered_only_when_losing_and_rolls_at_once():
     dice(state, 1)
     do(state, "run")
     # Wraith: lose 3 levels; from level 2 that is death by levels, and seat 1 loots the broadsword.
+    do(state, "loot:broadsword")
     assert state.dead[0] and state.level[0] == 1 and "broadsword" in keys(state.hand[1])
 
 
@@ -255,7 +265,7 @@ def test_help_split_is_honoured_and_the_helper_gains_no_level():
     state = make(3)
     state.level[0], state.level[1] = 5, 6
     give(state, 0, "frost_troll")
-    do(state, "fight:frost_troll", "help:+1:2", "accept")
+    do(state, "fight:frost_troll", "offer:+1:2", "accept")
     stack(state, 0, "holy_water", "iron_helm", "rust")
     do(state, "pass", "pass", "pass")
     assert state.level[0] == 7 and state.level[1] == 6
@@ -266,43 +276,101 @@ def test_elf_helper_gains_a_level():
     state = make(3, races=("dwarf", "elf", "dwarf"))
     state.level[0], state.level[1] = 5, 6
     give(state, 0, "frost_troll")
-    do(state, "fight:frost_troll", "help:+1:0", "accept", "pass", "pass", "pass")
+    do(state, "fight:frost_troll", "offer:+1:0", "accept", "pass", "pass", "pass")
     assert state.level[0] == 7 and state.level[1] == 7
 
 
-def test_declined_help_lets_the_fighter_ask_someone_else_but_never_twice():
-    state = make(4)
+def offers(state: rules.State) -> set[str]:
+    return {n for n in legal(state) if n.startswith("offer")}
+
+
+def test_negotiating_a_treasure_split_with_counter_offers_and_an_improved_offer():
+    state = make(3)
+    give(state, 0, "wraith")  # 3 treasures
+    do(state, "fight:wraith", "offer:+1:0")
+    assert state.phase == ASK and state.to_act == 1
+    assert set(legal(state)) == {"accept", "decline", "ask:1", "ask:2", "ask:3"}  # a counter asks for more
+    do(state, "ask:3")
+    assert state.phase == rules.COUNTER and state.to_act == 0
+    assert set(legal(state)) == {"accept", "decline", "offer:+1:1", "offer:+1:2"}  # better, below the ask
+    do(state, "offer:+1:1")
+    assert set(legal(state)) == {"accept", "decline", "ask:2", "ask:3"}  # never more than the last ask
+    do(state, "ask:2")
+    assert set(legal(state)) == {"accept", "decline"}  # nothing lies between 1 and 2
+    do(state, "accept")
+    assert state.helper == 1 and state.split == 2 and state.phase == WINDOW and state.to_act == 1
+    assert offers(state) == set()  # one helper per combat
+
+
+def test_a_would_be_helper_may_offer_its_help_unasked():
+    state = make(3)
     give(state, 0, "wraith")
-    do(state, "fight:wraith", "help:+1:1", "decline")
+    do(state, "fight:wraith", "pass")
+    assert {n for n in legal(state) if n.startswith("ask")} == {"ask:0", "ask:1", "ask:2", "ask:3"}
+    do(state, "ask:2")
+    assert state.phase == rules.COUNTER and state.to_act == 0
+    assert set(legal(state)) == {"accept", "decline", "offer:+1:0", "offer:+1:1"}
+    do(state, "decline")
+    assert state.phase == WINDOW and state.helper == -1 and state.to_act == 1 and state.passes == 0
+    assert {n for n in legal(state) if n.startswith("ask")} == {"ask:0", "ask:1", "ask:2"}
+
+
+def test_a_declined_offer_can_be_renewed_only_higher_and_talks_are_bounded():
+    state = make(4, help_rounds=2)
+    give(state, 0, "wraith")
+    do(state, "fight:wraith", "offer:+1:1", "decline")
     assert state.phase == WINDOW and state.helper == -1 and state.to_act == 1
     do(state, "pass", "pass", "pass")
-    assert not any(n.startswith("help:+1:") for n in legal(state))
-    do(state, "help:+2:3", "accept")
-    assert state.helper == 2
-    assert not any(n.startswith("help") for n in legal(state) if state.to_act == 0)
-    do(state, "pass", "pass", "pass")
-    assert not any(n.startswith("help") for n in legal(state))  # one helper per combat
+    assert offers(state) >= {"offer:+1:2", "offer:+1:3"} and "offer:+1:1" not in offers(state)
+    do(state, "offer:+1:2", "decline", "pass", "pass", "pass")
+    assert not any(n.startswith("offer:+1:") for n in offers(state))  # two offers made: no third
+    do(state, "offer:+2:0", "ask:3", "decline", "pass", "pass", "pass")
+    do(state, "offer:+2:1", "ask:3")
+    assert set(legal(state)) == {"accept", "decline"}  # no offers left to improve on
+    do(state, "decline", "pass")
+    assert "ask:3" not in legal(state)  # and seat 2 has made its two asks
+
+
+def test_help_talks_always_end():
+    """Whatever the players do, each combat's talks end within the rounds' bound."""
+    state = make(6, help_rounds=3)
+    give(state, 0, "lich")
+    do(state, "fight:lich")
+    pick = random.Random(1)
+    decisions = 0
+    while state.phase in (WINDOW, ASK, rules.COUNTER):
+        choices = [a for a in rules.legal_actions(state) if ACTION_NAMES[a] != "run"]
+        talk = [a for a in choices if ACTION_NAMES[a].split(":")[0] in ("offer", "ask", "decline")]
+        rules.apply(state, pick.choice(talk or choices))
+        decisions += 1
+        assert decisions < 500
+    # 5 others: at most 3 offers and 3 asks each, each answered once; a round of passes after each talk
+    assert decisions <= 5 * (3 + 3) * 2 + 6 * (5 * (3 + 3) + 1)
 
 
 def test_offered_split_is_capped_by_the_treasures():
     state = make(2)
     give(state, 0, "slime")
     do(state, "fight:slime")
-    assert {n for n in legal(state) if n.startswith("help")} == {"help:+1:0", "help:+1:1"}
+    assert offers(state) == {"offer:+1:0", "offer:+1:1"}
 
 
 def test_one_players_help_per_turn():
     state = make(3)
     state.level[1] = 20
     give(state, 0, "goblin", "zombie")
-    do(state, "fight:goblin", "help:+1:0", "accept", "pass", "pass", "pass")
+    do(state, "fight:goblin", "offer:+1:0", "accept", "pass", "pass", "pass")
     do(state, "fight:zombie")
-    assert {n.split(":")[1] for n in legal(state) if n.startswith("help")} == {"+1"}
+    assert {n.split(":")[1] for n in offers(state)} == {"+1"}
+    do(state, "pass")
+    assert state.to_act == 1 and "ask:1" in legal(state)  # this turn's helper may offer itself again
+    do(state, "pass")
+    assert state.to_act == 2 and not any(n.startswith("ask") for n in legal(state))  # seat 2 may not
     relaxed = make(3, one_helper_per_turn=False)
     relaxed.helped_by = 1
     give(relaxed, 0, "zombie")
     do(relaxed, "fight:zombie")
-    assert {n.split(":")[1] for n in legal(relaxed) if n.startswith("help")} == {"+1", "+2"}
+    assert {n.split(":")[1] for n in offers(relaxed)} == {"+1", "+2"}
 
 
 # --- death -------------------------------------------------------------------------------------------------
@@ -317,6 +385,8 @@ def test_eaten_keeps_level_and_looters_draw_two_cards_from_the_hand_when_nothing
     do(state, "pass", "pass", "pass")
     assert state.phase == LOOT_ORDER
     do(state, "loot_order:+2")
+    assert set(legal(state)) == {"loot:hand", "decline"}
+    do(state, "loot:hand", "loot:hand")
     assert keys(state.hand[2]) == ["holy_water", "slime"]
     assert keys(state.hand[1]) == ["iron_helm", "rust"]
     assert state.dead[0] and state.level[0] == 9
@@ -343,7 +413,7 @@ def test_the_dead_cannot_be_cursed_asked_for_help_or_act_in_a_window():
     give(state, 0, "goblin", "rust")
     assert "curse:rust:+2" not in legal(state) and "curse:rust:+1" in legal(state)
     do(state, "fight:goblin")
-    assert not any(n.startswith("help:+2") for n in legal(state))
+    assert not any(n.startswith("offer:+2") for n in legal(state))
     do(state, "pass")
     assert state.to_act == 1
     do(state, "pass")
@@ -365,7 +435,7 @@ def test_a_curse_that_kills_the_helper_removes_it_and_the_window_goes_on():
     state.level[0] = 3
     give(state, 0, "goblin")
     give(state, 2, "level_drain")
-    do(state, "fight:goblin", "help:+1:0", "accept", "pass", "curse:level_drain:+2")
+    do(state, "fight:goblin", "offer:+1:0", "accept", "pass", "curse:level_drain:+2")
     assert state.dead[1] and state.helper == -1 and state.phase == WINDOW and state.to_act == 0
 
 
@@ -479,7 +549,7 @@ def test_warrior_fights_alone_at_plus_two_and_cleric_turns_undead():
     give(state, 0, "goblin")
     do(state, "fight:goblin")
     assert rules.party_strength(state) == 3
-    do(state, "help:+1:0", "accept")
+    do(state, "offer:+1:0", "accept")
     assert rules.party_strength(state) == 1 + 1  # no warrior bonus with a helper
     cleric = make(2)
     give(cleric, 0, "skeleton")
@@ -527,6 +597,63 @@ def test_hand_limit_is_five_and_six_for_a_dwarf():
     do(state, "discard:slime")
     assert state.active == 1 and len(state.hand[0]) == 5
     assert rules.hand_limit(state, 1) == 6
+
+
+def _helper_paid_over_the_limit(**options) -> rules.State:
+    state = make(3, races=("elf", "human", "elf"), **options)
+    state.level[0], state.level[1] = 5, 6
+    give(state, 0, "frost_troll")
+    give(state, 1, "rust", "rust", "slow", "slime")
+    stack(state, 0, "holy_water", "iron_helm", "broadsword")
+    do(state, "fight:frost_troll", "offer:+1:3", "accept", "pass", "pass", "pass")  # 12 against 10
+    return state
+
+
+def test_a_hand_over_the_limit_is_cut_down_at_once_even_on_another_players_turn():
+    state = _helper_paid_over_the_limit()
+    assert len(state.hand[1]) == 7 and state.active == 0
+    assert state.phase == DISCARD and state.to_act == 1  # before anyone decides anything else
+    assert "discard:broadsword" in legal(state) and "discard:slime" in legal(state)
+    do(state, "discard:slime")
+    assert state.phase == DISCARD and state.to_act == 1
+    do(state, "discard:rust")
+    assert len(state.hand[1]) == 5 and state.phase == FREE and state.to_act == 0  # back to seat 0's turn
+    assert keys(state.discard[1]) == ["rust", "slime"]
+
+
+def test_the_hand_limit_only_at_the_end_of_ones_own_turn_as_a_house_rule():
+    state = _helper_paid_over_the_limit(hand_limit_always=False)
+    assert len(state.hand[1]) == 7 and state.phase == FREE and state.to_act == 0
+
+
+def test_a_card_kicked_open_over_the_limit_is_shed_before_playing_on():
+    state = make(2, races=("elf", "elf"))
+    state.active = state.to_act = 1
+    give(state, 0, "rust", "rust", "slow", "slow", "slime")
+    stack(state, 1, "iron_helm")
+    stack(state, 0, "broadsword")
+    do(state, "pass")  # seat 1 ends its turn; seat 0 kicks open a broadsword: six cards
+    assert state.phase == DISCARD and state.to_act == 0 and state.active == 0
+    do(state, "discard:slime")
+    assert state.phase == FREE and "equip:broadsword" in legal(state)
+
+
+def test_a_looter_may_take_nothing_and_one_over_the_limit_sheds_at_once():
+    state = make(3, races=("elf", "elf", "elf"))
+    give(state, 0, "wraith")
+    wear(state, 0, "broadsword", "iron_helm")
+    give(state, 1, "rust", "rust", "slow", "slow", "slime")
+    do(state, "fight:wraith")
+    dice(state, 1)
+    do(state, "run", "loot_order:+1")  # level 1 - 3: death by levels; seat 1 loots first
+    assert state.phase == LOOT_PICK and "decline" in legal(state)
+    do(state, "loot:broadsword")
+    assert state.phase == DISCARD and state.to_act == 1
+    do(state, "discard:slime")
+    assert state.phase == LOOT_PICK and state.to_act == 2
+    do(state, "decline")
+    assert state.hand[2] == [] and "iron_helm" in keys(state.discard[0]) and state.dead[0]
+    assert any(e[0] == "loot_none" for e in state.events)
 
 
 # --- selling and the winning level -------------------------------------------------------------------------
@@ -582,7 +709,7 @@ def test_the_winning_level_caps_and_elf_helpers_stop_one_short():
     state.level[0], state.level[1] = 20, 24
     give(state, 0, "wyvern")
     state.monster_bonus = 0
-    do(state, "fight:wyvern", "help:+1:0", "accept", "pass", "pass")
+    do(state, "fight:wyvern", "offer:+1:0", "accept", "pass", "pass")
     assert state.level[0] == 23 and state.level[1] == 24 and not rules.is_terminal(state)
 
 

@@ -14,11 +14,11 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from tavernzoo.agents import load_bot
-from tavernzoo.envs import IllegalActionError, wyvern_v0
+from tavernzoo.envs import IllegalActionError, wyvern_v1
 from tavernzoo.envs.core import Chance
 from tavernzoo.envs.records import replay
 from tavernzoo.envs.wyvern import encode, rules
-from tavernzoo.envs.wyvern.decks import NUM_CARDS
+from tavernzoo.envs.wyvern.decks import BY_KEY, NUM_CARDS
 
 CONFIGS = [
     {"num_players": 2},
@@ -32,8 +32,8 @@ CONFIGS = [
 def test_pettingzoo_api_and_seed_tests(players):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test's advice on Dict observation spaces
-        api_test(wyvern_v0.env(num_players=players), num_cycles=300)
-        seed_test(lambda: wyvern_v0.env(num_players=players, summons=True), num_cycles=300)
+        api_test(wyvern_v1.env(num_players=players), num_cycles=300)
+        seed_test(lambda: wyvern_v1.env(num_players=players, summons=True), num_cycles=300)
 
 
 def _cards_in_play(state: rules.State) -> int:
@@ -67,6 +67,8 @@ def test_random_play_invariants(config):
         assert all(1 <= level <= win for level in state.level)
         assert all(0 <= c < NUM_CARDS for zone in (state.deck, state.hand, state.equipped, state.discard)
                    for cards in zone for c in cards)
+        if state.phase not in (rules.DISCARD, rules.OVER):  # the hand limit holds whenever anyone decides
+            assert all(len(state.hand[s]) <= rules.hand_limit(state, s) for s in range(state.n) if s != state.dying)
         if state.steps % 7 == 0:
             for seat in range(state.n):
                 encode.encode(state, seat, obs)
@@ -81,7 +83,7 @@ def test_random_play_invariants(config):
 
 
 def test_truncation_by_the_step_limit_is_reported_as_truncation():
-    env = wyvern_v0.env(num_players=4, max_steps=50)
+    env = wyvern_v1.env(num_players=4, max_steps=50)
     env.reset(seed=1)
     pick = random.Random(0)
     for _agent in env.agent_iter():
@@ -96,7 +98,7 @@ def test_truncation_by_the_step_limit_is_reported_as_truncation():
 
 @pytest.mark.parametrize("config", CONFIGS[:3])
 def test_records_replay_to_the_identical_final_state(config):
-    env = wyvern_v0.raw_env(**config)
+    env = wyvern_v1.raw_env(**config)
     env.reset(seed=17)
     pick = random.Random(3)
     while not all(env.terminations.values()) and not all(env.truncations.values()):
@@ -148,7 +150,7 @@ def test_leak_another_players_hand_changes_nothing_the_observer_sees():
 
 
 def test_observations_are_egocentric_and_only_the_seat_to_act_has_a_mask():
-    env = wyvern_v0.raw_env(num_players=3)
+    env = wyvern_v1.raw_env(num_players=3)
     env.reset(seed=4)
     acting = env.agent_selection
     for agent in env.agents:
@@ -162,7 +164,7 @@ def test_observations_are_egocentric_and_only_the_seat_to_act_has_a_mask():
 
 
 def test_view_is_json_names_legal_actions_and_render_works():
-    env = wyvern_v0.env(render_mode="ansi", num_players=4)
+    env = wyvern_v1.env(render_mode="ansi", num_players=4)
     env.reset(seed=2)
     agent = env.agent_selection
     view = env.unwrapped.view(agent)
@@ -176,11 +178,11 @@ def test_view_is_json_names_legal_actions_and_render_works():
 
 
 def test_raw_env_raises_on_illegal_actions_and_the_wrapped_env_ends_the_game():
-    raw = wyvern_v0.raw_env(num_players=2)
+    raw = wyvern_v1.raw_env(num_players=2)
     raw.reset(seed=0)
     with pytest.raises(IllegalActionError, match="run"):
         raw.step(rules.A_RUN)
-    wrapped = wyvern_v0.env(num_players=2)
+    wrapped = wyvern_v1.env(num_players=2)
     wrapped.reset(seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -190,7 +192,7 @@ def test_raw_env_raises_on_illegal_actions_and_the_wrapped_env_ends_the_game():
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_heuristic_bot_plays_only_legal_actions(players):
-    env = wyvern_v0.raw_env(num_players=players, summons=True, decks=("random",) * players)
+    env = wyvern_v1.raw_env(num_players=players, summons=True, decks=("random",) * players)
     bots = [load_bot("heuristic", "wyvern", env.config, seed=s) for s in range(players)]
     for seed in range(2):
         env.reset(seed=seed)
@@ -200,6 +202,27 @@ def test_heuristic_bot_plays_only_legal_actions(players):
                 env.step(None)
                 continue
             env.step(bots[env.possible_agents.index(agent)].act(observation))  # raw env raises if illegal
+
+
+def test_heuristic_bots_negotiate_help_to_a_deal():
+    state = _talks_state()
+    state.races = [rules.DWARF] * 4
+    state.level[2], state.level[3] = 5, 10  # seat 2 fights a level-12 wraith; seat 3 could turn it
+    bots = [load_bot("heuristic", "wyvern", state.config, seed=s) for s in range(4)]
+    rules.apply(state, rules.ACTION_INDEX["fight:wraith"])
+    said = []
+    obs = np.empty(encode.OBSERVATION_SIZE, np.float32)
+    while state.phase != rules.FREE and len(said) < 40:
+        seat = rules.current_seat(state)
+        encode.encode(state, seat, obs)
+        mask = np.zeros(rules.NUM_ACTIONS, np.int8)
+        mask[rules.legal_actions(state)] = 1
+        action = bots[seat].act({"observation": obs.copy(), "action_mask": mask})
+        said.append(f"{seat}:{rules.ACTION_NAMES[action]}")
+        rules.apply(state, action)
+    # It opens at half the 3 treasures; seat 3 wants 2 (half, rounded up), and 2 is within what it pays.
+    assert said[:3] == ["2:offer:+1:1", "3:ask:2", "2:accept"]
+    assert state.level[2] == 7 and len(state.hand[3]) == 2 and len(state.hand[2]) == 2  # rust + 1 treasure
 
 
 @pytest.mark.slow
@@ -213,7 +236,48 @@ def test_heuristic_beats_random_at_four_player_tables():
 
 
 def test_observation_layout_matches_the_documented_index_table():
-    assert encode.PLAYER_BLOCK == 62 and encode.HAND.start == 372 and encode.PHASE.start == 436
-    assert encode.MY_TURN == 445 and encode.DOOR.start == 446 and encode.MONSTER.start == 510
-    assert encode.COMBAT.start == 530 and encode.BAD.start == 546 and encode.DEATH.start == 554
-    assert encode.TURN == 556 and encode.OBSERVATION_SIZE == 560 and rules.NUM_ACTIONS == 288
+    assert encode.PLAYER_BLOCK == 66 and encode.HAND.start == 396 and encode.PHASE.start == 460
+    assert encode.MY_TURN == 470 and encode.DOOR.start == 471 and encode.MONSTER.start == 535
+    assert encode.COMBAT.start == 555 and encode.BAD.start == 572 and encode.DEATH.start == 580
+    assert encode.TURN == 582 and encode.OVER_LIMIT == 586 and encode.OBSERVATION_SIZE == 587
+    assert rules.NUM_ACTIONS == 295
+
+
+def _talks_state() -> rules.State:
+    config = rules.Config(num_players=4, races=("elf",) * 4, classes=("cleric",) * 4)
+    state = rules.new_game(config, Chance(0))
+    for seat in range(4):
+        state.deck[seat].extend(state.hand[seat])
+        state.hand[seat] = []
+    state.phase, state.active, state.to_act, state.turn = rules.FREE, 2, 2, 1
+    state.hand[2] = [BY_KEY["wraith"].cid, BY_KEY["rust"].cid]
+    return state
+
+
+def test_action_descriptions_name_the_players_and_what_is_offered():
+    state = _talks_state()
+    said = {rules.ACTION_NAMES[a]: encode.describe_action(a, state) for a in rules.legal_actions(state)}
+    assert said["curse:rust:+1"] == "play Curse: Rust at player_3"
+    assert said["curse:rust:+3"] == "play Curse: Rust at player_1"
+    rules.apply(state, rules.ACTION_INDEX["fight:wraith"])
+    said = {rules.ACTION_NAMES[a]: encode.describe_action(a, state) for a in rules.legal_actions(state)}
+    assert said["offer:+3:3"] == "offer 3 treasures to player_1 for help"
+    assert said["offer:+2:1"] == "offer 1 treasure to player_0 for help"
+    rules.apply(state, rules.ACTION_INDEX["offer:+3:1"])
+    said = {rules.ACTION_NAMES[a]: encode.describe_action(a, state) for a in rules.legal_actions(state)}
+    assert said["accept"] == "accept player_2's offer of 1 treasure and help fight"
+    assert said["ask:2"] == "counter: ask player_2 for 2 treasures instead"
+    assert "player_2 offers player_1 1 treasure for help" in encode.render(state)
+
+
+def test_render_for_a_seat_hides_the_other_hands_and_has_a_legend():
+    state = _talks_state()
+    state.hand[0] = [BY_KEY["lich"].cid]
+    everything = encode.render(state)
+    assert "lich" in everything and "wraith" in everything and "legend:" in everything
+    mine = encode.render(state, seat=2)
+    assert "wraith" in mine and "lich" not in mine and "hand 1/5" in mine
+    assert "player_2 (you)" in mine and "+1 = player_3" in mine and "legend:" in mine
+    twin = copy.deepcopy(state)
+    twin.hand[0] = [BY_KEY["wyvern"].cid]
+    assert encode.render(twin, seat=2) == mine

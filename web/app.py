@@ -78,9 +78,16 @@ class BodyError(Exception):
 
 
 async def read_body(request: Request, limit: int, seconds: float) -> bytes:
-    """The request body, refused (413) past ``limit`` bytes and (408) when it takes over ``seconds``."""
+    """The request body, refused (413) past ``limit`` bytes and (408) when it takes over ``seconds``.
+
+    An oversize body that is not much over the limit is read to its end and dropped before the 413 goes
+    out: a client still sending when the server closes gets a broken pipe instead of the reply. Past
+    ``DRAIN_FACTOR`` times the limit the connection is simply closed with the reply."""
     declared = request.headers.get("content-length")
+    drain_limit = limit * DRAIN_FACTOR
     if declared is not None and declared.isdigit() and int(declared) > limit:
+        if int(declared) <= drain_limit:
+            await _drain(request, drain_limit, seconds)
         raise BodyError(413, f"a request may be at most {limit} bytes; this one has {declared}")
     chunks, size = [], 0
     try:
@@ -88,13 +95,31 @@ async def read_body(request: Request, limit: int, seconds: float) -> bytes:
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limit:
-                    raise BodyError(413, f"a request may be at most {limit} bytes")
+                    break
                 chunks.append(chunk)
     except TimeoutError:
         raise BodyError(408, f"the request body did not arrive within {seconds:g} s") from None
     except ClientDisconnect:
         raise BodyError(400, "the client went away before sending the whole body") from None
+    if size > limit:
+        await _drain(request, drain_limit - size, seconds)
+        raise BodyError(413, f"a request may be at most {limit} bytes")
     return b"".join(chunks)
+
+
+DRAIN_FACTOR = 4
+
+
+async def _drain(request: Request, budget: int, seconds: float) -> None:
+    """Read and drop up to ``budget`` more bytes of the body within ``seconds``; give up quietly past either."""
+    try:
+        with anyio.fail_after(seconds):
+            async for chunk in request.stream():
+                budget -= len(chunk)
+                if budget < 0:
+                    return
+    except (TimeoutError, ClientDisconnect):
+        return
 
 
 def fail(status: int, message: str) -> JSONResponse:

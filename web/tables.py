@@ -38,8 +38,9 @@ class TableError(ValueError):
         self.status = status
 
 
-def describe(game: Game, config: Any, names: list[str]) -> dict[str, str]:
-    """A sentence for each of the action names (for the buttons' titles)."""
+def describe(game: Game, config: Any, names: list[str], state: Any = None) -> dict[str, str]:
+    """A sentence for each of the action names (for the buttons' titles); given the state of the game, the
+    sentences name the players an action targets (``describe_action(action, state)``)."""
     describe_action = getattr(game.encoder, "describe_action", None)
     all_names = game.action_names(config)
     if describe_action is None:
@@ -47,7 +48,7 @@ def describe(game: Game, config: Any, names: list[str]) -> dict[str, str]:
     out = {}
     for name in names:
         try:
-            out[name] = describe_action(all_names.index(name))
+            out[name] = describe_action(all_names.index(name), state)
         except (ValueError, IndexError, KeyError, StopIteration):
             out[name] = name
     return out
@@ -174,7 +175,8 @@ class Table:
     def _frame(self, note: str | None) -> None:
         view = self.env.unwrapped.view(self.agents[self.human])
         self.frames.append({"step": len(self.frames), "note": note, "view": view,
-                            "descriptions": describe(self.game, self.config, view.get("legal_actions", []))})
+                            "descriptions": describe(self.game, self.config, view.get("legal_actions", []),
+                                                         self.env.unwrapped.game_state)})
         self._touch()
 
     def _end(self, lost: Forfeit | None) -> None:

@@ -3,4 +3,4 @@
 from ..core import Game
 from . import encode, rules
 
-GAME = Game(name="tiny_minotaur", version=0, title="Tiny Minotaur PvP", rules=rules, encoder=encode)
+GAME = Game(name="tiny_minotaur", version=1, title="Tiny Minotaur PvP", rules=rules, encoder=encode)

@@ -3,10 +3,14 @@
 The rulebook (shared/seeds/000_*.txt) in brief, as implemented here; docs/rules/tiny_minotaur.md marks
 every interpretation:
 
-* Two players, 100 HP each. Each picks a class (Sword, Magic, Cloak) whose deck holds regular, middling
-  and stronk attacks, dodges and heals (counts in ``ruleset.toml``; the config may deal classes at random).
+* Two players, 100 HP each. Each picks a class (Sword, Magic, Cloak) and one of its archetypes (fighter
+  or paladin, sorcerer or cleric, rogue or ranger) whose deck holds regular, middling and stronk attacks,
+  dodges and, for Magic, heals (counts in ``ruleset.toml``; clerics hold 6 regular attacks, the rest 5;
+  the config may deal classes and archetypes at random). A Boss/NPC card replaces the attack card its
+  player chooses.
 * Initiative: both roll a d20, equal rolls re-roll, the highest goes first. Each roll sets that player's
-  tier (1: 1-6, 2: 7-13, 3: 14-20), and the tier sets the d20 window each card must roll inside.
+  tier (1: 1-6, 2: 7-13, 3: 14-20), and the tier sets the d20 window each card must roll inside (never
+  narrower in a higher tier, in the standard ruleset).
 * A turn: attack with one card. Regular (10) always hits; middling (30), stronk (50) and boss cards hit
   only on a roll inside the window. A miss keeps the card and passes the turn; a hit discards it.
 * After a hit the defender may react with one Dodge or one Heal, rolled in its window, or take it.
@@ -46,7 +50,12 @@ NUM_ACTIONS = 8
 ATTACK_PHASE, REACT_PHASE, GAME_OVER = range(3)
 
 CLASSES = ("sword", "magic", "cloak")
+# "Sword: Your Fighters and Paladins ... Magic: Your Sorcerers and Clerics ... Cloak: Your Rogues and Rangers"
+ARCHETYPES = {"sword": ("fighter", "paladin"), "magic": ("sorcerer", "cleric"), "cloak": ("rogue", "ranger")}
+CLASS_OF = {archetype: name for name, pair in ARCHETYPES.items() for archetype in pair}
+ALL_ARCHETYPES = tuple(CLASS_OF)  # fighter, paladin, sorcerer, cleric, rogue, ranger
 NO_BOSS = "none"
+RANDOM = "random"
 
 # Why a game ended.
 KNOCKOUT, NO_ATTACKS_LEFT, TURN_LIMIT = "knockout", "no_attacks_left", "turn_limit"
@@ -59,12 +68,12 @@ Window = tuple[int, int]
 
 @dataclass(frozen=True)
 class Ruleset:
-    """The tables of ``ruleset.toml``: damage, initiative tiers, d20 windows, class decks and bosses."""
+    """The tables of ``ruleset.toml``: damage, initiative tiers, d20 windows, decks and bosses."""
 
     damage: dict[str, int]
     tiers: tuple[Window, Window, Window]
     windows: tuple[dict[str, Window], ...]  # per tier (index 0 = tier 1): middling, stronk, dodge, heal
-    decks: dict[str, tuple[int, int, int, int, int]]  # class -> regular, middling, stronk, dodge, heal
+    decks: dict[str, tuple[int, int, int, int, int]]  # archetype -> regular, middling, stronk, dodge, heal
     bosses: dict[str, tuple[int, tuple[Window, Window, Window]]]  # name -> damage, window per tier
 
     def tier_of(self, roll: int) -> int:
@@ -74,7 +83,9 @@ class Ruleset:
         raise AssertionError(f"initiative tiers do not cover {roll}")
 
 
-BUNDLED_RULESETS = {"standard": "ruleset.toml"}
+# Bundled rulesets by name (files next to this module). ``house_narrowing`` is the hit-window table of
+# the first release, where each tier up narrows every window (docs/rules/tiny_minotaur.md).
+BUNDLED_RULESETS = {"standard": "ruleset.toml", "house_narrowing": "ruleset_house_narrowing.toml"}
 
 
 @cache
@@ -90,6 +101,8 @@ def load_ruleset(name_or_path: str) -> Ruleset:
                 f"ruleset={name_or_path!r} is neither a bundled ruleset ({', '.join(BUNDLED_RULESETS)}) "
                 "nor a readable TOML file"
             )
+        if path.stat().st_size > 1_000_000:
+            raise ValueError(f"ruleset file {path} is larger than 1 MB; a ruleset is a few dozen lines")
         text, source = path.read_text(), f"ruleset file {path}"
     try:
         data = tomllib.loads(text)
@@ -107,6 +120,12 @@ def _window(value: object, where: str) -> Window:
     return low, high
 
 
+def _count(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where} must be a card count (an integer >= 0), got {value!r}")
+    return value
+
+
 def _parse_ruleset(data: dict) -> Ruleset:
     damage = {card: int(data["damage"][card]) for card in ("regular", "middling", "stronk")}
     tiers = tuple(_window(data["initiative"][f"tier_{t}"], f"initiative.tier_{t}") for t in (1, 2, 3))
@@ -121,10 +140,13 @@ def _parse_ruleset(data: dict) -> Ruleset:
     decks = {}
     for name in CLASSES:
         deck = data["classes"][name]
-        counts = tuple(int(deck[card]) for card in ("regular", "middling", "stronk", "dodge", "heal"))
-        if min(counts) < 0:
-            raise ValueError(f"classes.{name} has a negative card count")
-        decks[name] = counts
+        regular = deck["regular"]
+        if not isinstance(regular, dict) or sorted(regular) != sorted(ARCHETYPES[name]):
+            raise ValueError(f"classes.{name}.regular must give the regular attacks of each archetype: "
+                             f"{{ {', '.join(f'{a} = N' for a in ARCHETYPES[name])} }}")
+        rest = tuple(_count(deck[card], f"classes.{name}.{card}") for card in ("middling", "stronk", "dodge", "heal"))
+        for archetype in ARCHETYPES[name]:
+            decks[archetype] = (_count(regular[archetype], f"classes.{name}.regular.{archetype}"), *rest)
     bosses = {}
     for name, boss in data.get("bosses", {}).items():
         boss_windows = tuple(_window(boss[f"tier_{t}"], f"bosses.{name}.tier_{t}") for t in (1, 2, 3))
@@ -135,6 +157,13 @@ def _parse_ruleset(data: dict) -> Ruleset:
 # --- configuration ---------------------------------------------------------------------------------------
 
 
+def _per_seat(name: str, per_seat: object, valid: tuple[str, ...]) -> None:
+    if not isinstance(per_seat, tuple) or len(per_seat) != 2:
+        raise ValueError(f"{name} needs one entry per seat (2), got {per_seat!r}")
+    for seat, value in enumerate(per_seat):
+        check_choice(f"{name}[{seat}]", value, valid)
+
+
 @dataclass(frozen=True)
 class Config:
     """Options of one Tiny Minotaur game; every value is checked, bad ones raise ValueError."""
@@ -143,32 +172,57 @@ class Config:
     classes: tuple[str, str] = option(
         ("random", "random"), "class per seat: sword, magic, cloak, or random (dealt by chance at setup)"
     )
+    archetypes: tuple[str, str] = option(
+        ("random", "random"),
+        "archetype per seat, one of its class's (sword: fighter, paladin; magic: sorcerer, cleric; cloak: "
+        "rogue, ranger), or random (dealt by chance among the class's two); clerics have 6 regular attacks",
+    )
     bosses: tuple[str, str] = option(
         (NO_BOSS, NO_BOSS), "Boss/NPC special attack card per seat: none or a name from the ruleset's catalog"
     )
-    boss_replaces: str = option("regular", "the attack card a boss card replaces", choices=CARD_NAMES[:3])
+    boss_replaces: tuple[str, str] = option(
+        ("regular", "regular"), "per seat, the attack card its boss card replaces: regular, middling or stronk"
+    )
     starting_hp: int = option(100, "hit points each player starts with")
     hp_cap: int = option(100, "a heal never lifts HP above this (at least starting_hp)")
     heal_amount: int = option(20, "HP a successful heal restores, net with the hit it answers")
     max_turns: int = option(200, "turns (attacks and passes) after which the game ends as a draw")
-    ruleset: str = option("standard", "bundled ruleset name or path to a house-rules TOML")
+    ruleset: str = option("standard", "bundled ruleset (standard, house_narrowing) or path to a house-rules TOML")
 
     def __post_init__(self) -> None:
         check_choice("num_players", self.num_players, (2,))
         rules = load_ruleset(self.ruleset)
-        for name, per_seat, valid in (
-            ("classes", self.classes, (*CLASSES, "random")),
-            ("bosses", self.bosses, (NO_BOSS, *rules.bosses)),
-        ):
-            if not isinstance(per_seat, tuple) or len(per_seat) != 2:
-                raise ValueError(f"{name} needs one entry per seat (2), got {per_seat!r}")
-            for seat, value in enumerate(per_seat):
-                check_choice(f"{name}[{seat}]", value, valid)
-        check_choice("boss_replaces", self.boss_replaces, CARD_NAMES[:3])
+        _per_seat("classes", self.classes, (*CLASSES, RANDOM))
+        _per_seat("archetypes", self.archetypes, (*CLASS_OF, RANDOM))
+        _per_seat("bosses", self.bosses, (NO_BOSS, *rules.bosses))
+        _per_seat("boss_replaces", self.boss_replaces, CARD_NAMES[:3])
+        for seat, (class_name, archetype) in enumerate(zip(self.classes, self.archetypes, strict=True)):
+            if archetype != RANDOM and class_name != CLASS_OF[archetype]:
+                raise ValueError(
+                    f"archetypes[{seat}]={archetype!r} is a {CLASS_OF[archetype]} archetype but classes[{seat}]="
+                    f"{class_name!r}; set classes[{seat}]={CLASS_OF[archetype]} or archetypes[{seat}]=random"
+                )
         check_range("starting_hp", self.starting_hp, 1)
         check_range("hp_cap", self.hp_cap, self.starting_hp)
         check_range("heal_amount", self.heal_amount, 0)
         check_range("max_turns", self.max_turns, 1)
+
+
+def lay_out_deck(rules: Ruleset, archetype: str, boss: str | None, boss_replaces: str) -> list[int]:
+    """The card counts (regular, middling, stronk, boss, dodge, heal) of an archetype's deck at the start:
+    "You must replace one attack card (regular, middling or Stronk) with the BOSS/NPC card"."""
+    regular, middling, stronk, dodge, heal = rules.decks[archetype]
+    deck = [regular, middling, stronk, 0, dodge, heal]
+    if boss is not None:
+        replaced = CARD_NAMES.index(boss_replaces)
+        if deck[replaced] == 0:
+            raise ValueError(
+                f"the {archetype} deck has no {boss_replaces} card for its boss card to replace; "
+                "choose another boss_replaces"
+            )
+        deck[replaced] -= 1
+        deck[BOSS] = 1
+    return deck
 
 
 # --- state -----------------------------------------------------------------------------------------------
@@ -181,6 +235,7 @@ class State:
     config: Config
     chance: Chance
     classes: tuple[str, str]
+    archetypes: tuple[str, str]
     bosses: tuple[str | None, str | None]
     initiative_rolls: tuple[tuple[int, int], ...]  # every pair rolled, re-rolls included
     tiers: tuple[int, int]
@@ -195,8 +250,8 @@ class State:
     pending_card: int = -1  # the attack card of a hit awaiting the defender's reaction
     winner: int = -1  # seat, or -1 (none yet, or a draw)
     end_reason: str = ""
-    # (seat, action, roll or 0, succeeded) of the last decision, and of the reaction if one was rolled,
-    # for renderers; not read by the rules.
+    # (seat, action, roll or 0, succeeded) of the last decision, of the reaction if one was rolled, and
+    # (defender, REACT_TAKE, damage taken, True) when a hit lands; for renderers, not read by the rules.
     last_events: list[tuple[int, int, int, bool]] = field(default_factory=list)
 
 
@@ -210,9 +265,16 @@ def max_game_length(config: Config) -> int:
 
 
 def new_game(config: Config, chance: Chance) -> State:
-    """Deal classes (if random), roll initiative until the rolls differ, and lay out both decks."""
+    """Deal classes and archetypes (where random), roll initiative until the rolls differ, lay out the decks."""
     rules = load_ruleset(config.ruleset)
-    classes = tuple(c if c != "random" else chance.choice(CLASSES) for c in config.classes)
+    classes, archetypes = [], []
+    for class_name, archetype in zip(config.classes, config.archetypes, strict=True):
+        if class_name == RANDOM:
+            class_name = chance.choice(CLASSES)
+        if archetype == RANDOM:
+            archetype = chance.choice(ARCHETYPES[class_name])
+        classes.append(class_name)
+        archetypes.append(archetype)
     rolls = []
     while True:
         pair = (chance.roll(20), chance.roll(20))
@@ -224,19 +286,13 @@ def new_game(config: Config, chance: Chance) -> State:
     bosses = tuple(None if b == NO_BOSS else b for b in config.bosses)
     cards, windows, damage = [], [], []
     for seat in (0, 1):
-        regular, middling, stronk, dodge, heal = rules.decks[classes[seat]]
-        deck = [regular, middling, stronk, 0, dodge, heal]
+        try:
+            deck = lay_out_deck(rules, archetypes[seat], bosses[seat], config.boss_replaces[seat])
+        except ValueError as error:
+            raise ValueError(f"seat {seat}: {error}") from None
         tier_windows = rules.windows[tiers[seat] - 1]
         boss_damage, boss_window = 0, (21, 21)  # an empty window: no boss card
         if bosses[seat] is not None:
-            replaced = CARD_NAMES.index(config.boss_replaces)
-            if deck[replaced] == 0:
-                raise ValueError(
-                    f"seat {seat}'s {classes[seat]} deck has no {config.boss_replaces} card for its boss card "
-                    "to replace; choose another boss_replaces"
-                )
-            deck[replaced] -= 1
-            deck[BOSS] = 1
             boss_damage, per_tier = rules.bosses[bosses[seat]]
             boss_window = per_tier[tiers[seat] - 1]
         cards.append(deck)
@@ -244,9 +300,10 @@ def new_game(config: Config, chance: Chance) -> State:
                         tier_windows["dodge"], tier_windows["heal"]))
         damage.append((rules.damage["regular"], rules.damage["middling"], rules.damage["stronk"], boss_damage))
     state = State(
-        config=config, chance=chance, classes=classes, bosses=bosses, initiative_rolls=tuple(rolls),
-        tiers=tiers, first_seat=first, hp=[config.starting_hp, config.starting_hp], cards=cards,
-        windows=tuple(windows), damage=tuple(damage), to_act=first,
+        config=config, chance=chance, classes=tuple(classes), archetypes=tuple(archetypes),  # type: ignore[arg-type]
+        bosses=bosses, initiative_rolls=tuple(rolls), tiers=tiers, first_seat=first,
+        hp=[config.starting_hp, config.starting_hp], cards=cards, windows=tuple(windows), damage=tuple(damage),
+        to_act=first,
     )
     _begin_turn(state, first)
     return state
@@ -353,6 +410,7 @@ def _resolve_hit(state: State, defender: int, reaction: int) -> None:
     hp = state.hp[defender]
     if reaction == REACT_TAKE:
         hp -= damage
+        state.last_events.append((defender, REACT_TAKE, damage, True))
     else:
         card = DODGE if reaction == REACT_DODGE else HEAL
         roll = state.chance.roll(20)
@@ -361,6 +419,7 @@ def _resolve_hit(state: State, defender: int, reaction: int) -> None:
         state.last_events.append((defender, reaction, roll, success))
         if not success:  # a failed reaction card is kept; the hit lands
             hp -= damage
+            state.last_events.append((defender, REACT_TAKE, damage, True))
         elif card == DODGE:  # nullified: the attack card stays discarded, so does the dodge
             state.cards[defender][DODGE] -= 1
         else:

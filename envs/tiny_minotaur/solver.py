@@ -9,7 +9,7 @@ perfect-information game with chance. Its state, apart from the turn counter, is
 
     (HP of both seats, both seats' card counts, phase, pending hit, seat to act)
 
-and the classes, tiers, boss cards and ruleset only fix the parameters (decks at the start, d20 windows,
+and the archetypes, tiers, boss cards and ruleset only fix the parameters (decks at the start, d20 windows,
 damages). This module solves one *matchup* (both seats' parameters, see :class:`Side`) for every state
 reachable from the start, whichever seat moves first.
 
@@ -77,7 +77,7 @@ import numpy as np
 
 from ..records import atomic_file
 from .rules import (
-    BOSS,
+    ALL_ARCHETYPES,
     CARD_NAMES,
     DODGE,
     HEAL,
@@ -88,6 +88,7 @@ from .rules import (
     REACT_TAKE,
     Config,
     State,
+    lay_out_deck,
     load_ruleset,
 )
 
@@ -143,20 +144,16 @@ def _faces(window: tuple[int, int]) -> int:
     return max(0, min(high, FACES) - max(low, 1) + 1)
 
 
-def side_of(config: Config, class_name: str, tier: int, boss: str | None = None) -> Side:
-    """The :class:`Side` of a seat with this class, tier and boss card (``None``/"none": no boss card),
-    built exactly as ``rules.new_game`` lays out a deck."""
+def side_of(config: Config, archetype: str, tier: int, boss: str | None = None,
+            boss_replaces: str = "regular") -> Side:
+    """The :class:`Side` of a seat with this archetype, tier and boss card (``None``/"none": no boss card)
+    replacing a ``boss_replaces`` card, built exactly as ``rules.new_game`` lays out a deck."""
     rules = load_ruleset(config.ruleset)
-    regular, middling, stronk, dodge, heal = rules.decks[class_name]
-    deck = [regular, middling, stronk, 0, dodge, heal]
+    boss = None if boss == NO_BOSS else boss
+    deck = lay_out_deck(rules, archetype, boss, boss_replaces)
     windows = rules.windows[tier - 1]
     boss_faces, boss_damage = 0, 0
-    if boss is not None and boss != NO_BOSS:
-        replaced = CARD_NAMES.index(config.boss_replaces)
-        if deck[replaced] == 0:
-            raise ValueError(f"the {class_name} deck has no {config.boss_replaces} card for a boss card to replace")
-        deck[replaced] -= 1
-        deck[BOSS] = 1
+    if boss is not None:
         boss_damage, per_tier = rules.bosses[boss]
         boss_faces = _faces(per_tier[tier - 1])
     return Side(
@@ -169,19 +166,22 @@ def side_of(config: Config, class_name: str, tier: int, boss: str | None = None)
 
 def side_of_state(state: State, seat: int) -> Side:
     """The :class:`Side` of ``seat`` in a game as the engine set it up (its deck as dealt at the start)."""
-    config = state.config
-    return side_of(config, state.classes[seat], state.tiers[seat], state.bosses[seat])
+    return side_of(state.config, state.archetypes[seat], state.tiers[seat], state.bosses[seat],
+                   state.config.boss_replaces[seat])
 
 
-def matchup_of(config: Config, classes: tuple[str, str], tiers: tuple[int, int],
-               bosses: tuple[str | None, str | None] = (None, None)) -> Matchup:
-    """The matchup of seat 0 (``classes[0]``, ``tiers[0]``, ``bosses[0]``) against seat 1."""
-    sides = tuple(side_of(config, classes[s], tiers[s], bosses[s]) for s in (0, 1))
+def matchup_of(config: Config, archetypes: tuple[str, str], tiers: tuple[int, int],
+               bosses: tuple[str | None, str | None] = (None, None),
+               boss_replaces: tuple[str, str] | None = None) -> Matchup:
+    """The matchup of seat 0 (``archetypes[0]``, ``tiers[0]``, ``bosses[0]``) against seat 1; each boss card
+    replaces the card ``boss_replaces`` names for its seat (default: the config's)."""
+    replaces = config.boss_replaces if boss_replaces is None else boss_replaces
+    sides = tuple(side_of(config, archetypes[s], tiers[s], bosses[s], replaces[s]) for s in (0, 1))
     return Matchup(sides, config.starting_hp, config.hp_cap, config.heal_amount)  # type: ignore[arg-type]
 
 
 def matchup_of_state(state: State) -> Matchup:
-    return matchup_of(state.config, state.classes, state.tiers, state.bosses)
+    return matchup_of(state.config, state.archetypes, state.tiers, state.bosses)
 
 
 # --- the solution ----------------------------------------------------------------------------------------
@@ -652,3 +652,71 @@ def save(path: str | os.PathLike, solution: Solution) -> None:
 def clear_memory() -> None:
     """Forget the solutions held in memory (the disk cache stays)."""
     _MEMORY.clear()
+
+
+# --- the initiative roll: a higher roll is never worse ---------------------------------------------------
+
+
+def distinct_archetypes(config: Config) -> tuple[str, ...]:
+    """One archetype per distinct deck of the config's ruleset (archetypes with equal decks play alike)."""
+    decks = load_ruleset(config.ruleset).decks
+    seen: dict = {}
+    for archetype in ALL_ARCHETYPES:
+        seen.setdefault(decks[archetype], archetype)
+    return tuple(seen.values())
+
+
+def first_mover(config: Config, first: tuple[str, int], second: tuple[str, int]) -> tuple[float, float]:
+    """``(value, win chance)`` of the seat that moves first with ``(archetype, tier)`` ``first`` against
+    ``second``, no boss cards, under optimal play (solved through the cache)."""
+    matchup, swapped = canonical(matchup_of(config, (first[0], second[0]), (first[1], second[1])))
+    return solve(matchup).start_value(1 if swapped else 0)
+
+
+def by_roll(config: Config, me: str, opponent: str, opponent_roll: int,
+            first_values: dict | None = None) -> list[tuple[int, float, float]]:
+    """``(my roll, my value, my win chance)`` for every initiative roll of mine (ascending, the opponent's
+    roll excluded: equal rolls are rolled again), archetype ``me`` against ``opponent``, who rolled
+    ``opponent_roll``. The higher roll moves first; each roll sets its roller's tier."""
+    tier_of = load_ruleset(config.ruleset).tier_of
+    memo = {} if first_values is None else first_values
+    opponent_side = (opponent, tier_of(opponent_roll))
+    rows = []
+    for roll in range(1, 21):
+        if roll == opponent_roll:
+            continue
+        mine = (me, tier_of(roll))
+        first, second = (mine, opponent_side) if roll > opponent_roll else (opponent_side, mine)
+        if (first, second) not in memo:
+            memo[first, second] = first_mover(config, first, second)
+        value, win = memo[first, second]
+        if roll < opponent_roll:  # the opponent moved first: my value is minus its, my win its loss
+            value, win = -value, win - value
+        rows.append((roll, value, win))
+    return rows
+
+
+def initiative_violations(config: Config, archetypes: tuple[str, ...] | None = None,
+                          tolerance: float = 1e-9) -> list[str]:
+    """Where a higher initiative roll is worse, for the same archetypes (no boss cards).
+
+    The property checked: for every ordered pair of archetypes (me, opponent) and every roll of the
+    opponent, my exact value (P(win) - P(loss)) and my exact win chance under optimal play are both
+    non-decreasing in my own roll. This covers the tier a roll gives (within the first mover's tiers
+    and within the second mover's) and the step from moving second to moving first. An empty list
+    means the property holds. Archetypes default to one per distinct deck of the ruleset.
+    """
+    if archetypes is None:
+        archetypes = distinct_archetypes(config)
+    memo: dict = {}
+    found = []
+    for me in archetypes:
+        for opponent in archetypes:
+            for opponent_roll in range(1, 21):
+                rows = by_roll(config, me, opponent, opponent_roll, memo)
+                for (low_roll, v0, w0), (high_roll, v1, w1) in zip(rows, rows[1:], strict=False):
+                    if v1 < v0 - tolerance or w1 < w0 - tolerance:
+                        found.append(
+                            f"{me} against {opponent} (who rolled {opponent_roll}): rolling {high_roll} instead of "
+                            f"{low_roll} changes my value {v0:+.4f} -> {v1:+.4f}, win chance {w0:.4f} -> {w1:.4f}")
+    return found

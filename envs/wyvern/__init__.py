@@ -4,4 +4,4 @@ in :mod:`.encode`, catalog, decks and the deck validator in :mod:`.decks`)."""
 from ..core import Game
 from . import encode, rules
 
-GAME = Game(name="wyvern", version=0, title="Wyvern TCG", rules=rules, encoder=encode)
+GAME = Game(name="wyvern", version=1, title="Wyvern TCG", rules=rules, encoder=encode)

@@ -7,8 +7,9 @@ every event that the table saw (treasure and hand loot are counted, not shown).
 
 Actions
 =======
-One fixed Discrete space (``NUM_ACTIONS`` = 288 with the bundled catalog); ``+r`` is the seat ``r`` places
-after the acting one in play order; ``<card>`` is a catalog key from ``cards.toml``.
+One fixed Discrete space (``NUM_ACTIONS`` = 295 with the bundled catalog); ``+r`` is the seat ``r`` places
+after the acting one in play order; ``<card>`` is a catalog key from ``cards.toml``; ``k`` is a number of
+the monster's treasures (0-5). :func:`describe_action` with the state names the players (``at player_2``).
 
 ==========================  ===================================================================
 name                        when legal
@@ -16,7 +17,8 @@ name                        when legal
 ``pass``                    setup / re-entry: done playing; your turn: end it (draw face down);
                             combat window: pass (the window closes after everyone passes in a row)
 ``run``                     you fight and are not winning: roll now (d6 + bonuses >= 5 escapes)
-``accept`` / ``decline``    you were asked for help
+``accept``                  help talks: take the offer (ask phase) or the ask (counter phase): a deal
+``decline``                 help talks: break them off; looting: take nothing from the body
 ``summon:aid``              combat: add your summon's level to your party (fighter or helper)
 ``summon:join``             combat of another: add your summon's level to the monster
 ``summon:fight``            your turn: fight your own summon (it gets +5 and leaves your control)
@@ -29,17 +31,21 @@ name                        when legal
 ``sell_equipped:<card>``    your turn out of combat: sell an item you have in play
 ``discard:<card>``          end of your turn, over the hand limit
 ``loot:<card>``             take this item from a dead player's body
-``help:+r:k``               you fight without a helper: ask seat +r, offering k of the treasures
+``loot:hand``               nothing in play on the body: draw two cards at random from its hand
+``offer:+r:k``              you fight without a helper: offer seat +r k treasures for its help (a first
+                            offer, or more than you offered it before; answering an ask: below the ask)
+``ask:k``                   combat of another, no helper yet: offer to help for k treasures; or answer
+                            an offer with a counter-offer (k above the offer); never above your last ask
 ``loot_order:+r``           you died: seat +r loots next
 ==========================  ===================================================================
 
 Observation (float32, all in [0, 1])
 ====================================
-Six player blocks of ``PLAYER_BLOCK`` (62) slots, egocentric: block 0 is me, block r the seat r places
+Six player blocks of ``PLAYER_BLOCK`` (66) slots, egocentric: block 0 is me, block r the seat r places
 after me in play order (blocks past the table size are all zero); then my hand; then the table.
 
 ======  =======================================================================
-offset  player block (block r starts at r * 62)
+offset  player block (block r starts at r * 66)
 ======  =======================================================================
 0       present at this table
 1       alive (not waiting to re-enter)
@@ -54,29 +60,35 @@ offset  player block (block r starts at r * 62)
 25      deck (specialty) bonus / 10
 26      summon set aside: its level / 25 (0: none)
 27      run-away bonus from items, race, class and statuses: (bonus + 3) / 8, clipped
-28-33   is the fighter, the helper, asked for help now, dying, looting now, helped this turn
+28-33   is the fighter, the helper, in help talks now, dying, looting now, helped this turn
 34-39   declared specialties (fire, ice, whip, melee, good, evil)
 40-61   items in play: copies of each equipment card (catalog order of ``EQUIPMENT``) / 2
+62-63   this combat's help talks: offers the fighter made this player / help_rounds, its best offer
+        to it (k + 1) / 6 (0: none)
+64-65   asks this player made / help_rounds, its last ask (k + 1) / 6 (0: none)
 ======  =======================================================================
 
 ==========  ====================================================================
 index       rest
 ==========  ====================================================================
-372-435     my hand: copies of each catalog card / 4
-436-444     phase one-hot (setup, reenter, free, window, ask, loot_order, loot_pick, discard, over)
-445         I am to act
-446-509     the face-up door card of this turn, one-hot by catalog id
-510-529     the monster being fought, one-hot in ``MONSTERS`` order
-530-545     combat numbers (see ``COMBAT`` below)
-546-553     the monster's Bad Stuff one-hot (lose_levels, helm, armor, boots, weapons, best, all, death)
-554-555     death by levels, death by being eaten (while looting)
-556-559     turn / max_turns, decisions / max_steps, gold sold this turn / gold_per_level, halfling sold
+396-459     my hand: copies of each catalog card / 4
+460-469     phase one-hot (setup, reenter, free, window, ask, counter, loot_order, loot_pick, discard,
+            over)
+470         I am to act
+471-534     the face-up door card of this turn, one-hot by catalog id
+535-554     the monster being fought, one-hot in ``MONSTERS`` order
+555-571     combat numbers (see ``COMBAT`` below)
+572-579     the monster's Bad Stuff one-hot (lose_levels, helm, armor, boots, weapons, best, all, death)
+580-581     death by levels, death by being eaten (while looting)
+582-585     turn / max_turns, decisions / max_steps, gold sold this turn / gold_per_level, halfling sold
+586         my hand size over my hand limit (the cards to discard) / 5, clipped
 ==========  ====================================================================
 
-``COMBAT`` (index 530 + k): 0 in combat, 1 monster level / 30, 2 monster bonus / 30, 3 monster strength
+``COMBAT`` (index 555 + k): 0 in combat, 1 monster level / 30, 2 monster bonus / 30, 3 monster strength
 / 100, 4 party strength / 100, 5 party bonus / 30, 6 party wins now, 7 treasures / 5, 8 promised split / 5,
-9 offered split (pending ask) / 5, 10 levels granted / 3, 11 one-shot run bonus / 6, 12 the fighter's
-chance to escape, 13-15 source one-hot (door, hand, summon). All clipped to [0, 1].
+9 the fighter's pending offer (phase ask) / 5, 10 levels granted / 3, 11 one-shot run bonus / 6, 12 the
+fighter's chance to escape, 13-15 source one-hot (door, hand, summon), 16 the would-be helper's pending
+ask (phase counter) / 5. All clipped to [0, 1].
 """
 
 from __future__ import annotations
@@ -87,9 +99,17 @@ import numpy as np
 
 from .decks import ALIGNMENTS, BAD_STUFF, CATALOG, ELEMENTS, EQUIPMENT, MONSTERS, NUM_CARDS, WEAPON_KINDS
 from .rules import (
+    ACTION_ARG,
+    ACTION_CARD,
+    ACTION_KIND,
     ACTION_NAMES,
     ASK,
     CLASSES,
+    COUNTER,
+    K_ASK,
+    K_CURSE,
+    K_LOOT_ORDER,
+    K_OFFER,
     LEVEL,
     LEVELS,
     LOOT_ORDER,
@@ -105,6 +125,7 @@ from .rules import (
     Config,
     State,
     combat_level,
+    hand_limit,
     monster_strength,
     party_strength,
     party_wins,
@@ -122,19 +143,24 @@ P_RACE, P_CLASS = 8, 17
 P_PARALYZED, P_SLOW, P_CONFUSED, P_STATIC, P_SUMMON, P_RUN = 22, 23, 24, 25, 26, 27
 P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED = 28, 29, 30, 31, 32, 33
 P_SPECIALTY, P_EQUIPPED = 34, 40
-PLAYER_BLOCK = P_EQUIPPED + len(EQUIPMENT)
+P_OFFERS = P_EQUIPPED + len(EQUIPMENT)
+P_BEST_OFFER, P_ASKS, P_LAST_ASK = P_OFFERS + 1, P_OFFERS + 2, P_OFFERS + 3
+PLAYER_BLOCK = P_OFFERS + 4
 HAND = slice(MAX_PLAYERS * PLAYER_BLOCK, MAX_PLAYERS * PLAYER_BLOCK + NUM_CARDS)
 PHASE = slice(HAND.stop, HAND.stop + len(PHASE_NAMES))
 MY_TURN = PHASE.stop
 DOOR = slice(MY_TURN + 1, MY_TURN + 1 + NUM_CARDS)
 MONSTER = slice(DOOR.stop, DOOR.stop + len(MONSTERS))
-COMBAT = slice(MONSTER.stop, MONSTER.stop + 16)
+COMBAT = slice(MONSTER.stop, MONSTER.stop + 17)
 (C_IN, C_MLEVEL, C_MBONUS, C_MSTRENGTH, C_PSTRENGTH, C_PBONUS, C_WINNING, C_TREASURES, C_SPLIT, C_ASK_SPLIT,
  C_LEVELS, C_RUN, C_ESCAPE, C_SOURCE) = range(14)
+C_BID = C_SOURCE + 3
 BAD = slice(COMBAT.stop, COMBAT.stop + len(BAD_STUFF))
 DEATH = slice(BAD.stop, BAD.stop + 2)
 TURN, STEPS, GOLD_SOLD, HALFLING_SOLD = DEATH.stop, DEATH.stop + 1, DEATH.stop + 2, DEATH.stop + 3
-OBSERVATION_SIZE = HALFLING_SOLD + 1
+OVER_LIMIT = HALFLING_SOLD + 1
+OBSERVATION_SIZE = OVER_LIMIT + 1
+IN_COMBAT_PHASES = (WINDOW, ASK, COUNTER)
 
 assert len(ACTION_NAMES) == NUM_ACTIONS
 
@@ -147,32 +173,65 @@ def observation_size(config: Config) -> int:
     return OBSERVATION_SIZE
 
 
-def describe_action(action: int) -> str:
-    """A sentence for a person choosing among the legal actions."""
+def _treasures(k: int | str) -> str:
+    return f"{k} treasure" + ("" if str(k) == "1" else "s")
+
+
+def describe_action(action: int, state: State | None = None) -> str:
+    """A sentence for a person choosing among the legal actions. Given the state (the chooser is the seat to
+    act), every seat offset is named as the player it means and offers say what is on the table."""
     name = ACTION_NAMES[action]
     verb, _, rest = name.partition(":")
+    kind = ACTION_KIND[action]
+    seat = state.to_act if state is not None else -1
+    phase = state.phase if state is not None else -1
+
+    def player(offset: int) -> str:
+        if state is None:
+            return f"the player {offset} seat(s) after you"
+        return f"player_{(seat + offset) % state.n}"
+
+    if state is not None and phase in (ASK, COUNTER) and name in ("accept", "decline"):
+        other = state.ask_seat
+        if phase == ASK:
+            deal = f"player_{state.fighter}'s offer of {_treasures(state.ask_split)}"
+            return f"accept {deal} and help fight" if name == "accept" else f"turn down {deal}"
+        deal = f"player_{other}'s ask of {_treasures(state.bid)}"
+        return f"accept {deal}: they help you fight" if name == "accept" else f"refuse {deal}"
+    if state is not None and phase == LOOT_PICK:
+        body = f"player_{state.dying}"
+        if name == "decline":
+            return f"take nothing from {body}'s body"
+        if name == "loot:hand":
+            return f"draw two cards at random from {body}'s hand"
+        return f"take {CATALOG[ACTION_CARD[action]].name} from {body}'s body"
     fixed = {
         "pass": "pass (in a combat window) or finish playing cards (out of combat: ends your turn)",
         "run": "run away now: roll a d6 plus your run bonuses, 5 or more escapes",
-        "accept": "accept the offer and help fight the monster",
-        "decline": "decline to help",
+        "accept": "accept the offer or ask on the table: the deal is made",
+        "decline": "break off the help talks, or take nothing from a dead player's body",
         "summon:aid": "bring your summon to your side of the fight",
         "summon:join": "send your summon against the fighting party",
         "summon:fight": "fight your own summon (it gets +5 out of anger)",
+        "loot:hand": "draw two cards at random from the dead player's hand",
     }
     if name in fixed:
         return fixed[name]
-    if verb in ("help", "loot_order"):
-        offset, _, split = rest.partition(":")
-        if verb == "help":
-            return f"ask the player {offset[1:]} seat(s) after you for help, offering {split} treasure(s)"
-        return f"the player {offset[1:]} seat(s) after you loots your body next"
-    key, _, target = rest.partition(":")
-    card = next(c for c in CATALOG if c.key == key)
+    if kind == K_OFFER:
+        offset, split = divmod(ACTION_ARG[action], 100)
+        return f"offer {_treasures(split)} to {player(offset)} for help"
+    if kind == K_ASK:
+        fighter = f"player_{state.fighter}" if state is not None else "the fighter"
+        if phase == ASK:
+            return f"counter: ask {fighter} for {_treasures(rest)} instead"
+        return f"offer to help {fighter} for {_treasures(rest)}"
+    if kind == K_LOOT_ORDER:
+        return f"{player(ACTION_ARG[action])} loots your body next"
+    card = CATALOG[ACTION_CARD[action]]
     if verb == "use":
-        return f"play {card.name} on {'your party' if target == 'party' else 'the monster'}"
-    if verb == "curse":
-        return f"play {card.name} on the player {target[1:]} seat(s) after you"
+        return f"play {card.name} on {'your party' if rest.endswith(':party') else 'the monster'}"
+    if kind == K_CURSE:
+        return f"play {card.name} at {player(ACTION_ARG[action])}"
     return f"{verb.replace('_', ' ')} {card.name}"
 
 
@@ -186,7 +245,8 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     n = state.n
     v = [0.0] * OBSERVATION_SIZE
     win_level = config.win_level
-    in_combat = state.monster >= 0 and state.phase in (WINDOW, ASK)
+    in_combat = state.monster >= 0 and state.phase in IN_COMBAT_PHASES
+    rounds = config.help_rounds
     dead, level, hand, deck, discard = state.dead, state.level, state.hand, state.deck, state.discard
     for r in range(n):
         who = (seat + r) % n
@@ -224,6 +284,10 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
                 v[b + P_HELPER] = 1.0
             if state.ask_seat == who:
                 v[b + P_ASKED] = 1.0
+            v[b + P_OFFERS] = min(1.0, state.offers_to[who] / rounds)
+            v[b + P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
+            v[b + P_ASKS] = min(1.0, state.asks_from[who] / rounds)
+            v[b + P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
         if state.dying == who:
             v[b + P_DYING] = 1.0
             if state.looter == who and state.phase == LOOT_PICK:
@@ -265,6 +329,7 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
         v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
         v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
         v[c + C_SOURCE + state.source] = 1.0
+        v[c + C_BID] = state.bid / 5.0 if state.phase == COUNTER else 0.0
         v[BAD.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
     if state.dying >= 0:
         v[DEATH.start + state.death_kind - 1] = 1.0
@@ -272,6 +337,7 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     v[STEPS] = min(1.0, state.steps / config.max_steps)
     v[GOLD_SOLD] = min(1.0, state.gold / config.gold_per_level)
     v[HALFLING_SOLD] = 1.0 if state.halfling_sold else 0.0
+    v[OVER_LIMIT] = min(1.0, max(0, len(hand[seat]) - hand_limit(state, seat)) / 5.0)
     out[:] = v
 
 
@@ -296,6 +362,7 @@ def _player_view(state: State, who: int) -> dict[str, Any]:
         "equipped": sorted(CATALOG[cid].key for cid in state.equipped[who]),
         "summon": _key(state.summon[who]),
         "hand_size": len(state.hand[who]),
+        "hand_limit": hand_limit(state, who),
         "deck_size": len(state.deck[who]),
         "discard_size": len(state.discard[who]),
         "dead": state.dead[who],
@@ -318,10 +385,16 @@ def event_text(event: tuple) -> str:
         return f"{who} plays {name(rest[0])} on the {rest[1]} ({rest[2]:+d})"
     if kind == "summon":
         return f"{who} sends the summon {name(rest[0])} to the {rest[1]} side ({rest[2]:+d})"
+    if kind == "offer":
+        return f"{who} offers player_{rest[0]} {_treasures(rest[1])} for help"
     if kind == "ask":
-        return f"{who} asks player_{rest[0]} for help, offering {rest[1]} treasure(s)"
-    if kind in ("accept", "decline"):
-        return f"{who} {kind}s to help player_{rest[0]}"
+        return f"{who} asks player_{rest[0]} for {_treasures(rest[1])} to help"
+    if kind == "deal":
+        return f"deal: player_{rest[0]} helps {who} for {_treasures(rest[1])}"
+    if kind == "no_deal":
+        return f"{who} breaks off the help talks with player_{rest[0]}"
+    if kind == "loot_none":
+        return f"{who} takes nothing from player_{rest[0]}'s body"
     if kind == "win":
         return f"{who} defeats {name(rest[0])} ({rest[1]} vs {rest[2]}) and gains {rest[3]} level(s)"
     if kind == "treasure":
@@ -364,7 +437,7 @@ def event_text(event: tuple) -> str:
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""
     combat = None
-    if state.monster >= 0 and state.phase in (WINDOW, ASK):
+    if state.monster >= 0 and state.phase in IN_COMBAT_PHASES:
         monster = state.monster
         combat = {
             "monster": CATALOG[monster].key,
@@ -376,8 +449,12 @@ def view(state: State, seat: int) -> dict[str, Any]:
             "fighter": state.fighter,
             "helper": state.helper if state.helper >= 0 else None,
             "split": state.split,
-            "asked": state.ask_seat if state.phase == ASK else None,
-            "offered_split": state.ask_split if state.phase == ASK else None,
+            "talking_with": state.ask_seat if state.ask_seat >= 0 else None,
+            "pending_offer": state.ask_split if state.phase == ASK else None,
+            "pending_ask": state.bid if state.phase == COUNTER else None,
+            "talks": {f"player_{who}": {"offers": state.offers_to[who], "best_offer": state.best_offer[who],
+                                        "asks": state.asks_from[who], "last_ask": state.last_ask[who]}
+                      for who in range(state.n) if state.offers_to[who] or state.asks_from[who]},
             "monster_bonus": state.monster_bonus,
             "party_bonus": state.party_bonus,
             "monster_strength": monster_strength(state),
@@ -401,6 +478,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "win_level": state.config.win_level,
         "players": [_player_view(state, who) for who in range(state.n)],
         "hand": sorted(CATALOG[cid].key for cid in state.hand[seat]),
+        "offsets": {f"+{r}": f"player_{(seat + r) % state.n}" for r in range(1, state.n)},
         "door_card": _key(state.door_card),
         "combat": combat,
         "looting": looting,
@@ -413,21 +491,44 @@ def view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
-def render(state: State) -> str:
-    """A text rendering of the table (no hands) for terminals and logs."""
-    lines = [f"Wyvern TCG — turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}"]
+LEGEND = ("legend: > decides now, * has the turn, L level, (combat N) combat level out of combat, "
+          "hand n/m cards held and the hand limit, † dead until their next turn, P paralysed, S slowed, "
+          "C confused")
+
+
+def render(state: State, seat: int | None = None) -> str:
+    """The table as text. ``seat=None`` shows everything, every hand included (logs, replays); a seat sees
+    only its own hand, as in play."""
+    title = f"Wyvern TCG — turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}"
+    lines = [title + (f", you are player_{seat}" if seat is not None else "")]
     for who in range(state.n):
         p = _player_view(state, who)
         marker = ">" if state.phase != OVER and state.to_act == who else " "
+        marker += "*" if state.phase != OVER and state.active == who else " "
         status = "".join(flag for flag, on in (("†", p["dead"]), ("P", p["paralyzed"]), ("S", p["slowed"]),
                                                  ("C", p["confused"])) if on)
-        worn = ", ".join(p["equipped"]) or "nothing in play"
-        lines.append(f"{marker} player_{who} L{p['level']:>2} (combat {p['combat_level']:>2}) "
-                     f"{p['race']}/{p['class']} {status} deck {p['deck']} | hand {p['hand_size']} | {worn}")
-    if state.monster >= 0 and state.phase in (WINDOW, ASK):
-        helper = f" + player_{state.helper}" if state.helper >= 0 else ""
+        worn = ", ".join(p["equipped"]) or "nothing"
+        held = f"hand {p['hand_size']}/{p['hand_limit']}"
+        if seat is None or seat == who:
+            held += ": " + (", ".join(sorted(CATALOG[cid].key for cid in state.hand[who])) or "-")
+        you = " (you)" if seat == who else ""
+        lines.append(f"{marker}player_{who}{you} L{p['level']:>2} (combat {p['combat_level']:>2}) "
+                     f"{p['race']}/{p['class']} {status} deck {p['deck']} | {held} | in play: {worn}")
+    if state.monster >= 0 and state.phase in IN_COMBAT_PHASES:
+        helper = f" + player_{state.helper} (for {_treasures(state.split)})" if state.helper >= 0 else ""
         lines.append(f"  combat: player_{state.fighter}{helper} ({party_strength(state)}) vs "
-                     f"{CATALOG[state.monster].name} ({monster_strength(state)})")
+                     f"{CATALOG[state.monster].name} ({monster_strength(state)}), "
+                     f"{_treasures(TREASURES[state.monster])} at stake")
+        if state.phase == ASK:
+            lines.append(f"  talks: player_{state.fighter} offers player_{state.ask_seat} "
+                         f"{_treasures(state.ask_split)} for help")
+        elif state.phase == COUNTER:
+            lines.append(f"  talks: player_{state.ask_seat} asks player_{state.fighter} for "
+                         f"{_treasures(state.bid)} to help")
     for event in state.events[-6:]:
         lines.append(f"  {event_text(event)}")
+    lines.append(LEGEND)
+    if seat is not None:
+        lines.append("seat offsets in action names: " + ", ".join(
+            f"+{r} = player_{(seat + r) % state.n}" for r in range(1, state.n)))
     return "\n".join(lines)

@@ -23,22 +23,33 @@ door           (automatic) Kick open the door: the top card of your own deck, fa
                (``DISCARD`` first while your hand is over the limit).
 ``WINDOW``     The combat window. Decisions pass around the table from the fighter (fighter, fighter+1,
                ...), skipping the dead. The fighter may ``use:*:party`` (potions, scrolls, wands), curse,
-               ``help:+r:k`` (ask seat +r, offering k of the treasures), ``summon:aid``, ``run`` (when not
+               ``offer:+r:k`` (ask seat +r to help for k of the treasures), ``summon:aid``, ``run`` (when not
                winning) or ``pass``. Every other player may ``use:*:party`` or ``use:*:monster`` (one-shots
                and enhancers), curse, ``summon:join`` / ``summon:aid`` (a helper), or ``pass``. Any play
                resets the count of passes; when every living player has passed in a row the window
-               closes: the party wins if its strength is strictly higher (a paladin in the party wins
-               ties), otherwise the fighter runs away (d6 + bonuses >= 5) or suffers the Bad Stuff.
-``ASK``        The seat asked for help answers ``accept`` or ``decline``; the window goes on from the
-               seat after the fighter. One helper per combat, each seat asked at most once per combat,
-               and (option ``one_helper_per_turn``) only the same helper again later in the turn.
+               closes: the party wins if its strength is strictly higher (a paladin fighter wins ties),
+               otherwise the fighter runs away (d6 + bonuses >= 5) or suffers the Bad Stuff.
+``ASK``        Help is negotiated ("simply negotiate a treasure split"). In the window the fighter may
+``COUNTER``    ``offer:+r:k`` (k of the monster's treasures to seat +r) and every other player may
+               ``ask:k`` (offer to help for k). ``ASK``: the offered seat answers ``accept``, ``decline``
+               or a counter ``ask:j`` (j > k). ``COUNTER``: the fighter answers an ask with ``accept``,
+               ``decline`` or an improved ``offer:+r:k`` (above its last offer, below the ask). Each
+               new offer to a seat beats the fighter's earlier ones to it and each ask never exceeds
+               that seat's earlier ask; in one combat the fighter makes at most ``help_rounds`` offers
+               to a seat and the seat at most ``help_rounds`` asks, so talks always end. A deal makes
+               the seat the helper; after a deal or a ``decline`` the window goes on from the seat
+               after the fighter. One helper per combat, and (option ``one_helper_per_turn``) only the
+               same helper again later in the turn.
 ``LOOT_ORDER`` A player died (Bad Stuff, a curse): the dead player names the next looter (``loot_order:+r``)
-``LOOT_PICK``  and that looter takes one item in play (``loot:*``); with nothing in play a looter draws
-               two cards at random from the dead player's hand (no decision). Forced choices are made
-               automatically. Afterwards the rest is discarded; death by levels resets to level 1; the
-               dead player is out of play (cannot act, help or be cursed) until re-entering on their turn.
+``LOOT_PICK``  and that looter "may" take one item in play (``loot:*``), or with nothing in play draw two
+               cards at random from the dead player's hand (``loot:hand``), or take nothing (``decline``).
+               With one looter left the order is forced. Afterwards the rest is discarded; death by
+               levels resets to level 1; the dead player is out of play (cannot act, help or be cursed)
+               until re-entering on their turn.
                Play resumes where it stopped; a dead fighter's combat is abandoned and the turn ends.
-``DISCARD``    End of your turn with more cards than the hand limit: ``discard:*`` until within it.
+``DISCARD``    A hand over the limit ("only 5 cards in your hand at a time", a dwarf 6): its holder
+               ``discard:*`` until within it, at once, whoever's turn it is (option ``hand_limit_always``;
+               false: only at the end of the holder's own turn); then play goes on where it stopped.
 ``OVER``       Someone reached level 25 by winning a fight, or the declared turn / step limit ran out
                (truncation: no winner).
 
@@ -75,8 +86,9 @@ CLASSES = ("paladin", "warrior", "wizard", "thief", "cleric")
 PALADIN, WARRIOR, WIZARD, THIEF, CLERIC = range(5)
 
 # Phases.
-SETUP, REENTER, FREE, WINDOW, ASK, LOOT_ORDER, LOOT_PICK, DISCARD, OVER = range(9)
-PHASE_NAMES = ("setup", "reenter", "free", "window", "ask", "loot_order", "loot_pick", "discard", "over")
+SETUP, REENTER, FREE, WINDOW, ASK, COUNTER, LOOT_ORDER, LOOT_PICK, DISCARD, OVER = range(10)
+PHASE_NAMES = ("setup", "reenter", "free", "window", "ask", "counter", "loot_order", "loot_pick", "discard",
+               "over")
 RESUME_END_TURN = -1
 
 # Where the monster of a combat came from.
@@ -105,14 +117,14 @@ KEYS = tuple(card.key for card in CATALOG)
 
 # --- the action table ------------------------------------------------------------------------------------
 
-A_PASS, A_RUN, A_ACCEPT, A_DECLINE, A_SUMMON_AID, A_SUMMON_JOIN, A_SUMMON_FIGHT = range(7)
+A_PASS, A_RUN, A_ACCEPT, A_DECLINE, A_SUMMON_AID, A_SUMMON_JOIN, A_SUMMON_FIGHT, A_LOOT_HAND = range(8)
 (K_FIXED, K_EQUIP, K_USE_PARTY, K_USE_MONSTER, K_CURSE, K_FIGHT, K_SELL, K_SELL_EQUIPPED, K_DISCARD, K_LOOT,
- K_HELP, K_LOOT_ORDER) = range(12)
+ K_OFFER, K_ASK, K_LOOT_ORDER) = range(13)
 
 
 def _build_actions() -> tuple[list[str], list[int], list[int], list[int]]:
-    names = ["pass", "run", "accept", "decline", "summon:aid", "summon:join", "summon:fight"]
-    kinds, cards, args = [K_FIXED] * 7, [-1] * 7, [0] * 7
+    names = ["pass", "run", "accept", "decline", "summon:aid", "summon:join", "summon:fight", "loot:hand"]
+    kinds, cards, args = [K_FIXED] * 8, [-1] * 8, [0] * 8
 
     def add(name: str, kind: int, card: int = -1, arg: int = 0) -> None:
         names.append(name)
@@ -141,7 +153,9 @@ def _build_actions() -> tuple[list[str], list[int], list[int], list[int]]:
         add(f"loot:{KEYS[cid]}", K_LOOT, cid)
     for offset in range(1, MAX_OFFSET + 1):
         for split in range(MAX_TREASURES + 1):
-            add(f"help:+{offset}:{split}", K_HELP, -1, offset * 100 + split)
+            add(f"offer:+{offset}:{split}", K_OFFER, -1, offset * 100 + split)
+    for split in range(MAX_TREASURES + 1):
+        add(f"ask:{split}", K_ASK, -1, split)
     for offset in range(1, MAX_OFFSET + 1):
         add(f"loot_order:+{offset}", K_LOOT_ORDER, -1, offset)
     return names, kinds, cards, args
@@ -173,12 +187,13 @@ SELL_EQUIPPED_ACTION = _index_by_card(K_SELL_EQUIPPED)
 DISCARD_ACTION = _index_by_card(K_DISCARD)
 LOOT_ACTION = _index_by_card(K_LOOT)
 CURSE_ACTION = tuple(ACTION_INDEX[f"curse:{KEYS[cid]}:+1"] - 1 if cid in CURSES else -1 for cid in range(NUM_CARDS))
-HELP_ACTION0 = ACTION_INDEX["help:+1:0"]  # help:+r:k = HELP_ACTION0 + (r-1)*(MAX_TREASURES+1) + k
+OFFER_ACTION0 = ACTION_INDEX["offer:+1:0"]  # offer:+r:k = OFFER_ACTION0 + (r-1)*(MAX_TREASURES+1) + k
+ASK_ACTION0 = ACTION_INDEX["ask:0"]  # ask:k = ASK_ACTION0 + k
 LOOT_ORDER_ACTION0 = ACTION_INDEX["loot_order:+1"] - 1  # loot_order:+r = LOOT_ORDER_ACTION0 + r
 
 
-def help_action(offset: int, split: int) -> int:
-    return HELP_ACTION0 + (offset - 1) * (MAX_TREASURES + 1) + split
+def offer_action(offset: int, split: int) -> int:
+    return OFFER_ACTION0 + (offset - 1) * (MAX_TREASURES + 1) + split
 
 
 # --- configuration ---------------------------------------------------------------------------------------
@@ -197,12 +212,18 @@ class Config:
                                         "empty: everyone plays the adventurer starter deck")
     win_level: int = option(25, "the level that wins (reachable only by defeating a monster)")
     start_hand: int = option(4, "cards drawn at setup and on re-entering after death")
-    hand_limit: int = option(5, "cards a player may hold at the end of their turn (a dwarf one more)")
+    hand_limit: int = option(5, "cards a player may hold (a dwarf one more)")
+    hand_limit_always: bool = option(True, "a hand over the limit is cut down at once, on anyone's turn "
+                                           "(false: only at the end of the holder's own turn)")
     run_target: int = option(5, "a d6 plus run-away bonuses must reach this to escape")
     gold_per_level: int = option(1000, "gold sold in one turn for each level bought")
     specialty_bonuses: bool = option(True, "declared specialty decks get their combat bonuses")
     summons: bool = option(False, "summons: each deck's declared summon monster is set aside for its owner")
     one_helper_per_turn: bool = option(True, "once someone helped, only that player may help again this turn")
+    help_rounds: int = option(3, "in one combat, the most offers the fighter may make to one player and the "
+                                 "most asks that player may make back")
+    paladin_helper_wins_ties: bool = option(False, "a paladin helper also wins ties (false: only a paladin "
+                                                   "fighter, as the rulebook says)")
     draw_after_monster_door: bool = option(False, "also draw face down after a turn that kicked open a monster")
     max_turns: int = option(400, "turns after which the game is truncated with no winner")
     max_steps: int = option(40000, "decisions after which the game is truncated with no winner")
@@ -227,7 +248,9 @@ class Config:
         check_range("max_turns", self.max_turns, 1)
         check_range("max_steps", self.max_steps, 1)
         check_range("level_reward", self.level_reward, 0.0, 1.0)
-        for flag in ("specialty_bonuses", "summons", "one_helper_per_turn", "draw_after_monster_door"):
+        check_range("help_rounds", self.help_rounds, 1, 10)
+        for flag in ("specialty_bonuses", "summons", "one_helper_per_turn", "draw_after_monster_door",
+                     "hand_limit_always", "paladin_helper_wins_ties"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
 
@@ -278,9 +301,15 @@ class State:
     fighter: int = -1
     helper: int = -1
     split: int = 0  # treasures promised to the helper
-    asked: int = 0  # bitmask of seats asked for help in this combat
+    # the help negotiation of this combat, per seat: offers the fighter made it, its best offer (-1: none),
+    # asks it made, its last ask (-1: none); and the pending proposal between the fighter and ``ask_seat``
+    offers_to: list[int] = field(default_factory=list)
+    best_offer: list[int] = field(default_factory=list)
+    asks_from: list[int] = field(default_factory=list)
+    last_ask: list[int] = field(default_factory=list)
     ask_seat: int = -1
-    ask_split: int = 0
+    ask_split: int = 0  # the fighter's pending offer (phase ASK)
+    bid: int = 0  # the would-be helper's pending ask (phase COUNTER)
     monster_bonus: int = 0
     party_bonus: int = 0
     run_bonus: int = 0
@@ -293,6 +322,9 @@ class State:
     looter: int = -1
     resume_phase: int = RESUME_END_TURN
     resume_seat: int = -1
+    # where play goes on once a hand over the limit is cut down (RESUME_END_TURN: the next turn)
+    shed_phase: int = RESUME_END_TURN
+    shed_seat: int = -1
     winner: int = -1
     end_reason: str = ""
     events: list[tuple] = field(default_factory=list)  # public events, for views
@@ -333,6 +365,7 @@ def new_game(config: Config, chance: Chance) -> State:
         dead=[False] * n, paralyzed=[False] * n, slow_turn=[-1] * n, confused_turn=[-1] * n,
     )
     state.static_bonus = [specialty_bonus(specialties, seat) for seat in range(n)]
+    _reset_negotiation(state)
     for seat, deck in enumerate(loaded):
         cards = list(deck.cards)
         if config.summons and deck.summon >= 0:
@@ -344,6 +377,7 @@ def new_game(config: Config, chance: Chance) -> State:
         for _ in range(config.start_hand):
             _draw_to_hand(state, seat)
     state.phase, state.to_act = SETUP, 0
+    _check_hands(state)
     return state
 
 
@@ -409,7 +443,9 @@ def party_wins(state: State) -> bool:
     party, monster = party_strength(state), monster_strength(state)
     if party != monster:
         return party > monster
-    return state.classes[state.fighter] == PALADIN or (state.helper >= 0 and state.classes[state.helper] == PALADIN)
+    if state.classes[state.fighter] == PALADIN:  # "only paladins can win ties"
+        return True
+    return state.config.paladin_helper_wins_ties and state.helper >= 0 and state.classes[state.helper] == PALADIN
 
 
 def run_bonus(state: State, seat: int) -> int:
@@ -550,27 +586,55 @@ def legal_actions(state: State) -> list[int]:
             if not party_wins(state):
                 legal.append(A_RUN)
             if state.helper < 0:
-                treasures = TREASURES[state.monster]
                 n = state.n
                 for offset in range(1, n):
                     other = (seat + offset) % n
-                    if state.dead[other] or state.asked >> other & 1:
-                        continue
-                    if state.config.one_helper_per_turn and state.helped_by not in (-1, other):
-                        continue
-                    base = help_action(offset, 0)
-                    legal.extend(range(base, base + treasures + 1))
+                    if not state.dead[other] and may_help(state, other):
+                        _offer_actions(state, offset, state.best_offer[other] + 1, legal)
+        elif state.helper < 0 and may_help(state, seat):
+            _ask_actions(state, seat, 0, legal)  # a would-be helper names a price unasked
     elif phase == ASK:
         legal = [A_ACCEPT, A_DECLINE]
+        _ask_actions(state, seat, state.ask_split + 1, legal)  # a counter-offer: more than offered
+    elif phase == COUNTER:
+        legal = [A_ACCEPT, A_DECLINE]
+        other = state.ask_seat
+        if state.offers_to[other] < state.config.help_rounds:  # an improved offer, below the ask
+            offset = (other - seat) % state.n
+            base = offer_action(offset, 0)
+            legal.extend(range(base + state.best_offer[other] + 1, base + state.bid))
     elif phase == LOOT_ORDER:
         n = state.n
         legal = [LOOT_ORDER_ACTION0 + (looter - seat) % n for looter in state.looters]
-    elif phase == LOOT_PICK:
-        legal = [LOOT_ACTION[cid] for cid in set(state.equipped[state.dying])]
+    elif phase == LOOT_PICK:  # looting "may": a looter can always take nothing
+        equipped = state.equipped[state.dying]
+        legal = [A_DECLINE] + ([LOOT_ACTION[cid] for cid in set(equipped)] if equipped else [A_LOOT_HAND])
     elif phase == DISCARD:
         legal = [DISCARD_ACTION[cid] for cid in set(hand)]
     legal.sort()
     return legal
+
+
+def may_help(state: State, seat: int) -> bool:
+    """Whether the fighter and ``seat`` may still negotiate help in this combat (before the limits below)."""
+    return not state.config.one_helper_per_turn or state.helped_by in (-1, seat)
+
+
+def _offer_actions(state: State, offset: int, lowest: int, legal: list[int]) -> None:
+    """The fighter's offers to seat +offset: better than any offer it had before, while rounds are left."""
+    other = (state.fighter + offset) % state.n
+    if state.offers_to[other] < state.config.help_rounds:
+        base = offer_action(offset, 0)
+        legal.extend(range(base + lowest, base + TREASURES[state.monster] + 1))
+
+
+def _ask_actions(state: State, seat: int, lowest: int, legal: list[int]) -> None:
+    """A would-be helper's asks: ``lowest`` up to the treasures, never more than its own last ask."""
+    if state.asks_from[seat] < state.config.help_rounds:
+        highest = TREASURES[state.monster]
+        if state.last_ask[seat] >= 0:
+            highest = min(highest, state.last_ask[seat])
+        legal.extend(range(ASK_ACTION0 + lowest, ASK_ACTION0 + highest + 1))
 
 
 def _curse_actions(state: State, seat: int, distinct: set[int], legal: list[int]) -> None:
@@ -598,23 +662,46 @@ def apply(state: State, action: int) -> None:
         _apply_own_play(state, seat, phase, action, kind, cid)
     elif phase == WINDOW:
         _apply_window(state, seat, action, kind, cid)
-    elif phase == ASK:
-        _answer_help(state, seat, action == A_ACCEPT)
+    elif phase in (ASK, COUNTER):
+        _negotiate(state, seat, action, kind)
     elif phase == LOOT_ORDER:
         looter = (seat + action - LOOT_ORDER_ACTION0) % state.n
         state.looters.remove(looter)
         _loot_turn(state, looter)
     elif phase == LOOT_PICK:
-        _take_loot(state, state.looter, cid)
+        if action == A_DECLINE:
+            _log(state, "loot_none", seat, state.dying)
+        elif action == A_LOOT_HAND:
+            _loot_hand(state, seat)
+        else:
+            _take_loot(state, seat, cid)
         _loot_continue(state)
     elif phase == DISCARD:
         state.hand[seat].remove(cid)
         state.discard[seat].append(cid)
         _log(state, "discard", seat, cid)
         if len(state.hand[seat]) <= hand_limit(state, seat):
-            _next_turn(state)
+            if state.shed_phase == RESUME_END_TURN:
+                _next_turn(state)
+            else:
+                state.phase, state.to_act = state.shed_phase, state.shed_seat
+    _check_hands(state)
     if state.phase != OVER and state.steps >= state.config.max_steps:
         _end(state, -1, STEP_LIMIT)
+
+
+def _check_hands(state: State) -> None:
+    """The hand limit holds "at a time": the first holder over it (in play order from the active seat)
+    discards down before anyone decides anything else; then play goes on where it stopped."""
+    if not state.config.hand_limit_always or state.phase in (OVER, DISCARD):
+        return
+    n = state.n
+    for step in range(n):
+        seat = (state.active + step) % n
+        if seat != state.dying and len(state.hand[seat]) > hand_limit(state, seat):
+            state.shed_phase, state.shed_seat = state.phase, state.to_act
+            state.phase, state.to_act = DISCARD, seat
+            return
 
 
 def _apply_own_play(state: State, seat: int, phase: int, action: int, kind: int, cid: int) -> None:
@@ -740,6 +827,7 @@ def _end_turn(state: State, draw: bool) -> None:
             _draw_to_hand(state, seat)
         if len(state.hand[seat]) > hand_limit(state, seat):
             state.phase, state.to_act = DISCARD, seat
+            state.shed_phase, state.shed_seat = RESUME_END_TURN, seat
             return
     _next_turn(state)
 
@@ -764,7 +852,8 @@ def _expire_statuses(state: State, seat: int) -> None:
 def _start_combat(state: State, cid: int, source: int) -> None:
     fighter = state.active
     state.monster, state.source, state.fighter, state.helper = cid, source, fighter, -1
-    state.split, state.asked, state.ask_seat = 0, 0, -1
+    state.split, state.ask_seat = 0, -1
+    _reset_negotiation(state)
     state.monster_bonus = 5 if source == FROM_SUMMON else 0  # fighting your own summon angers it
     state.party_bonus = state.run_bonus = 0
     state.table = []
@@ -806,13 +895,8 @@ def _apply_window(state: State, seat: int, action: int, kind: int, cid: int) -> 
         else:
             state.monster_bonus += LEVEL[summon]
         _log(state, "summon", seat, summon, "party" if action == A_SUMMON_AID else "monster", LEVEL[summon])
-    elif kind == K_HELP:
-        offset, split = divmod(ACTION_ARG[action], 100)
-        target = (seat + offset) % state.n
-        state.asked |= 1 << target
-        state.ask_seat, state.ask_split = target, split
-        state.phase, state.to_act = ASK, target
-        _log(state, "ask", seat, target, split)
+    elif kind in (K_OFFER, K_ASK):
+        _propose(state, seat, action, kind)
         return
     elif kind == K_CURSE:
         target = _play_curse(state, seat, action, cid)
@@ -833,13 +917,55 @@ def _advance_window(state: State, seat: int) -> None:
         state.to_act = _next_living(state, seat)
 
 
-def _answer_help(state: State, seat: int, accepted: bool) -> None:
-    if accepted:
-        state.helper, state.split = seat, state.ask_split
-        state.helped_by = seat
-    _log(state, "accept" if accepted else "decline", seat, state.fighter, state.ask_split)
+def _reset_negotiation(state: State) -> None:
+    n = state.n
+    state.offers_to, state.best_offer = [0] * n, [-1] * n
+    state.asks_from, state.last_ask = [0] * n, [-1] * n
+
+
+def _propose(state: State, seat: int, action: int, kind: int) -> None:
+    """An offer (the fighter) or an ask (a would-be helper), in the window or answering in the talks."""
+    if kind == K_OFFER:
+        _make_offer(state, action)
+    else:
+        _make_ask(state, seat, ACTION_ARG[action])
+
+
+def _make_offer(state: State, action: int) -> None:
+    """The fighter offers ``k`` treasures to seat +r (a first offer, a new one, or an improved one)."""
+    offset, split = divmod(ACTION_ARG[action], 100)
+    other = (state.fighter + offset) % state.n
+    state.offers_to[other] += 1
+    state.best_offer[other] = split
+    state.ask_seat, state.ask_split = other, split
+    state.phase, state.to_act = ASK, other
+    _log(state, "offer", state.fighter, other, split)
+
+
+def _make_ask(state: State, seat: int, split: int) -> None:
+    """A would-be helper asks the fighter for ``split`` treasures (unasked, or as a counter-offer)."""
+    state.asks_from[seat] += 1
+    state.last_ask[seat] = split
+    state.ask_seat, state.bid = seat, split
+    state.phase, state.to_act = COUNTER, state.fighter
+    _log(state, "ask", seat, state.fighter, split)
+
+
+def _negotiate(state: State, seat: int, action: int, kind: int) -> None:
+    """ASK (the would-be helper answers an offer) and COUNTER (the fighter answers an ask)."""
+    if kind in (K_OFFER, K_ASK):
+        _propose(state, seat, action, kind)
+        return
+    other = state.ask_seat
+    split = state.ask_split if state.phase == ASK else state.bid
+    if action == A_ACCEPT:
+        state.helper, state.split = other, split
+        state.helped_by = other
+        _log(state, "deal", state.fighter, other, split)
+    else:
+        _log(state, "no_deal", seat, other if seat == state.fighter else state.fighter)
     state.ask_seat = -1
-    state.passes = 0
+    state.passes = 0  # a negotiation is a play: the window starts its round of passes again
     state.phase = WINDOW
     state.to_act = _next_living(state, state.fighter)
 
@@ -897,7 +1023,8 @@ def _clear_combat(state: State) -> None:
     state.table = []
     state.monster = -1
     state.helper = state.ask_seat = -1
-    state.monster_bonus = state.party_bonus = state.run_bonus = state.passes = state.split = state.asked = 0
+    state.monster_bonus = state.party_bonus = state.run_bonus = state.passes = state.split = 0
+    _reset_negotiation(state)
 
 
 def _after_combat(state: State) -> None:
@@ -1013,24 +1140,20 @@ def _loot_continue(state: State) -> None:
 
 
 def _loot_turn(state: State, looter: int) -> None:
-    dying = state.dying
+    """The looter "may" take one item in play, or with none in play draw two cards from the hand."""
     state.looter = looter
-    equipped = state.equipped[dying]
-    if equipped:
-        if len(set(equipped)) == 1:
-            _take_loot(state, looter, equipped[0])
-        else:
-            state.phase, state.to_act = LOOT_PICK, looter
-            return
-    else:
-        hand = state.hand[dying]
-        taken = 0
-        for _ in range(2):  # no items in play: draw two cards from the hand
-            if hand:
-                state.hand[looter].append(hand.pop(state.chance.below(len(hand))))
-                taken += 1
-        _log(state, "loot_hand", looter, dying, taken)
-    _loot_continue(state)
+    state.phase, state.to_act = LOOT_PICK, looter
+
+
+def _loot_hand(state: State, looter: int) -> None:
+    dying = state.dying
+    hand = state.hand[dying]
+    taken = 0
+    for _ in range(2):  # no items in play: draw two cards from the hand
+        if hand:
+            state.hand[looter].append(hand.pop(state.chance.below(len(hand))))
+            taken += 1
+    _log(state, "loot_hand", looter, dying, taken)
 
 
 def _take_loot(state: State, looter: int, cid: int) -> None:

@@ -7,6 +7,9 @@ Rules, action table and observation layout: :mod:`tavernzoo.envs.tiny_minotaur.r
 Version history
 ---------------
 * v0 — first release: classes, initiative tiers, dodge and heal reactions, optional Boss/NPC cards.
+* v1 — archetypes (clerics 6 regular attacks, the rest 5) and per-seat ``boss_replaces``, both in the
+  observation (player blocks of 28); decks as the rulebook describes them (only Magic heals); a hit-window
+  table where a higher tier is never worse (the v0 table is the ``house_narrowing`` ruleset).
 """
 
 from .aec import make_env_factories
