@@ -65,12 +65,15 @@ def spec_envs(spec: str) -> list[str]:
 
         return [read_manifest(spec)["env"]]
     if spec.startswith("cmd:"):
+        from .external import parse_command
+
+        parse_command(spec[len("cmd:"):])
         return [game.env_name for game in games().values()]
     path = Path(spec.partition("@")[0])
     if path.exists():
-        from .policy import find_policy_dir
+        from .policy import find_policy_dir, read_policy_meta
 
-        meta = json.loads((find_policy_dir(path) / "policy.json").read_text())
+        meta = read_policy_meta(find_policy_dir(path) / "policy.json")
         return [meta.get("env", "?")]
     envs = [game.env_name for game in games().values() if spec in builtin_bots(game)]
     if not envs:

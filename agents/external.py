@@ -6,6 +6,10 @@ told about every game (``new_game``), every decision (``act``) and every result 
 
 Every reply must arrive within a time limit (``move_timeout`` seconds for ``act``, ``start_timeout`` for
 the handshake); the program's stdout is read by a thread, so a hung program never blocks the host.
+Whatever the program writes, the host's memory stays bounded: stdout is read in chunks, a line longer
+than ``MAX_LINE_BYTES`` is refused (``garbage``) without being held, at most ``MAX_PENDING_LINES``
+unanswered lines wait (then the reader stops reading, so the program blocks on its own output), only
+the last ``STDERR_TAIL_BYTES`` of stderr are kept, and every failure reason is cut to ``MAX_REASON_CHARS``.
 A program that exits, times out, answers something that is not JSON, out of protocol, or an action that
 is not legal in the current state raises :class:`BotFailure`; the program is then killed and started
 afresh before its next game (``restarts`` counts how often).
@@ -19,24 +23,43 @@ sets it through :meth:`ExternalBot.begin_game`; a plain ``reset()`` reuses the l
 
 from __future__ import annotations
 
-import collections
 import json
+import os
 import queue
 import random
 import shlex
+import shutil
 import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 PROTOCOL = 1
+MAX_LINE_BYTES = 1 << 20
+"""The longest reply line accepted (a reply is a small JSON object; this leaves room for long names)."""
+MAX_PENDING_LINES = 64
+"""Lines read ahead of the host's requests before the reader stops reading."""
+STDERR_TAIL_BYTES = 2000
+"""The end of the program's stderr kept for crash reports; the rest is read and dropped."""
+MAX_REASON_CHARS = 500
+"""Failure reasons (logged, written to games.jsonl and results.json) are cut to this length."""
+_CHUNK = 1 << 16
+
+
+def clip(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """``text`` cut to about ``limit`` characters, with a marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit} more characters]"
 
 
 class BotFailure(RuntimeError):
     """An external bot crashed, timed out or broke the protocol; ``kind`` says which, ``reason`` how."""
 
     def __init__(self, kind: str, reason: str):
+        reason = clip(reason)
         super().__init__(f"{kind}: {reason}")
         self.kind = kind  # "crash", "timeout", "garbage", "protocol", "illegal" or "start"
         self.reason = reason
@@ -49,9 +72,7 @@ class ExternalBot:
     start_timeout: float = 30.0
 
     def __init__(self, config: Any, seed: int | None, command: str, game: Any):
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise ValueError("cmd: bot spec names no program; write cmd:PROGRAM ARGS")
+        self.argv = parse_command(command)
         self.command = command
         self.game = game
         self.config = config
@@ -63,7 +84,8 @@ class ExternalBot:
         self._random = random.Random(seed)
         self._process: subprocess.Popen | None = None
         self._lines: queue.Queue | None = None
-        self._stderr: collections.deque[str] = collections.deque(maxlen=20)
+        self._stderr: _Tail = _Tail(STDERR_TAIL_BYTES)
+        self._stop_reading: threading.Event | None = None
         self._view: dict[str, Any] | None = None
         self._started_once = False
 
@@ -146,24 +168,28 @@ class ExternalBot:
             self.restarts += 1
         self._started_once = True
         try:
+            # Binary pipes, read in bounded chunks by the threads below (see the module docstring).
             self._process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", errors="replace", bufsize=1,
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
             )
         except OSError as error:
             self._process = None
             raise BotFailure("start", f"cannot start {self.argv[0]!r}: {error}") from None
-        self._lines = queue.Queue()
-        self._stderr.clear()
-        threading.Thread(target=_pump, args=(self._process.stdout, self._lines), daemon=True).start()
+        self._lines = queue.Queue(maxsize=MAX_PENDING_LINES)
+        self._stderr = _Tail(STDERR_TAIL_BYTES)
+        self._stop_reading = threading.Event()
+        threading.Thread(target=_pump, args=(self._process.stdout, self._lines, self._stop_reading),
+                         daemon=True).start()
         threading.Thread(target=_drain, args=(self._process.stderr, self._stderr), daemon=True).start()
         hello = {"type": "hello", "protocol": PROTOCOL, "game": self.game.name, "env": self.game.env_name,
                  "config": _config_dict(self.config)}
         reply = self._expect(self._request(hello, self.start_timeout), "hello")
-        self.program_name = str(reply.get("name") or self.argv[0])
+        self.program_name = clip(str(reply.get("name") or self.argv[0]), 100)
 
     def _kill(self) -> None:
         process, self._process = self._process, None
+        if self._stop_reading is not None:
+            self._stop_reading.set()
         if process is None:
             return
         if process.poll() is None:
@@ -181,7 +207,7 @@ class ExternalBot:
 
     def _fail(self, kind: str, reason: str) -> BotFailure:
         """Kill the program (it is restarted before the next game) and build the exception to raise."""
-        tail = " | ".join(self._stderr)
+        tail = self._stderr.text()
         self._kill()
         return BotFailure(kind, reason + (f"; stderr: {tail}" if tail and kind in ("crash", "start") else ""))
 
@@ -191,8 +217,9 @@ class ExternalBot:
             raise self._fail("crash", f"{self.argv[0]} is not running (exit status "
                              f"{None if process is None else process.returncode})")
         try:
-            process.stdin.write(json.dumps(message) + "\n")
-            process.stdin.flush()
+            data = memoryview(json.dumps(message).encode() + b"\n")
+            while data:  # an unbuffered pipe may take part of a write
+                data = data[process.stdin.write(data):]
         except (BrokenPipeError, OSError, ValueError) as error:
             raise self._fail("crash", f"{self.argv[0]} stopped reading its input ({error})") from None
 
@@ -206,9 +233,12 @@ class ExternalBot:
             process = self._process
             code = process.wait(timeout=5.0) if process is not None else None
             raise self._fail("crash", f"{self.argv[0]} exited (status {code}) before answering {message['type']!r}")
+        if isinstance(line, _TooLong):
+            raise self._fail("garbage", f"reply to {message['type']!r} is a line longer than {MAX_LINE_BYTES} "
+                             f"bytes: {line.start!r}...")
         try:
             reply = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise self._fail("garbage", f"reply to {message['type']!r} is not JSON: {line[:80]!r}") from None
         if not isinstance(reply, dict) or "type" not in reply:
             raise self._fail("garbage", f"reply to {message['type']!r} is not a message object: {line[:80]!r}")
@@ -218,9 +248,9 @@ class ExternalBot:
         if reply["type"] == kind:
             return reply
         if reply["type"] == "error":
-            detail = f"{reply.get('code')}: {reply.get('error')}"
+            detail = clip(f"{reply.get('code')}: {reply.get('error')}", 200)
             raise self._fail("protocol", f"the bot answered an error where {kind!r} was expected ({detail})")
-        raise self._fail("protocol", f"expected a {kind!r} reply, got {reply['type']!r}")
+        raise self._fail("protocol", f"expected a {kind!r} reply, got {clip(repr(reply['type']), 100)}")
 
     def _action_index(self, reply: dict[str, Any], legal: list[int]) -> int:
         name, index = reply.get("action"), reply.get("index")
@@ -229,11 +259,11 @@ class ExternalBot:
         from_name = None
         if name is not None:
             if not isinstance(name, str) or name not in self.action_names:
-                raise self._fail("illegal", f"no such action {name!r}")
+                raise self._fail("illegal", f"no such action {clip(repr(name), 100)}")
             from_name = self.action_names.index(name)
         if index is not None:
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.action_names):
-                raise self._fail("illegal", f"no such action index {index!r}")
+                raise self._fail("illegal", f"no such action index {clip(repr(index), 100)}")
             if from_name is not None and from_name != index:
                 raise self._fail("protocol", f"'action' {name!r} and 'index' {index} disagree")
         chosen = from_name if from_name is not None else index
@@ -243,23 +273,109 @@ class ExternalBot:
         return chosen
 
 
-def _pump(stream, lines: queue.Queue) -> None:
-    """Move the program's stdout lines into ``lines``; None marks the end of the stream."""
-    try:
-        for line in stream:
-            lines.put(line.rstrip("\n"))
-    except (OSError, ValueError):
-        pass
-    lines.put(None)
+class _TooLong:
+    """Stands in the line queue for a line longer than ``MAX_LINE_BYTES`` (``start`` is its beginning)."""
+
+    def __init__(self, start: bytes):
+        self.start = start.decode("utf-8", errors="replace")
 
 
-def _drain(stream, tail: collections.deque) -> None:
-    """Keep the last lines of the program's stderr (they go into crash reports)."""
+def _pump(stream, lines: queue.Queue, stop: threading.Event) -> None:
+    """Move the program's stdout lines into ``lines``; None marks the end of the stream.
+
+    Reads bounded chunks and never holds more than one line of at most ``MAX_LINE_BYTES``; a longer line
+    is queued as :class:`_TooLong` and dropped up to its end. A full queue stops the reading (the program
+    then blocks on its output) until there is room or ``stop`` is set.
+    """
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                lines.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    buffer = bytearray()
+    skipping = False  # inside a line already reported as too long
     try:
-        for line in stream:
-            tail.append(line.rstrip("\n"))
+        while not stop.is_set():
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            buffer += chunk
+            start = 0
+            while (end := buffer.find(b"\n", start)) >= 0:
+                line, start = bytes(buffer[start:end]), end + 1
+                if skipping:
+                    skipping = False
+                elif not put(line.decode("utf-8", errors="replace")):
+                    return
+            del buffer[:start]
+            if len(buffer) > MAX_LINE_BYTES:
+                if not skipping and not put(_TooLong(bytes(buffer[:80]))):
+                    return
+                skipping = True
+                buffer.clear()
     except (OSError, ValueError):
         pass
+    put(None)
+
+
+class _Tail:
+    """The last ``size`` bytes written to a stream, as text."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > self.size:
+            cut = len(self.data) - self.size
+            self.dropped += cut
+            del self.data[:cut]
+
+    def text(self) -> str:
+        lines = [line for line in self.data.decode("utf-8", errors="replace").splitlines() if line.strip()]
+        return ("..." if self.dropped else "") + " | ".join(lines)
+
+
+def _drain(stream, tail: _Tail) -> None:
+    """Read the program's stderr to its end, keeping only its last bytes (they go into crash reports)."""
+    try:
+        while chunk := stream.read(_CHUNK):
+            tail.add(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def parse_command(command: str) -> list[str]:
+    """The argv of ``cmd:COMMAND`` (split as a shell would, without one), its program checked to exist."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise ValueError(f"bot spec cmd:{command}: {error} (quote it as a shell would split it)") from None
+    if not argv:
+        raise ValueError("cmd: bot spec names no program; write cmd:PROGRAM ARGS")
+    _check_program(argv[0])
+    return argv
+
+
+def _check_program(program: str) -> None:
+    """Refuse (ValueError) a program that cannot be found, before any game is played."""
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = Path(program)
+        if not path.is_file():
+            raise ValueError(f"cmd: bot program {program!r} not found: there is no such file")
+        if not os.access(path, os.X_OK):
+            raise ValueError(f"cmd: bot program {program!r} is not executable (chmod +x it, or name its "
+                             "interpreter first: cmd:python3 bot.py)")
+    elif shutil.which(program) is None:
+        raise ValueError(f"cmd: bot program {program!r} not found on PATH; give its path or an installed "
+                         "command (cmd:python3 my_bot.py)")
 
 
 def _config_dict(config: Any) -> dict[str, Any]:
@@ -268,4 +384,4 @@ def _config_dict(config: Any) -> dict[str, Any]:
     return config_to_dict(config)
 
 
-__all__ = ["BotFailure", "ExternalBot"]
+__all__ = ["BotFailure", "ExternalBot", "clip", "parse_command"]

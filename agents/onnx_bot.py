@@ -47,6 +47,24 @@ def read_manifest(onnx_path: str | os.PathLike) -> dict[str, Any]:
     for key in ("game", "env", "actions", "observation", "onnx"):
         if key not in manifest:
             raise ValueError(f"manifest {path} lacks {key!r}")
+    observation, onnx = manifest["observation"], manifest["onnx"]
+    problems = {
+        "game": not isinstance(manifest["game"], str),
+        "env": not isinstance(manifest["env"], str),
+        "actions": not (isinstance(manifest["actions"], list) and manifest["actions"]
+                        and all(isinstance(name, str) for name in manifest["actions"])),
+        "observation": not (isinstance(observation, dict) and isinstance(observation.get("size"), int)
+                            and not isinstance(observation.get("size"), bool) and observation["size"] > 0),
+        "onnx": not (isinstance(onnx, dict) and isinstance(onnx.get("sha256"), str)),
+    }
+    expected = {"game": "a game name", "env": "an env name", "actions": "a list of action names",
+                "observation": 'an object with the observation size ({"size": 47, ...})',
+                "onnx": 'an object with the SHA-256 of the ONNX file ({"sha256": "...", ...})'}
+    for key, bad in problems.items():
+        if bad:
+            shown = json.dumps(manifest[key])
+            raise ValueError(f"manifest {path}: {key!r} must be {expected[key]}, not {shown[:80]}; "
+                             "export the bot again")
     return manifest
 
 
@@ -200,8 +218,9 @@ def run_zoo(args: argparse.Namespace) -> int:
     if not bots:
         print("no zoo bots are installed")
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from tavernzoo.cli import console
 
     table = Table(title="zoo bots (bot spec zoo:GAME)", title_justify="left")
     for column in ("spec", "trained with", "steps", "vs random", "vs heuristic", "fair"):
@@ -218,7 +237,7 @@ def run_zoo(args: argparse.Namespace) -> int:
             _strength(strength.get("random")), _strength(strength.get("heuristic")),
             f"{1 / seats:.3f}" if isinstance(seats, int) else "-",
         )
-    Console().print(table)
+    console().print(table)
     print("vs X: the bot's score (win share, 95% interval) with X in every other seat; fair: the score of an "
           "equal bot. See docs/zoo.md.")
     return 0

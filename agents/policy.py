@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,14 +88,32 @@ class MLPPolicy:
         meta_path, weights_path = directory / "policy.json", directory / "policy.npz"
         if not meta_path.is_file() or not weights_path.is_file():
             raise ValueError(f"{directory} holds no policy (policy.json and policy.npz expected)")
+        meta = read_policy_meta(meta_path)
+        layers = meta.get("layers")
+        if not isinstance(layers, list) or not layers:
+            raise ValueError(f"{meta_path} is damaged: 'layers' must list the layer sizes")
+        if not zipfile.is_zipfile(weights_path):
+            raise ValueError(f"{weights_path} is not a numpy .npz archive; train or export the policy again")
+        try:
+            with np.load(weights_path, allow_pickle=False) as arrays:
+                weights = [arrays[f"w{i}"] for i in range(len(layers))]
+                biases = [arrays[f"b{i}"] for i in range(len(layers))]
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{weights_path} does not hold the weights of {meta_path.name} ({error}); "
+                             "train or export the policy again") from None
+        return cls(weights, biases, meta.get("activation"), meta)
+
+
+def read_policy_meta(meta_path: Path) -> dict[str, Any]:
+    """The ``policy.json`` at ``meta_path``, checked to be a tavernzoo policy's (else a ValueError)."""
+    try:
         meta = json.loads(meta_path.read_text())
-        if meta.get("format") != POLICY_FORMAT:
-            raise ValueError(f"{meta_path} is not a tavernzoo policy (format={meta.get('format')!r})")
-        with np.load(weights_path, allow_pickle=False) as arrays:
-            layers = len(meta["layers"])
-            weights = [arrays[f"w{i}"] for i in range(layers)]
-            biases = [arrays[f"b{i}"] for i in range(layers)]
-        return cls(weights, biases, meta["activation"], meta)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise ValueError(f"{meta_path} is not valid JSON: {error}") from None
+    if not isinstance(meta, dict) or meta.get("format") != POLICY_FORMAT:
+        shown = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise ValueError(f"{meta_path} is not a tavernzoo policy (format={shown!r})")
+    return meta
 
 
 def find_policy_dir(path: str | os.PathLike) -> Path:

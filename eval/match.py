@@ -181,4 +181,5 @@ def _progress(enabled: bool, total: int, description: str):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True)
+    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
+    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)

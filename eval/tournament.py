@@ -40,7 +40,9 @@ Files (``--out DIR``)
     ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots
     are built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games
     missing from ``games.jsonl`` (a deal cut short is replayed, writing only its missing games), and the
-    results equal those of an uninterrupted run whatever the number of workers.
+    results equal those of an uninterrupted run whatever the number of workers. A line that is not a game
+    line is reported with its line number and left out (its game is played again). Workers end when the
+    tournament process dies, even by ``kill -9``, and stop their external programs.
 
 SPRT (``--sprt``, two entries in a two-player game: candidate first)
     After every deal (in deal order) the LLR of the candidate's W/D/L against the champion is checked;
@@ -51,6 +53,8 @@ SPRT (``--sprt``, two entries in a two-player game: candidate first)
 from __future__ import annotations
 
 import argparse
+import ctypes
+import dataclasses
 import itertools
 import json
 import logging
@@ -59,8 +63,12 @@ import multiprocessing
 import os
 import queue
 import random
+import signal
 import sys
+import threading
+import time
 import traceback
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -178,10 +186,12 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
     seats = spec_game.rules.num_seats(validated)
     if games < 1:
         raise ValueError(f"games={games} must be at least 1")
-    if not move_timeout > 0:
-        raise ValueError(f"move timeout {move_timeout} must be positive (seconds)")
+    if not (math.isfinite(move_timeout) and move_timeout > 0):
+        raise ValueError(f"move timeout {move_timeout} must be a positive number of seconds")
     make_tables(len(bots), seats, fmt, seed)
     if sprt is not None:
+        if not all(math.isfinite(value) for value in sprt):
+            raise ValueError(f"--sprt {' '.join(map(str, sprt))}: every value must be a finite number")
         Sprt(*sprt)
         if len(bots) != 2 or seats != 2:
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
@@ -223,6 +233,8 @@ class _Guard:
             raise _forfeit(self.seat, error) from None
 
     def act(self, observation: dict[str, Any]) -> int:
+        from ..agents.external import clip
+
         mask = observation["action_mask"]
         try:
             if self._view:
@@ -236,14 +248,16 @@ class _Guard:
         except (TypeError, ValueError):
             legal = False
         if not legal:
-            raise Forfeit(self.seat, "illegal", f"action {action!r} is not legal now")
+            raise Forfeit(self.seat, "illegal", f"action {clip(repr(action), 100)} is not legal now")
         return index
 
 
 def _forfeit(seat: int, error: Exception) -> Forfeit:
+    from ..agents.external import clip
+
     kind = getattr(error, "kind", None) or "error"
     reason = getattr(error, "reason", None) or f"{type(error).__name__}: {error}"
-    return Forfeit(seat, kind, reason)
+    return Forfeit(seat, clip(str(kind), 40), clip(str(reason)))
 
 
 class DealPlayer:
@@ -328,10 +342,47 @@ def _share(returns: Sequence[float], seat: int) -> float:
     return score_of(returns, seat)
 
 
-def _worker(settings: dict[str, Any], tasks, results, stop) -> None:
+class _ParentGone(BaseException):
+    """Raised in a worker whose tournament process died: nobody records its games any more."""
+
+
+def _follow_parent(parent: int) -> None:
+    """End this worker when the tournament process ``parent`` dies, even by ``kill -9``.
+
+    SIGTERM raises :class:`_ParentGone` (the worker then stops its external programs). Linux sends it the
+    moment the parent dies (``PR_SET_PDEATHSIG``); everywhere, a thread checks the parent every second
+    and, should the worker not have stopped within 10 s of the signal, ends it outright.
+    """
+
+    def on_term(signum, frame):
+        raise _ParentGone()
+
+    signal.signal(signal.SIGTERM, on_term)
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tavernzoo-parent-watch").start()
+    if os.getppid() != parent:  # died before the signal was armed
+        raise _ParentGone()
+
+
+def _worker(settings: dict[str, Any], tasks, results, stop, parent: int | None = None) -> None:
     """A worker process (spawn-safe: module level, plain arguments): plays the deals it is handed."""
     player = None
     try:
+        if parent is not None:
+            _follow_parent(parent)
         player = DealPlayer(Settings(**settings))
         while True:
             task = tasks.get()
@@ -344,12 +395,16 @@ def _worker(settings: dict[str, Any], tasks, results, stop) -> None:
             for line in player.play_deal(deal, table, frozenset(skip)):
                 results.put(("game", line))
             results.put(("deal", deal))
-    except BaseException:  # noqa: BLE001 - reported to the main process, which stops the run
-        results.put(("error", traceback.format_exc()))
-    finally:
+    except _ParentGone:
+        results.cancel_join_thread()  # nobody reads the queue: exit without flushing it
         if player is not None:
             player.close()
-        results.put(("exit", os.getpid()))
+        return
+    except BaseException:  # noqa: BLE001 - reported to the main process, which stops the run
+        results.put(("error", traceback.format_exc()))
+    if player is not None:
+        player.close()
+    results.put(("exit", os.getpid()))
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -362,10 +417,11 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     settings_path, games_path = out / SETTINGS_FILE, out / GAMES_FILE
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
+    most = 8 * (os.cpu_count() or 1)
+    if workers > most:
+        raise ValueError(f"workers={workers}: each worker is a process; at most {most} (8 per CPU core) are allowed")
     if resume:
-        if not settings_path.exists():
-            raise ValueError(f"nothing to resume in {out}: no {SETTINGS_FILE} there")
-        stored = json.loads(settings_path.read_text())
+        stored = read_settings(out)
         mismatched = [key for key in Settings.IDENTITY if stored.get(key) != settings.identity()[key]]
         if mismatched:
             raise ValueError(f"--resume: the tournament in {out} differs in {', '.join(mismatched)} "
@@ -376,19 +432,25 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     settings_path.write_text(json.dumps(asdict(settings), indent=1) + "\n")
 
     tables = make_tables(len(settings.bots), settings.seats, settings.format, settings.seed)
-    lines = read_games(games_path, repair=True)
+    lines = read_games(games_path, repair=True, settings=settings)
     done = {(line["deal"], line["rotation"]) for line in lines}
     sprt = Sprt(*settings.sprt) if settings.sprt else None
     tracker = _SprtTracker(sprt, settings.seats)
     for line in sorted(lines, key=_key):
         tracker.add(line)
-    tasks = []
-    if tracker.decided_at is None:
+    played = Counter(deal for deal, _ in done if deal < settings.deals)
+    complete = sum(1 for count in played.values() if count == settings.seats)
+    missing_deals = 0 if tracker.decided_at is not None else settings.deals - complete
+
+    def tasks() -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
+        # Made as they are handed out: --games may be huge, and a run stopped early never makes the rest.
+        if tracker.decided_at is not None:
+            return
         for deal in range(settings.deals):
-            skip = [r for r in range(settings.seats) if (deal, r) in done]
-            if len(skip) < settings.seats:
-                tasks.append((deal, tables[deal % len(tables)], skip))
-    remaining = sum(settings.seats - len(skip) for _, _, skip in tasks)
+            if played[deal] < settings.seats:
+                yield deal, tables[deal % len(tables)], [r for r in range(settings.seats) if (deal, r) in done]
+
+    remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(played.values())
     bar = _progress(progress, remaining, f"{settings.game} tournament")
     with open(games_path, "a") as games_file:
         def write(line: dict) -> None:
@@ -403,19 +465,39 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                 bar.update(1)
 
         try:
-            if workers == 1 or len(tasks) <= 1:
-                _run_here(settings, tasks, write, tracker)
-            else:
-                _run_workers(settings, tasks, write, tracker, min(workers, len(tasks)))
+            if workers == 1 or missing_deals == 1:
+                _run_here(settings, tasks(), write, tracker)
+            elif missing_deals:
+                _run_workers(settings, tasks(), write, tracker, min(workers, missing_deals))
         finally:
             if bar is not None:
                 bar.close()
-    results = compute_results(settings, read_games(games_path), tables, tracker)
+    results = compute_results(settings, read_games(games_path, settings=settings, quiet=True), tables,
+                              tracker)
     (out / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
     return results
 
 
-def _run_here(settings: Settings, tasks: list, write, tracker: _SprtTracker) -> None:
+def read_settings(out: str | Path) -> dict[str, Any]:
+    """The stored settings of the tournament in ``out``, checked to be one (else a ValueError)."""
+    from tavernzoo.cli import read_table_file
+
+    path = Path(out) / SETTINGS_FILE
+    if not path.exists():
+        raise ValueError(f"nothing to resume in {out}: no {SETTINGS_FILE} there")
+    stored = read_table_file(path, "--resume:", "tournament settings")
+    names = {item.name for item in dataclasses.fields(Settings)}
+    if not names >= set(stored) or not set(Settings.IDENTITY) <= set(stored):
+        raise ValueError(f"--resume: {path} is not a tournament's settings file (it needs the keys "
+                         f"{', '.join(Settings.IDENTITY)} and no others but {', '.join(sorted(names))})")
+    bots, config = stored["bots"], stored["config"]
+    if not (isinstance(bots, list) and bots and all(isinstance(spec, str) for spec in bots)
+            and isinstance(config, dict)):
+        raise ValueError(f"--resume: {path} is damaged: bots must be a list of specs and config a table")
+    return stored
+
+
+def _run_here(settings: Settings, tasks: Iterator, write, tracker: _SprtTracker) -> None:
     player = DealPlayer(settings)
     try:
         for deal, table, skip in tasks:
@@ -428,15 +510,26 @@ def _run_here(settings: Settings, tasks: list, write, tracker: _SprtTracker) -> 
         player.close()
 
 
-def _run_workers(settings: Settings, tasks: list, write, tracker: _SprtTracker, workers: int) -> None:
+def _run_workers(settings: Settings, tasks: Iterator, write, tracker: _SprtTracker, workers: int) -> None:
     context = multiprocessing.get_context("spawn")
     task_queue, results, stop = context.Queue(), context.Queue(), context.Event()
-    for task in tasks:
-        task_queue.put(task)
-    for _ in range(workers):
-        task_queue.put(None)
-    processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop), daemon=True)
-                 for _ in range(workers)]
+    exhausted = False
+
+    def hand_out() -> None:
+        """Queue the next task, or (once there is none, or the run stops) one None per worker."""
+        nonlocal exhausted
+        task = None if exhausted or stop.is_set() else next(tasks, None)
+        if task is not None:
+            task_queue.put(task)
+        elif not exhausted:
+            exhausted = True
+            for _ in range(workers):
+                task_queue.put(None)
+
+    for _ in range(2 * workers):  # every worker busy, and one more task each waiting
+        hand_out()
+    processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop, os.getpid()),
+                                 daemon=True) for _ in range(workers)]
     for process in processes:
         process.start()
     running = workers
@@ -450,10 +543,12 @@ def _run_workers(settings: Settings, tasks: list, write, tracker: _SprtTracker, 
                 continue
             if kind == "game":
                 write(payload)
-            elif kind == "deal":
-                tracker.deal_done(payload)
-                if tracker.decided_at is not None:
-                    stop.set()
+            elif kind in ("deal", "skipped"):
+                if kind == "deal":
+                    tracker.deal_done(payload)
+                    if tracker.decided_at is not None:
+                        stop.set()
+                hand_out()
             elif kind == "exit":
                 running -= 1
             elif kind == "error":
@@ -498,9 +593,12 @@ class _SprtTracker:
             self.next_deal += 1
 
 
-def read_games(path: str | Path, repair: bool = False) -> list[dict]:
+def read_games(path: str | Path, repair: bool = False, settings: Settings | None = None,
+               quiet: bool = False) -> list[dict]:
     """The game lines of ``games.jsonl`` (first copy of each (deal, rotation)). With ``repair``, a last
-    line cut short by a killed run is removed from the file."""
+    line cut short by a killed run is removed from the file. A line that is not a game line (of a
+    tournament with ``settings``, when given) is left out with a warning naming its line number: its game
+    counts as not played, so ``--resume`` plays it again (``quiet``: no warnings)."""
     path = Path(path)
     if not path.exists():
         return []
@@ -510,18 +608,58 @@ def read_games(path: str | Path, repair: bool = False) -> list[dict]:
         with open(path, "r+b") as handle:
             handle.truncate(len(data))
     lines, seen = [], set()
-    for raw in data.decode("utf-8").splitlines():
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
             line = json.loads(raw)
-        except json.JSONDecodeError:
+            problem = _game_line_problem(line, settings)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            problem = f"not JSON ({error})"
+        except RecursionError:
+            problem = "nested too deeply"
+        if problem:
+            if not quiet:
+                log.warning("%s line %d skipped: %s", path, number, problem)
             continue
         key = _key(line)
         if key not in seen:
             seen.add(key)
             lines.append(line)
     return lines
+
+
+def _game_line_problem(line: Any, settings: Settings | None) -> str | None:
+    """What makes ``line`` unfit to count as a game (None if nothing)."""
+    if not isinstance(line, dict):
+        return f"a {type(line).__name__}, not a game object"
+    for key in ("deal", "rotation"):
+        value = line.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{key}={value!r} is not a whole number >= 0"
+    fields = {key: line.get(key) for key in ("entries", "scores", "places")}
+    if not all(isinstance(value, list) for value in fields.values()):
+        return "entries, scores and places must be lists"
+    if len({len(value) for value in fields.values()}) != 1 or not fields["entries"]:
+        return "entries, scores and places must have one item per seat"
+    seats = len(fields["entries"])
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in fields["entries"] + fields["places"]):
+        return "entries and places must hold whole numbers"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in fields["scores"]):
+        return "scores must hold numbers"
+    returns = line.get("returns")
+    if returns is not None and (not isinstance(returns, list) or len(returns) != seats
+                                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in returns)):
+        return "returns must be null or one number per seat"
+    forfeit = line.get("forfeit")
+    if forfeit is not None and not (isinstance(forfeit, dict) and forfeit.get("seat") in range(seats)):
+        return "forfeit must be null or name the forfeiting seat"
+    if settings is not None:
+        if seats != settings.seats or line["rotation"] >= seats:
+            return f"it seats {seats} players in rotation {line['rotation']}; this tournament seats {settings.seats}"
+        if any(entry >= len(settings.bots) for entry in fields["entries"]):
+            return f"entries {fields['entries']} name bots beyond the {len(settings.bots)} of this tournament"
+    return None
 
 
 def _key(line: dict) -> tuple[int, int]:
@@ -685,8 +823,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--move-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="time limit of one decision of an external bot (default 10)")
     _add_config_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="hide the progress bar (hidden anyway when stderr is not a terminal)")
     parser.add_argument("--no-plot", action="store_true", help="skip heatmap.png")
+    parser.add_argument("--json", action="store_true",
+                        help="print the results (as in results.json) as one JSON document instead of the table")
     parser.set_defaults(run=run_command)
     return parser
 
@@ -696,9 +837,9 @@ def run_command(args: argparse.Namespace) -> int:
 
     out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
     config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
-    if args.resume and (out / SETTINGS_FILE).exists():
+    if args.resume:
         # What --resume is not told again comes from the stored settings.
-        stored = json.loads((out / SETTINGS_FILE).read_text())
+        stored = read_settings(out)
         bots, config = bots or stored["bots"], config or stored["config"]
         fmt = fmt or stored["format"]
         seed = stored["seed"] if seed is None else seed
@@ -708,7 +849,8 @@ def run_command(args: argparse.Namespace) -> int:
     settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt)
     results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress)
-    print_results(results)
+    if not args.json:
+        print_results(results)
     plotted = False
     if not args.no_plot and results["games"]:
         from .plots import pairwise_heatmap
@@ -718,6 +860,9 @@ def run_command(args: argparse.Namespace) -> int:
             plotted = True
         except ImportError as error:
             print(f"no heatmap: {error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
     print(f"games: {out / GAMES_FILE}  results: {out / RESULTS_FILE}"
           + (f"  heatmap: {out / HEATMAP_FILE}" if plotted else ""))
     return 0
@@ -728,9 +873,9 @@ def print_results(results: dict[str, Any], file=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=file or sys.stdout)
-    if not console.is_terminal:
-        console.width = max(console.width, 150)
+    from tavernzoo.cli import console as make_console
+
+    console = Console(file=file) if file is not None else make_console()
     duel = results["seats"] == 2
     title = (f"{results['game']} {results['format']}: {results['games']} games, {results['deals']} deals x "
              f"{results['seats']} seatings, seed {results['seed']}")
@@ -783,7 +928,8 @@ def _progress(enabled: bool, total: int, description: str):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True)
+    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
+    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -791,11 +937,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tavernzoo")
     add_parser(parser.add_subparsers())
     args = parser.parse_args(["tournament", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.run(args)
-    except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    from tavernzoo.cli import run_guarded
+
+    return run_guarded(args.run, args)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -33,11 +34,47 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 0
+    return run_guarded(args.run, args)
+
+
+def run_guarded(run, args: argparse.Namespace) -> int:
+    """``run(args)``, with a user's mistake (ValueError, OSError), a failed external bot or Ctrl-C reported
+    as one line on stderr and an exit status instead of a traceback."""
+    from tavernzoo.agents.external import BotFailure
+
     try:
-        return args.run(args)
+        return run(args)
+    except BrokenPipeError:
+        # The reader left (`tavernzoo zoo | head -3`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (ValueError, OSError) as error:
-        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
-        return 2
+        return fail(_describe(error))
+    except BotFailure as failure:
+        return fail(f"an external bot failed ({failure.kind}): {failure.reason}", status=1)
+    except KeyboardInterrupt:
+        return fail("interrupted", status=130)
+
+
+def fail(message: str, status: int = 2) -> int:
+    """Print ``error: message`` on stderr as one line; return the exit status."""
+    console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return status
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console; when its output is not a terminal (a pipe, a file) lines are never wrapped, so
+    that every table row stays one line for grep and friends."""
+    out = Console(stderr=stderr)
+    if not out.is_terminal:
+        out = Console(stderr=stderr, width=10_000)
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     _add_config_arguments(match)
     match.add_argument("--records", metavar="FILE", help="append every finished game's record to FILE (JSON lines)")
-    match.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
+                       "stderr is not a terminal)")
+    match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     match.set_defaults(run=run_match)
 
     train = commands.add_parser(
@@ -123,22 +162,58 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one game option (repeatable); VALUE is JSON or a comma list: classes=sword,magic")
 
 
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def parse_config(args: argparse.Namespace) -> dict[str, Any]:
     """Game options from ``--config FILE`` then ``--set KEY=VALUE`` (later wins)."""
     options: dict[str, Any] = {}
     if args.config:
-        path = Path(args.config)
-        text = path.read_text()
-        options.update(tomllib.loads(text) if path.suffix == ".toml" else json.loads(text))
-    for item in args.set:
+        options.update(read_table_file(args.config, "--config", "game options",
+                                       ' (JSON: {"num_players": 3}, or a .toml file)'))
+    options.update(parse_set(args.set))
+    return options
+
+
+def read_table_file(file: str | Path, what: str, holds: str, hint: str = "") -> dict[str, Any]:
+    """The table (dict) in a TOML file (``.toml``) or a JSON file, or a ValueError naming ``file``."""
+    path = Path(file)
+    try:
+        with open(path, "rb") as handle:  # read at most the limit: a device or a pipe has no size
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ValueError(f"{what} {file} is over {MAX_CONFIG_BYTES} bytes: not a file of {holds}")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} {file} is not a text file (not UTF-8)") from None
+    except OSError as error:
+        raise ValueError(f"{what} {file}: cannot read it ({error.strerror or error})") from None
+    toml = path.suffix == ".toml"
+    try:
+        loaded = tomllib.loads(text) if toml else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{what} {file} is not valid {'TOML' if toml else 'JSON'}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{what} {file} is nested too deeply to be a table of {holds}") from None
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{what} {file} holds a {type(loaded).__name__}; it must hold a table of {holds}{hint}")
+    return loaded
+
+
+def parse_set(items: list[str], lists: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``--set KEY=VALUE`` items as a dict: VALUE is JSON, else a comma list, else a string. A plain
+    string for a key in ``lists`` is a one-item list."""
+    options: dict[str, Any] = {}
+    for item in items:
         key, sep, raw = item.partition("=")
+        key = key.strip()
         if not sep or not key:
-            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+            raise ValueError(f"--set expects KEY=VALUE (VALUE is JSON or a comma list), got {item!r}")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
-            value = raw.split(",") if "," in raw else raw
-        options[key.strip()] = value
+            value = raw.split(",") if "," in raw or key in lists else raw
+        options[key] = value
     return options
 
 
@@ -159,7 +234,7 @@ def run_games(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(listing, indent=1))
         return 0
-    console = Console()
+    out = console()
     for entry in listing:
         low, high = entry["players"]
         players = f"{low} players" if low == high else f"{low}-{high} players"
@@ -171,7 +246,7 @@ def run_games(args: argparse.Namespace) -> int:
         for row in entry["options"]:
             meaning = row["help"] + (f" (one of: {', '.join(map(str, row['choices']))})" if row["choices"] else "")
             table.add_row(row["name"], json.dumps(row["default"]), meaning)
-        console.print(table)
+        out.print(table)
     return 0
 
 
@@ -181,6 +256,13 @@ def run_match(args: argparse.Namespace) -> int:
     config = parse_config(args)
     result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records)
+    if args.json:
+        rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                 "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return}
+                for row in result.rows]
+        print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
+                          "seed": result.seed, "config": config, "rows": rows}, indent=1))
+        return 0
     table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
                   f"seed {result.seed}", title_justify="left")
     for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return"):
@@ -188,7 +270,7 @@ def run_match(args: argparse.Namespace) -> int:
     for row in result.rows:
         table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -202,22 +284,14 @@ def run_train(args: argparse.Namespace) -> int:
     if args.resume:
         trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps)
     else:
-        overrides = {}
-        for item in args.set:
-            key, sep, raw = item.partition("=")
-            if not sep:
-                raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
-            try:
-                overrides[key.strip()] = json.loads(raw)
-            except json.JSONDecodeError:
-                overrides[key.strip()] = raw.split(",") if "," in raw else raw
+        overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
         config = make_train_config(args.game, args.config, overrides, timesteps=args.timesteps, seed=args.seed)
         out = args.out or f"runs/{config.game}-seed{config.seed}"
         trainer = Trainer(config, out)
-    console = Console()
-    console.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
+    out = console()
+    out.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
                   highlight=False)
-    report = trainer.run(progress=not args.no_progress)
+    report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
     table = Table(title=f"{trainer.game.name}: trained policy after {report['timesteps']:,} timesteps "
                   f"({report['train_seconds']:.0f} s)", title_justify="left")
     for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
@@ -226,8 +300,8 @@ def run_train(args: argparse.Namespace) -> int:
         table.add_row(f"{name} x{row['seats'] - 1}", str(row["games"]), str(row["wins"]), str(row["draws"]),
                       str(row["losses"]), f"{row['score']:.3f}",
                       f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
-    console.print(table)
-    console.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
+    out.print(table)
+    out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
     return 0
 
 

@@ -226,9 +226,8 @@ def test_external_bot_speaks_the_protocol_and_fails_with_a_reason():
     hung.begin_game(1, seed=0)  # restarted before its next game
     assert hung.alive and hung.restarts == 1
     hung.close()
-    missing = ExternalBot(bot.config, 0, "/nonexistent/program --flag", bot.game)
-    with pytest.raises(BotFailure, match="start: cannot start '/nonexistent/program'"):
-        missing.reset()
+    with pytest.raises(ValueError, match="'/nonexistent/program' not found"):
+        ExternalBot(bot.config, 0, "/nonexistent/program --flag", bot.game)
     with pytest.raises(ValueError, match="names no program"):
         load_bot("cmd:", "tiny_minotaur")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,8 @@ class TrainConfig:
             self.net_arch = tuple(self.net_arch)
         if isinstance(self.pool_bots, list):
             self.pool_bots = tuple(self.pool_bots)
+        for item in dataclasses.fields(self):
+            _check_type(item.name, getattr(self, item.name), str(item.type))
         positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                     "checkpoint_every", "snapshot_window", "torch_threads")
         for name in positive:
@@ -84,6 +87,28 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         values = dataclasses.asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _check_type(name: str, value: Any, kind: str) -> None:
+    """Refuse (ValueError) a value of the wrong type for a field annotated ``kind``; an int is a float."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    checks = {
+        "float": (number, "a finite number"),
+        "int": (whole, "a whole number"),
+        "bool": (lambda v: isinstance(v, bool), "true or false"),
+        "str": (lambda v: isinstance(v, str), "a string"),
+        "tuple[int, ...]": (lambda v: isinstance(v, tuple) and all(map(whole, v)), "a list of whole numbers"),
+        "tuple[str, ...]": (lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v),
+                            "a list of strings (comma-separated on the command line)"),
+        "dict[str, Any]": (lambda v: isinstance(v, dict), 'a table of options (JSON: {"num_players": 4})'),
+    }
+    if kind in checks and not checks[kind][0](value):
+        raise ValueError(f"training option {name}={value!r} is not valid: it must be {checks[kind][1]}")
 
 
 # Per-game defaults: each fits the default run in about ten minutes on a 2-core CPU.
@@ -116,12 +141,20 @@ def make_train_config(game: str, file: str | Path | None = None, overrides: dict
     """Defaults for ``game``, then a TOML file, then ``overrides`` (``--set``), then explicit arguments."""
     values: dict[str, Any] = {"game": game, **GAME_DEFAULTS.get(game, {})}
     if file is not None:
-        loaded = tomllib.loads(Path(file).read_text())
-        values.update(loaded.get("train", loaded))
+        try:
+            loaded = tomllib.loads(Path(file).read_text())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"--config {file} is not a TOML file: {error}") from None
+        table = loaded.get("train", loaded)
+        if not isinstance(table, dict):
+            raise ValueError(f"--config {file}: [train] must be a table of training options, not {table!r}")
+        values.update(table)
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    for source, given in ((f"--config {file}: ", values), ("", overrides or {})):
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise ValueError(f"{source}unknown training option(s) {', '.join(map(str, unknown))}; valid: "
+                             f"{', '.join(sorted(known))}")
     values.update(overrides or {})
     values.update({k: v for k, v in explicit.items() if v is not None})
-    known = {f.name for f in dataclasses.fields(TrainConfig)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise ValueError(f"unknown training option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
     return TrainConfig(**values)
