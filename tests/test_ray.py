@@ -100,24 +100,11 @@ def test_rllib_env_rejects_a_masked_action():
 # --- the tournament backend --------------------------------------------------------------------------------
 
 
-def _has_ray_backend() -> bool:
-    import inspect
-
-    from tavernzoo.eval.tournament import run_tournament
-
-    return "backend" in inspect.signature(run_tournament).parameters
-
-
-# The tournament's --backend option is wired in once the command-line hardening branch is merged.
-needs_backend = pytest.mark.skipif(not _has_ray_backend(), reason="run_tournament has no backend option yet")
-
-
 def _games(path) -> list[dict]:
     return sorted((json.loads(line) for line in path.read_text().splitlines()),
                   key=lambda line: (line["deal"], line["rotation"]))
 
 
-@needs_backend
 def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
     from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
 
@@ -130,7 +117,6 @@ def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
         run_tournament(settings, tmp_path / "other", backend="dask")
 
 
-@needs_backend
 def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray_local, tmp_path):
     import subprocess
     import sys
@@ -168,3 +154,15 @@ tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={addres
     whole = run_tournament(settings, tmp_path / "whole")
     assert lines == _games(tmp_path / "whole" / GAMES_FILE)
     assert resumed == whole
+
+
+def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path):
+    from tavernzoo.cli import main
+
+    assert main(["sweep", "tiny_minotaur", "--grid", "learning_rat=1e-3", "--out", str(tmp_path / "s")]) == 2
+    assert "cannot sweep 'learning_rat'" in capsys.readouterr().err
+    assert main(["sweep", "tiny_minotaur", "--uniform", "ent_coef=0.1", "--out", str(tmp_path / "s")]) == 2
+    assert "expected LOW:HIGH" in capsys.readouterr().err
+    assert main(["tournament", "tiny_minotaur", "--bots", "heuristic", "random", "--games", "2",
+                 "--address", "auto", "--out", str(tmp_path / "t")]) == 2
+    assert "needs --backend ray" in capsys.readouterr().err
