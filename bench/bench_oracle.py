@@ -1,7 +1,7 @@
 """Tiny Minotaur solver benchmark and report numbers (not a test; nothing here asserts a time).
 
     python bench/bench_oracle.py solve [--archetypes cleric rogue] [--tiers 2 1]  # time one uncached solve
-    python bench/bench_oracle.py table [--ruleset standard] [--out table.json]  # every deck/tier matchup
+    python bench/bench_oracle.py table [--ruleset standard] [--out table.json] [--ray]  # every deck/tier matchup
     python bench/bench_oracle.py play [--games 1000] [--opponents random heuristic]
 
 ``solve`` times one matchup from scratch (no cache) and prints positions solved and seconds: the issue's
@@ -65,10 +65,15 @@ def command_table(args) -> None:
     sides = [(a, t) for a in archetypes for t in (1, 2, 3)]
     first = {}
     pairs = list(itertools.product(sides, sides))
-    for a, b in reversed(pairs) if args.reverse else pairs:
-        if a[1] < b[1]:
-            continue  # a lower tier never moves first (its roll is lower)
-        first[a, b] = first_mover(config, a, b)
+    todo = [(a, b) for a, b in (reversed(pairs) if args.reverse else pairs) if a[1] >= b[1]]  # lower tier: second
+    if args.ray:  # one Ray task per matchup (seconds each), on this machine or --address's cluster
+        from tavernzoo.eval.ray_backend import map_tasks
+
+        solved = map_tasks(lambda pair: first_mover(config, *pair), todo, address=args.address, batch=1)
+    else:
+        solved = (((a, b), first_mover(config, a, b)) for a, b in todo)
+    for (a, b), value in solved:
+        first[a, b] = value
         print(f"  solved {a} first vs {b}: {first[a, b][0]:+.4f}", file=sys.stderr, flush=True)
     # Each deck against each, over the initiative roll: all 380 ordered pairs of different faces.
     overall = {}
@@ -157,6 +162,8 @@ def main(argv: list[str] | None = None) -> None:
     table.add_argument("--out", help="write the numbers as JSON here")
     table.add_argument("--reverse", action="store_true",
                        help="solve in reverse order (a second process fills the shared disk cache from the end)")
+    table.add_argument("--ray", action="store_true", help="solve the matchups as Ray tasks (needs the ray extra)")
+    table.add_argument("--address", help="with --ray: the Ray cluster to join (default: start one here)")
     play = commands.add_parser("play", help="the oracle against other bots, seats swapped")
     play.add_argument("--games", type=int, default=1000)
     play.add_argument("--seed", type=int, default=0)

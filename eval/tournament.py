@@ -3,6 +3,7 @@
     tavernzoo tournament GAME --bots SPEC [SPEC ...] [--games N] [--workers K]
                          [--format round-robin|gauntlet] [--seed S] [--out DIR] [--resume]
                          [--sprt ELO0 ELO1 ALPHA BETA] [--move-timeout SECONDS] [--set KEY=VALUE]
+                         [--backend local|ray [--address ADDR]]
 
 Entries
     Every ``--bots`` spec is one entry (:func:`tavernzoo.agents.load_bot`: built-ins, checkpoints,
@@ -79,6 +80,7 @@ from .ratings import Sprt, elo_estimate, openskill_ratings, places_from_scores
 from .stats import mean_interval
 
 FORMATS = ("round-robin", "gauntlet")
+BACKENDS = ("local", "ray")
 SETTINGS_FILE = "tournament.json"
 GAMES_FILE = "games.jsonl"
 RESULTS_FILE = "results.json"
@@ -410,10 +412,17 @@ def _worker(settings: dict[str, Any], tasks, results, stop, parent: int | None =
 
 
 def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, resume: bool = False,
-                   progress: bool = False) -> dict[str, Any]:
-    """Play (or finish, with ``resume``) the tournament into ``out``; returns the results dict."""
+                   progress: bool = False, backend: str = "local", address: str | None = None,
+                   batch: int | None = None) -> dict[str, Any]:
+    """Play (or finish, with ``resume``) the tournament into ``out``; returns the results dict.
+
+    ``backend="ray"`` plays the deals as Ray tasks (:mod:`tavernzoo.eval.ray_backend`: ``batch`` deals
+    per task, on ``address``'s cluster or an embedded instance; ``workers`` is then unused), with the
+    same games, files and results as the local backend."""
     out = Path(out)
     settings_path, games_path = out / SETTINGS_FILE, out / GAMES_FILE
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
     most = 8 * (os.cpu_count() or 1)
@@ -464,7 +473,11 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                 bar.update(1)
 
         try:
-            if workers == 1 or missing_deals == 1:
+            if backend == "ray" and missing_deals:
+                from .ray_backend import run_deals
+
+                run_deals(settings, tasks(), write, tracker, deals=missing_deals, address=address, batch=batch)
+            elif workers == 1 or missing_deals == 1:
                 _run_here(settings, tasks(), write, tracker)
             elif missing_deals:
                 _run_workers(settings, tasks(), write, tracker, min(workers, missing_deals))
@@ -812,6 +825,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
                         help="games to play in all, rounded up to whole deals (default 1000; with --sprt the most)")
     parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                         help="worker processes playing games in parallel (default: up to 4)")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local: worker processes on this machine (default); ray: deals as Ray tasks "
+                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
     parser.add_argument("--format", choices=FORMATS,
                         help="round-robin (every pair, the default) or gauntlet (the first bot against the rest)")
     parser.add_argument("--seed", type=int, help="seed of the schedule, deals and bots (default 0)")
@@ -847,7 +865,10 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
     settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt)
-    results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress)
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress,
+                             backend=args.backend, address=args.address)
     if not args.json:
         print_results(results)
     plotted = False

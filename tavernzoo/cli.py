@@ -4,6 +4,7 @@
     tavernzoo match [GAME] --bots A B ...    seat-rotated games between bots, with a result table
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
+    tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
     tavernzoo zoo                            the bundled pretrained bots and their measured strength
@@ -140,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tavernzoo.eval.tournament import add_parser as add_tournament_parser
 
     add_tournament_parser(commands)
+    from tavernzoo.train.sweep import add_parser as add_sweep_parser
+
+    add_sweep_parser(commands)
     export.add_parser(commands)
     onnx_bot.add_parser(commands)
     bot_server.add_parser(commands)

@@ -93,7 +93,11 @@ class Trainer:
         env = SelfPlayVecEnv(self.game, self.game_config, league, config.n_envs, config.seed)
         latest = self._latest_checkpoint()
         if self.resume and latest is not None:
-            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu")  # our own run: trusted
+            # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
+            # config.json was changed (a sweep's population-based training) resumes with the new values.
+            tuned = {key: getattr(config, key) for key in ("learning_rate", "ent_coef", "clip_range", "gamma",
+                                                           "gae_lambda", "n_epochs", "batch_size")}
+            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu", **tuned)
             league.load(latest / "league")
         else:
             model = MaskablePPO(

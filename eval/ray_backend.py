@@ -1,0 +1,151 @@
+"""Scale-out on Ray: tournament deals, solver tables and long evaluations as Ray tasks.
+
+One machine stays the default (local processes, :mod:`tavernzoo.eval.tournament`); this module is used
+only when asked for (``--backend ray``) and imports Ray lazily, so tavernzoo works without the extra
+(``pip install "tavernzoo[ray]"``).
+
+    connect(address=None)      start an embedded Ray instance, or join a cluster (``ray start --head``)
+    map_tasks(fn, items)       fn(item) for every item as Ray tasks, in batches, yielded as batches finish
+    run_deals(settings, ...)   the tournament runner's Ray backend: batches of deals, lines streamed back
+
+Batches: Ray's scheduling costs about a millisecond per task, and its guidance is tasks of at least ~10 ms;
+one tournament deal of a fast game takes about that, so deals go out in batches (by default enough batches
+for every CPU to get about sixteen, so the last ones still balance the load) and the driver writes each
+batch's games the moment it comes back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict
+from typing import Any
+
+INSTALL_HINT = 'the Ray backend needs Ray: pip install -c constraints/cpu.txt "tavernzoo[ray]"'
+BATCHES_PER_CPU = 16
+
+
+def import_ray():
+    """The ``ray`` module, or a ValueError naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(INSTALL_HINT) from None
+    return ray
+
+
+def connect(address: str | None = None, num_cpus: int | None = None):
+    """Ray, initialised: an existing connection is reused; ``address`` joins a running cluster ("auto" for
+    the one this node belongs to, or HOST:PORT), else an embedded instance of this machine's CPUs starts.
+    ``$RAY_ADDRESS`` works as in every Ray program."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        # Workers import tavernzoo from their own installation; nothing but the task arguments travels.
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
+                                   "configure_logging": False}
+        if address:
+            ray.init(address=address, **options)
+        else:
+            # Ray runs its workers at niceness 15 so that they never starve its own daemons; an embedded
+            # instance stands in for the local backend's worker processes (niceness 0), and at 15 it loses
+            # half its speed to whatever else shares the machine. A cluster keeps its own setting.
+            options["_system_config"] = {"worker_niceness": 0}
+            ray.init(num_cpus=num_cpus, **options)
+    return ray
+
+
+def cluster_cpus(ray) -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def batch_size(items: int, cpus: int, batch: int | None = None) -> int:
+    """Items per task: ``batch`` if given, else enough batches for about BATCHES_PER_CPU per CPU."""
+    if batch is not None:
+        if batch < 1:
+            raise ValueError(f"batch={batch} must be at least 1 item per task")
+        return batch
+    return max(1, math.ceil(items / (cpus * BATCHES_PER_CPU)))
+
+
+def _apply(fn: Callable, chunk: Sequence) -> list:
+    return [fn(item) for item in chunk]
+
+
+def map_tasks(fn: Callable[[Any], Any], items: Iterable, *, address: str | None = None,
+              batch: int | None = None) -> Iterator[tuple[Any, Any]]:
+    """``(item, fn(item))`` for every item, computed by Ray tasks of ``batch`` items each and yielded as
+    each task finishes (not in item order). ``fn`` must be picklable (a module-level function, or a
+    ``functools.partial`` of one)."""
+    ray = connect(address)
+    items = list(items)
+    size = batch_size(len(items), cluster_cpus(ray), batch)
+    remote = ray.remote(_apply)
+    pending = {}
+    for start in range(0, len(items), size):
+        chunk = items[start:start + size]
+        pending[remote.remote(fn, chunk)] = chunk
+    try:
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            chunk = pending.pop(done[0])
+            yield from zip(chunk, ray.get(done[0]), strict=True)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+# --- tournaments ------------------------------------------------------------------------------------------
+
+
+def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[int, list[dict]]]:
+    """A Ray task: plays a batch of deals with one :class:`DealPlayer`; each deal's lines, in order."""
+    from .tournament import DealPlayer, Settings
+
+    player = DealPlayer(Settings(**settings))
+    try:
+        return [(deal, list(player.play_deal(deal, table, frozenset(skip)))) for deal, table, skip in tasks]
+    finally:
+        player.close()
+
+
+def run_deals(settings, tasks: Iterable, write: Callable[[dict], None], tracker, *, deals: int,
+              address: str | None = None, batch: int | None = None) -> None:
+    """The tournament's Ray backend (same contract as its local runners): plays ``tasks`` (deal, table,
+    skip; ``deals`` of them, taken lazily) in batches of deals, calls ``write`` for every game line as its
+    batch returns, and tells the SPRT ``tracker`` each finished deal; once it decides, no more batches
+    are handed out and those in flight are cancelled.
+
+    At most two batches per CPU are in flight, so memory stays bounded however many deals there are.
+    Every game is a pure function of (seed, deal, rotation), so the lines equal the local backend's.
+    A killed driver loses only the batches in flight: ``--resume`` replays the games missing from
+    games.jsonl, the same way as after a local run."""
+    ray = connect(address)
+    cpus = cluster_cpus(ray)
+    size = batch_size(deals, cpus, batch)
+    remote = ray.remote(_play_deals).options(max_retries=2)
+    plain = asdict(settings)
+    source = iter(tasks)
+    pending: list = []
+
+    def submit() -> bool:
+        chunk = list(itertools.islice(source, size))
+        if chunk:
+            pending.append(remote.remote(plain, chunk))
+        return bool(chunk)
+
+    try:
+        while len(pending) < 2 * cpus and submit():
+            pass
+        while pending:
+            done, pending[:] = ray.wait(pending, num_returns=1)
+            for deal, lines in ray.get(done[0]):
+                for line in lines:
+                    write(line)
+                tracker.deal_done(deal)
+            if tracker.decided_at is not None:
+                break
+            submit()
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)

@@ -1,0 +1,168 @@
+"""The Ray scale-out: a local Ray instance started once for this file (no cluster), tiny budgets throughout."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import operator
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_map_tasks_batches_every_item_once(ray_local):
+    from tavernzoo.eval.ray_backend import batch_size, map_tasks
+
+    assert batch_size(1000, cpus=2) == 32  # about sixteen batches per CPU
+    assert batch_size(3, cpus=2) == 1
+    with pytest.raises(ValueError, match="at least 1"):
+        batch_size(10, cpus=2, batch=0)
+    results = dict(map_tasks(functools.partial(operator.mul, 3), range(20), batch=6))  # importable on workers
+    assert results == {i: 3 * i for i in range(20)}
+
+
+TINY = {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "snapshot_every": 32,
+        "checkpoint_every": 1000, "net_arch": [16]}
+
+
+def test_sweep_two_trials_gives_table_plot_and_a_best_checkpoint_that_is_a_bot(ray_local, tmp_path):
+    from tavernzoo.agents import load_bot
+    from tavernzoo.envs import get_game
+    from tavernzoo.train.sweep import SweepSpec, run_sweep
+
+    spec = SweepSpec(game="tiny_minotaur", out=str(tmp_path / "sweep"), fixed=TINY,
+                     grid={"learning_rate": [1e-3, 1e-4]}, timesteps=64, reports=2, eval_games=4)
+    summary = run_sweep(spec)
+    with open(tmp_path / "sweep" / "results.csv") as file:
+        rows = list(csv.DictReader(file))
+    assert sorted(float(row["learning_rate"]) for row in rows) == [1e-4, 1e-3]
+    assert all(int(row["timesteps"]) == 64 and 0.0 <= float(row["score"]) <= 1.0 for row in rows)
+    assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0
+    best = json.loads((tmp_path / "sweep" / "best.json").read_text())
+    assert best["checkpoint"] == summary["checkpoint"] == rows[0]["checkpoint"]
+    assert float(rows[0]["score"]) == max(float(row["score"]) for row in rows)
+    for row in rows:  # every trial is an ordinary training run with its report and checkpoints
+        trial = tmp_path / "sweep" / "trials" / row["trial"]
+        assert json.loads((trial / "report.json").read_text())["timesteps"] == 64
+        config = json.loads((trial / "config.json").read_text())
+        assert config["learning_rate"] == float(row["learning_rate"]) and config["n_envs"] == 2
+    game = get_game("tiny_minotaur")
+    bot = load_bot(best["checkpoint"], game, game.make_config(), seed=0)
+    assert hasattr(bot, "act")
+
+
+def test_sweep_refuses_unknown_fields_and_bad_ranges(tmp_path):
+    from tavernzoo.train.sweep import SweepSpec
+
+    with pytest.raises(ValueError, match="cannot sweep 'learning_rat'"):
+        SweepSpec(game="tiny_minotaur", out=str(tmp_path), grid={"learning_rat": [1]}).validate()
+    with pytest.raises(ValueError, match="LOW < HIGH"):
+        SweepSpec(game="tiny_minotaur", out=str(tmp_path), loguniform={"learning_rate": (0.0, 1e-3)}).validate()
+    with pytest.raises(ValueError, match="pbt perturbs"):
+        SweepSpec(game="tiny_minotaur", out=str(tmp_path), scheduler="pbt").validate()
+
+
+def test_rllib_recipe_trains_masked_ppo_for_two_iterations(ray_local):
+    from tavernzoo.train.rllib_recipe import train
+
+    # The recipe's env raises on any action its mask forbids, so training at all shows the masks hold.
+    summaries = train("minefield", 2, {"num_players": 3}, train_batch_size=128, minibatch_size=64, num_epochs=1,
+                      hidden=(16,))
+    assert [s["iteration"] for s in summaries] == [1, 2]
+    assert summaries[1]["env_steps"] > summaries[0]["env_steps"] >= 128
+    assert summaries[1]["episodes"] >= 1
+
+
+def test_rllib_env_rejects_a_masked_action():
+    pytest.importorskip("ray.rllib")
+    import numpy as np
+
+    from tavernzoo.train.rllib_recipe import make_masked_env
+
+    env = make_masked_env({"game": "tiny_minotaur"})
+    observations, _ = env.reset(seed=1)
+    (agent, observation), = observations.items()
+    assert set(observation) == {"observations", "action_mask"} and observation["action_mask"].dtype == np.float32
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="mask forbids"):
+        env.step({agent: illegal})
+
+
+# --- the tournament backend --------------------------------------------------------------------------------
+
+
+def _games(path) -> list[dict]:
+    return sorted((json.loads(line) for line in path.read_text().splitlines()),
+                  key=lambda line: (line["deal"], line["rotation"]))
+
+
+def test_ray_backend_plays_the_local_games_and_results(ray_local, tmp_path):
+    from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
+
+    settings = make_settings("minefield", ["heuristic", "random", "random"], 36, config={"num_players": 3}, seed=5)
+    local = run_tournament(settings, tmp_path / "local")
+    remote = run_tournament(settings, tmp_path / "ray", backend="ray", batch=2)
+    assert _games(tmp_path / "ray" / GAMES_FILE) == _games(tmp_path / "local" / GAMES_FILE)  # records too
+    assert remote == local
+    with pytest.raises(ValueError, match="backend 'dask'"):
+        run_tournament(settings, tmp_path / "other", backend="dask")
+
+
+def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray_local, tmp_path):
+    import subprocess
+    import sys
+    from collections import Counter
+
+    from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
+
+    settings = make_settings("tiny_minotaur", ["heuristic", "random"], 40, seed=7)
+    out = tmp_path / "killed"
+    # The driver joins this test's Ray instance and kills itself (SIGKILL) after its third finished deal,
+    # with other batches still in flight.
+    address = ray_local.get_runtime_context().gcs_address
+    script = f"""
+import os, signal
+from tavernzoo.eval import tournament
+finished = []
+original = tournament._SprtTracker.deal_done
+def deal_done(self, deal):
+    original(self, deal)
+    finished.append(deal)
+    if len(finished) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+tournament._SprtTracker.deal_done = deal_done
+settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
+tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={address!r}, batch=1)
+"""
+    process = subprocess.run([sys.executable, "-c", script], timeout=300, capture_output=True, text=True)
+    assert process.returncode == -9, process.stderr[-2000:]
+    written = (out / GAMES_FILE).read_text().count("\n")
+    assert 6 <= written < 40
+    resumed = run_tournament(settings, out, resume=True, backend="ray")
+    lines = _games(out / GAMES_FILE)
+    counts = Counter((line["deal"], line["rotation"]) for line in lines)
+    assert counts == {(d, r): 1 for d in range(20) for r in range(2)}
+    whole = run_tournament(settings, tmp_path / "whole")
+    assert lines == _games(tmp_path / "whole" / GAMES_FILE)
+    assert resumed == whole
+
+
+def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path):
+    from tavernzoo.cli import main
+
+    assert main(["sweep", "tiny_minotaur", "--grid", "learning_rat=1e-3", "--out", str(tmp_path / "s")]) == 2
+    assert "cannot sweep 'learning_rat'" in capsys.readouterr().err
+    assert main(["sweep", "tiny_minotaur", "--uniform", "ent_coef=0.1", "--out", str(tmp_path / "s")]) == 2
+    assert "expected LOW:HIGH" in capsys.readouterr().err
+    assert main(["tournament", "tiny_minotaur", "--bots", "heuristic", "random", "--games", "2",
+                 "--address", "auto", "--out", str(tmp_path / "t")]) == 2
+    assert "needs --backend ray" in capsys.readouterr().err
