@@ -281,3 +281,25 @@ def test_render_for_a_seat_hides_the_other_hands_and_has_a_legend():
     twin = copy.deepcopy(state)
     twin.hand[0] = [BY_KEY["wyvern"].cid]
     assert encode.render(twin, seat=2) == mine
+
+
+def test_the_events_hook_hands_out_every_event_once_over_a_whole_game():
+    # The state keeps only the latest events; a frontend that prints each decision's events keeps them all.
+    import random
+
+    from tavernzoo.envs.core import Chance
+    from tavernzoo.envs.wyvern import encode, rules
+
+    state = rules.new_game(rules.Config(num_players=4), Chance(5))
+    rng = random.Random(5)
+    steps, lines = encode.events(state, 0)
+    collected = list(lines)
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        rules.apply(state, legal[rng.randrange(len(legal))])
+        new_steps, lines = encode.events(state, 0)
+        assert new_steps == steps + 1
+        steps = new_steps
+        collected += lines
+    assert len(collected) == state.events_logged > 60 > len(state.events)
+    assert collected[-len(state.events):] == [encode.event_text(event) for event in state.events]

@@ -434,6 +434,14 @@ def event_text(event: tuple) -> str:
     return " ".join(map(str, event))
 
 
+def events(state: State, seat: int) -> tuple[int, list[str]]:
+    """``(decisions played, the public events of the latest one)``: a frontend (``tavernzoo play``) prints
+    each decision's events once, when the count moves, and so keeps the whole history. Every Wyvern event
+    is public, so ``seat`` changes nothing; before the first decision: the deal."""
+    new = min(state.events_logged - state.step_first_event, len(state.events))
+    return state.steps, [event_text(event) for event in state.events[len(state.events) - new:]]
+
+
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""
     combat = None

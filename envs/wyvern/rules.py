@@ -327,7 +327,11 @@ class State:
     shed_seat: int = -1
     winner: int = -1
     end_reason: str = ""
-    events: list[tuple] = field(default_factory=list)  # public events, for views
+    events: list[tuple] = field(default_factory=list)  # public events, for views (the latest 30-60)
+    # every event ever logged, and how many there were when the latest decision began: a frontend prints
+    # each decision's events once and so keeps the whole history (encode.events)
+    events_logged: int = 0
+    step_first_event: int = 0
 
 
 def num_seats(config: Config) -> int:
@@ -340,6 +344,7 @@ def max_game_length(config: Config) -> int:
 
 
 def _log(state: State, *event: object) -> None:
+    state.events_logged += 1
     events = state.events
     events.append(event)
     if len(events) > 60:
@@ -654,6 +659,7 @@ def apply(state: State, action: int) -> None:
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal], f"phase {PHASE_NAMES[state.phase]}")
     state.steps += 1
+    state.step_first_event = state.events_logged
     seat = state.to_act
     phase = state.phase
     kind = ACTION_KIND[action]
@@ -1241,6 +1247,7 @@ PUBLIC_FIELDS = frozenset((
     "fighter", "helper", "split", "offers_to", "best_offer", "asks_from", "last_ask", "bid", "ask_seat",
     "ask_split", "monster_bonus", "party_bonus", "run_bonus", "table", "passes", "dying", "death_kind", "looters",
     "looter", "resume_phase", "resume_seat", "shed_phase", "shed_seat", "winner", "end_reason", "events",
+    "events_logged", "step_first_event",
 ))
 
 
