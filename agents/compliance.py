@@ -210,7 +210,7 @@ def _check_errors(program: _Program, game: Any, report: Report, timeout: float) 
 
 def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report) -> None:
     from ..eval.match import make_env, play_game
-    from ..eval.tournament import Forfeit, _Guard
+    from ..eval.runner import Forfeit, Guard
     from . import load_bot
     from .external import ExternalBot
 
@@ -223,9 +223,9 @@ def _check_games(command: str, game: Any, count: int, move_timeout: float, seed:
     try:
         for number in range(count):
             seat = number % seats
-            players = [_Guard(load_bot("random", game, config, seed + number * seats + s), s, seed + s, env)
+            players = [Guard(load_bot("random", game, config, seed + number * seats + s), s, seed + s, env)
                        for s in range(seats)]
-            players[seat] = _Guard(bot, seat, seed + number, env)
+            players[seat] = Guard(bot, seat, seed + number, env)
             try:
                 returns, _ = play_game(env, players, seed + number)
                 bot.game_over([float(r) for r in returns], seat)

@@ -1,6 +1,6 @@
 """Scale-out on Ray: tournament deals, solver tables and long evaluations as Ray tasks.
 
-One machine stays the default (local processes, :mod:`tavernzoo.eval.tournament`); this module is used
+One machine stays the default (local processes, :mod:`tavernzoo.eval.runner`); this module is used
 only when asked for (``--backend ray``) and imports Ray lazily, so tavernzoo works without the extra
 (``pip install "tavernzoo[ray]"``).
 
@@ -100,7 +100,8 @@ def map_tasks(fn: Callable[[Any], Any], items: Iterable, *, address: str | None 
 
 def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[int, list[dict]]]:
     """A Ray task: plays a batch of deals with one :class:`DealPlayer`; each deal's lines, in order."""
-    from .tournament import DealPlayer, Settings
+    from .runner import DealPlayer
+    from .schedule import Settings
 
     player = DealPlayer(Settings(**settings))
     try:

@@ -133,13 +133,13 @@ def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray
 import os, signal
 from tavernzoo.eval import tournament
 finished = []
-original = tournament._SprtTracker.deal_done
+original = tournament.SprtTracker.deal_done
 def deal_done(self, deal):
     original(self, deal)
     finished.append(deal)
     if len(finished) == 3:
         os.kill(os.getpid(), signal.SIGKILL)
-tournament._SprtTracker.deal_done = deal_done
+tournament.SprtTracker.deal_done = deal_done
 settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
 tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={address!r}, batch=1)
 """

@@ -25,7 +25,7 @@ from typing import Any
 from ..agents.play import PUBLIC_GAMES
 from ..envs import Chance, Game, ReplayError, get_game
 from ..eval.match import make_env, score_of
-from ..eval.tournament import Forfeit, _Guard
+from ..eval.runner import Forfeit, Guard
 
 HUMAN = "human"
 
@@ -75,12 +75,12 @@ class Table:
         self.env.reset(seed=self.seed)
         self.agents = list(self.env.possible_agents)
         self.bots: dict[int, Any] = {}
-        self.guards: dict[int, _Guard] = {}
+        self.guards: dict[int, Guard] = {}
         try:
             for seat, spec in enumerate(seats):
                 if spec != HUMAN:
                     self.bots[seat] = load(spec, game, self.config, seeds.randrange(2**63))
-                    self.guards[seat] = _Guard(self.bots[seat], seat, seeds.randrange(2**63), self.env)
+                    self.guards[seat] = Guard(self.bots[seat], seat, seeds.randrange(2**63), self.env)
         except BaseException:
             self.close()
             raise
