@@ -97,7 +97,9 @@ def make_config(game: str, game_config: dict[str, Any] | None = None, *, seed: i
     register_env(env_name(name), make_masked_env)
     return (
         PPOConfig()
-        .environment(env_name(name), env_config={"game": name, **(game_config or {})})
+        # RLlib's env checker steps with unmasked random actions, which this env refuses by design (an
+        # illegal action here would be a bug of the masking module): the masked training itself is the check.
+        .environment(env_name(name), env_config={"game": name, **(game_config or {})}, disable_env_checking=True)
         .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kwargs: POLICY)
         .rl_module(rl_module_spec=masked_module_spec(hidden))
         .env_runners(num_env_runners=num_env_runners)
