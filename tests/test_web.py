@@ -136,6 +136,14 @@ def test_a_whole_game_against_bots_sends_only_the_players_own_view(client, game)
     assert [s["player"] for s in rematch.json()["seats"]] == [s["player"] for s in summary["seats"]]
 
 
+def test_a_search_bot_takes_a_seat_at_the_page(client):
+    # mcts needs its seat's information state: the page's table hands it over as every host does.
+    table = new_table(client, "ministeel", ["mcts:20,seed=1", "human", "heuristic"], seed=4)
+    summary, _ = play_out(client, table, choose=lambda legal: legal[0])
+    assert summary["result"]["forfeit"] is None
+    assert summary["result"]["verdict"] in ("you win", "you lose", "you share the win")
+
+
 def test_a_wyvern_player_sees_only_their_own_hand(client):
     table = new_table(client, "wyvern", ["human", "heuristic", "heuristic"], seed=3)
     wait_for(client, table["id"])
