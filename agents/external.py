@@ -132,6 +132,11 @@ class ExternalBot:
         """Send ``view`` with the next ``act`` request."""
         self._view = view
 
+    @property
+    def wants_information_state(self) -> bool:
+        """Whether the program asked for information states; until its ``hello`` is in, it may."""
+        return self._wants_information_state or self._process is None
+
     def observe_information_state(self, state: Any, seat: int) -> None:
         """Send the seat's information state with the next ``act``, if the program asked for it in its
         ``hello`` reply (search bots do; docs/search.md)."""

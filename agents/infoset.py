@@ -32,7 +32,8 @@ def feed(bot: Any, env: Any, agent: str) -> None:
     if observe_view is not None:
         observe_view(env.unwrapped.view(agent))
     observe = getattr(bot, "observe_information_state", None)
-    if observe is not None:
+    # Building one clones and redeals the state: only for a bot that will use it.
+    if observe is not None and getattr(bot, "wants_information_state", True):
         unwrapped = env.unwrapped
         seat = unwrapped.possible_agents.index(agent)
         observe(unwrapped.game.rules.information_state(unwrapped.game_state, seat), seat)

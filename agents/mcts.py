@@ -177,6 +177,10 @@ class MCTSBot:
             return None
         if spec == "mcts" or spec.startswith("mcts:"):
             raise ValueError(f"an mcts {role} policy cannot itself be mcts")
+        if spec.startswith("cmd:"):
+            # Every simulation would call the program; and a program must not start from inside a spec.
+            raise ValueError(f"an mcts {role} policy cannot be an external program ({spec!r}); use a built-in, "
+                             "zoo, exported or checkpoint bot")
         from . import load_bot
 
         return load_bot(spec, self.game, self.config, self._random.randrange(2**31))

@@ -109,9 +109,9 @@ def _replay_actions(game: Game, config: Any, chance: Chance, record: dict[str, A
             raise ReplayError(f"the game ended before action #{number}")
         try:
             if game.simultaneous:
-                _play_joint(game, config, state, number, step)
+                play_joint(game, config, state, number, step)
             else:
-                _play_turn(game, config, state, number, step)
+                play_turn(game, config, state, number, step)
         except ReplayError:
             raise
         except ValueError as error:  # IllegalActionError: an action the rules refuse here
@@ -128,7 +128,8 @@ def _replay_actions(game: Game, config: Any, chance: Chance, record: dict[str, A
     return state
 
 
-def _play_turn(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+def play_turn(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+    """Play a record's step ``number`` (``{"seat", "action"}``) on ``state``; ReplayError for a bad step."""
     if not isinstance(step, dict) or plain_int(step.get("seat")) is None or not isinstance(step.get("action"), str):
         raise ReplayError(f'action #{number} must be {{"seat": <int>, "action": <name>}}, got {_short(step)}')
     seat = game.rules.current_seat(state)
@@ -137,7 +138,8 @@ def _play_turn(game: Game, config: Any, state: Any, number: int, step: Any) -> N
     game.rules.apply(state, game.action_index(config, step["action"]))
 
 
-def _play_joint(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+def play_joint(game: Game, config: Any, state: Any, number: int, step: Any) -> None:
+    """Play a simultaneous game's step ``number`` (``{"joint": {seat: action}}``); ReplayError for a bad one."""
     moves = step.get("joint") if isinstance(step, dict) else None
     if not isinstance(moves, dict) or not all(
         isinstance(seat, str) and seat.isdigit() and isinstance(name, str) for seat, name in moves.items()

@@ -31,6 +31,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..agents.infoset import feed
+from ..envs.aec import as_action
 from .ratings import places_from_scores
 from .results import SprtTracker
 from .schedule import Settings, derived_seed, seating
@@ -71,9 +72,9 @@ class Guard:
             action = self.bot.act(observation)
         except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
             raise _forfeit(self.seat, error) from None
-        try:
-            index = int(action)
-            legal = 0 <= index < len(mask) and bool(mask[index])
+        try:  # an integer only: a bot's True or 1.7 is no move (as the envs hold it)
+            index = as_action(action, len(mask))
+            legal = bool(mask[index])
         except (TypeError, ValueError):
             legal = False
         if not legal:

@@ -175,6 +175,7 @@ def test_information_state_survives_json(name, config):
         ("mcts:100,400", "needs a name"),
         ("mcts:rollout=mcts", "cannot itself be mcts"),
         ("mcts:rollout=nonsense", "unknown bot spec 'nonsense'"),
+        ("mcts:prior=cmd:true", "cannot be an external program"),
     ],
 )
 def test_bad_mcts_specs_name_the_problem(spec, message):

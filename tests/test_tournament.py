@@ -353,3 +353,26 @@ def test_checkpoints_enter_like_any_other_bot(tmp_path):
     results = play(tmp_path, [str(checkpoint), f"{checkpoint}@sample", "random"], 12, seed=1)
     assert results["games"] == 12 and results["forfeits"] == []
     assert {row["spec"] for row in results["leaderboard"]} == {str(checkpoint), f"{checkpoint}@sample", "random"}
+
+
+@pytest.mark.parametrize("answer", [True, 1.7, "0", None])
+def test_a_bot_answering_something_other_than_an_integer_forfeits(answer):
+    # As in the envs, only an integer is a move: True or 1.7 is not silently read as action 1.
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import make_env
+    from tavernzoo.eval.runner import Forfeit, Guard
+
+    class Answers:
+        name = "answers"
+
+        def reset(self):
+            pass
+
+        def act(self, observation):
+            return answer
+
+    env = make_env(get_game("tiny_minotaur"), get_game("tiny_minotaur").make_config())
+    env.reset(seed=0)
+    observation, *_ = env.last()
+    with pytest.raises(Forfeit, match="is not legal now"):
+        Guard(Answers(), 0, 0, env).act(observation)

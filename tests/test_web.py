@@ -173,6 +173,11 @@ def test_moves_out_of_turn_and_illegal_moves_are_refused(client):
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"colour": 1}}, 400, "unknown option"),
     ({"game": "tiny_minotaur", "seats": ["human", GOOD_BOT]}, 400, "start the server with --allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "/etc/passwd"]}, 400, "--allow-local"),
+    # Specs nested in a search bot's options are held to the same rule.
+    ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,rollout=cmd:true --x"]}, 400, "--allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,prior=/etc/passwd"]}, 400, "--allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": "/etc/hostname"}}, 400,
+     "reads a file on the server"),
 ])
 def test_bad_table_requests_get_one_clear_error(client, body, status, words):
     response = client.post("/api/tables", json=body)
@@ -244,6 +249,13 @@ def test_a_records_file_replays_step_by_step(client, tmp_path):
     assert client.get(f"/api/replays/{replay_id}/9").status_code == 404
     bad = client.post("/api/replays", content=b'{"format": "something else"}\n')
     assert bad.status_code == 400 and "not a tavernzoo game record" in bad.json()["error"]
+    assert client.post("/api/replays", content=b"[" * 200_000).status_code == 400  # too deep, not a crash
+    # A forged step (no seat, or a seat not to act) is refused when it is reached, not a server error.
+    forged = json.loads(path.read_text().splitlines()[0])
+    forged["actions"][0] = {"action": forged["actions"][0]["action"]}
+    reply = client.post("/api/replays", content=json.dumps(forged).encode())
+    frame = client.get(f"/api/replays/{reply.json()['id']}/0", params={"step": 1, "seat": 0})
+    assert frame.status_code == 400 and "action #0" in frame.json()["error"]
 
 
 def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
@@ -260,6 +272,14 @@ def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
     assert wait_for(client, table["id"])["status"] in ("your_turn", "over")
     tampered = client.post("/api/uploads", json={"manifest": manifest, "onnx": base64.b64encode(b"xx").decode()})
     assert tampered.status_code == 400 and "SHA-256" in tampered.json()["error"]
+    # Uploads are bounded on disk: past the limit the oldest one and its folder are gone.
+    web = client.app.state.web
+    keys = [client.post("/api/uploads", json={"manifest": manifest, "onnx": onnx}).json()["spec"]
+            for _ in range(web.limits.uploads + 1)]
+    assert len(list(web.upload_dir.iterdir())) == web.limits.uploads
+    gone = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", reply.json()["spec"]]})
+    assert gone.status_code == 400 and "upload it again" in gone.json()["error"]
+    assert new_table(client, "tiny_minotaur", ["human", keys[-1]], seed=1)["human"] == 0
 
 
 def test_stores_are_bounded_and_expire():

@@ -34,6 +34,7 @@ import base64
 import binascii
 import json
 import secrets
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -65,6 +66,7 @@ class Limits:
     body_seconds = 10.0  # to receive a whole request body
     tables = 64
     replays = 16
+    uploads = 16  # uploaded bots kept on disk (each at most upload_bytes)
     records_per_replay = 10_000
     idle_seconds = 1800.0  # a table or replay unused this long is dropped
     stream_seconds = 300.0  # one event stream; the browser reconnects on its own
@@ -138,6 +140,22 @@ async def read_json(request: Request, limit: int) -> Any:
         raise BodyError(400, f"the request body is not JSON ({error})") from None
 
 
+def _specs_within(spec: str) -> list[str]:
+    """The spec and the bot specs nested in it (an ``mcts`` spec's ``rollout=`` and ``prior=``)."""
+    parts = [spec]
+    if spec == "mcts" or spec.startswith("mcts:"):
+        for item in spec.partition(":")[2].split(","):
+            key, _, value = item.partition("=")
+            if key.strip() in ("rollout", "prior"):
+                parts.append(value.strip())
+    return parts
+
+
+def _is_local(spec: str) -> bool:
+    """A spec that runs a program or reads a file on the server."""
+    return spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
+
+
 class WebState:
     """What one app holds: tables, replays, uploaded bots, and which bot specs the page may use."""
 
@@ -148,7 +166,9 @@ class WebState:
         self.tables = Store(limits.tables, limits.idle_seconds, lambda table: _in_background(table.close))
         self.replays = Store(limits.replays, limits.idle_seconds, None)
         self.upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
-        self.uploads: dict[str, Path] = {}
+        # An uploaded bot's folder goes with it: the disk holds at most ``limits.uploads`` of them.
+        self.uploads = Store(limits.uploads, limits.idle_seconds,
+                             lambda path: shutil.rmtree(path.parent, ignore_errors=True))
 
     def resolve(self, spec: Any) -> str:
         """The bot spec to load for a seat choice, refusing programs and files unless allowed."""
@@ -158,10 +178,10 @@ class WebState:
         if spec.startswith("upload:"):
             path = self.uploads.get(spec[len("upload:"):])
             if path is None:
-                raise TableError(f"no uploaded bot {spec!r} (uploads last as long as the server)")
+                raise TableError(f"no uploaded bot {spec!r} (an upload is kept {self.limits.idle_seconds / 60:g} "
+                                 "minutes after its last use; upload it again)")
             return str(path)
-        local = spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
-        if local and not self.allow_local:
+        if any(_is_local(part) for part in _specs_within(spec)) and not self.allow_local:
             raise TableError(f"{spec!r} runs a program or reads a file on the server; start the server with "
                              "--allow-local to allow that, or upload an exported bot (.onnx + .json)")
         return spec
@@ -225,6 +245,11 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
 
     def build() -> Table:
         game = get_game(name)
+        bundled = getattr(game.rules, "BUNDLED_RULESETS", None)  # a ruleset not bundled is a file path
+        if bundled is not None and config.get("ruleset", next(iter(bundled))) not in bundled \
+                and not web.allow_local:
+            raise TableError(f"ruleset={config['ruleset']!r} reads a file on the server; choose a bundled "
+                             f"ruleset ({', '.join(bundled)}) or start the server with --allow-local")
         try:
             game_config = game.make_config(config)
         except TypeError as error:
@@ -353,11 +378,9 @@ async def api_upload(request: Request) -> Response:
     try:
         env = await anyio.to_thread.run_sync(check)
     except ValueError as error:
-        for path in folder.iterdir():
-            path.unlink()
-        folder.rmdir()
+        shutil.rmtree(folder, ignore_errors=True)
         raise TableError(f"the uploaded bot cannot play: {error}") from None
-    web.uploads[key] = folder / "bot.onnx"
+    web.uploads.add(key, folder / "bot.onnx")
     return JSONResponse({"spec": f"upload:{key}", "env": env}, status_code=201)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..agents.play import PUBLIC_GAMES
 from ..envs import Chance, Game, ReplayError, get_game
+from ..envs.records import check_record, play_joint, play_turn
 from ..eval.match import make_env, score_of
 from ..eval.runner import Forfeit, Guard
 
@@ -293,25 +294,31 @@ class Timeline:
     """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
 
     def __init__(self, record: dict[str, Any]):
-        if not isinstance(record, dict) or record.get("format") != "tavernzoo-record":
-            raise ReplayError("not a tavernzoo game record")
+        check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
         try:
             self.game = get_game(record["game"])
-            if record.get("env") != self.game.env_name:
-                raise ReplayError(f"the record is for {record.get('env')!r}; this tavernzoo has "
-                                  f"{self.game.env_name!r}")
+        except ValueError as error:
+            raise ReplayError(str(error)) from None
+        if record["env"] != self.game.env_name:
+            raise ReplayError(f"the record is for {record['env']!r}; this tavernzoo has {self.game.env_name!r}")
+        try:
             self.config = self.game.make_config(record["config"])
-            self.chance = [(int(n), int(v)) for n, v in record["chance"]]
-            self.actions = list(record["actions"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReplayError(f"the record is malformed: {error}") from None
+        except (TypeError, ValueError) as error:
+            raise ReplayError(f"the record's config does not hold: {error}") from None
+        self.chance = [(int(n), int(v)) for n, v in record["chance"]]
+        self.actions = list(record["actions"])
         self.seats = self.game.rules.num_seats(self.config)
         self.steps = len(self.actions) + 1  # the deal, then after each action
         self._cursor: tuple[int, Any] | None = None
+        self._lock = threading.Lock()  # requests for frames of one replay come on several threads
 
     def state(self, step: int) -> Any:
         """The state after ``step`` actions (forward from the last state asked for when possible)."""
+        with self._lock:
+            return self._state(step)
+
+    def _state(self, step: int) -> Any:
         if not 0 <= step < self.steps:
             raise ReplayError(f"step {step} is outside 0..{self.steps - 1}")
         if self._cursor is None or self._cursor[0] > step:
@@ -322,21 +329,22 @@ class Timeline:
         self._cursor = (step, state)
         return state
 
-    def _apply(self, state: Any, entry: dict[str, Any], number: int) -> None:
-        game, rules = self.game, self.game.rules
+    def _apply(self, state: Any, entry: Any, number: int) -> None:
+        play = play_joint if self.game.simultaneous else play_turn
         try:
-            if game.simultaneous:
-                rules.apply_joint(state, {int(s): game.action_index(self.config, a) for s, a in entry["joint"].items()})
-            else:
-                rules.apply(state, game.action_index(self.config, entry["action"]))
-        except (KeyError, TypeError, ValueError, IndexError) as error:
+            play(self.game, self.config, state, number, entry)  # the step's shape and its seat checked too
+        except (TypeError, ValueError, IndexError) as error:
             raise ReplayError(f"action #{number} does not replay: {error}") from None
 
     def frame(self, step: int, seat: int) -> dict[str, Any]:
         """The view of ``seat`` after ``step`` actions, with the action that led there and the full table."""
         if not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
-        state = self.state(step)
+        with self._lock:
+            state = self._state(step)
+            return self._frame(state, step, seat)
+
+    def _frame(self, state: Any, step: int, seat: int) -> dict[str, Any]:
         view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
                 **self.game.encoder.view(state, seat)}
         note = None
@@ -367,6 +375,8 @@ def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
         whole = json.loads(stripped)  # one record (perhaps pretty-printed), or a list of them
     except json.JSONDecodeError:
         whole = None
+    except RecursionError:
+        raise ReplayError("the file nests deeper than any record does") from None
     if isinstance(whole, dict | list):
         documents = whole if isinstance(whole, list) else [whole]
     else:
@@ -377,6 +387,8 @@ def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
                     documents.append(json.loads(line))
                 except json.JSONDecodeError as error:
                     raise ReplayError(f"line {number} is not JSON: {error}") from None
+                except RecursionError:
+                    raise ReplayError(f"line {number} nests deeper than any record does") from None
     if len(documents) > max_records:
         raise ReplayError(f"the file holds {len(documents)} games; at most {max_records} can be opened at once")
     records = []

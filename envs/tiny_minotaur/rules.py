@@ -101,9 +101,11 @@ def load_ruleset(name_or_path: str) -> Ruleset:
                 f"ruleset={name_or_path!r} is neither a bundled ruleset ({', '.join(BUNDLED_RULESETS)}) "
                 "nor a readable TOML file"
             )
-        if path.stat().st_size > 1_000_000:
+        with path.open("rb") as file:  # read, not stat: a device or /proc file reports no size
+            data = file.read(1_000_001)
+        if len(data) > 1_000_000:
             raise ValueError(f"ruleset file {path} is larger than 1 MB; a ruleset is a few dozen lines")
-        text, source = path.read_text(), f"ruleset file {path}"
+        text, source = data.decode("utf-8", errors="replace"), f"ruleset file {path}"
     try:
         data = tomllib.loads(text)
         return _parse_ruleset(data)
