@@ -111,8 +111,8 @@ class Table:
             self.advance()
 
     def advance(self) -> None:
-        """Let the bots play until it is the person's turn or the game is over (the lock is taken one step
-        at a time, so that the page can read the table while the bots think)."""
+        """Let the bots play until it is the person's turn or the game is over (the lock is held between
+        the bots' moves, never while one thinks, so that the page can read the table meanwhile)."""
         while True:
             with self.lock:
                 env = self.env
@@ -131,10 +131,18 @@ class Table:
                     self._set_status("your_turn")
                     return
                 self._set_status("bots")
-                try:
-                    action = self.guards[seat].act(env.last()[0])
-                except Forfeit as lost:
-                    self._end(lost)
+                guard, observation = self.guards[seat], env.last()[0]
+            # The bot thinks outside the lock, so that the page can read the table meanwhile; nothing else
+            # steps the env while the status is "bots" (the person's moves are refused until their turn).
+            try:
+                action = guard.act(observation)
+            except Forfeit as lost:
+                with self.lock:
+                    if not self.closed:
+                        self._end(lost)
+                return
+            with self.lock:
+                if self.closed:
                     return
                 self._step(seat, action)
 
