@@ -166,6 +166,11 @@ class MCTSBot:
         self._info: Any = None
         self._seat = -1
         self._value = VALUE_ESTIMATES.get(game.name)
+        if options.depth and self._value is None:
+            # A cut-off rollout would score an unfinished game's returns: zeros, whatever the position.
+            raise ValueError(f"mcts depth={options.depth}: {game.name} has no value estimate for a cut-off "
+                             f"rollout; use depth=0 (rollouts play to the end) or one of "
+                             f"{', '.join(sorted(VALUE_ESTIMATES))}")
         self._policy = self._load_policy("rollout", options.rollout, "random")
         self._prior_bot = self._load_policy("prior", options.prior, "none")
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)

@@ -176,6 +176,7 @@ def test_information_state_survives_json(name, config):
         ("mcts:rollout=mcts", "cannot itself be mcts"),
         ("mcts:rollout=nonsense", "unknown bot spec 'nonsense'"),
         ("mcts:prior=cmd:true", "cannot be an external program"),
+        ("mcts:100,depth=5", "no value estimate"),
     ],
 )
 def test_bad_mcts_specs_name_the_problem(spec, message):
