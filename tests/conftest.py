@@ -1,0 +1,18 @@
+"""Shared test set-up."""
+
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_a_temporary_folder(tmp_path_factory):
+    # Stable-Baselines3 makes a fresh folder under the system's temp directory for every model that
+    # learns without a log folder; the tests' models log into one folder pytest cleans up instead.
+    previous = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3-logs"))
+    yield
+    if previous is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = previous
