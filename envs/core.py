@@ -396,12 +396,13 @@ def _copy_value(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def clone_state(state: Any) -> Any:
+def clone_state(state: Any, chance: Chance | None = None) -> Any:
     """A copy of a rules ``State`` dataclass that shares nothing mutable with it (the Chance included).
 
     Generic over the fields, so a field added to a State later is copied too: lists (nested ones
     element by element), dicts, sets and the Chance are copied; ints, strings, tuples of immutables and
-    the frozen Config are shared.
+    the frozen Config are shared. Given a ``chance``, the copy takes it instead of a copy of the state's
+    (a determinization replaces the Chance anyway: copying its generator would be wasted).
     """
     kind = state.__class__
     names = _FIELD_NAMES.get(kind)
@@ -409,7 +410,8 @@ def clone_state(state: Any) -> Any:
         names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
     new = kind.__new__(kind)
     for name in names:
-        setattr(new, name, _copy_value(getattr(state, name)))
+        value = getattr(state, name)
+        setattr(new, name, chance if chance is not None and value.__class__ is Chance else _copy_value(value))
     return new
 
 
@@ -421,11 +423,11 @@ def redealt(state: Any, seat: int, redeal: Any, chance: Chance | None) -> Any:
     the unseen cards back through ``order``. With a ``chance`` that is its shuffle and the copy gets a fresh
     Chance seeded from it (a determinization); without, ``list.sort`` (the canonical deal of an
     information state) and a blank Chance."""
-    new = clone_state(state)
     if chance is None:
+        new = clone_state(state, Chance(0))
         redeal(new, seat, list.sort)
-        new.chance = Chance(0)
     else:
+        new = clone_state(state, state.chance)  # shared only until replaced below, after the shuffle
         redeal(new, seat, chance.shuffle)
         new.chance = Chance(chance.below(2**31))
     return new

@@ -384,9 +384,10 @@ PUBLIC_FIELDS = frozenset(("config", "chance", "alive", "num_alive", "mines", "r
                            "last_mine_rolls", "last_eliminated", "obs_cache"))
 
 
-def clone(state: State) -> State:
-    """A copy sharing nothing mutable (its Chance copied too; the encoder's scratch is not carried)."""
-    new = _clone_state(state)
+def clone(state: State, chance: Chance | None = None) -> State:
+    """A copy sharing nothing mutable (its Chance copied too, or ``chance`` in its place; the encoder's
+    scratch is not carried)."""
+    new = _clone_state(state, chance)
     new.obs_cache = None
     return new
 
@@ -394,9 +395,7 @@ def clone(state: State) -> State:
 def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` has seen: only future dice differ, drawn from a fresh
     Chance seeded from ``chance``."""
-    new = clone(state)
-    new.chance = Chance(chance.below(2**31))
-    return new
+    return clone(state, Chance(chance.below(2**31)))
 
 
 def information_state(state: State, seat: int) -> State:

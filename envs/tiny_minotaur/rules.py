@@ -493,9 +493,7 @@ def clone(state: State) -> State:
 def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` has seen. Nothing is hidden here but future dice, which
     come from a fresh Chance seeded from ``chance``."""
-    new = _clone_state(state)
-    new.chance = Chance(chance.below(2**31))
-    return new
+    return _clone_state(state, Chance(chance.below(2**31)))
 
 
 def information_state(state: State, seat: int) -> State:
