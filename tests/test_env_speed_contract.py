@@ -24,7 +24,8 @@ from tavernzoo.envs import get_game
 # with the table.
 GOLDEN = [
     ("tiny_minotaur", {}, 200, "8e0ad4161d10c3d2"),
-    ("tiny_minotaur", {"bosses": ("minotaur_gore", "tavern_brawl"), "classes": ("magic", "random")}, 20, "a016577e2ff2f2e8"),
+    ("tiny_minotaur", {"bosses": ("minotaur_gore", "tavern_brawl"), "classes": ("magic", "random")}, 20,
+     "a016577e2ff2f2e8"),
     ("ministeel", {"num_players": 2}, 40, "2a9d5afe0fc754b9"),
     ("ministeel", {"num_players": 4}, 25, "693c929541eeb651"),
     ("ministeel", {"num_players": 6}, 15, "44f42e30333930c4"),
@@ -102,7 +103,7 @@ def test_an_observation_kept_from_an_earlier_step_is_never_changed_later(name, f
     kept, copies = [], []
     for seed in range(3):
         env.reset(seed=seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             for other in env.agents:  # every seat's observation, the acting one's twice
                 seen = env.observe(other)
