@@ -2,7 +2,7 @@
 
     python bench/bench_minefield.py [--seconds 4] [--repeats 8] [--players 8]
 
-Random play (see bench/common.py), medians over rounds taken in turns, agent-steps/s (one agent's
+Random play (see bench/common.py), medians over rounds taken in turns, agent-steps per CPU-second (one agent's
 action in one joint step, or one AEC decision):
   (a) minefield_v0 ``parallel_env`` (the native API) and PettingZoo ``rps_v2`` ``parallel_env``,
   (b) minefield_v0's AEC forms ``env()`` and ``raw_env()`` (parallel_to_aec) through agent_iter / last()
@@ -47,7 +47,7 @@ def main() -> None:
     for loop in LOOPS:
         ratios += [(f"minefield parallel_env() {loop}", f"pettingzoo rps_v2 parallel_env() {loop}", 1.0),
                    (f"minefield env() {loop}", f"minefield raw_env() {loop}", 0.91)]
-    report(f"Minefield random play at {players} players, agent-steps/s "
+    report(f"Minefield random play at {players} players, agent-steps per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
 
 

@@ -2,7 +2,7 @@
 
     python bench/bench_ministeel.py [--seconds 4] [--repeats 8] [--players 4]
 
-Prints agent-steps per second (medians over rounds taken in turns, see bench/common.py) for
+Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench/common.py) for
   (a) the MiniSteel rules engine alone (legal_actions / apply),
   (b) the MiniSteel AEC env, wrapped (env()) and raw (raw_env()), through agent_iter / last() / step(),
       in both loops: reset() without a seed when a game ends (plain) and reset(seed=k) every game (seeded),
@@ -49,7 +49,7 @@ def main() -> None:
         ratios += [(f"ministeel env() {loop}", f"pettingzoo texas_holdem_v4 {loop}", 2.5),
                    (f"ministeel env() {loop}", f"ministeel raw_env() {loop}", 0.91)]
     ratios.append(("ministeel env() plain", "ministeel engine", None))
-    report(f"MiniSteel random play at {players} players, agent-steps/s "
+    report(f"MiniSteel random play at {players} players, agent-steps per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
 
 

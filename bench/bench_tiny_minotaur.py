@@ -2,7 +2,7 @@
 
     python bench/bench_tiny_minotaur.py [--seconds 4] [--repeats 8]
 
-Prints agent-steps per second (medians over rounds taken in turns, see bench/common.py) for
+Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench/common.py) for
   (a) the Tiny Minotaur rules engine alone (legal_actions / apply),
   (b) the Tiny Minotaur AEC env, wrapped (env()) and raw (raw_env()), through agent_iter / last() /
       step(), the loop every PettingZoo user writes, in both its forms: reset() without a seed when a
@@ -77,7 +77,8 @@ def main() -> None:
     for loop in LOOPS:
         ratios += [(f"tiny_minotaur env() {loop}", f"pettingzoo leduc_holdem_v4 {loop}", 3.0),
                    (f"tiny_minotaur env() {loop}", f"tiny_minotaur raw_env() {loop}", 0.91)]
-    report(f"Tiny Minotaur random play, agent-steps/s ({machine_line(args.seconds, args.repeats)})", rates, ratios)
+    report(f"Tiny Minotaur random play, agent-steps per CPU-second ({machine_line(args.seconds, args.repeats)})",
+           rates, ratios)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python bench/bench_wyvern.py [--seconds 6] [--repeats 6] [--players 4]
 
-Prints agent-steps per second (medians over rounds taken in turns, see bench/common.py) for
+Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench/common.py) for
   (a) the Wyvern rules engine alone (legal_actions / apply),
   (b) the Wyvern AEC env, wrapped (env()) and raw (raw_env()), through agent_iter / last() / step(),
       in both loops: reset() without a seed when a game ends (plain) and reset(seed=k) every game (seeded),
@@ -50,7 +50,7 @@ def main() -> None:
         ratios += [(f"wyvern env() {loop}", f"pettingzoo texas_holdem_v4 {loop}", 2.5 if players == 4 else None),
                    (f"wyvern env() {loop}", f"wyvern raw_env() {loop}", 0.91)]
     ratios.append(("wyvern env() plain", "wyvern engine", 0.3 if players == 6 else None))
-    report(f"Wyvern random play at {players} players, agent-steps/s "
+    report(f"Wyvern random play at {players} players, agent-steps per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
 
 

@@ -3,9 +3,9 @@
 Scripts in bench/ import this as ``from common import ...`` (a script's own folder is on sys.path).
 
 Every entry of a benchmark is a ``run(deadline) -> steps`` function. :func:`interleaved` times the
-entries in turns, ``repeats`` rounds of short runs, so that a shared machine's drifting load falls on
-every entry alike; ratios are taken within each round (entries measured side by side) and their median
-is reported with the range over rounds.
+entries (in steps per CPU-second of the process) in turns, ``repeats`` rounds of short runs, so that a
+shared machine's drifting load falls on every entry alike; ratios are taken within each round (entries
+measured side by side) and their median is reported with the range over rounds.
 
 The PettingZoo loops come in the two forms users write:
 
@@ -116,26 +116,30 @@ def parallel_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
 
 
 def interleaved(entries: dict[str, Run | None], seconds: float, repeats: int) -> dict[str, list[float]]:
-    """Steps/s of every entry in each of ``repeats`` rounds; within a round the entries run in turns for
-    ``seconds / repeats`` each, after one short untimed warm-up each. ``None`` entries (a peer not
-    installed) are left out."""
+    """Steps per CPU-second of every entry in each of ``repeats`` rounds; within a round the entries run in
+    turns for ``seconds / repeats`` of wall time each, after one short untimed warm-up each. ``None``
+    entries (a peer not installed) are left out.
+
+    The rate is over the process's CPU time, not wall time: on a shared machine the wall clock also
+    counts the time other processes held the core, which varies from run to run by tens of percent;
+    every entry here is single-threaded Python, so its CPU time is the work it did."""
     runs = {name: run for name, run in entries.items() if run is not None}
     for run in runs.values():
         run(time.perf_counter() + min(0.3, seconds / repeats / 3))
     rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
-            start = time.perf_counter()
-            steps = run(start + seconds / repeats)
-            rates[name].append(steps / (time.perf_counter() - start))
+            cpu = time.process_time()
+            steps = run(time.perf_counter() + seconds / repeats)
+            rates[name].append(steps / (time.process_time() - cpu))
     return rates
 
 
 def report(title: str, rates: dict[str, list[float]], ratios: list[tuple[str, str, float | None]]) -> None:
-    """Print each entry's median steps/s (range over rounds) and each ratio ``numerator / denominator``:
+    """Print each entry's median steps per CPU-second (range over rounds) and each ratio ``numerator / denominator``:
     the median of the per-round ratios, their range, and whether it meets ``target``."""
     print(f"\n{title}")
-    print(f"  {'entry':<40} {'median/s':>12}   range over rounds")
+    print(f"  {'entry':<40} {'median':>12}   range over rounds")
     for name, values in rates.items():
         print(f"  {name:<40} {statistics.median(values):>12,.0f}   {min(values):,.0f}-{max(values):,.0f}")
     print("ratios (median of per-round ratios, range)")

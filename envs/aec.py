@@ -270,22 +270,14 @@ class OrderChecks:
     same errors (PettingZoo's ``EnvLogger``) for ``step``, ``observe``, ``render``, ``state`` and
     ``agent_iter`` before ``reset``, for reading the per-game attributes before ``reset``, and the same
     warning for ``step`` when no agent is left. The class sets ``_has_reset`` and ``_has_updated`` to False
-    in ``__init__`` and True in ``reset``; its ``step`` calls :meth:`_step_allowed` first."""
+    in ``__init__`` and True in ``reset``; its ``step`` begins with the same three lines as
+    :class:`CheckedTavernAECEnv`'s (written out there: this runs on every step)."""
 
     def __getattr__(self, name: str) -> Any:
         # Reached only when the ordinary lookup fails, so it costs nothing once the game is set up.
         if name in BEFORE_RESET:
             raise AttributeError(f"{name} cannot be accessed before reset")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def _step_allowed(self) -> bool:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        self._has_updated = True
-        if not self.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-            return False
-        return True
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
@@ -317,10 +309,13 @@ class OrderCheckedIterator(AECIterator):
     """PettingZoo's ``AECOrderEnforcingIterator``, which accepts only an ``OrderEnforcingWrapper``."""
 
     def __next__(self) -> str:
-        agent = super().__next__()
-        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        self.env._has_updated = False
-        return agent
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection
 
 
 class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
@@ -350,7 +345,11 @@ class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
         super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
-        if not self._step_allowed():
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = self.agent_selection
         done = self.terminations[agent] or self.truncations[agent]
@@ -365,6 +364,11 @@ class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
             self._play(agent, action)
         except IllegalActionError:
             self._lose_by_illegal_move(agent)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return TavernAECEnv.observe(self, agent)  # not super(): this runs on every step
 
     def _lose_by_illegal_move(self, agent: str) -> None:
         # TerminateIllegalWrapper's edits, in its order and with its types (rewards of 0 stay ints).
