@@ -213,7 +213,11 @@ class CheckedParallelToAEC(OrderChecks, conversions.parallel_to_aec_wrapper):
         super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
-        if not self._step_allowed():
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = self.agent_selection
         if action is None and (self.terminations[agent] or self.truncations[agent]):
