@@ -93,6 +93,7 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -235,6 +236,7 @@ def describe_action(action: int, state: State | None = None) -> str:
     return f"{verb.replace('_', ' ')} {card.name}"
 
 
+@cache
 def _escape_chance(bonus: int, target: int) -> float:
     return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
 
