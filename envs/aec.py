@@ -18,7 +18,9 @@ It turns a :class:`~tavernzoo.envs.core.Game` (pure rules + encoder) into a Pett
 * envs pickle and deepcopy at any point of a game (the :class:`Game` travels by module name, the
   ``Chance`` with its generator's state), and the copy plays on exactly as the original would;
 * ``view(agent)``: a JSON-serialisable dict of what that agent may see plus its legal action names;
-* ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`).
+* ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`);
+* ``observe()`` before the first ``reset()`` is a RuntimeError (under ``env()``: PettingZoo's own
+  AssertionError, as ``OrderEnforcingWrapper`` raises it).
 
 The raw env raises :class:`~tavernzoo.envs.core.IllegalActionError`. ``env()`` is
 :class:`CheckedTavernAECEnv`: the raw env with the checks of PettingZoo's standard wrapper stack

@@ -161,3 +161,12 @@ def test_env_unwrapped_still_offers_the_table_methods(name, options):
     assert env.unwrapped.view("player_0")["agent"] == "player_0"
     assert env.unwrapped.game_state is not None
     assert str(env) == get_game(name).env_name
+
+
+@pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "wyvern"])
+def test_raw_env_observed_before_reset_says_so(name):
+    env = new_env(name, {}, "raw_env")
+    with pytest.raises(RuntimeError, match=r"observe\(\) before reset\(\)"):
+        env.observe("player_0")
+    with pytest.raises(AssertionError, match="reset"):
+        new_env(name, {}, "env").observe("player_0")
