@@ -8,14 +8,25 @@ Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench
       in both loops: reset() without a seed when a game ends (plain) and reset(seed=k) every game (seeded),
   (c) PettingZoo's texas_holdem_v4 with the same num_players through the same loops (pip install '.[bench]'),
 and the ratios the targets are stated in: env() / texas_holdem_v4 >= 2.5 in both loops and
-env() / raw_env() >= 0.91. Not a test: the figures go to docs/performance.md.
+env() / raw_env() >= 0.91 (also on the same seeded games, played
+by both in turns: the steadier measure of a ratio near 1). Not a test: the figures go to docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from common import LOOPS, Run, engine_loop, interleaved, machine_line, pettingzoo_loop, report
+from common import (
+    LOOPS,
+    Run,
+    engine_loop,
+    interleaved,
+    machine_line,
+    pettingzoo_loop,
+    report,
+    report_same_games,
+    same_games_ratio,
+)
 
 from tavernzoo.envs.ministeel import rules
 
@@ -51,6 +62,11 @@ def main() -> None:
     ratios.append(("ministeel env() plain", "ministeel engine", None))
     report(f"MiniSteel random play at {players} players, agent-steps per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
+
+    same = same_games_ratio(lambda: ministeel_v1.env(num_players=players),
+                            lambda: ministeel_v1.raw_env(num_players=players),
+                            games=40, rounds=args.repeats)
+    report_same_games("ministeel env() / raw_env()", same, 0.91)
 
 
 if __name__ == "__main__":

@@ -115,6 +115,42 @@ def parallel_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
     return run
 
 
+def same_games_ratio(make_numerator: Callable[[], Any], make_denominator: Callable[[], Any], games: int,
+                     rounds: int) -> list[float]:
+    """Speed of one env over another on the very same work: both play seeded games ``0..games-1`` with the
+    same random picks (the games are identical when the envs are the same game), in turns, ``rounds``
+    times; each round's ratio is the denominator's CPU time over the numerator's. Steadier than the
+    timed loops for a ratio near 1 (``env()`` / ``raw_env()``), where game-length variety is noise."""
+
+    def play(env: Any) -> float:
+        picker = random.Random(0)
+        start = time.process_time()
+        for seed in range(games):
+            env.reset(seed=seed)
+            for _agent in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[int(picker.random() * len(legal))]))
+        return time.process_time() - start
+
+    numerator, denominator = make_numerator(), make_denominator()
+    play(numerator), play(denominator)  # warm-up
+    ratios = []
+    for _ in range(rounds):
+        top = play(numerator)
+        ratios.append(play(denominator) / top)
+    return ratios
+
+
+def report_same_games(name: str, ratios: list[float], target: float) -> None:
+    middle = statistics.median(ratios)
+    print(f"  {name}, same seeded games: {middle:.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  "
+          f"({'meets' if middle >= target else 'MISSES'} the {target:g}x target)")
+
+
 def interleaved(entries: dict[str, Run | None], seconds: float, repeats: int) -> dict[str, list[float]]:
     """Steps per CPU-second of every entry in each of ``repeats`` rounds; within a round the entries run in
     turns for ``seconds / repeats`` of wall time each, after one short untimed warm-up each. ``None``
