@@ -1,36 +1,44 @@
 """What every benchmark here shares: the timing harness and the random-play loops measured with it.
 
 Scripts in bench/ import this as ``from common import ...`` (a script's own folder is on sys.path).
+
+Every entry of a benchmark is a ``run(deadline) -> steps`` function. :func:`interleaved` times the
+entries (in steps per CPU-second of the process) in turns, ``repeats`` rounds of short runs, so that a
+shared machine's drifting load falls on every entry alike; ratios are taken within each round (entries
+measured side by side) and their median is reported with the range over rounds.
+
+The PettingZoo loops come in the two forms users write:
+
+* ``plain``: ``reset()`` without a seed when a game ends (after one seeded reset at the start);
+* ``seeded``: ``reset(seed=k)`` for every game, as reproducible evaluations do. PettingZoo's RLCard
+  games (leduc, texas) rebuild their RLCard env on a seeded reset, so they are much slower in this loop.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-
-def measure(run_games: Callable[[float], int], seconds: float) -> float:
-    """Steps per second of ``run_games(deadline) -> steps`` over about ``seconds`` (after a short warm-up)."""
-    run_games(time.perf_counter() + min(0.3, seconds / 5))
-    start = time.perf_counter()
-    steps = run_games(start + seconds)
-    return steps / (time.perf_counter() - start)
+Run = Callable[[float], int]
+LOOPS = ("plain", "seeded")
 
 
-def engine_loop(rules: Any, config: Any) -> Callable[[float], int]:
+def engine_loop(rules: Any, config: Any) -> Run:
     """Random play straight on a turn-based rules engine: legal_actions, a uniform pick, apply."""
     from tavernzoo.envs.core import Chance
 
+    picker = random.Random(0)
+    seeds = iter(range(2**62))
+
     def run(deadline: float) -> int:
-        picker = random.Random(0)
-        steps, seed = 0, 0
+        steps = 0
         while time.perf_counter() < deadline:
-            state = rules.new_game(config, Chance(seed))
-            seed += 1
+            state = rules.new_game(config, Chance(next(seeds)))
             while not rules.is_terminal(state):
                 legal = rules.legal_actions(state)
                 rules.apply(state, legal[int(picker.random() * len(legal))])
@@ -40,16 +48,22 @@ def engine_loop(rules: Any, config: Any) -> Callable[[float], int]:
     return run
 
 
-def pettingzoo_loop(make_env: Callable[[], Any]) -> Callable[[float], int]:
-    """The loop every PettingZoo user writes: last(), a random legal action from the mask, step()."""
+def pettingzoo_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
+    """The loop every PettingZoo user writes: ``agent_iter()``, ``last()``, a random legal action from the
+    mask, ``step()``; a finished agent is stepped with None. The env is made once; ``loop`` says how a
+    new game starts (``plain``: ``reset()``, ``seeded``: ``reset(seed=k)``). Counts decisions (steps
+    with an action), not the None steps of finished agents."""
+    if loop not in LOOPS:
+        raise ValueError(f"loop={loop!r}; valid: {', '.join(LOOPS)}")
+    env = make_env()
+    picker = random.Random(0)
+    seeds = iter(range(2**62))
+    env.reset(seed=next(seeds))
+    seeded = loop == "seeded"
 
     def run(deadline: float) -> int:
-        env = make_env()
-        picker = random.Random(0)
-        steps, seed = 0, 0
+        steps = 0
         while time.perf_counter() < deadline:
-            env.reset(seed=seed)
-            seed += 1
             for _agent in env.agent_iter():
                 observation, _, termination, truncation, _ = env.last()
                 if termination or truncation:
@@ -58,6 +72,126 @@ def pettingzoo_loop(make_env: Callable[[], Any]) -> Callable[[float], int]:
                 legal = np.flatnonzero(observation["action_mask"])
                 env.step(int(legal[int(picker.random() * len(legal))]))
                 steps += 1
+            if seeded:
+                env.reset(seed=next(seeds))
+            else:
+                env.reset()
         return steps
 
     return run
+
+
+def parallel_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
+    """Random play through a PettingZoo ParallelEnv: every agent in ``agents`` picks uniformly among the
+    legal actions of its mask (or of its action space when there is no mask). Counts agent-steps (one
+    agent's action in one joint step)."""
+    if loop not in LOOPS:
+        raise ValueError(f"loop={loop!r}; valid: {', '.join(LOOPS)}")
+    env = make_env()
+    picker = random.Random(0)
+    seeds = iter(range(2**62))
+    state = {"observations": env.reset(seed=next(seeds))[0]}
+    seeded = loop == "seeded"
+
+    def run(deadline: float) -> int:
+        steps = 0
+        observations = state["observations"]
+        while time.perf_counter() < deadline:
+            while env.agents:
+                actions = {}
+                for agent in env.agents:
+                    observation = observations[agent]
+                    if isinstance(observation, dict) and "action_mask" in observation:
+                        legal = np.flatnonzero(observation["action_mask"])
+                        actions[agent] = int(legal[int(picker.random() * len(legal))])
+                    else:
+                        actions[agent] = int(picker.random() * env.action_space(agent).n)
+                steps += len(actions)
+                observations = env.step(actions)[0]
+            observations = env.reset(seed=next(seeds))[0] if seeded else env.reset()[0]
+        state["observations"] = observations
+        return steps
+
+    return run
+
+
+def same_games_ratio(make_numerator: Callable[[], Any], make_denominator: Callable[[], Any], games: int,
+                     rounds: int) -> list[float]:
+    """Speed of one env over another on the very same work: both play seeded games ``0..games-1`` with the
+    same random picks (the games are identical when the envs are the same game), in turns, ``rounds``
+    times; each round's ratio is the denominator's CPU time over the numerator's. Steadier than the
+    timed loops for a ratio near 1 (``env()`` / ``raw_env()``), where game-length variety is noise."""
+
+    def play(env: Any) -> float:
+        picker = random.Random(0)
+        start = time.process_time()
+        for seed in range(games):
+            env.reset(seed=seed)
+            for _agent in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[int(picker.random() * len(legal))]))
+        return time.process_time() - start
+
+    numerator, denominator = make_numerator(), make_denominator()
+    play(numerator), play(denominator)  # warm-up
+    ratios = []
+    for _ in range(rounds):
+        top = play(numerator)
+        ratios.append(play(denominator) / top)
+    return ratios
+
+
+def report_same_games(name: str, ratios: list[float], target: float) -> None:
+    middle = statistics.median(ratios)
+    print(f"  {name}, same seeded games: {middle:.2f}x ({min(ratios):.2f}-{max(ratios):.2f})  "
+          f"({'meets' if middle >= target else 'MISSES'} the {target:g}x target)")
+
+
+def interleaved(entries: dict[str, Run | None], seconds: float, repeats: int) -> dict[str, list[float]]:
+    """Steps per CPU-second of every entry in each of ``repeats`` rounds; within a round the entries run in
+    turns for ``seconds / repeats`` of wall time each, after one short untimed warm-up each. ``None``
+    entries (a peer not installed) are left out.
+
+    The rate is over the process's CPU time, not wall time: on a shared machine the wall clock also
+    counts the time other processes held the core, which varies from run to run by tens of percent;
+    every entry here is single-threaded Python, so its CPU time is the work it did."""
+    runs = {name: run for name, run in entries.items() if run is not None}
+    for run in runs.values():
+        run(time.perf_counter() + min(0.3, seconds / repeats / 3))
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            cpu = time.process_time()
+            steps = run(time.perf_counter() + seconds / repeats)
+            rates[name].append(steps / (time.process_time() - cpu))
+    return rates
+
+
+def report(title: str, rates: dict[str, list[float]], ratios: list[tuple[str, str, float | None]]) -> None:
+    """Print each entry's median steps per CPU-second (range over rounds) and each ratio ``numerator / denominator``:
+    the median of the per-round ratios, their range, and whether it meets ``target``."""
+    print(f"\n{title}")
+    print(f"  {'entry':<40} {'median':>12}   range over rounds")
+    for name, values in rates.items():
+        print(f"  {name:<40} {statistics.median(values):>12,.0f}   {min(values):,.0f}-{max(values):,.0f}")
+    print("ratios (median of per-round ratios, range)")
+    for numerator, denominator, target in ratios:
+        if numerator not in rates or denominator not in rates:
+            continue
+        per_round = [a / b for a, b in zip(rates[numerator], rates[denominator], strict=True)]
+        middle = statistics.median(per_round)
+        verdict = "" if target is None else f"  ({'meets' if middle >= target else 'MISSES'} the {target:g}x target)"
+        print(f"  {numerator} / {denominator}: {middle:.2f}x ({min(per_round):.2f}-{max(per_round):.2f}){verdict}")
+
+
+def machine_line(seconds: float, repeats: int) -> str:
+    import os
+    import platform
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
+            f"{os.cpu_count()} CPUs, load average {load:.1f}; {seconds:g} s per entry in {repeats} rounds")

@@ -18,12 +18,19 @@ It turns a :class:`~tavernzoo.envs.core.Game` (pure rules + encoder) into a Pett
 * envs pickle and deepcopy at any point of a game (the :class:`Game` travels by module name, the
   ``Chance`` with its generator's state), and the copy plays on exactly as the original would;
 * ``view(agent)``: a JSON-serialisable dict of what that agent may see plus its legal action names;
-* ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`).
+* ``record()``: the game so far as a replayable record (:mod:`tavernzoo.envs.records`);
+* ``observe()`` before the first ``reset()`` is a RuntimeError (under ``env()``: PettingZoo's own
+  AssertionError, as ``OrderEnforcingWrapper`` raises it).
 
-The raw env raises :class:`~tavernzoo.envs.core.IllegalActionError`; ``env()`` adds the standard
-wrappers, under which an illegal move loses and ends the game and an action outside the action space
-is refused (:class:`ActionCheckWrapper`: ValueError, where PettingZoo's ``AssertOutOfBoundsWrapper``
-only asserts and lets a bool through).
+The raw env raises :class:`~tavernzoo.envs.core.IllegalActionError`. ``env()`` is
+:class:`CheckedTavernAECEnv`: the raw env with the checks of PettingZoo's standard wrapper stack
+(``TerminateIllegalWrapper(illegal_reward=-1)``, :class:`ActionCheckWrapper`, ``OrderEnforcingWrapper``)
+built into one class, with the same behaviour: an illegal move loses and ends the game, an action
+outside the action space is refused (ValueError; a bool, float, string or None a TypeError, also under
+``python -O``), and calls out of order get PettingZoo's own errors. Three wrappers cost 2-4x a raw step,
+mostly ``BaseWrapper.__getattr__`` forwarding every attribute read; one subclass costs a few percent.
+``env().unwrapped`` is the env itself, so ``unwrapped.view()``, ``.record()`` and ``.game_state`` work
+on every form.
 """
 
 from __future__ import annotations
@@ -36,9 +43,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from .core import Chance, Game, plain_int
+from .core import Chance, Game, IllegalActionError, plain_int
 from .records import make_record
 
 
@@ -188,10 +197,12 @@ class TavernAECEnv(TableMethods, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self._seat_of[agent]
-        action = as_action(action)
+        self._play(agent, as_action(action))
+
+    def _play(self, agent: str, action: int) -> None:
+        """``agent`` (alive, to act) plays ``action`` (a plain int); IllegalActionError changes nothing."""
         self._rules.apply(self.game_state, action)  # raises IllegalActionError, changing nothing
-        self._history.append((seat, action))
+        self._history.append((self._seat_of[agent], action))
         if self._paid:
             self._clear_rewards()
             self._paid = False
@@ -232,14 +243,20 @@ class TavernAECEnv(TableMethods, AECEnv):
             self._deads_step_first()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.game_state
+        if state is None:
+            self._observed_before_reset()
         seat = self._seat_of[agent]
         observation = np.empty(self._obs_size, dtype=np.float32)
-        self._encoder.encode(self.game_state, seat, observation)
+        self._encoder.encode(state, seat, observation)
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        state = self.game_state
         if not self._rules.is_terminal(state) and self._rules.current_seat(state) == seat:
             mask[self._rules.legal_actions(state)] = 1
         return {"observation": observation, "action_mask": mask}
+
+    def _observed_before_reset(self) -> None:
+        # The checked env (env()) raises PettingZoo's own error here instead.
+        raise RuntimeError("observe() before reset(): call reset() first")
 
     # --- beyond PettingZoo (with TableMethods' view and record) -----------------------------------------
 
@@ -252,10 +269,147 @@ class TavernAECEnv(TableMethods, AECEnv):
         return [self.action_names[a] for a in rules.legal_actions(state)]
 
 
+class BeforeReset:
+    """A class attribute standing for a per-game attribute (``agents``, ``rewards``...) until ``reset()``
+    sets the real one on the instance, which then shadows it: reading it before that is an
+    AttributeError saying so, as ``OrderEnforcingWrapper`` says it. A non-data descriptor rather than a
+    ``__getattr__``: a class with ``__getattr__`` gives up CPython's fast attribute reads on every
+    ``self.x``, a few percent of a whole step."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        raise AttributeError(f"{self.name} cannot be accessed before reset")
+
+
+class OrderChecks:
+    """``OrderEnforcingWrapper``'s checks, for an AEC env class to inherit instead of being wrapped: the
+    same errors (PettingZoo's ``EnvLogger``) for ``render``, ``state`` and ``agent_iter`` before
+    ``reset``, for reading the per-game attributes before ``reset``, and the same warning for ``step``
+    when no agent is left. The class sets ``_has_reset`` and ``_has_updated`` to False in ``__init__`` and
+    True in ``reset``; its ``step`` and ``observe`` check order themselves (written out in each class:
+    they run on every step, where one more call would cost a few percent)."""
+
+    agents = BeforeReset()
+    agent_selection = BeforeReset()
+    rewards = BeforeReset()
+    terminations = BeforeReset()
+    truncations = BeforeReset()
+    infos = BeforeReset()
+
+    @property
+    def num_agents(self) -> int:
+        try:
+            return len(self.agents)
+        except AttributeError:
+            raise AttributeError("num_agents cannot be accessed before reset") from None
+
+    def render(self) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return OrderCheckedIterable(self, max_iter)
+
+
+class OrderCheckedIterable(AECIterable):
+    def __iter__(self) -> AECIterator:
+        return OrderCheckedIterator(self.env, self.max_iter)
+
+
+class OrderCheckedIterator(AECIterator):
+    """PettingZoo's ``AECOrderEnforcingIterator``, which accepts only an ``OrderEnforcingWrapper``."""
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection
+
+
+class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
+    """What ``env()`` returns: the raw env with PettingZoo's standard wrapper stack built in, behaving as
+    ``OrderEnforcingWrapper(ActionCheckWrapper(TerminateIllegalWrapper(raw_env, illegal_reward=-1)))``
+    did (tests/test_env_wrapper_equivalence.py plays both side by side):
+
+    * order: :class:`OrderChecks`;
+    * action: a non-integer is a TypeError, an integer outside the action space a ValueError
+      (:func:`as_action`), before anything moves; None only for an agent that is done;
+    * legality: an action the mask forbids (the rules raise IllegalActionError, changing nothing) loses:
+      a warning is logged, every agent is terminated and truncated, the offender is paid
+      ``illegal_reward`` and everyone else 0, exactly as ``TerminateIllegalWrapper`` edits its
+      ``unwrapped`` env.
+    """
+
+    illegal_reward = -1.0
+
+    def __init__(self, game: Game, render_mode: str | None = None, **config: Any):
+        super().__init__(game, render_mode=render_mode, **config)
+        self._has_reset = False
+        self._has_updated = False
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        if action is None and done:
+            self._was_dead_step(None)
+            return
+        action = as_action(action, self._num_actions)
+        if done:
+            self._was_dead_step(action)  # ValueError: only None steps a done agent
+            return
+        try:
+            self._play(agent, action)
+        except IllegalActionError:
+            self._lose_by_illegal_move(agent)
+
+    def _observed_before_reset(self) -> None:
+        EnvLogger.error_observe_before_reset()
+
+    def _lose_by_illegal_move(self, agent: str) -> None:
+        # TerminateIllegalWrapper's edits, in its order and with its types (rewards of 0 stay ints).
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = float(self.illegal_reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
 class ActionCheckWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` with real errors: a non-integer action (a bool
     included, which ``Discrete.contains`` lets through) is a TypeError and an integer outside the action
-    space a ValueError, also under ``python -O``. The action goes on as a plain int."""
+    space a ValueError, also under ``python -O``. The action goes on as a plain int.
+
+    ``env()`` no longer stacks it (:class:`CheckedTavernAECEnv` does its checks in one class); it stays
+    for code that wraps an env of its own, and as the reference the equivalence tests play against."""
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -271,12 +425,9 @@ def make_env_factories(game: Game):
     def raw_env(render_mode: str | None = None, **config: Any) -> TavernAECEnv:
         return TavernAECEnv(game, render_mode=render_mode, **config)
 
-    def env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        wrapped: AECEnv = raw_env(render_mode=render_mode, **config)
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = ActionCheckWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+    def env(render_mode: str | None = None, **config: Any) -> CheckedTavernAECEnv:
+        return CheckedTavernAECEnv(game, render_mode=render_mode, **config)
 
     raw_env.__doc__ = f"{game.title} as a raw AEC env: illegal actions raise IllegalActionError."
-    env.__doc__ = f"{game.title} as a wrapped AEC env: an illegal move loses and ends the game."
+    env.__doc__ = f"{game.title} as a checked AEC env: an illegal move loses and ends the game."
     return env, raw_env

@@ -30,7 +30,9 @@ that wrapper itself cannot serve an AEC env converted from a Parallel one, since
 ``unwrapped`` env, which is then this Parallel env.
 
 :func:`make_parallel_factories` builds a versioned module's ``parallel_env``, ``env`` and ``raw_env``;
-the AEC forms come from :func:`pettingzoo.utils.conversions.parallel_to_aec`.
+the AEC forms are :class:`CheckedParallelToAEC`: PettingZoo's ``parallel_to_aec`` conversion with the
+checks of ``OrderEnforcingWrapper`` and :class:`~tavernzoo.envs.aec.ActionCheckWrapper` built in (one
+class instead of two more wrappers forwarding every attribute read).
 """
 
 from __future__ import annotations
@@ -38,11 +40,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import conversions, wrappers
+from pettingzoo import ParallelEnv
+from pettingzoo.utils import conversions
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .aec import ActionCheckWrapper, TableMethods, as_action, recordable_seed, set_table
+from .aec import OrderChecks, TableMethods, as_action, recordable_seed, set_table
 from .core import Chance, Game, IllegalActionError
 
 
@@ -192,6 +194,43 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
 
 
 
+class CheckedParallelToAEC(OrderChecks, conversions.parallel_to_aec_wrapper):
+    """A :class:`TavernParallelEnv` as an AEC env: PettingZoo's ``parallel_to_aec`` conversion with the
+    checks of ``OrderEnforcingWrapper(ActionCheckWrapper(...))`` built in, behaving as that stack did:
+    order errors from :class:`~tavernzoo.envs.aec.OrderChecks`, and every action checked when it is given
+    (the conversion only hands the round's actions to the Parallel env when the last agent has chosen,
+    too late to name a bad one): TypeError for a non-integer, ValueError outside the action space."""
+
+    def __init__(self, parallel_env: TavernParallelEnv):
+        super().__init__(parallel_env)
+        self._has_reset = False
+        self._has_updated = False
+        self._num_actions = parallel_env._num_actions
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        if action is None and (self.terminations[agent] or self.truncations[agent]):
+            super().step(None)
+            return
+        super().step(as_action(action, self._num_actions))
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._observations[agent]
+
+
 def make_parallel_factories(game: Game):
     """The ``parallel_env``, ``env`` and ``raw_env`` functions of a simultaneous game's versioned module."""
 
@@ -199,20 +238,14 @@ def make_parallel_factories(game: Game):
                      **config: Any) -> TavernParallelEnv:
         return TavernParallelEnv(game, render_mode=render_mode, illegal_reward=illegal_reward, **config)
 
-    def raw_env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        # parallel_to_aec, with the action check: the converted env only hands the round's actions to the
-        # Parallel env when the last agent has chosen, too late to name a bad one when it is given.
-        converted = conversions.parallel_to_aec_wrapper(TavernParallelEnv(game, render_mode=render_mode, **config))
-        return wrappers.OrderEnforcingWrapper(ActionCheckWrapper(converted))
+    def raw_env(render_mode: str | None = None, **config: Any) -> CheckedParallelToAEC:
+        return CheckedParallelToAEC(TavernParallelEnv(game, render_mode=render_mode, **config))
 
-    def env(render_mode: str | None = None, **config: Any) -> AECEnv:
-        parallel = TavernParallelEnv(game, render_mode=render_mode, illegal_reward=-1.0, **config)
-        wrapped: AECEnv = conversions.parallel_to_aec_wrapper(parallel)
-        wrapped = ActionCheckWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+    def env(render_mode: str | None = None, **config: Any) -> CheckedParallelToAEC:
+        return CheckedParallelToAEC(TavernParallelEnv(game, render_mode=render_mode, illegal_reward=-1.0, **config))
 
     parallel_env.__doc__ = (f"{game.title} as a PettingZoo ParallelEnv (the native API): an illegal move "
                             "loses (illegal_reward) and ends the game; illegal_reward=None raises instead.")
     raw_env.__doc__ = f"{game.title} as an AEC env (parallel_to_aec): illegal actions raise IllegalActionError."
-    env.__doc__ = f"{game.title} as a wrapped AEC env (parallel_to_aec): an illegal move loses and ends the game."
+    env.__doc__ = f"{game.title} as a checked AEC env (parallel_to_aec): an illegal move loses and ends the game."
     return parallel_env, env, raw_env

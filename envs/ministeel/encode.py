@@ -262,7 +262,11 @@ _EMPTY_KINDS = [0.0] * NUM_KINDS
 
 
 def encode(state: State, seat: int, out: np.ndarray) -> None:
-    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``.
+
+    Written in pieces into ``out`` (zeroed first): the players' blocks, the hand and the discard pile as
+    slices, the table's few non-zero slots one by one, the known cards only where something is known.
+    Each value is the same Python float as before, rounded to float32 on assignment."""
     config, n = state.config, state.n
     inverse_hp, inverse_limit = 1.0 / config.hp_cap, 1.0 / config.poison_limit
     to_act, alive, hp, poison, tokens = state.to_act, state.alive, state.hp, state.poison, state.tokens
@@ -285,47 +289,39 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
             skip * 0.5 if skip < 2 else 1.0,
             1.0 if to_act == who else 0.0,
         )
-    values += [0.0] * ((MAX_PLAYERS - n) * PLAYER_BLOCK)
+    out.fill(0.0)
+    out[:n * PLAYER_BLOCK] = values
     # A card kind never has more cards anywhere than its copies in the deck, so these stay within [0, 1].
-    values += [count * inverse for count, inverse in zip(hands[seat], _INVERSE_COUNTS, strict=True)]
-    table = [0.0] * (OBSERVATION_SIZE - PHASE.start)
-    base = PHASE.start
+    out[HAND] = [count * inverse for count, inverse in zip(hands[seat], _INVERSE_COUNTS, strict=True)]
     phase = state.phase
-    table[PHASE.start - base + phase] = 1.0
+    out[PHASE.start + phase] = 1.0
     actions_left = state.actions_left / config.actions_per_turn
-    table[ACTIONS_LEFT - base] = actions_left if actions_left < 1.0 else 1.0
+    out[ACTIONS_LEFT] = actions_left if actions_left < 1.0 else 1.0
     if phase != GAME_OVER:
-        table[TURN_OF.start - base + (state.turn_seat - seat) % n] = 1.0
+        out[TURN_OF.start + (state.turn_seat - seat) % n] = 1.0
     if phase == REACT_PHASE or phase == ANSWER:
-        table[PENDING_CARD.start - base + PENDING_CARDS.index(state.attack_card)] = 1.0
-        table[PENDING_DAMAGE - base] = min(1.0, state.damage / 10)
-        table[PENDING_POISON - base] = float(state.poisons)
-        table[PENDING_COMBO - base] = float(state.combo)
-        table[ATTACKER.start - base + (state.attacker - seat) % n] = 1.0
-        table[TARGET.start - base + (state.target - seat) % n] = 1.0
+        out[PENDING_CARD.start + PENDING_CARDS.index(state.attack_card)] = 1.0
+        out[PENDING_DAMAGE:PENDING_COMBO + 1] = (min(1.0, state.damage / 10), float(state.poisons),
+                                                 float(state.combo))
+        out[ATTACKER.start + (state.attacker - seat) % n] = 1.0
+        out[TARGET.start + (state.target - seat) % n] = 1.0
         if state.shield >= 0:
-            table[SHIELD_RAISED.start - base + _SHIELD_SLOT[state.shield]] = 1.0
+            out[SHIELD_RAISED.start + _SHIELD_SLOT[state.shield]] = 1.0
     elif phase == PICK_PHASE:
         if to_act == seat:
-            table[OFFERED.start - base:OFFERED.stop - base] = [
-                count * inverse for count, inverse in zip(state.pick, _INVERSE_COUNTS, strict=True)
-            ]
-        table[PICK_SOURCE.start - base + (0 if state.pick_source == MAGNIFYING_GLASS else 1)] = 1.0
-    table[DECK - base] = len(state.deck) / DECK_SIZE
-    table[DISCARD.start - base:DISCARD.stop - base] = [
-        count * inverse for count, inverse in zip(state.discard, _INVERSE_COUNTS, strict=True)
-    ]
+            out[OFFERED] = [count * inverse for count, inverse in zip(state.pick, _INVERSE_COUNTS, strict=True)]
+        out[PICK_SOURCE.start + (0 if state.pick_source == MAGNIFYING_GLASS else 1)] = 1.0
+    out[DECK] = len(state.deck) / DECK_SIZE
+    out[DISCARD] = [count * inverse for count, inverse in zip(state.discard, _INVERSE_COUNTS, strict=True)]
     turn = state.turn / config.max_turns
-    table[TURN - base] = turn if turn < 1.0 else 1.0
+    out[TURN] = turn if turn < 1.0 else 1.0
     known = state.known[seat]
     for offset in range(1, n):
         counts = known[(seat + offset) % n]
         if any(counts):
-            start = KNOWN.start - base + (offset - 1) * NUM_KINDS
-            table[start:start + NUM_KINDS] = [count * inverse for count, inverse in
-                                              zip(counts, _INVERSE_COUNTS, strict=True)]
-    values += table
-    out[:] = values
+            start = KNOWN.start + (offset - 1) * NUM_KINDS
+            out[start:start + NUM_KINDS] = [count * inverse for count, inverse in
+                                            zip(counts, _INVERSE_COUNTS, strict=True)]
 
 
 def _counts(counts: list[int]) -> dict[str, int]:

@@ -93,6 +93,7 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -235,110 +236,152 @@ def describe_action(action: int, state: State | None = None) -> str:
     return f"{verb.replace('_', ' ')} {card.name}"
 
 
+@cache
 def _escape_chance(bonus: int, target: int) -> float:
     return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
+
+
+# A player's block depends only on that player's own numbers and on whether it holds one of the table's
+# roles, not on who looks at it (blocks are placed egocentrically, their content is not), and it changes
+# rarely: most players sit still while one acts. Each block is computed once per distinct input and kept
+# here, keyed by every input it reads (the key below lists them), so an observation copies n ready
+# blocks; a cache keyed by the inputs cannot go stale. Bounded: cleared when it grows past the limit.
+_BLOCKS: dict[tuple, np.ndarray] = {}
+_BLOCKS_LIMIT = 20_000
+
+
+def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
+    """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32."""
+    config = state.config
+    v = [0.0] * PLAYER_BLOCK
+    v[0] = 1.0
+    if not state.dead[who]:
+        v[P_ALIVE] = 1.0
+    v[P_LEVEL] = state.level[who] / config.win_level
+    x = combat_level(state, who) / 50.0
+    v[P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    x = len(state.hand[who]) / 10.0
+    v[P_HAND] = x if x < 1.0 else 1.0
+    deck, discard = state.deck[who], state.discard[who]
+    v[P_DECK] = len(deck) / 80.0 if len(deck) < 80 else 1.0
+    v[P_DISCARD] = len(discard) / 80.0 if len(discard) < 80 else 1.0
+    if state.active == who and state.phase != OVER:
+        v[P_ACTIVE] = 1.0
+    v[P_RACE + state.races[who]] = 1.0
+    v[P_CLASS + state.classes[who]] = 1.0
+    if state.paralyzed[who]:
+        v[P_PARALYZED] = 1.0
+    if state.slow_turn[who] >= 0:
+        v[P_SLOW] = 1.0
+    if state.confused_turn[who] >= 0:
+        v[P_CONFUSED] = 1.0
+    x = state.static_bonus[who] / 10.0
+    v[P_STATIC] = x if x < 1.0 else 1.0
+    if state.summon[who] >= 0:
+        v[P_SUMMON] = LEVEL[state.summon[who]] / 25.0
+    x = (run_bonus(state, who) + 3) / 8.0
+    v[P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    if in_combat:
+        rounds = config.help_rounds
+        if state.fighter == who:
+            v[P_FIGHTER] = 1.0
+        if state.helper == who:
+            v[P_HELPER] = 1.0
+        if state.ask_seat == who:
+            v[P_ASKED] = 1.0
+        v[P_OFFERS] = min(1.0, state.offers_to[who] / rounds)
+        v[P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
+        v[P_ASKS] = min(1.0, state.asks_from[who] / rounds)
+        v[P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
+    if state.dying == who:
+        v[P_DYING] = 1.0
+    if state.looter == who and state.phase == LOOT_PICK:
+        v[P_LOOTER] = 1.0
+    if state.helped_by == who:
+        v[P_HELPED] = 1.0
+    for specialty in state.specialties[who]:
+        v[P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
+    for cid in state.equipped[who]:
+        i = P_EQUIPPED + EQUIP_SLOT[cid]
+        v[i] = 1.0 if v[i] else 0.5
+    return np.array(v, dtype=np.float32)
 
 
 def encode(state: State, seat: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
     config = state.config
     n = state.n
-    v = [0.0] * OBSERVATION_SIZE
-    win_level = config.win_level
-    in_combat = state.monster >= 0 and state.phase in IN_COMBAT_PHASES
-    rounds = config.help_rounds
-    dead, level, hand, deck, discard = state.dead, state.level, state.hand, state.deck, state.discard
+    phase = state.phase
+    in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
+    active = state.active if phase != OVER else -1
+    looter = state.looter if phase == LOOT_PICK else -1
+    fighter, helper, ask_seat = state.fighter, state.helper, state.ask_seat
+    dying, helped_by = state.dying, state.helped_by
+    dead, level, hand, deck, discard, equipped = (state.dead, state.level, state.hand, state.deck, state.discard,
+                                                  state.equipped)
+    races, classes, static_bonus, summon = state.races, state.classes, state.static_bonus, state.summon
+    slow_turn, confused_turn, paralyzed, specialties = (state.slow_turn, state.confused_turn, state.paralyzed,
+                                                        state.specialties)
+    blocks = _BLOCKS
+    table = []
     for r in range(n):
         who = (seat + r) % n
-        b = r * PLAYER_BLOCK
-        v[b] = 1.0
-        if not dead[who]:
-            v[b + P_ALIVE] = 1.0
-        v[b + P_LEVEL] = level[who] / win_level
-        x = combat_level(state, who) / 50.0
-        v[b + P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
-        x = len(hand[who]) / 10.0
-        v[b + P_HAND] = x if x < 1.0 else 1.0
-        v[b + P_DECK] = len(deck[who]) / 80.0 if len(deck[who]) < 80 else 1.0
-        v[b + P_DISCARD] = len(discard[who]) / 80.0 if len(discard[who]) < 80 else 1.0
-        if state.active == who and state.phase != OVER:
-            v[b + P_ACTIVE] = 1.0
-        v[b + P_RACE + state.races[who]] = 1.0
-        v[b + P_CLASS + state.classes[who]] = 1.0
-        if state.paralyzed[who]:
-            v[b + P_PARALYZED] = 1.0
-        if state.slow_turn[who] >= 0:
-            v[b + P_SLOW] = 1.0
-        if state.confused_turn[who] >= 0:
-            v[b + P_CONFUSED] = 1.0
-        x = state.static_bonus[who] / 10.0
-        v[b + P_STATIC] = x if x < 1.0 else 1.0
-        if state.summon[who] >= 0:
-            v[b + P_SUMMON] = LEVEL[state.summon[who]] / 25.0
-        x = (run_bonus(state, who) + 3) / 8.0
-        v[b + P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
-        if in_combat:
-            if state.fighter == who:
-                v[b + P_FIGHTER] = 1.0
-            if state.helper == who:
-                v[b + P_HELPER] = 1.0
-            if state.ask_seat == who:
-                v[b + P_ASKED] = 1.0
-            v[b + P_OFFERS] = min(1.0, state.offers_to[who] / rounds)
-            v[b + P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
-            v[b + P_ASKS] = min(1.0, state.asks_from[who] / rounds)
-            v[b + P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
-        if state.dying == who:
-            v[b + P_DYING] = 1.0
-            if state.looter == who and state.phase == LOOT_PICK:
-                v[b + P_LOOTER] = 1.0
-        elif state.looter == who and state.phase == LOOT_PICK:
-            v[b + P_LOOTER] = 1.0
-        if state.helped_by == who:
-            v[b + P_HELPED] = 1.0
-        for specialty in state.specialties[who]:
-            v[b + P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
-        e = b + P_EQUIPPED
-        for cid in state.equipped[who]:
-            i = e + EQUIP_SLOT[cid]
-            v[i] = 1.0 if v[i] else 0.5
+        # Every input of _player_block (and of the rules' combat_level and run_bonus it calls).
+        key = (config.win_level, config.help_rounds, dead[who], level[who], len(hand[who]), len(deck[who]),
+               len(discard[who]), active == who, races[who], classes[who], paralyzed[who], slow_turn[who] >= 0,
+               confused_turn[who] >= 0, static_bonus[who], summon[who], tuple(equipped[who]), specialties[who],
+               dying == who, looter == who, helped_by == who,
+               (fighter == who, helper == who, ask_seat == who, state.offers_to[who], state.best_offer[who],
+                state.asks_from[who], state.last_ask[who]) if in_combat else None)
+        block = blocks.get(key)
+        if block is None:
+            if len(blocks) >= _BLOCKS_LIMIT:
+                blocks.clear()
+            block = blocks[key] = _player_block(state, who, in_combat)
+        table.append(block)
+    np.concatenate(table, out=out[:n * PLAYER_BLOCK])
+    out[n * PLAYER_BLOCK:].fill(0.0)
+    # The rest is sparse: only its non-zero slots are written (each value a Python float, rounded to
+    # float32 on assignment, as the whole-list assignment did).
     h = HAND.start
-    for cid in state.hand[seat]:
-        x = v[h + cid] + 0.25
-        v[h + cid] = x if x < 1.0 else 1.0
-    v[PHASE.start + state.phase] = 1.0
-    if state.phase != OVER and state.to_act == seat:
-        v[MY_TURN] = 1.0
+    copies: dict[int, int] = {}
+    for cid in hand[seat]:
+        copies[cid] = copies.get(cid, 0) + 1
+    for cid, count in copies.items():
+        x = count * 0.25
+        out[h + cid] = x if x < 1.0 else 1.0
+    out[PHASE.start + phase] = 1.0
+    if phase != OVER and state.to_act == seat:
+        out[MY_TURN] = 1.0
     if state.door_card >= 0:
-        v[DOOR.start + state.door_card] = 1.0
+        out[DOOR.start + state.door_card] = 1.0
     if in_combat:
         monster = state.monster
         c = COMBAT.start
-        v[MONSTER.start + MONSTER_SLOT[monster]] = 1.0
-        v[c + C_IN] = 1.0
-        v[c + C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
-        v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
-        v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
-        v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
-        v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
-        v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
-        v[c + C_TREASURES] = TREASURES[monster] / 5.0
-        v[c + C_SPLIT] = state.split / 5.0 if state.helper >= 0 else 0.0
-        v[c + C_ASK_SPLIT] = state.ask_split / 5.0 if state.phase == ASK else 0.0
-        v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
-        v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
-        v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
-        v[c + C_SOURCE + state.source] = 1.0
-        v[c + C_BID] = state.bid / 5.0 if state.phase == COUNTER else 0.0
-        v[BAD.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
-    if state.dying >= 0:
-        v[DEATH.start + state.death_kind - 1] = 1.0
-    v[TURN] = min(1.0, state.turn / config.max_turns)
-    v[STEPS] = min(1.0, state.steps / config.max_steps)
-    v[GOLD_SOLD] = min(1.0, state.gold / config.gold_per_level)
-    v[HALFLING_SOLD] = 1.0 if state.halfling_sold else 0.0
-    v[OVER_LIMIT] = min(1.0, max(0, len(hand[seat]) - hand_limit(state, seat)) / 5.0)
-    out[:] = v
+        combat = [0.0] * (COMBAT.stop - COMBAT.start)
+        out[MONSTER.start + MONSTER_SLOT[monster]] = 1.0
+        combat[C_IN] = 1.0
+        combat[C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
+        combat[C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
+        combat[C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
+        combat[C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
+        combat[C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
+        combat[C_WINNING] = 1.0 if party_wins(state) else 0.0
+        combat[C_TREASURES] = TREASURES[monster] / 5.0
+        combat[C_SPLIT] = state.split / 5.0 if helper >= 0 else 0.0
+        combat[C_ASK_SPLIT] = state.ask_split / 5.0 if phase == ASK else 0.0
+        combat[C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
+        combat[C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+        combat[C_ESCAPE] = _escape_chance(run_bonus(state, fighter) + state.run_bonus, config.run_target)
+        combat[C_SOURCE + state.source] = 1.0
+        combat[C_BID] = state.bid / 5.0 if phase == COUNTER else 0.0
+        out[c:COMBAT.stop] = combat
+        out[BAD.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
+    if dying >= 0:
+        out[DEATH.start + state.death_kind - 1] = 1.0
+    out[TURN:OVER_LIMIT + 1] = (min(1.0, state.turn / config.max_turns), min(1.0, state.steps / config.max_steps),
+                                min(1.0, state.gold / config.gold_per_level), 1.0 if state.halfling_sold else 0.0,
+                                min(1.0, max(0, len(hand[seat]) - hand_limit(state, seat)) / 5.0))
 
 
 # --- views -------------------------------------------------------------------------------------------------
