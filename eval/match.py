@@ -23,10 +23,13 @@ from ..envs import Game, get_game
 from .stats import mean_interval
 
 
-def make_env(game: Game, config: Any = None, render_mode: str | None = None):
-    """The wrapped PettingZoo AEC env of ``game`` (an illegal move loses and ends the game)."""
+def make_env(game: Game, config: Any = None, render_mode: str | None = None, *, raw: bool = False):
+    """The wrapped PettingZoo AEC env of ``game`` (an illegal move loses and ends the game); with ``raw``,
+    the same env without PettingZoo's wrappers (an illegal move raises), for a caller that checks every
+    action itself, as the tournament's :class:`~tavernzoo.eval.runner.Guard` does."""
     module = importlib.import_module(f"tavernzoo.envs.{game.env_name}")
-    return module.env(render_mode=render_mode, **_config_kwargs(game, config))
+    make = module.raw_env if raw else module.env
+    return make(render_mode=render_mode, **_config_kwargs(game, config))
 
 
 def _config_kwargs(game: Game, config: Any) -> dict[str, Any]:

@@ -126,20 +126,20 @@ def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray
 
     settings = make_settings("tiny_minotaur", ["heuristic", "random"], 40, seed=7)
     out = tmp_path / "killed"
-    # The driver joins this test's Ray instance and kills itself (SIGKILL) after its third finished deal,
-    # with other batches still in flight.
+    # The driver joins this test's Ray instance and kills itself (SIGKILL) once the tally has taken its
+    # sixth game (the third deal), with other batches still in flight.
     address = ray_local.get_runtime_context().gcs_address
     script = f"""
 import os, signal
 from tavernzoo.eval import tournament
-finished = []
-original = tournament.SprtTracker.deal_done
-def deal_done(self, deal):
-    original(self, deal)
-    finished.append(deal)
-    if len(finished) == 3:
+taken = []
+original = tournament.Tally.add
+def add(self, game):
+    original(self, game)
+    taken.append(game)
+    if len(taken) == 6:
         os.kill(os.getpid(), signal.SIGKILL)
-tournament.SprtTracker.deal_done = deal_done
+tournament.Tally.add = add
 settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
 tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={address!r}, batch=1)
 """
