@@ -17,7 +17,6 @@ batch's games the moment it comes back.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
@@ -104,7 +103,7 @@ def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[list[dict],
     and their lines already encoded as JSON lines (the driver writes the text as it is, without decoding
     or encoding any record)."""
     from .results import game_summary
-    from .runner import DealPlayer
+    from .runner import DealPlayer, encode_lines
     from .schedule import Settings
 
     player = DealPlayer(Settings(**settings))
@@ -112,7 +111,7 @@ def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[list[dict],
     try:
         for deal, table, skip in tasks:
             lines = list(player.play_deal(deal, table, frozenset(skip)))
-            done.append(([game_summary(line) for line in lines], "".join(json.dumps(line) + "\n" for line in lines)))
+            done.append(([game_summary(line) for line in lines], encode_lines(lines)))
         return done
     finally:
         player.close()
