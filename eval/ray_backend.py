@@ -95,6 +95,30 @@ def map_tasks(fn: Callable[[Any], Any], items: Iterable, *, address: str | None 
             ray.cancel(ref, force=True)
 
 
+# --- command-line options --------------------------------------------------------------------------------
+
+
+def add_backend_arguments(parser: Any, what: str = "the games") -> None:
+    """``--workers``, ``--backend`` and ``--address`` for a command that plays a match (``match``, ``export
+    --measure``); :func:`backend_options` reads them back as ``play_match``'s keywords. (Here, not in
+    :mod:`tavernzoo.eval.match`, so that building the command line imports nothing heavy.)"""
+    parser.add_argument("--workers", type=int, default=1,
+                        help=f"local processes playing {what}, a block of 64 deals each (default 1: this "
+                        "process); the results do not depend on it")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help=f"local (default) or ray: {what} as Ray tasks, with the same results "
+                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
+
+
+def backend_options(args: Any) -> dict[str, Any]:
+    """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    return {"backend": args.backend, "workers": args.workers, "address": args.address}
+
+
 # --- tournaments ------------------------------------------------------------------------------------------
 
 
