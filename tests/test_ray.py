@@ -82,6 +82,19 @@ def test_rllib_recipe_trains_masked_ppo_for_two_iterations(ray_local):
     assert summaries[1]["episodes"] >= 1
 
 
+def test_rllib_command_trains_and_refuses_bad_options(ray_local, capsys):
+    from tavernzoo.cli import main
+
+    assert main(["rllib", "minefield", "--set", "num_players=3", "--iterations", "1", "--batch", "64"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["iteration"] == 1 and summary["env_steps"] >= 64
+    for argv, message in ((["rllib", "chess"], "unknown game 'chess'"),
+                          (["rllib", "minefield", "--iterations", "0"], "--iterations 0 must be at least 1"),
+                          (["rllib", "minefield", "--set", "num_players=99"], "num_players")):
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_rllib_env_rejects_a_masked_action():
     pytest.importorskip("ray.rllib")
     import numpy as np
