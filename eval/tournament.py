@@ -11,14 +11,16 @@ worker processes), :mod:`.ray_backend` (deals as Ray tasks) and :mod:`.results` 
 the SPRT, the leaderboard); their names are importable from here too.
 
 Files (``--out DIR``)
-    ``tournament.json`` the settings; ``games.jsonl`` one line per finished game, appended the moment
-    the main process receives it (deal, rotation, seed, entries by seat, returns, scores, places,
-    forfeit, the full replayable record); ``results.json`` the leaderboard and pairwise results;
-    ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots
-    are built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games
-    missing from ``games.jsonl`` (a deal cut short is replayed, writing only its missing games), and the
-    results equal those of an uninterrupted run whatever the number of workers. A line that is not a game
-    line is reported with its line number and left out (its game is played again). Workers end when the
+    ``tournament.json`` the settings; ``games.jsonl`` one line per finished game (deal, rotation, seed,
+    entries by seat, returns, scores, places, forfeit, the full replayable record), appended by the one
+    process that plays, or by each worker to its own part ``games/part-K.jsonl`` that is appended to
+    ``games.jsonl`` when the run ends (:mod:`.results` has the layout); ``results.json`` the leaderboard and
+    pairwise results, tallied as games end (:class:`~.results.Tally`), never by reading the games back;
+    ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots are
+    built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games missing
+    from the game files (a deal cut short is replayed, writing only its missing games), and the results
+    equal those of an uninterrupted run whatever the number of workers. A line that is not a game line
+    is reported with its line number and left out (its game is played again). Workers end when the
     tournament process dies, even by ``kill -9``, and stop their external programs.
 """
 
