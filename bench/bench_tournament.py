@@ -2,6 +2,7 @@
 
     python bench/bench_tournament.py [--game tiny_minotaur] [--bots heuristic random] [--games 20000]
                                      [--workers 1 2] [--repeats 3] [--extra "--no-plot"]
+                                     [--executable NEW/tavernzoo OLD/tavernzoo]
 
 Runs the command exactly as a user types it (a subprocess: start-up, schedule, games, results, heatmap,
 the printed table), ``tavernzoo tournament GAME --bots ... --games N --workers K --out DIR
@@ -38,8 +39,8 @@ import time
 from pathlib import Path
 
 
-def command(args: argparse.Namespace, workers: int, out: Path) -> list[str]:
-    return [args.executable, "tournament", args.game, "--bots", *args.bots, "--games", str(args.games),
+def command(args: argparse.Namespace, workers: int, out: Path, executable: str | None = None) -> list[str]:
+    return [executable or args.executable[0], "tournament", args.game, "--bots", *args.bots, "--games", str(args.games),
             "--workers", str(workers), "--out", str(out), "--no-progress", *shlex.split(args.extra)]
 
 
@@ -111,48 +112,62 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to compare (default 1 2)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--extra", default="", help="more options for the command, e.g. '--no-plot'")
-    parser.add_argument("--executable", default=shutil.which("tavernzoo") or "tavernzoo",
-                        help="the tavernzoo command to run (another installation's, to compare versions)")
+    parser.add_argument("--executable", nargs="+", default=[shutil.which("tavernzoo") or "tavernzoo"],
+                        help="the tavernzoo command(s) to run: give another installation's too, to compare "
+                        "versions run for run (default: this one's)")
     args = parser.parse_args(argv)
 
     shown = shlex.join(command(args, args.workers[0], Path("DIR")))
     print(f"$ {shown}   (--workers {' / '.join(map(str, args.workers))})")
+    for index, executable in enumerate(args.executable):
+        print(f"  version {index}: {executable}")
     print(f"load average before: {', '.join(f'{value:.1f}' for value in os.getloadavg())}", flush=True)
-    speeds: dict[int, list[float]] = {workers: [] for workers in args.workers}
+    runs = [(version, workers) for version in range(len(args.executable)) for workers in args.workers]
+    speeds: dict[tuple[int, int], list[float]] = {run: [] for run in runs}
     results_seen: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
         warm = argparse.Namespace(**{**vars(args), "games": 20})
-        run_once(command(warm, 1, Path(folder) / "warm-up"))  # untimed: file caches, the first imports
+        for executable in args.executable:  # untimed: file caches, the first imports
+            run_once(command(warm, 1, Path(folder) / f"warm-up-{len(results_seen)}", executable))
+            results_seen.clear()
         for repeat in range(args.repeats):
-            order = args.workers if repeat % 2 == 0 else list(reversed(args.workers))
-            for workers in order:
-                out = Path(folder) / f"w{workers}-{repeat}"
-                run = run_once(command(args, workers, out))
+            order = runs if repeat % 2 == 0 else list(reversed(runs))
+            for version, workers in order:
+                out = Path(folder) / f"v{version}-w{workers}-{repeat}"
+                argv = command(args, workers, out, args.executable[version])
+                run = run_once(argv)
                 if run["status"] != 0:
-                    failed = shlex.join(command(args, workers, out))
-                    sys.exit(f"the command failed (exit status {run['status']}): {failed}")
+                    sys.exit(f"the command failed (exit status {run['status']}): {shlex.join(argv)}")
                 results = json.loads((out / "results.json").read_text())
                 results_seen.append(json.dumps({key: results[key] for key in ("leaderboard", "pairs", "games")},
                                                sort_keys=True))
                 speed = results["games"] / run["seconds"]
-                speeds[workers].append(speed)
-                print(f"  --workers {workers} run {repeat + 1}: {results['games']} games in {run['seconds']:.2f} s = "
-                      f"{speed:,.0f} games/s ({run['cpu_seconds']:.1f} CPU s, all processes); max RSS "
+                speeds[(version, workers)].append(speed)
+                print(f"  version {version} --workers {workers} run {repeat + 1}: {results['games']} games in "
+                      f"{run['seconds']:.2f} s = {speed:,.0f} games/s ({run['cpu_seconds']:.1f} CPU s, "
+                      f"{1000 * run['cpu_seconds'] / results['games']:.2f} ms a game); max RSS "
                       f"{run['max_rss_mb']:.0f} MB, sum of peaks {run['sum_of_peaks_mb']:.0f} MB over "
                       f"{run['processes']} processes", flush=True)
                 shutil.rmtree(out)
-    base = args.workers[0]
     print(f"\n{args.game} {' vs '.join(args.bots)}, {args.games} games, the whole command:")
-    for workers in args.workers:
-        print(f"  --workers {workers}: median {statistics.median(speeds[workers]):,.0f} games/s "
-              f"(runs: {', '.join(f'{speed:,.0f}' for speed in speeds[workers])})")
-    for workers in args.workers[1:]:
-        ratios = [mine / theirs for mine, theirs in zip(speeds[workers], speeds[base], strict=True)]
-        print(f"  ratio {workers}w/{base}w per pair: {', '.join(f'{ratio:.2f}x' for ratio in ratios)}; "
-              f"median {statistics.median(ratios):.2f}x")
+    for version, workers in runs:
+        values = speeds[(version, workers)]
+        print(f"  version {version} --workers {workers}: median {statistics.median(values):,.0f} games/s "
+              f"(runs: {', '.join(f'{speed:,.0f}' for speed in values)})")
+    for version in range(len(args.executable)):
+        base = speeds[(version, args.workers[0])]
+        for workers in args.workers[1:]:
+            ratios = [mine / theirs for mine, theirs in zip(speeds[(version, workers)], base, strict=True)]
+            print(f"  version {version}: ratio {workers}w/{args.workers[0]}w per pair: "
+                  f"{', '.join(f'{ratio:.2f}x' for ratio in ratios)}; median {statistics.median(ratios):.2f}x")
+    for version in range(1, len(args.executable)):
+        for workers in args.workers:
+            ratios = [mine / theirs for mine, theirs in zip(speeds[(0, workers)], speeds[(version, workers)],
+                                                            strict=True)]
+            print(f"  version 0 / version {version} at --workers {workers}: "
+                  f"{', '.join(f'{ratio:.2f}x' for ratio in ratios)}; median {statistics.median(ratios):.2f}x")
     print(f"  results identical in every run: {len(set(results_seen)) == 1}")
     print(f"load average after: {', '.join(f'{value:.1f}' for value in os.getloadavg())}")
-
 
 if __name__ == "__main__":
     main()
