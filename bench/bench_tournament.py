@@ -127,9 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     results_seen: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
         warm = argparse.Namespace(**{**vars(args), "games": 20})
-        for executable in args.executable:  # untimed: file caches, the first imports
-            run_once(command(warm, 1, Path(folder) / f"warm-up-{len(results_seen)}", executable))
-            results_seen.clear()
+        for index, executable in enumerate(args.executable):  # untimed: file caches, the first imports
+            run_once(command(warm, 1, Path(folder) / f"warm-up-{index}", executable))
         for repeat in range(args.repeats):
             order = runs if repeat % 2 == 0 else list(reversed(runs))
             for version, workers in order:
