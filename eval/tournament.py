@@ -49,7 +49,6 @@ from .results import (
     read_games,
     scan_games,
 )
-from .runner import DealPlayer, Forfeit, Guard, run_here, run_workers
 from .schedule import (
     FORMATS,
     SETTINGS_FILE,
@@ -64,13 +63,23 @@ from .schedule import (
 )
 
 __all__ = [
-    "BACKENDS", "FORMATS", "GAMES_FILE", "HEATMAP_FILE", "PARTS_DIR", "RESULTS_FILE", "SETTINGS_FILE", "DealPlayer",
-    "Forfeit", "Guard", "Settings", "Tally", "add_parser", "compute_results", "derived_seed", "main",
+    "BACKENDS", "FORMATS", "GAMES_FILE", "HEATMAP_FILE", "PARTS_DIR", "RESULTS_FILE", "SETTINGS_FILE",
+    "Settings", "Tally", "add_parser", "compute_results", "derived_seed", "main",
     "make_settings", "make_tables", "offset_triples", "print_results", "read_games", "read_settings",
     "required_triples", "run_command", "run_tournament", "scan_games", "seating",
 ]
 
 BACKENDS = ("local", "ray")
+
+
+def __getattr__(name: str) -> Any:
+    # The runner (envs, bots, numpy) is imported when a tournament is played, not when the command line is
+    # built; its names stay importable from here.
+    if name in ("DealPlayer", "Forfeit", "Guard"):
+        from . import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 HEATMAP_FILE = "heatmap.png"
 
 log = logging.getLogger("tavernzoo.tournament")
@@ -142,6 +151,8 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                             forfeit["bot"], forfeit["kind"], forfeit["reason"])
         if bar is not None:
             bar.update(len(games))
+
+    from .runner import run_here, run_workers
 
     try:
         if backend == "ray" and missing_deals:

@@ -27,8 +27,6 @@ import json
 import sys
 from typing import Any
 
-import numpy as np
-
 POLICY = "shared"
 
 
@@ -37,6 +35,7 @@ def env_name(game: str) -> str:
 
 
 def _masked_space(space):
+    import numpy as np
     from gymnasium import spaces
 
     return spaces.Dict({
@@ -46,11 +45,14 @@ def _masked_space(space):
 
 
 def _masked(observation: dict) -> dict:
+    import numpy as np
+
     return {"observations": observation["observation"], "action_mask": observation["action_mask"].astype(np.float32)}
 
 
 def make_masked_env(env_config: dict[str, Any]):
     """RLlib's env creator: ``{"game": NAME, **game options}``."""
+    import numpy as np
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from ..envs import get_game
@@ -133,6 +135,7 @@ def masked_module_class():
     global _MASKED_MODULE
     if _MASKED_MODULE is not None:
         return _MASKED_MODULE
+    import numpy as np
     import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
