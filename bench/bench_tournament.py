@@ -15,9 +15,10 @@ played / wall time of the whole command) and peak memory:
 * ``sum of peaks``: the peaks (``VmHWM``) of the command and of every worker, sampled from ``/proc``
   every 50 ms and added up (an upper bound of the tree's memory at any one time; Linux only);
 
-and the CPU seconds of all its processes (user + system), which a busy machine changes far less than
-the wall time: on a machine shared with other jobs (Linux groups CPU time by session, so a second
-worker does not get the command a larger share), the CPU time per game is the figure to compare.
+and the CPU seconds of all its processes (user + system) and of its busiest worker (sampled from
+``/proc``), which a busy machine changes far less than the wall time: on a machine shared with other
+jobs (Linux groups CPU time by session, so a second worker does not get the command a larger share of
+the machine), the CPU time per game, and how evenly the workers share it, are the figures to compare.
 
 Then per worker count the median games/s, and each pair's ratio to the first worker count with their
 median (ratios of runs made side by side are what survive a busy machine; the absolute figures do not).
@@ -70,6 +71,16 @@ def _high_water_kb(pid: int) -> int | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of one process so far (``/proc/PID/stat``)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_once(argv: list[str]) -> dict:
     """Run ``argv``; its wall time, exit status, ``ru_maxrss`` and the sum of its processes' VmHWM (MB)."""
     start = time.perf_counter()
@@ -83,6 +94,7 @@ def run_once(argv: list[str]) -> dict:
         finally:
             os._exit(127)
     peaks: dict[int, int] = {}
+    cpu: dict[int, float] = {}
     done = threading.Event()
 
     def sample() -> None:
@@ -91,6 +103,9 @@ def run_once(argv: list[str]) -> dict:
                 value = _high_water_kb(process)
                 if value is not None:
                     peaks[process] = max(peaks.get(process, 0), value)
+                seconds = _cpu_seconds(process)
+                if seconds is not None:
+                    cpu[process] = seconds
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -101,7 +116,8 @@ def run_once(argv: list[str]) -> dict:
     sampler.join()
     return {"seconds": seconds, "status": os.waitstatus_to_exitcode(status), "max_rss_mb": usage.ru_maxrss / 1024,
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
-            "sum_of_peaks_mb": sum(peaks.values()) / 1024, "processes": len(peaks)}
+            "sum_of_peaks_mb": sum(peaks.values()) / 1024, "processes": len(peaks),
+            "busiest_worker_cpu": max((value for process, value in cpu.items() if process != pid), default=0.0)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -142,9 +158,11 @@ def main(argv: list[str] | None = None) -> None:
                                                sort_keys=True))
                 speed = results["games"] / run["seconds"]
                 speeds[(version, workers)].append(speed)
+                busiest = (f", busiest worker {run['busiest_worker_cpu']:.1f} s" if run["busiest_worker_cpu"]
+                           else "")
                 print(f"  version {version} --workers {workers} run {repeat + 1}: {results['games']} games in "
-                      f"{run['seconds']:.2f} s = {speed:,.0f} games/s ({run['cpu_seconds']:.1f} CPU s, "
-                      f"{1000 * run['cpu_seconds'] / results['games']:.2f} ms a game); max RSS "
+                      f"{run['seconds']:.2f} s = {speed:,.0f} games/s ({run['cpu_seconds']:.1f} CPU s in all, "
+                      f"{1000 * run['cpu_seconds'] / results['games']:.2f} ms a game{busiest}); max RSS "
                       f"{run['max_rss_mb']:.0f} MB, sum of peaks {run['sum_of_peaks_mb']:.0f} MB over "
                       f"{run['processes']} processes", flush=True)
                 shutil.rmtree(out)
