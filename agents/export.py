@@ -175,11 +175,13 @@ def export(checkpoint: str | os.PathLike, out: str | os.PathLike) -> tuple[Path,
     return out, manifest_path(out)
 
 
-def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
+            **where: Any) -> dict[str, Any]:
     """The bot's strength against ``random`` and ``heuristic`` in every other seat, written into its manifest.
 
     Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
-    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses.
+    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses. ``where``:
+    ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are played).
     """
     from ..eval.match import play_match
 
@@ -191,7 +193,7 @@ def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: b
     strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
     for reference in ("random", "heuristic"):
         result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
-                            progress=progress)
+                            progress=progress, **where)
         row = result.rows[0]
         strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                                "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
@@ -217,6 +219,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="then play GAMES games against random and against the heuristic (in every other seat) "
                         "and record the bot's score with its 95%% interval in the manifest (default: 0, skip)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the measuring games (default 0)")
+    from ..eval.ray_backend import add_backend_arguments
+
+    add_backend_arguments(parser, "the measuring games")
     parser.set_defaults(run=run_export)
     return parser
 
@@ -227,12 +232,15 @@ def run_export(args: argparse.Namespace) -> int:
     except ImportError:
         raise ValueError("exporting needs the onnx package (in the training extras): "
                          "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
+    from ..eval.ray_backend import backend_options
+
+    where = backend_options(args)  # a bad combination fails before the export
     onnx_path, manifest = export(args.checkpoint, args.out)
     info = json.loads(manifest.read_text())
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size:,} bytes) and {manifest} for {info['env']}: "
           f"{info['observation']['size']} observations -> {len(info['actions'])} actions")
     if args.measure:
-        strength = measure(onnx_path, args.measure, args.seed, progress=True)
+        strength = measure(onnx_path, args.measure, args.seed, progress=True, **where)
         for reference in ("random", "heuristic"):
             row = strength[reference]
             print(f"vs {reference} x{strength['seats'] - 1}: score {row['score']:.3f} "

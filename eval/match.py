@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,10 +24,13 @@ from ..envs import Game, get_game
 from .stats import mean_interval
 
 
-def make_env(game: Game, config: Any = None, render_mode: str | None = None):
-    """The wrapped PettingZoo AEC env of ``game`` (an illegal move loses and ends the game)."""
+def make_env(game: Game, config: Any = None, render_mode: str | None = None, *, raw: bool = False):
+    """The wrapped PettingZoo AEC env of ``game`` (an illegal move loses and ends the game); with ``raw``,
+    the same env without PettingZoo's wrappers (an illegal move raises), for a caller that checks every
+    action itself, as the tournament's :class:`~tavernzoo.eval.runner.Guard` does."""
     module = importlib.import_module(f"tavernzoo.envs.{game.env_name}")
-    return module.env(render_mode=render_mode, **_config_kwargs(game, config))
+    make = module.raw_env if raw else module.env
+    return make(render_mode=render_mode, **_config_kwargs(game, config))
 
 
 def _config_kwargs(game: Game, config: Any) -> dict[str, Any]:
@@ -111,6 +115,89 @@ def entry_labels(bot_specs: Sequence[str]) -> list[str]:
     return labels
 
 
+BLOCK_DEALS = 64
+"""Deals played by one set of bots: bots are built afresh (and reseeded) every block, so that blocks can be
+played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task)."""
+
+BACKENDS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class MatchBlock:
+    """A block of a match's deals: where it starts, the deals' seeds and the bots' seeds."""
+
+    index: int
+    first_deal: int
+    deal_seeds: tuple[int, ...]
+    bot_seeds: tuple[int, ...]
+
+
+def match_blocks(seed: int, seats: int, deals: int) -> list[MatchBlock]:
+    """The match's blocks. Block 0 takes the seeds every match has taken since the first version (the bots'
+    seeds, then the deals', from ``random.Random(seed)``), so a match of up to :data:`BLOCK_DEALS` deals is
+    the same as before blocks; a later block's bots are seeded from the match seed and the block."""
+    seeds = random.Random(seed)
+    first_bots = tuple(seeds.randrange(2**63) for _ in range(seats))
+    deal_seeds = [seeds.randrange(2**63) for _ in range(deals)]
+    blocks = []
+    for index, start in enumerate(range(0, deals, BLOCK_DEALS)):
+        if index == 0:
+            bots = first_bots
+        else:
+            block_seeds = random.Random(f"tavernzoo-match:{seed}:block:{index}")
+            bots = tuple(block_seeds.randrange(2**63) for _ in range(seats))
+        blocks.append(MatchBlock(index, start, tuple(deal_seeds[start:start + BLOCK_DEALS]), bots))
+    return blocks
+
+
+class _BlockPlayer:
+    """Plays blocks of one match in one process (one env, bots built per block)."""
+
+    def __init__(self, game_name: str, config: dict[str, Any], bot_specs: Sequence[str], records: bool,
+                 build: bool = True):
+        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records)
+        if not build:
+            return
+        self.game = get_game(game_name)
+        self.config = self.game.make_config(config)
+        self.specs, self.records = list(bot_specs), records
+        self.labels = entry_labels(self.specs)
+        self.env = make_env(self.game, self.config)
+
+    def play(self, block: MatchBlock) -> tuple[list[tuple[list[float], list[int]]], str]:
+        """Each game's returns and seating (entry at each seat), in play order; the records as JSON lines
+        (empty without records)."""
+        seats = len(self.specs)
+        bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
+                for spec, bot_seed in zip(self.specs, block.bot_seeds, strict=True)]
+        games, records = [], []
+        for deal_seed in block.deal_seeds:
+            for rotation in range(seats):
+                # Entry i sits at seat (i + rotation) % seats.
+                seating = [(seat - rotation) % seats for seat in range(seats)]
+                returns, record = play_game(self.env, [bots[entry] for entry in seating], deal_seed,
+                                            [self.labels[entry] for entry in seating])
+                games.append((list(returns), seating))
+                if self.records:
+                    records.append(json.dumps(record) + "\n")
+        for bot in bots:
+            if hasattr(bot, "close"):
+                bot.close()
+        return games, "".join(records)
+
+
+_process_player: _BlockPlayer | None = None
+
+
+def _play_block_here(arguments: tuple) -> tuple[list, str]:
+    """A worker's block (in a local process or a Ray task): the player is built once per process."""
+    global _process_player
+    *match, block = arguments
+    if _process_player is None or _process_player.key != _BlockPlayer(*match, build=False).key:
+        _process_player = _BlockPlayer(*match)
+    return _process_player.play(block)
+
+
 def play_match(
     game: Game | str,
     bot_specs: Sequence[str],
@@ -119,12 +206,21 @@ def play_match(
     config: Any = None,
     progress: bool = False,
     records_path: str | Path | None = None,
+    *,
+    backend: str = "local",
+    workers: int = 1,
+    address: str | None = None,
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
     ``bot_specs`` holds one spec per seat. Each finished game's record is appended to ``records_path``
-    (JSON lines) the moment it ends.
+    (JSON lines) in play order, a block of deals at a time. Deals are played in blocks of
+    :data:`BLOCK_DEALS` (:func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
+    processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
+    ``workers`` is then unused): the same seed gives the same games, results and records everywhere.
     """
+    from ..envs.core import config_to_dict
+
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
     seats = game.rules.num_seats(config)
@@ -132,27 +228,34 @@ def play_match(
         raise ValueError(f"{game.name} with this config seats {seats} players; got {len(bot_specs)} bot specs")
     if games < 1:
         raise ValueError(f"games={games} must be at least 1")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 8 * (os.cpu_count() or 1):
+        raise ValueError(f"workers={workers!r} must be a whole number from 1 to {8 * (os.cpu_count() or 1)} "
+                         "(8 per CPU core)")
+    if address is not None and backend != "ray":
+        raise ValueError("address names a Ray cluster: it needs backend='ray'")
     deals = math.ceil(games / seats)
-    seeds = random.Random(seed)
-    bots = [load_bot(spec, game, config, seed=seeds.randrange(2**63)) for spec in bot_specs]
+    blocks = match_blocks(seed, seats, deals)
+    if backend == "ray" or (workers > 1 and len(blocks) > 1):
+        for spec in bot_specs:  # fail here, on a typo, rather than in a worker
+            bot = load_bot(spec, game, config, seed=0)
+            if hasattr(bot, "close"):
+                bot.close()
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
-    env = make_env(game, config)
+    plain_config = config_to_dict(config)
+    arguments = [(game.name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
     bar = _progress(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:
-        for _ in range(deals):
-            deal_seed = seeds.randrange(2**63)
-            deal_scores = [0.0] * seats
-            for rotation in range(seats):
-                # Entry i sits at seat (i + rotation) % seats.
-                seating = [(seat - rotation) % seats for seat in range(seats)]
-                returns, record = play_game(
-                    env, [bots[entry] for entry in seating], deal_seed, [labels[entry] for entry in seating]
-                )
-                if records_file is not None:
-                    records_file.write(json.dumps(record) + "\n")
-                    records_file.flush()
+        for played, records in _played_blocks(arguments, backend, workers, address):
+            if records_file is not None:
+                records_file.write(records)
+                records_file.flush()
+            for index, (returns, seating) in enumerate(played):
+                if index % seats == 0:
+                    deal_scores = [0.0] * seats
                 for seat, entry in enumerate(seating):
                     row = rows[entry]
                     share = score_of(returns, seat)
@@ -162,10 +265,11 @@ def play_match(
                     row.draws += 0.0 < share < 1.0
                     row.losses += share == 0.0
                     deal_scores[entry] += share / seats
-                if bar is not None:
-                    bar.update(1)
-            for entry, row in enumerate(rows):
-                row.per_deal_scores.append(deal_scores[entry])
+                if index % seats == seats - 1:
+                    for entry, row in enumerate(rows):
+                        row.per_deal_scores.append(deal_scores[entry])
+            if bar is not None:
+                bar.update(len(played))
     finally:
         if bar is not None:
             bar.close()
@@ -176,6 +280,35 @@ def play_match(
         row.score = mean
         row.score_ci = (max(0.0, low), min(1.0, high))
     return MatchResult(game.name, deals, deals * seats, seats, seed, rows)
+
+
+def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None):
+    """Each block's games and records, in block order, played where asked."""
+    if backend == "ray":
+        from .ray_backend import map_tasks
+
+        # Blocks finish in any order; they are handed on in order (a block waits for those before it).
+        waiting: dict[int, tuple] = {}
+        next_block = 0
+        for (*_, block), result in map_tasks(_play_block_here, arguments, address=address, batch=1):
+            waiting[block.index] = result
+            while next_block in waiting:
+                yield waiting.pop(next_block)
+                next_block += 1
+        return
+    if workers == 1 or len(arguments) == 1:
+        player = _BlockPlayer(*arguments[0][:-1])
+        for *_, block in arguments:
+            yield player.play(block)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .runner import start_method
+
+    context = multiprocessing.get_context(start_method())
+    with ProcessPoolExecutor(min(workers, len(arguments)), mp_context=context) as pool:
+        yield from pool.map(_play_block_here, arguments)
 
 
 def _progress(enabled: bool, total: int, description: str):

@@ -95,32 +95,65 @@ def map_tasks(fn: Callable[[Any], Any], items: Iterable, *, address: str | None 
             ray.cancel(ref, force=True)
 
 
+# --- command-line options --------------------------------------------------------------------------------
+
+
+def add_backend_arguments(parser: Any, what: str = "the games") -> None:
+    """``--workers``, ``--backend`` and ``--address`` for a command that plays a match (``match``, ``export
+    --measure``); :func:`backend_options` reads them back as ``play_match``'s keywords. (Here, not in
+    :mod:`tavernzoo.eval.match`, so that building the command line imports nothing heavy.)"""
+    parser.add_argument("--workers", type=int, default=1,
+                        help=f"local processes playing {what}, a block of 64 deals each (default 1: this "
+                        "process); the results do not depend on it")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help=f"local (default) or ray: {what} as Ray tasks, with the same results "
+                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
+
+
+def backend_options(args: Any) -> dict[str, Any]:
+    """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    return {"backend": args.backend, "workers": args.workers, "address": args.address}
+
+
 # --- tournaments ------------------------------------------------------------------------------------------
 
 
-def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[int, list[dict]]]:
-    """A Ray task: plays a batch of deals with one :class:`DealPlayer`; each deal's lines, in order."""
-    from .runner import DealPlayer
+def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[list[dict], str]]:
+    """A Ray task: plays a batch of deals with one :class:`DealPlayer`; for each deal, its games' summaries
+    and their lines already encoded as JSON lines (the driver writes the text as it is, without decoding
+    or encoding any record)."""
+    from .results import game_summary
+    from .runner import DealPlayer, encode_lines
     from .schedule import Settings
 
     player = DealPlayer(Settings(**settings))
+    done = []
     try:
-        return [(deal, list(player.play_deal(deal, table, frozenset(skip)))) for deal, table, skip in tasks]
+        for deal, table, skip in tasks:
+            lines = list(player.play_deal(deal, table, frozenset(skip)))
+            done.append(([game_summary(line) for line in lines], encode_lines(lines)))
+        return done
     finally:
         player.close()
 
 
-def run_deals(settings, tasks: Iterable, write: Callable[[dict], None], tracker, *, deals: int,
+def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict]], None], tally, *, deals: int,
               address: str | None = None, batch: int | None = None) -> None:
     """The tournament's Ray backend (same contract as its local runners): plays ``tasks`` (deal, table,
-    skip; ``deals`` of them, taken lazily) in batches of deals, calls ``write`` for every game line as its
-    batch returns, and tells the SPRT ``tracker`` each finished deal; once it decides, no more batches
-    are handed out and those in flight are cancelled.
+    skip; ``deals`` of them, taken lazily) in batches of deals, appends each deal's games to
+    ``games_path`` and hands their summaries to ``record`` as its batch returns; once the SPRT of
+    ``tally`` decides, no more batches are handed out and those in flight are cancelled.
 
     At most two batches per CPU are in flight, so memory stays bounded however many deals there are.
     Every game is a pure function of (seed, deal, rotation), so the lines equal the local backend's.
     A killed driver loses only the batches in flight: ``--resume`` replays the games missing from
-    games.jsonl, the same way as after a local run."""
+    the game files, the same way as after a local run."""
+    from .runner import GamesFile
+
     ray = connect(address)
     cpus = cluster_cpus(ray)
     size = batch_size(deals, cpus, batch)
@@ -135,18 +168,19 @@ def run_deals(settings, tasks: Iterable, write: Callable[[dict], None], tracker,
             pending.append(remote.remote(plain, chunk))
         return bool(chunk)
 
+    games = GamesFile(games_path)
     try:
         while len(pending) < 2 * cpus and submit():
             pass
         while pending:
             done, pending[:] = ray.wait(pending, num_returns=1)
-            for deal, lines in ray.get(done[0]):
-                for line in lines:
-                    write(line)
-                tracker.deal_done(deal)
-            if tracker.decided_at is not None:
+            for summaries, text in ray.get(done[0]):
+                games.write_text(text)  # on disk before it is counted
+                record(summaries)
+            if tally.decided_at is not None:
                 break
             submit()
     finally:
+        games.close()
         for ref in pending:
             ray.cancel(ref, force=True)

@@ -3,8 +3,19 @@
 Each deal is played by a :class:`DealPlayer` (one env, bots built afresh per deal, external programs
 kept running); :func:`run_here` and :func:`run_workers` are the local backends that
 :func:`tavernzoo.eval.tournament.run_tournament` chooses between (:mod:`tavernzoo.eval.ray_backend` is
-the other, with the same contract). Workers end when the tournament process dies, even by ``kill -9``,
-and stop their external programs.
+the other, with the same contract: play the tasks, write every game's line, hand each game's summary to
+``record`` as its deal ends, stop handing out deals once the SPRT decides).
+
+Who writes what
+    :func:`run_here` appends every game to ``games.jsonl`` itself. With :func:`run_workers` each worker
+    appends its games to its own part (``games/part-K.jsonl``, see :mod:`.results`) and sends the parent
+    only the games' summaries (the line without its record, a few hundred bytes), one message per batch
+    of deals; the parent keeps the running tally and never reads the games back. A worker writes a
+    batch's lines before it reports them, so the tally never counts a game that is not on disk.
+
+Workers start by ``fork`` where that is safe (Linux, and this process runs no other thread): they begin
+at once with everything imported. Elsewhere they ``spawn``. Workers end when the tournament process
+dies, even by ``kill -9``, and stop their external programs.
 
 Forfeits
     A bot that raises (an external program that crashes, hangs past ``--move-timeout`` or answers out
@@ -18,6 +29,8 @@ Forfeits
 from __future__ import annotations
 
 import ctypes
+import itertools
+import json
 import multiprocessing
 import os
 import queue
@@ -26,15 +39,26 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from ..agents.infoset import feed
 from ..envs.aec import as_action
 from .ratings import places_from_scores
-from .results import SprtTracker
+from .results import Tally, game_summary
 from .schedule import Settings, derived_seed, seating
+
+Task = tuple[int, tuple[int, ...], list[int]]
+"""One deal to play: (deal, table, rotations already played)."""
+
+Record = Callable[[list[dict]], None]
+"""Takes the summaries of finished games (the tournament's tally, log and progress bar)."""
+
+MAX_BATCH = 16
+"""The most deals in one task handed to a worker: enough to make the messages rare, few enough that the
+workers finish together and that little is played past an SPRT decision."""
 
 # --- playing deals (in a worker process, or in this one) ----------------------------------------------
 
@@ -64,8 +88,6 @@ class Guard:
             raise _forfeit(self.seat, error) from None
 
     def act(self, observation: dict[str, Any]) -> int:
-        from ..agents.external import clip
-
         mask = observation["action_mask"]
         try:
             feed(self.bot, self.env, f"player_{self.seat}")  # the view / information state it takes
@@ -78,6 +100,8 @@ class Guard:
         except (TypeError, ValueError):
             legal = False
         if not legal:
+            from ..agents.external import clip
+
             raise Forfeit(self.seat, "illegal", f"action {clip(repr(action), 100)} is not legal now")
         return index
 
@@ -91,7 +115,12 @@ def _forfeit(seat: int, error: Exception) -> Forfeit:
 
 
 class DealPlayer:
-    """Plays deals for one process: one env, fresh bots per deal, external programs kept running."""
+    """Plays deals for one process: one env, fresh bots per deal, external programs kept running.
+
+    The env is the game's raw AEC env, without PettingZoo's wrapper stack: every action reaches it through
+    a :class:`Guard`, which already refuses what the wrappers would (an action that is no integer, out of
+    range or masked forfeits the game before the env sees it), so the games and records are the same.
+    """
 
     def __init__(self, settings: Settings):
         from ..agents import builtin_bots
@@ -101,7 +130,7 @@ class DealPlayer:
         self.settings = settings
         self.game = get_game(settings.game)
         self.config = self.game.make_config(settings.config)
-        self.env = make_env(self.game, self.config)
+        self.env = make_env(self.game, self.config, raw=True)
         self._external: dict[int, Any] = {}
         self._builtin = builtin_bots(self.game)
 
@@ -133,7 +162,9 @@ class DealPlayer:
         for rotation in range(n):
             entries = seating(table, rotation)
             labels = [settings.labels[entry] for entry in entries]
-            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation), self.env)
+            # Only programs told their seed each game (begin_game) need the per-game seed.
+            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation)
+                            if hasattr(bots[entry], "begin_game") else 0, self.env)
                       for seat, entry in enumerate(entries)]
             forfeit = None
             try:
@@ -207,24 +238,62 @@ def _follow_parent(parent: int) -> None:
         raise _ParentGone()
 
 
-def _worker(settings: dict[str, Any], tasks, results, stop, parent: int | None = None) -> None:
-    """A worker process (spawn-safe: module level, plain arguments): plays the deals it is handed."""
-    player = None
+def encode_lines(lines: Iterable[dict]) -> str:
+    """Game lines as JSON lines, byte for byte what ``json.dumps`` writes (game lines are trees, so the
+    encoder's check for circular references is only cost)."""
+    return "".join(_ENCODER.encode(line) + "\n" for line in lines)
+
+
+_ENCODER = json.JSONEncoder(check_circular=False)
+
+
+class GamesFile:
+    """Appends game lines to one file, of which it is the only writer (a line is whole or, after a kill,
+    the cut last one that :func:`~tavernzoo.eval.results.scan_games` drops on resume)."""
+
+    def __init__(self, path: str | Path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+
+    def write(self, lines: Iterable[dict]) -> None:
+        self.write_text(encode_lines(lines))
+
+    def write_text(self, text: str) -> None:
+        """Lines already encoded (one JSON object and a newline each)."""
+        self._handle.write(text)
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:
+    """Play a batch of deals, append their lines to ``games`` deal by deal; their summaries."""
+    summaries = []
+    for deal, table, skip in batch:
+        lines = list(player.play_deal(deal, table, frozenset(skip)))
+        games.write(lines)
+        summaries += [game_summary(line) for line in lines]
+    return summaries
+
+
+def _worker(settings: dict[str, Any], path: str, tasks, results, stop, parent: int | None = None) -> None:
+    """A worker process (spawn-safe: module level, plain arguments): plays the batches it is handed,
+    appends their games to its part ``path`` and sends the parent their summaries."""
+    player = games = None
     try:
         if parent is not None:
             _follow_parent(parent)
         player = DealPlayer(Settings(**settings))
+        games = GamesFile(path)
         while True:
-            task = tasks.get()
-            if task is None:
+            batch = tasks.get()
+            if batch is None:
                 break
-            deal, table, skip = task
             if stop.is_set():
-                results.put(("skipped", deal))
+                results.put(("skipped", None))
                 continue
-            for line in player.play_deal(deal, table, frozenset(skip)):
-                results.put(("game", line))
-            results.put(("deal", deal))
+            results.put(("games", play_batch(player, batch, games)))
     except _ParentGone:
         results.cancel_join_thread()  # nobody reads the queue: exit without flushing it
         if player is not None:
@@ -234,50 +303,74 @@ def _worker(settings: dict[str, Any], tasks, results, stop, parent: int | None =
         results.put(("error", traceback.format_exc()))
     if player is not None:
         player.close()
+    if games is not None:
+        games.close()
     results.put(("exit", os.getpid()))
 
 
 # --- the local backends ---------------------------------------------------------------------------------
 
 
-def run_here(settings: Settings, tasks: Iterator, write, tracker: SprtTracker) -> None:
-    """The local backend without workers: plays ``tasks`` in this process, in order, until the SPRT decides."""
+def run_here(settings: Settings, tasks: Iterator[Task], games_path: str | Path, record: Record,
+             tally: Tally) -> None:
+    """The local backend without workers: plays ``tasks`` in this process, in order, appending each deal's
+    games to ``games_path``, until the SPRT decides."""
     player = DealPlayer(settings)
+    games = GamesFile(games_path)
     try:
-        for deal, table, skip in tasks:
-            for line in player.play_deal(deal, table, frozenset(skip)):
-                write(line)
-            tracker.deal_done(deal)
-            if tracker.decided_at is not None:
+        for task in tasks:
+            record(play_batch(player, [task], games))
+            if tally.decided_at is not None:
                 break
     finally:
+        games.close()
         player.close()
 
 
-def run_workers(settings: Settings, tasks: Iterator, write, tracker: SprtTracker, workers: int) -> None:
-    """The local backend with ``workers`` spawned processes (:func:`_worker`), each handed its next deal as it
-    finishes one; the lines come back to this process, which alone writes them."""
-    context = multiprocessing.get_context("spawn")
+def batch_size(deals: int, workers: int) -> int:
+    """Deals per task: about sixteen tasks per worker, at most :data:`MAX_BATCH` deals each."""
+    return max(1, min(MAX_BATCH, deals // (16 * workers)))
+
+
+def start_method() -> str:
+    """``fork`` on Linux when this process runs no other thread (forking threads can deadlock), else
+    ``spawn``."""
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def run_workers(settings: Settings, tasks: Iterator[Task], part_paths: Sequence[str | Path], record: Record,
+                tally: Tally, deals: int) -> None:
+    """The local backend with one worker process per part in ``part_paths`` (:func:`_worker`), each handed
+    its next batch of deals as it finishes one; the workers write the games, this process tallies them."""
+    workers = len(part_paths)
+    context = multiprocessing.get_context(start_method())
     task_queue, results, stop = context.Queue(), context.Queue(), context.Event()
+    size = batch_size(deals, workers)
     exhausted = False
 
     def hand_out() -> None:
-        """Queue the next task, or (once there is none, or the run stops) one None per worker."""
+        """Queue the next batch, or (once there is none, or the run stops) one None per worker."""
         nonlocal exhausted
-        task = None if exhausted or stop.is_set() else next(tasks, None)
-        if task is not None:
-            task_queue.put(task)
+        batch = None if exhausted or stop.is_set() else list(itertools.islice(tasks, size))
+        if batch:
+            task_queue.put(batch)
         elif not exhausted:
             exhausted = True
             for _ in range(workers):
                 task_queue.put(None)
 
-    for _ in range(2 * workers):  # every worker busy, and one more task each waiting
-        hand_out()
-    processes = [context.Process(target=_worker, args=(asdict(settings), task_queue, results, stop, os.getpid()),
-                                 daemon=True) for _ in range(workers)]
+    # Started before any queue is used: the queues' feeder threads must not exist when the workers fork;
+    # and a forked worker flushes the standard streams it inherits, so they are flushed here first.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    processes = [context.Process(target=_worker, args=(asdict(settings), str(path), task_queue, results, stop,
+                                                       os.getpid()), daemon=True) for path in part_paths]
     for process in processes:
         process.start()
+    for _ in range(2 * workers):  # every worker busy, and one more batch each waiting
+        hand_out()
     running = workers
     try:
         while running:
@@ -287,13 +380,12 @@ def run_workers(settings: Settings, tasks: Iterator, write, tracker: SprtTracker
                 if not any(process.is_alive() for process in processes):
                     raise RuntimeError("every tournament worker died; finish the run with --resume") from None
                 continue
-            if kind == "game":
-                write(payload)
-            elif kind in ("deal", "skipped"):
-                if kind == "deal":
-                    tracker.deal_done(payload)
-                    if tracker.decided_at is not None:
-                        stop.set()
+            if kind == "games":
+                record(payload)
+                if tally.decided_at is not None:
+                    stop.set()
+                hand_out()
+            elif kind == "skipped":
                 hand_out()
             elif kind == "exit":
                 running -= 1

@@ -11,14 +11,16 @@ worker processes), :mod:`.ray_backend` (deals as Ray tasks) and :mod:`.results` 
 the SPRT, the leaderboard); their names are importable from here too.
 
 Files (``--out DIR``)
-    ``tournament.json`` the settings; ``games.jsonl`` one line per finished game, appended the moment
-    the main process receives it (deal, rotation, seed, entries by seat, returns, scores, places,
-    forfeit, the full replayable record); ``results.json`` the leaderboard and pairwise results;
-    ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots
-    are built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games
-    missing from ``games.jsonl`` (a deal cut short is replayed, writing only its missing games), and the
-    results equal those of an uninterrupted run whatever the number of workers. A line that is not a game
-    line is reported with its line number and left out (its game is played again). Workers end when the
+    ``tournament.json`` the settings; ``games.jsonl`` one line per finished game (deal, rotation, seed,
+    entries by seat, returns, scores, places, forfeit, the full replayable record), appended by the one
+    process that plays, or by each worker to its own part ``games/part-K.jsonl`` that is appended to
+    ``games.jsonl`` when the run ends (:mod:`.results` has the layout); ``results.json`` the leaderboard and
+    pairwise results, tallied as games end (:class:`~.results.Tally`), never by reading the games back;
+    ``heatmap.png`` pairwise scores. Every game is a pure function of (seed, deal, rotation): bots are
+    built afresh for every deal and seeded per game, so ``--resume`` replays exactly the games missing
+    from the game files (a deal cut short is replayed, writing only its missing games), and the results
+    equal those of an uninterrupted run whatever the number of workers. A line that is not a game line
+    is reported with its line number and left out (its game is played again). Workers end when the
     tournament process dies, even by ``kill -9``, and stop their external programs.
 """
 
@@ -29,23 +31,24 @@ import json
 import logging
 import os
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .ratings import Sprt
 from .results import (
     GAMES_FILE,
+    PARTS_DIR,
     RESULTS_FILE,
-    SprtTracker,
+    Tally,
     compute_results,
-    game_key,
+    game_files,
+    merge_parts,
+    part_path,
     print_results,
     read_games,
+    scan_games,
 )
-from .runner import DealPlayer, Forfeit, Guard, run_here, run_workers
 from .schedule import (
     FORMATS,
     SETTINGS_FILE,
@@ -60,13 +63,23 @@ from .schedule import (
 )
 
 __all__ = [
-    "BACKENDS", "FORMATS", "GAMES_FILE", "HEATMAP_FILE", "RESULTS_FILE", "SETTINGS_FILE", "DealPlayer", "Forfeit",
-    "Guard", "Settings", "SprtTracker", "add_parser", "compute_results", "derived_seed", "main", "make_settings",
-    "make_tables", "offset_triples", "print_results", "read_games", "read_settings", "required_triples",
-    "run_command", "run_tournament", "seating",
+    "BACKENDS", "FORMATS", "GAMES_FILE", "HEATMAP_FILE", "PARTS_DIR", "RESULTS_FILE", "SETTINGS_FILE",
+    "Settings", "Tally", "add_parser", "compute_results", "derived_seed", "main",
+    "make_settings", "make_tables", "offset_triples", "print_results", "read_games", "read_settings",
+    "required_triples", "run_command", "run_tournament", "scan_games", "seating",
 ]
 
 BACKENDS = ("local", "ray")
+
+
+def __getattr__(name: str) -> Any:
+    # The runner (envs, bots, numpy) is imported when a tournament is played, not when the command line is
+    # built; its names stay importable from here.
+    if name in ("DealPlayer", "Forfeit", "Guard"):
+        from . import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 HEATMAP_FILE = "heatmap.png"
 
 log = logging.getLogger("tavernzoo.tournament")
@@ -82,9 +95,10 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
 
     ``backend="ray"`` plays the deals as Ray tasks (:mod:`tavernzoo.eval.ray_backend`: ``batch`` deals
     per task, on ``address``'s cluster or an embedded instance; ``workers`` is then unused), with the
-    same games, files and results as the local backend."""
+    same games, files and results as the local backend. The results are tallied as games end
+    (:class:`~tavernzoo.eval.results.Tally`); the game files are read only to resume."""
     out = Path(out)
-    settings_path, games_path = out / SETTINGS_FILE, out / GAMES_FILE
+    settings_path = out / SETTINGS_FILE
     if backend not in BACKENDS:
         raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
     if workers < 1:
@@ -98,58 +112,65 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
         if mismatched:
             raise ValueError(f"--resume: the tournament in {out} differs in {', '.join(mismatched)} "
                              f"(stored: {', '.join(f'{k}={stored.get(k)!r}' for k in mismatched)})")
-    elif games_path.exists() and games_path.stat().st_size > 0:
-        raise ValueError(f"{games_path} already holds games: pass --resume to continue, or another --out")
+    else:
+        used = [path for path in game_files(out) if path.stat().st_size > 0]
+        if used:
+            raise ValueError(f"{used[0]} already holds games: pass --resume to continue, or another --out")
     out.mkdir(parents=True, exist_ok=True)
     settings_path.write_text(json.dumps(asdict(settings), indent=1) + "\n")
 
     tables = make_tables(len(settings.bots), settings.seats, settings.format, settings.seed)
-    lines = read_games(games_path, repair=True, settings=settings)
-    done = {(line["deal"], line["rotation"]) for line in lines}
-    sprt = Sprt(*settings.sprt) if settings.sprt else None
-    tracker = SprtTracker(sprt, settings.seats)
-    for line in sorted(lines, key=game_key):
-        tracker.add(line)
-    played = Counter(deal for deal, _ in done if deal < settings.deals)
-    complete = sum(1 for count in played.values() if count == settings.seats)
-    missing_deals = 0 if tracker.decided_at is not None else settings.deals - complete
+    tally = Tally(settings, tables)
+    played: dict[int, set[int]] = {}  # deal -> rotations on disk, for the deals of this run
+    for game in scan_games(out, settings, repair=True):  # empty unless resuming
+        tally.add(game)
+        if game["deal"] < settings.deals:
+            played.setdefault(game["deal"], set()).add(game["rotation"])
+    complete = sum(1 for rotations in played.values() if len(rotations) == settings.seats)
+    missing_deals = 0 if tally.decided_at is not None else settings.deals - complete
 
     def tasks() -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
         # Made as they are handed out: --games may be huge, and a run stopped early never makes the rest.
-        if tracker.decided_at is not None:
-            return
         for deal in range(settings.deals):
-            if played[deal] < settings.seats:
-                yield deal, tables[deal % len(tables)], [r for r in range(settings.seats) if (deal, r) in done]
+            if tally.decided_at is not None:
+                return
+            done = played.get(deal, ())
+            if len(done) < settings.seats:
+                yield deal, tables[deal % len(tables)], sorted(done)
 
-    remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(played.values())
+    remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(map(len, played.values()))
     bar = _progress(progress, remaining, f"{settings.game} tournament")
-    with open(games_path, "a") as games_file:
-        def write(line: dict) -> None:
-            games_file.write(json.dumps(line) + "\n")
-            games_file.flush()
-            tracker.add(line)
-            if line["forfeit"]:
-                forfeit = line["forfeit"]
-                log.warning("deal %d rotation %d: %s forfeits (%s): %s", line["deal"], line["rotation"],
+
+    def record(games: list[dict]) -> None:
+        """Every finished game's summary, as its deal ends: tally, log, progress."""
+        for game in games:
+            tally.add(game)
+            if game["forfeit"]:
+                forfeit = game["forfeit"]
+                log.warning("deal %d rotation %d: %s forfeits (%s): %s", game["deal"], game["rotation"],
                             forfeit["bot"], forfeit["kind"], forfeit["reason"])
-            if bar is not None:
-                bar.update(1)
+        if bar is not None:
+            bar.update(len(games))
 
-        try:
-            if backend == "ray" and missing_deals:
-                from .ray_backend import run_deals
+    from .runner import run_here, run_workers
 
-                run_deals(settings, tasks(), write, tracker, deals=missing_deals, address=address, batch=batch)
-            elif workers == 1 or missing_deals == 1:
-                run_here(settings, tasks(), write, tracker)
-            elif missing_deals:
-                run_workers(settings, tasks(), write, tracker, min(workers, missing_deals))
-        finally:
-            if bar is not None:
-                bar.close()
-    results = compute_results(settings, read_games(games_path, settings=settings, quiet=True), tables,
-                              tracker)
+    try:
+        if backend == "ray" and missing_deals:
+            from .ray_backend import run_deals
+
+            run_deals(settings, tasks(), out / GAMES_FILE, record, tally, deals=missing_deals, address=address,
+                      batch=batch)
+        elif workers == 1 or missing_deals == 1:
+            run_here(settings, tasks(), out / GAMES_FILE, record, tally)
+        elif missing_deals:
+            workers = min(workers, missing_deals)
+            run_workers(settings, tasks(), [part_path(out, worker) for worker in range(workers)], record, tally,
+                        missing_deals)
+    finally:
+        if bar is not None:
+            bar.close()
+    merge_parts(out)  # a finished run is one games.jsonl
+    results = tally.results()
     (out / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
     return results
 

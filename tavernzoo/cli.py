@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    from tavernzoo.eval.ray_backend import add_backend_arguments  # tourney: --workers, --backend, --address
+
+    add_backend_arguments(match)
     match.set_defaults(run=run_match)
 
     train = commands.add_parser(
@@ -144,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tavernzoo.train.sweep import add_parser as add_sweep_parser
 
     add_sweep_parser(commands)
+    from tavernzoo.train.rllib_recipe import add_parser as add_rllib_parser  # tourney: tavernzoo rllib
+
+    add_rllib_parser(commands)
     export.add_parser(commands)
     onnx_bot.add_parser(commands)
     bot_server.add_parser(commands)
@@ -256,10 +262,11 @@ def run_games(args: argparse.Namespace) -> int:
 
 def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
+    from tavernzoo.eval.ray_backend import backend_options
 
     config = parse_config(args)
     result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
-                        progress=not args.no_progress, records_path=args.records)
+                        progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
         rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                  "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return}

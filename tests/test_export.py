@@ -268,3 +268,9 @@ def test_export_and_zoo_commands(tmp_path):
                              timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert set(json.loads(listing.stdout)) == set(zoo_bots())
+
+
+def test_measuring_with_workers_gives_the_same_strength(tiny_bot):
+    alone = measure(tiny_bot, games=2 * 64 + 6, seed=3)
+    shared = measure(tiny_bot, games=2 * 64 + 6, seed=3, workers=2)
+    assert alone == shared and alone["random"]["games"] == 134

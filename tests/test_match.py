@@ -60,3 +60,43 @@ def test_the_heuristic_beats_random_by_a_clear_margin():
     result = play_match("tiny_minotaur", ["heuristic", "random"], games=games, seed=0)
     heuristic = result.rows[0]
     assert heuristic.score_ci[0] > 0.6, heuristic
+
+
+# --- blocks, workers, backends ------------------------------------------------------------------------------
+
+
+def test_a_match_of_one_block_plays_the_games_it_always_played():
+    # Up to BLOCK_DEALS deals the bots take the seeds they took before blocks existed: these numbers come
+    # from the match loop of the version before (tiny_minotaur, heuristic vs random, 100 games, seed 4).
+    result = play_match("tiny_minotaur", ["heuristic", "random"], games=100, seed=4)
+    assert [(row.wins, row.draws, row.losses, row.total_return) for row in result.rows] == [(69, 0, 31, 38.0),
+                                                                                            (31, 0, 69, -38.0)]
+
+
+def test_workers_play_the_same_games_records_and_results(tmp_path):
+    from dataclasses import asdict
+
+    from tavernzoo.eval.match import BLOCK_DEALS, match_blocks
+
+    games = 3 * (2 * BLOCK_DEALS + 4)  # three blocks, the last one short
+    results = {}
+    for workers in (1, 3):
+        records = tmp_path / f"w{workers}.jsonl"
+        results[workers] = play_match("ministeel", ["heuristic", "random", "random"], games, seed=2,
+                                      config={"num_players": 3}, records_path=records, workers=workers)
+    assert asdict(results[1]) == asdict(results[3]) and results[1].games == games
+    assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w3.jsonl").read_bytes()
+    seeds = [json.loads(line)["seed"] for line in (tmp_path / "w1.jsonl").read_text().splitlines()]
+    blocks = match_blocks(2, 3, games // 3)
+    assert seeds == [seed for block in blocks for seed in block.deal_seeds for _ in range(3)]  # in play order
+    assert [len(block.deal_seeds) for block in blocks] == [BLOCK_DEALS, BLOCK_DEALS, 4]
+    assert len({block.bot_seeds for block in blocks}) == 3  # every block's bots are seeded afresh
+
+
+def test_bad_backend_options_are_refused():
+    with pytest.raises(ValueError, match="backend 'dask' is not one of local, ray"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, backend="dask")
+    with pytest.raises(ValueError, match="workers=0 must be a whole number from 1"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, workers=0)
+    with pytest.raises(ValueError, match="needs backend='ray'"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, address="auto")

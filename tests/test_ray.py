@@ -82,6 +82,19 @@ def test_rllib_recipe_trains_masked_ppo_for_two_iterations(ray_local):
     assert summaries[1]["episodes"] >= 1
 
 
+def test_rllib_command_trains_and_refuses_bad_options(ray_local, capsys):
+    from tavernzoo.cli import main
+
+    assert main(["rllib", "minefield", "--set", "num_players=3", "--iterations", "1", "--batch", "64"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["iteration"] == 1 and summary["env_steps"] >= 64
+    for argv, message in ((["rllib", "chess"], "unknown game 'chess'"),
+                          (["rllib", "minefield", "--iterations", "0"], "--iterations 0 must be at least 1"),
+                          (["rllib", "minefield", "--set", "num_players=99"], "num_players")):
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_rllib_env_rejects_a_masked_action():
     pytest.importorskip("ray.rllib")
     import numpy as np
@@ -126,20 +139,20 @@ def test_ray_driver_killed_midway_resumes_with_no_game_lost_or_counted_twice(ray
 
     settings = make_settings("tiny_minotaur", ["heuristic", "random"], 40, seed=7)
     out = tmp_path / "killed"
-    # The driver joins this test's Ray instance and kills itself (SIGKILL) after its third finished deal,
-    # with other batches still in flight.
+    # The driver joins this test's Ray instance and kills itself (SIGKILL) once the tally has taken its
+    # sixth game (the third deal), with other batches still in flight.
     address = ray_local.get_runtime_context().gcs_address
     script = f"""
 import os, signal
 from tavernzoo.eval import tournament
-finished = []
-original = tournament.SprtTracker.deal_done
-def deal_done(self, deal):
-    original(self, deal)
-    finished.append(deal)
-    if len(finished) == 3:
+taken = []
+original = tournament.Tally.add
+def add(self, game):
+    original(self, game)
+    taken.append(game)
+    if len(taken) == 6:
         os.kill(os.getpid(), signal.SIGKILL)
-tournament.SprtTracker.deal_done = deal_done
+tournament.Tally.add = add
 settings = tournament.make_settings('tiny_minotaur', ['heuristic', 'random'], 40, seed=7)
 tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={address!r}, batch=1)
 """
@@ -156,6 +169,45 @@ tournament.run_tournament(settings, {str(out)!r}, backend='ray', address={addres
     assert resumed == whole
 
 
+def test_a_match_on_ray_plays_the_local_games_records_and_results(ray_local, tmp_path, capsys):
+    from dataclasses import asdict
+
+    from tavernzoo.cli import main
+    from tavernzoo.eval.match import BLOCK_DEALS, play_match
+
+    games = 2 * (2 * BLOCK_DEALS + 5)  # three blocks: Ray returns them in any order, the driver in order
+    local = play_match("tiny_minotaur", ["heuristic", "random"], games, seed=8, records_path=tmp_path / "l.jsonl")
+    remote = play_match("tiny_minotaur", ["heuristic", "random"], games, seed=8, records_path=tmp_path / "r.jsonl",
+                        backend="ray")
+    assert asdict(remote) == asdict(local)
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    # the command: tavernzoo match ... --backend ray (this test's Ray instance is joined, not a new one)
+    assert main(["match", "tiny_minotaur", "--games", str(games), "--seed", "8", "--backend", "ray", "--json",
+                 "--no-progress"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(row["wins"], row["losses"]) for row in rows] == [(row.wins, row.losses) for row in local.rows]
+
+
+def test_export_measures_on_ray_with_the_local_results(ray_local, tmp_path):
+    from tavernzoo.agents.export import export, measure
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.envs import get_game
+
+    np = pytest.importorskip("numpy")
+    game = get_game("tiny_minotaur")
+    sizes = [game.encoder.observation_size(game.make_config()), 8, len(game.action_names(game.make_config()))]
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(0, 0.5, (out, inp)).astype(np.float32) for inp, out in zip(sizes, sizes[1:], strict=False)]
+    biases = [np.zeros(out, dtype=np.float32) for out in sizes[1:]]
+    config = game.make_config()
+    meta = {"game": game.name, "env": game.env_name, "game_config": None, "seed": 0, "timesteps": 0,
+            "action_names": list(game.action_names(config))}
+    MLPPolicy(weights, biases, "tanh", meta).save(tmp_path / "checkpoint")
+    pytest.importorskip("onnx")
+    onnx_path, _ = export(tmp_path / "checkpoint", tmp_path / "bot.onnx")
+    assert measure(onnx_path, 140, seed=2, backend="ray") == measure(onnx_path, 140, seed=2)
+
+
 def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path):
     from tavernzoo.cli import main
 
@@ -165,4 +217,6 @@ def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path
     assert "expected LOW:HIGH" in capsys.readouterr().err
     assert main(["tournament", "tiny_minotaur", "--bots", "heuristic", "random", "--games", "2",
                  "--address", "auto", "--out", str(tmp_path / "t")]) == 2
+    assert "needs --backend ray" in capsys.readouterr().err
+    assert main(["match", "tiny_minotaur", "--games", "2", "--address", "auto"]) == 2
     assert "needs --backend ray" in capsys.readouterr().err

@@ -18,13 +18,18 @@ from tavernzoo.agents import load_bot
 from tavernzoo.agents.external import BotFailure, ExternalBot
 from tavernzoo.envs.records import replay
 from tavernzoo.eval.ratings import Sprt, openskill_ratings
+from tavernzoo.eval.results import PlackettLuceTally, counted_mean_interval, game_key, game_summary
 from tavernzoo.eval.tournament import (
     GAMES_FILE,
+    PARTS_DIR,
+    Tally,
+    compute_results,
     make_settings,
     make_tables,
     read_games,
     required_triples,
     run_tournament,
+    scan_games,
     seating,
 )
 
@@ -376,3 +381,124 @@ def test_a_bot_answering_something_other_than_an_integer_forfeits(answer):
     observation, *_ = env.last()
     with pytest.raises(Forfeit, match="is not legal now"):
         Guard(Answers(), 0, 0, env).act(observation)
+
+
+# --- per-worker parts, the running tally -------------------------------------------------------------------
+
+
+def _sorted_lines(path):
+    return sorted((json.loads(raw) for raw in Path(path).read_text().splitlines()),
+                  key=lambda line: (line["deal"], line["rotation"]))
+
+
+def test_any_number_of_workers_writes_the_same_games_and_results(tmp_path):
+    bots = ["heuristic", "random", "random"]
+    runs = {workers: play(tmp_path, bots, 60, f"w{workers}", seed=11, workers=workers) for workers in (1, 2, 3)}
+    assert runs[1] == runs[2] == runs[3]
+    lines = {workers: _sorted_lines(tmp_path / f"w{workers}" / GAMES_FILE) for workers in runs}
+    assert lines[1] == lines[2] == lines[3] and len(lines[1]) == 60
+    for workers in (2, 3):  # the workers' parts were appended to games.jsonl and removed
+        assert not (tmp_path / f"w{workers}" / PARTS_DIR).exists()
+
+
+def test_the_tally_counts_games_in_any_order_as_the_file_would(tmp_path):
+    import random
+
+    settings = make_settings("ministeel", ["heuristic", "random", "random", "random", "random"], 40, seed=2)
+    results = run_tournament(settings, tmp_path / "t", workers=2)
+    summaries = [game_summary(line) for line in games_of(tmp_path)]  # no records: the tally does not need them
+    random.Random(0).shuffle(summaries)
+    tally = Tally(settings)
+    for game in summaries + summaries[:7]:  # a game taken twice counts once
+        tally.add(game)
+    assert tally.results() == results == compute_results(settings, games_of(tmp_path))
+
+
+def test_sprt_and_forfeits_are_the_same_with_workers(tmp_path):
+    one = play(tmp_path, ["heuristic", "random"], 400, "one", sprt=[0, 100, 0.05, 0.05], seed=4)
+    two = play(tmp_path, ["heuristic", "random"], 400, "two", sprt=[0, 100, 0.05, 0.05], seed=4, workers=2)
+    assert one["sprt"] == two["sprt"] and one["leaderboard"] == two["leaderboard"] and one["games"] == two["games"]
+    forfeits = play(tmp_path, [GOOD, broken("garbage"), "random"], 12, "forfeits", seed=1, workers=2)
+    assert len(forfeits["forfeits"]) == 8  # the broken bot's 8 games (2 of its 3 pairings x 2 seats x 2 deals)
+    assert forfeits["forfeits"] == sorted(forfeits["forfeits"], key=lambda item: (item["deal"], item["rotation"]))
+    assert forfeits == play(tmp_path, [GOOD, broken("garbage"), "random"], 12, "forfeits-1", seed=1)
+
+
+def test_killing_a_run_with_workers_leaves_parts_that_resume_counts_once(tmp_path):
+    slow = f"{GOOD} --delay 0.01"
+    out = tmp_path / "killed"
+    script = (
+        "from tavernzoo.eval.tournament import make_settings, run_tournament; "
+        f"run_tournament(make_settings('tiny_minotaur', ['heuristic', {slow!r}], 40, seed=3), {str(out)!r}, "
+        "workers=2)"
+    )
+    process = subprocess.Popen([PYTHON, "-c", script], start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        parts = list((out / PARTS_DIR).glob("*.jsonl")) if (out / PARTS_DIR).exists() else []
+        if sum(part.read_text().count("\n") for part in parts) >= 6:
+            break
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)  # the driver, its workers and their bot programs
+    process.wait()
+    parts = sorted((out / PARTS_DIR).glob("*.jsonl"))
+    written = sum(part.read_text().count("\n") for part in parts)
+    assert parts and 6 <= written < 40, "the run finished before it could be killed"
+    assert not (out / GAMES_FILE).exists() or (out / GAMES_FILE).stat().st_size == 0
+    # A kill between appending a part to games.jsonl and removing it leaves a game twice; and a part's
+    # last line cut short by the kill.
+    first = parts[0].read_text().splitlines()[0]
+    (out / GAMES_FILE).write_text(first + "\n")
+    with open(parts[-1], "a") as handle:
+        handle.write('{"deal": 7, "rotat')
+    resumed = run_tournament(make_settings("tiny_minotaur", ["heuristic", slow], 40, seed=3), out, resume=True)
+    lines = _sorted_lines(out / GAMES_FILE)
+    keys = Counter((line["deal"], line["rotation"]) for line in lines)
+    assert set(keys) == {(d, r) for d in range(20) for r in range(2)}
+    assert sum(keys.values()) == 41  # the one game written twice by the (simulated) cut merge, nothing else
+    assert not (out / PARTS_DIR).exists() and resumed["games"] == 40 and resumed["games_not_counted"] == 0
+    whole = play(tmp_path, ["heuristic", slow], 40, "whole", seed=3, workers=2)
+    assert resumed == whole
+    assert {key: line for key, line in ((game_key(x), x) for x in lines)} == {
+        game_key(x): x for x in _sorted_lines(tmp_path / "whole" / GAMES_FILE)}
+
+
+def test_a_directory_of_the_older_layout_resumes(tmp_path):
+    # Before per-worker parts a tournament was games.jsonl alone (with a cut last line after a kill).
+    whole = play(tmp_path, ["heuristic", "random", "random"], 30, "whole", seed=6)
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "tournament.json").write_text((tmp_path / "whole" / "tournament.json").read_text())
+    kept = (tmp_path / "whole" / GAMES_FILE).read_text().splitlines()[:11]
+    (old / GAMES_FILE).write_text("\n".join(kept) + "\n" + kept[0][:40])
+    resumed = play(tmp_path, ["heuristic", "random", "random"], 30, "old", seed=6, resume=True, workers=2)
+    assert resumed == whole
+    assert _sorted_lines(old / GAMES_FILE) == _sorted_lines(tmp_path / "whole" / GAMES_FILE)
+    assert sum(1 for _ in scan_games(old)) == 30
+
+
+def test_fast_openskill_equals_the_library_to_the_last_bit():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(100):
+        players = rng.randint(2, 7)
+        seats = rng.randint(2, min(players, 6))
+        games = [(rng.sample(range(players), seats), [rng.randint(1, seats) for _ in range(seats)])
+                 for _ in range(rng.randint(1, 30))]  # ties and gaps in the places included
+        fast = PlackettLuceTally(players)
+        for entries, places in games:
+            fast.rate(entries, places)
+        assert fast.ratings() == openskill_ratings(games, players)
+
+
+def test_counted_intervals_equal_the_interval_of_the_samples():
+    import random
+
+    from tavernzoo.eval.stats import mean_interval
+
+    rng = random.Random(1)
+    for size in (0, 1, 2, 3, 50, 400):
+        samples = [rng.choice([0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.25, 0.1]) for _ in range(size)]
+        assert counted_mean_interval(Counter(samples)) == mean_interval(samples) or size == 0
+    assert counted_mean_interval(Counter())[1:] == (float("-inf"), float("inf"))

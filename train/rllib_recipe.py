@@ -1,6 +1,6 @@
 """RLlib recipe: any tavernzoo game trained multi-agent with PPO and action masks (a starting point).
 
-    python -m tavernzoo.train.rllib_recipe GAME [--iterations N] [--set KEY=VALUE] [--address ADDR]
+    tavernzoo rllib GAME [--iterations N] [--batch STEPS] [--seed S] [--set KEY=VALUE] [--address ADDR]
 
 tavernzoo's own trainer (``tavernzoo train``) is the supported path; this recipe is for users of RLlib who
 want to start from a working example. What it shows:
@@ -8,10 +8,11 @@ want to start from a working example. What it shows:
 * the env: RLlib's ``PettingZooEnv`` steps every tavernzoo game as it is (the one AEC adapter); the only
   change is the observation's keys and the mask's dtype, renamed to what RLlib's action-masking module
   reads (``{"observations": float32[...], "action_mask": float32[...]}``), in :class:`MaskedPettingZooEnv`;
-* the masks: RLlib's PPO RLModule does not look at masks, so :func:`masked_module_spec` uses RLlib's
-  own action-masking module (``ActionMaskingTorchRLModule``), which sets the logits of illegal actions to
-  the float minimum before sampling, in training and in inference alike: an illegal action is never drawn
-  (and the env raises on one, so a broken mask cannot go unnoticed);
+* the masks: RLlib's PPO RLModule does not look at masks, so the recipe carries its own small module
+  (:func:`masked_module_class`, on RLlib's public ``TorchRLModule`` and ``ValueFunctionAPI`` only; RLlib's
+  example masking module is not an API and changes between releases), which sets the logits of illegal
+  actions to the float minimum before sampling, in training and in inference alike: an illegal action is
+  never drawn (and the env raises on one, so a broken mask cannot go unnoticed);
 * the policies: one shared policy plays every seat (self-play; the games are symmetric), so the
   learner's batch holds every seat's decisions; ``policy_mapping_fn`` is where a league would go.
 
@@ -23,9 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
-
-import numpy as np
 
 POLICY = "shared"
 
@@ -35,6 +35,7 @@ def env_name(game: str) -> str:
 
 
 def _masked_space(space):
+    import numpy as np
     from gymnasium import spaces
 
     return spaces.Dict({
@@ -44,11 +45,14 @@ def _masked_space(space):
 
 
 def _masked(observation: dict) -> dict:
+    import numpy as np
+
     return {"observations": observation["observation"], "action_mask": observation["action_mask"].astype(np.float32)}
 
 
 def make_masked_env(env_config: dict[str, Any]):
     """RLlib's env creator: ``{"game": NAME, **game options}``."""
+    import numpy as np
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from ..envs import get_game
@@ -111,16 +115,71 @@ def make_config(game: str, game_config: dict[str, Any] | None = None, *, seed: i
 
 
 def masked_module_spec(hidden: tuple[int, ...]):
-    """The multi-agent module spec: RLlib's action-masking PPO module for the shared policy."""
-    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    """The multi-agent module spec: :func:`masked_module_class` for the shared policy."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     return MultiRLModuleSpec(rl_module_specs={
-        POLICY: RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                           model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), fcnet_activation="tanh")),
+        POLICY: RLModuleSpec(module_class=masked_module_class(), model_config={"hidden": list(hidden)}),
     })
+
+
+def masked_module_class():
+    """Our masked PPO module (a class made on first use, so that importing this file needs no Ray).
+
+    Built only on RLlib's public RLModule interfaces (``TorchRLModule`` and ``ValueFunctionAPI``): two tanh
+    MLPs on ``observations`` (policy logits and value), and the logits of the actions that
+    ``action_mask`` forbids set to the float minimum, in every forward pass (inference, exploration,
+    training), so no masked action is ever sampled and the training loss sees the same distribution.
+    """
+    global _MASKED_MODULE
+    if _MASKED_MODULE is not None:
+        return _MASKED_MODULE
+    import numpy as np
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+
+    def mlp(inputs: int, hidden: list[int], outputs: int) -> torch.nn.Sequential:
+        layers: list[torch.nn.Module] = []
+        for width in hidden:
+            layers += [torch.nn.Linear(inputs, width), torch.nn.Tanh()]
+            inputs = width
+        return torch.nn.Sequential(*layers, torch.nn.Linear(inputs, outputs))
+
+    class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
+        """PPO's policy and value networks over ``observations``, with ``action_mask`` applied to the logits."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["catalog_class"] = None  # the networks are built here, not by a catalog of RLlib's
+            super().__init__(*args, **kwargs)
+
+        def setup(self):
+            hidden = list((self.model_config or {}).get("hidden", [128, 128]))
+            size = int(np.prod(self.observation_space["observations"].shape))
+            self.pi = mlp(size, hidden, int(self.action_space.n))
+            self.vf = mlp(size, hidden, 1)
+
+        def _forward(self, batch, **kwargs):
+            observation = batch[Columns.OBS]
+            logits = self.pi(observation["observations"])
+            # log(1) = 0 keeps a legal logit; log(0) = -inf, clamped to the float minimum, removes an illegal one.
+            floor = torch.finfo(logits.dtype).min
+            masked = logits + torch.clamp(torch.log(observation["action_mask"]), min=floor)
+            return {Columns.ACTION_DIST_INPUTS: masked}
+
+        def _forward_train(self, batch, **kwargs):
+            return self._forward(batch, **kwargs)
+
+        def compute_values(self, batch, embeddings=None):
+            return self.vf(batch[Columns.OBS]["observations"]).squeeze(-1)
+
+    _MASKED_MODULE = MaskedPPOModule
+    return MaskedPPOModule
+
+
+_MASKED_MODULE = None
 
 
 def train(game: str, iterations: int, game_config: dict[str, Any] | None = None, **options: Any) -> list[dict]:
@@ -145,28 +204,58 @@ def train(game: str, iterations: int, game_config: dict[str, Any] | None = None,
     return summaries
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train a tavernzoo game with RLlib PPO and action masks.")
-    parser.add_argument("game", help="game name")
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Register ``tavernzoo rllib`` on the CLI's subparsers."""
+    from tavernzoo.cli import _add_config_arguments
+
+    parser = commands.add_parser(
+        "rllib", help="train a game with RLlib's PPO and action masks (a recipe for RLlib users; needs Ray)",
+        description="Train GAME multi-agent with RLlib PPO (one shared policy, illegal actions masked), printing "
+        "one JSON summary per iteration. A starting point for RLlib users; tavernzoo train is the supported "
+        "trainer. Needs pip install 'tavernzoo[ray]'.")
+    parser.add_argument("game", help="game name (tavernzoo games lists them)")
     parser.add_argument("--iterations", type=int, default=10, help="training iterations (default 10)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a game option")
-    parser.add_argument("--address", help="Ray cluster to join (default: start one here)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--batch", type=int, default=2000, metavar="STEPS",
+                        help="env steps per training iteration (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="RLlib's seed (default 0)")
+    parser.add_argument("--address", help="the Ray cluster to join (HOST:PORT or auto; default: start one here)")
+    _add_config_arguments(parser)
+    parser.set_defaults(run=run_command)
+    return parser
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from tavernzoo.cli import parse_config
+
+    from ..envs import get_game
     from ..eval.ray_backend import connect
 
-    options = {}
-    for item in args.set:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            parser.error(f"--set expects KEY=VALUE, got {item!r}")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
+    if args.iterations < 1:
+        raise ValueError(f"--iterations {args.iterations} must be at least 1")
+    if args.batch < 2:
+        raise ValueError(f"--batch {args.batch} must be at least 2 env steps")
+    game = get_game(args.game)
+    options = parse_config(args)
+    game.make_config(options)  # a bad option fails here, before Ray starts
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise ValueError('the RLlib recipe needs RLlib: pip install -c constraints/cpu.txt "tavernzoo[ray]"') from None
     connect(args.address)
-    for summary in train(args.game, args.iterations, options):
-        print(json.dumps(summary))
+    for summary in train(game.name, args.iterations, options, seed=args.seed, train_batch_size=args.batch,
+                         minibatch_size=min(256, args.batch)):
+        print(json.dumps(summary), flush=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tavernzoo.train.rllib_recipe ...``: the same as ``tavernzoo rllib ...``."""
+    parser = argparse.ArgumentParser(prog="tavernzoo")
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(["rllib", *(sys.argv[1:] if argv is None else argv)])
+    from tavernzoo.cli import run_guarded
+
+    return run_guarded(args.run, args)
 
 
 if __name__ == "__main__":
