@@ -22,10 +22,12 @@ class TrainConfig:
     """Learner decisions to train for (SB3 ``total_timesteps``)."""
     seed: int = 0
     """Seeds the games, the league's sampling, torch and the evaluation: same seed, same run."""
-    n_envs: int = 16
-    """Games stepped together in one process; opponents act in one batched forward pass per step."""
-    n_steps: int = 128
-    """Rollout length per env before each PPO update (rollout = n_envs * n_steps decisions)."""
+    n_envs: int = 64
+    """Games stepped together in one process; the learner and the policy opponents each act in one batched
+    forward pass per step, so more games mean fewer, wider passes (docs/performance.md)."""
+    n_steps: int = 32
+    """Rollout length per env before each PPO update (rollout = n_envs * n_steps decisions: 2,048 by
+    default, as 16 x 128 before; shorter per-env rollouts, same update)."""
     batch_size: int = 512
     """PPO minibatch size."""
     n_epochs: int = 4
