@@ -6,6 +6,8 @@ to half of a short run there. :func:`play_policy_match` plays the same match —
 played once per seat rotation, the same result table (:class:`~tavernzoo.eval.match.MatchResult`) — on
 the raw env, with up to ``lanes`` games in flight: every step, all games whose player to move is the
 policy are answered by one forward pass, and the bots' moves are played in between.
+:func:`play_policy_matches` plays several line-ups (the report's "against random" and "against the
+heuristic") in one lockstep, on one set of envs.
 
 What matches ``play_match`` with the same seed, and what does not:
 
@@ -55,8 +57,10 @@ class Actor(Protocol):
 
 @dataclass(frozen=True)
 class GameJob:
-    """One game of the match: ``index`` in ``play_match``'s order (``deal * seats + rotation``)."""
+    """One game: of match ``match`` (a line-up), ``index`` in ``play_match``'s order (``deal * seats +
+    rotation``)."""
 
+    match: int
     index: int
     deal_seed: int
     rotation: int
@@ -73,32 +77,48 @@ def play_policy_match(game: Game, actor: Actor, bot_specs: Sequence[str], games:
     """``play_match(game, bot_specs, games, seed, config)`` with ``actor`` playing the entries in
     ``policy_entries`` (their specs are only labels), ``lanes`` games at a time (see the module
     docstring for what is equal)."""
+    return play_policy_matches(game, actor, [bot_specs], games, seed, config, policy_entries, lanes, backend,
+                               progress)[0]
+
+
+def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str]], games: int, seed: int = 0,
+                        config: Any = None, policy_entries: Sequence[int] = (0,), lanes: int = 64,
+                        backend: str = "local", progress: bool = False) -> list[MatchResult]:
+    """One :func:`play_policy_match` per line-up (e.g. the policy against random, then against the
+    heuristic), all their games in one lockstep: the envs are built once and the batches are wider."""
     if backend not in BACKENDS:
         raise ValueError(f"evaluation backend {backend!r} is not available; valid: {', '.join(BACKENDS)}")
     if lanes < 1:
         raise ValueError(f"lanes={lanes} must be at least 1")
-    config = game.make_config(config)
-    seats = game.rules.num_seats(config)
-    if len(bot_specs) != seats:
-        raise ValueError(f"{game.name} with this config seats {seats} players; got {len(bot_specs)} bot specs")
     if games < 1:
         raise ValueError(f"games={games} must be at least 1")
+    config = game.make_config(config)
+    seats = game.rules.num_seats(config)
     deals = math.ceil(games / seats)
-    seeds = random.Random(seed)
-    entry_seeds = [seeds.randrange(2**63) for _ in bot_specs]  # drawn as play_match loads its bots
-    jobs = [GameJob(deal * seats + rotation, deal_seed, rotation)
-            for deal, deal_seed in enumerate(seeds.randrange(2**63) for _ in range(deals))
-            for rotation in range(seats)]
-    makers = {entry: None if entry in policy_entries else bot_maker(spec, game, config)
-              for entry, spec in enumerate(bot_specs)}
-    bar = _progress(progress, len(jobs), f"{game.name}: policy vs {' '.join(bot_specs[1:])}")
+    jobs: list[GameJob] = []
+    makers: list[dict[int, Callable[[int], Any] | None]] = []
+    entry_seeds: list[list[int]] = []
+    for match, bot_specs in enumerate(lineups):
+        if len(bot_specs) != seats:
+            raise ValueError(f"{game.name} with this config seats {seats} players; got {len(bot_specs)} bot specs")
+        seeds = random.Random(seed)
+        entry_seeds.append([seeds.randrange(2**63) for _ in bot_specs])  # drawn as play_match loads its bots
+        jobs += [GameJob(match, deal * seats + rotation, deal_seed, rotation)
+                 for deal, deal_seed in enumerate([seeds.randrange(2**63) for _ in range(deals)])
+                 for rotation in range(seats)]
+        makers.append({entry: None if entry in policy_entries else bot_maker(spec, game, config)
+                       for entry, spec in enumerate(bot_specs)})
+    opponents = ", ".join(" ".join(lineup[1:]) for lineup in lineups)
+    bar = _progress(progress, len(jobs), f"{game.name}: policy vs {opponents}")
     try:
         returns = play_games(game, config, actor, makers, entry_seeds, jobs, lanes,
                              finished=(lambda: bar.update(1)) if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
-    return tally(game.name, bot_specs, seats, deals, seed, jobs, returns)
+    return [tally(game.name, bot_specs, seats, deals, seed, [job for job in jobs if job.match == match],
+                  {index: result for (m, index), result in returns.items() if m == match})
+            for match, bot_specs in enumerate(lineups)]
 
 
 def bot_maker(spec: str, game: Game, config: Any) -> Callable[[int], Any]:
@@ -120,16 +140,18 @@ class _Table:
     totals: list[float]
 
 
-def play_games(game: Game, config: Any, actor: Actor, makers: dict[int, Callable[[int], Any] | None],
-               entry_seeds: list[int], jobs: list[GameJob], lanes: int,
-               finished: Callable[[], None] | None = None) -> dict[int, list[float]]:
-    """Play ``jobs`` with ``lanes`` games in flight; each game's returns (by seat), keyed by its index.
+def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Callable[[int], Any] | None]],
+               entry_seeds: list[list[int]], jobs: list[GameJob], lanes: int,
+               finished: Callable[[], None] | None = None) -> dict[tuple[int, int], list[float]]:
+    """Play ``jobs`` with ``lanes`` games in flight; each game's returns (by seat), keyed by
+    ``(job.match, job.index)``. ``makers[match][entry]`` makes that entry's bot from a seed (None: the
+    actor plays it); ``entry_seeds[match][entry]`` seeds it (:func:`game_bot_seed`).
 
     A pure function of its arguments (the unit a parallel backend would ship to a worker).
     """
-    seats = len(makers)
+    seats = len(makers[0])
     pending = iter(jobs)
-    returns: dict[int, list[float]] = {}
+    returns: dict[tuple[int, int], list[float]] = {}
     envs = [make_raw_env(game, config) for _ in range(min(lanes, len(jobs)))]
 
     def start(env: Any) -> _Table | None:
@@ -140,8 +162,8 @@ def play_games(game: Game, config: Any, actor: Actor, makers: dict[int, Callable
         bots: list[Any] = []
         for seat in range(seats):
             entry = (seat - job.rotation) % seats
-            maker = makers[entry]
-            bot = None if maker is None else maker(game_bot_seed(entry_seeds[entry], job.index))
+            maker = makers[job.match][entry]
+            bot = None if maker is None else maker(game_bot_seed(entry_seeds[job.match][entry], job.index))
             if bot is not None:
                 begin = getattr(bot, "begin_game", None)
                 begin(seat) if begin is not None else bot.reset()
@@ -172,7 +194,7 @@ def play_games(game: Game, config: Any, actor: Actor, makers: dict[int, Callable
         waiting = []
         for table in tables:
             while not advance(table):
-                returns[table.job.index] = table.totals
+                returns[table.job.match, table.job.index] = table.totals
                 if finished is not None:
                     finished()
                 table = start(table.env)
@@ -197,7 +219,7 @@ def tally(game_name: str, bot_specs: Sequence[str], seats: int, deals: int, seed
     rows = [BotRow(label) for label in entry_labels(list(bot_specs))]
     for deal in range(deals):
         deal_scores = [0.0] * seats
-        for job in jobs[deal * seats:(deal + 1) * seats]:
+        for job in jobs[deal * seats:(deal + 1) * seats]:  # one match's jobs, in play_match's order
             result = returns[job.index]
             for seat in range(seats):
                 entry = (seat - job.rotation) % seats

@@ -167,16 +167,18 @@ class Trainer:
         """The trained policy against every reference bot, seats rotated, over ``eval_games`` games: the
         deals and table of ``play_match``, played in lockstep with one batched forward pass per step
         (train/evaluate.py; ``backend`` is where the games run)."""
-        from .evaluate import play_policy_match
+        from .evaluate import play_policy_matches
         from .lean_policy import TorchActor
 
         actor = TorchActor(MLPPolicy.load(checkpoint))
         seats = self.game.rules.num_seats(self.game_config)
         report: dict[str, Any] = {"games": self.config.eval_games, "against": {}}
-        for reference in ("random", "heuristic"):
-            specs = [str(checkpoint)] + [reference] * (seats - 1)
-            result = play_policy_match(self.game, actor, specs, self.config.eval_games, seed=self.config.seed + 7,
-                                       config=self.game_config, backend=backend, progress=progress)
+        references = ("random", "heuristic")
+        results = play_policy_matches(self.game, actor, [[str(checkpoint)] + [reference] * (seats - 1)
+                                                         for reference in references],
+                                      self.config.eval_games, seed=self.config.seed + 7, config=self.game_config,
+                                      backend=backend, progress=progress)
+        for reference, result in zip(references, results, strict=True):
             trained = result.rows[0]
             others = result.rows[1:]
             report["against"][reference] = {
