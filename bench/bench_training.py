@@ -1,6 +1,6 @@
 """Training throughput on Tiny Minotaur: tavernzoo's self-play setup next to the PettingZoo SB3 tutorial's.
 
-    python bench/bench_training.py [--timesteps 40000] [--repeats 3]
+    python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
 
 (a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
@@ -13,7 +13,9 @@
 
 Every setup learns the same number of timesteps; the setups run interleaved, ``--repeats`` times, and
 each round's ratio to the tutorial run of the same round is printed, then the median (target: at least
-10x). Not a test: the figures go to docs/performance.md ("Training throughput").
+10x). With ``--report-games N`` the final report is timed first: ``play_match`` one game at a time
+against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. Not a test: the figures
+go to docs/performance.md ("Training throughput").
 """
 
 from __future__ import annotations
@@ -97,6 +99,40 @@ def selfplay_setup(timesteps: int, stock: bool) -> float:
     return model.num_timesteps / (time.perf_counter() - start)
 
 
+def report_timings(game_name: str, options: dict, games: int, repeats: int, directory: str) -> None:
+    """Seconds of a training run's final report (the policy against random, then against the heuristic,
+    ``games`` games each) played one game at a time by ``play_match`` and in lockstep by
+    ``play_policy_matches``, interleaved, ``repeats`` times. The policy has random weights (speed only)."""
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.train.evaluate import play_policy_matches
+    from tavernzoo.train.lean_policy import TorchActor
+
+    game = get_game(game_name)
+    config = game.make_config(options)
+    rng = np.random.default_rng(0)
+    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
+    shapes = [(128, size), (128, 128), (actions, 128)]
+    policy = MLPPolicy([rng.standard_normal(s).astype(np.float32) / np.sqrt(s[1]) for s in shapes],
+                       [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": game.env_name})
+    policy.save(directory)
+    seats = game.rules.num_seats(config)
+    lineups = [[directory] + [reference] * (seats - 1) for reference in ("random", "heuristic")]
+    times: dict[str, list[float]] = {"play_match": [], "lockstep": []}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for lineup in lineups:
+            play_match(game, lineup, games, seed=7, config=config)
+        times["play_match"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        play_policy_matches(game, TorchActor(policy), lineups, games, seed=7, config=config)
+        times["lockstep"].append(time.perf_counter() - start)
+    ratio = statistics.median(a / b for a, b in zip(times["play_match"], times["lockstep"], strict=True))
+    print(f"  final report on {game_name} {options or ''} ({games:,} games x 2 line-ups): play_match "
+          f"{statistics.median(times['play_match']):.1f} s, lockstep {statistics.median(times['lockstep']):.1f} s "
+          f"({ratio:.1f}x)")
+
+
 SETUPS = {
     "tutorial": ("PettingZoo SB3 tutorial (1 env, default MaskablePPO)", tutorial_setup),
     "before": ("tavernzoo before issue 15 (16 x 128, SB3 forward)", lambda t: selfplay_setup(t, stock=True)),
@@ -106,11 +142,23 @@ SETUPS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=40_000, help="timesteps each setup learns (default 40000)")
+    parser.add_argument("--timesteps", type=int, default=40_000,
+                        help="timesteps each setup learns (default 40000; 0: only the report timing)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--report-games", type=int, default=0,
+                        help="also time the final report, this many games per reference bot (default 0: skip)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     np.random.seed(0)
+    if args.report_games:
+        import tempfile
+
+        print("final report, median of interleaved rounds (torch threads 1):")
+        for game_name, options in (("tiny_minotaur", {}), ("ministeel", {"num_players": 4})):
+            with tempfile.TemporaryDirectory() as directory:
+                report_timings(game_name, options, args.report_games, args.repeats, directory)
+    if args.timesteps == 0:
+        return
     rates: dict[str, list[float]] = {name: [] for name in SETUPS}
     for round_ in range(args.repeats):
         for name, (_, setup) in SETUPS.items():
