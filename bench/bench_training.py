@@ -1,6 +1,7 @@
 """Training throughput on Tiny Minotaur: tavernzoo's self-play setup next to the PettingZoo SB3 tutorial's.
 
     python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
+                                   [--startup] [--startup-baseline OLD_CLI_PY]
 
 (a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
@@ -15,7 +16,8 @@ Every setup learns the same number of timesteps; the setups run interleaved, ``-
 each round's ratio to the tutorial run of the same round is printed, then the median (target: at least
 10x). With ``--report-games N`` the final report is timed first: ``play_match`` one game at a time
 against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. Not a test: the figures
-go to docs/performance.md ("Training throughput").
+go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``tavernzoo --help``,
+``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
 """
 
 from __future__ import annotations
@@ -128,9 +130,45 @@ def report_timings(game_name: str, options: dict, games: int, repeats: int, dire
         play_policy_matches(game, TorchActor(policy), lineups, games, seed=7, config=config)
         times["lockstep"].append(time.perf_counter() - start)
     ratio = statistics.median(a / b for a, b in zip(times["play_match"], times["lockstep"], strict=True))
-    print(f"  final report on {game_name} {options or ''} ({games:,} games x 2 line-ups): play_match "
+    label = f"{game_name} {options}" if options else game_name
+    print(f"  final report on {label} ({games:,} games x 2 line-ups): play_match "
           f"{statistics.median(times['play_match']):.1f} s, lockstep {statistics.median(times['lockstep']):.1f} s "
           f"({ratio:.1f}x)")
+
+
+STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])
+HEAVY_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "ray", "onnxruntime", "gymnasium", "pettingzoo",
+                 "tavernzoo.eval.tournament", "tavernzoo.web")
+
+
+def startup_timings(repeats: int, baseline: str | None) -> None:
+    """Median wall time of fresh ``tavernzoo`` processes and the heavy modules each imports; with
+    ``baseline`` (an old copy of tavernzoo/cli.py, e.g. ``git show 08c652d:tavernzoo/cli.py``) that one
+    too, interleaved."""
+    import subprocess
+    import sys
+
+    variants = {"now": "from tavernzoo.cli import main"}
+    if baseline:
+        variants = {"baseline": f"import runpy; main = runpy.run_path({baseline!r})['main']", **variants}
+    probe = ("import sys, io, contextlib\n{load}\n"
+             "try:\n    with contextlib.redirect_stdout(io.StringIO()): main(sys.argv[1:])\nexcept SystemExit: pass\n"
+             f"print(' '.join(m for m in {HEAVY_MODULES!r} if m in sys.modules) or '-')")
+    times: dict[tuple[str, int], list[float]] = {}
+    for _ in range(repeats):
+        for index, command in enumerate(STARTUP_COMMANDS):
+            for name, load in variants.items():
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-c", f"import sys\n{load}\nsys.exit(main(sys.argv[1:]))", *command],
+                               capture_output=True)
+                times.setdefault((name, index), []).append(time.perf_counter() - start)
+    print(f"start-up, median of {repeats} fresh processes:")
+    for index, command in enumerate(STARTUP_COMMANDS):
+        for name, load in variants.items():
+            imported = subprocess.run([sys.executable, "-c", probe.format(load=load), *command], capture_output=True,
+                                      text=True).stdout.strip()
+            print(f"  {name:<9} tavernzoo {' '.join(command):<32} {statistics.median(times[name, index]):.2f} s  "
+                  f"imports: {imported}")
 
 
 SETUPS = {
@@ -147,8 +185,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--report-games", type=int, default=0,
                         help="also time the final report, this many games per reference bot (default 0: skip)")
+    parser.add_argument("--startup", action="store_true", help="also time the start-up of non-training commands")
+    parser.add_argument("--startup-baseline", metavar="CLI_PY",
+                        help="an old tavernzoo/cli.py to time next to today's (implies --startup)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.startup or args.startup_baseline:
+        startup_timings(5, args.startup_baseline)
     np.random.seed(0)
     if args.report_games:
         import tempfile
