@@ -58,10 +58,17 @@ class MLPPolicy:
     def act(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
             deterministic: bool = True) -> np.ndarray:
         """One legal action per row: the best logit, or a sample from the masked softmax."""
+        return self.choose(self.logits(observations), masks, rng, deterministic)
+
+    @staticmethod
+    def choose(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
+               deterministic: bool = True) -> np.ndarray:
+        """One legal action per row of ``logits`` (batch, num_actions): the best legal logit, or a sample
+        from the masked softmax (shared with training's torch-evaluated actor, train/lean_policy.py)."""
         masks = np.asarray(masks, dtype=bool)
         if not masks.any(axis=1).all():
             raise ValueError("a policy was asked to act on an all-zero action mask")
-        logits = np.where(masks, self.logits(observations), -np.inf)
+        logits = np.where(masks, logits, -np.inf)
         if deterministic:
             return logits.argmax(axis=1)
         if rng is None:

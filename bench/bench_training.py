@@ -1,20 +1,29 @@
 """Training throughput on Tiny Minotaur: tavernzoo's self-play setup next to the PettingZoo SB3 tutorial's.
 
-    python bench/bench_training.py [--timesteps 40000]
+    python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
+                                   [--startup] [--startup-baseline OLD_CLI_PY]
 
-(a) the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
+(a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
     ``ActionMasker`` supplies the masks, one MaskablePPO with the tutorial's default hyperparameters;
-(b) tavernzoo's setup: ``SelfPlayVecEnv`` (16 games per process, the opponent's policy batched) with
-    MaskablePPO and the default ``TrainConfig``.
+(b) ``before``: tavernzoo's setup as it was before issue 15 — ``SelfPlayVecEnv`` with 16 games x 128
+    steps per rollout and SB3's stock ``MlpPolicy`` forward;
+(c) ``tavernzoo``: today's setup — the default ``TrainConfig`` (64 games x 32 steps, the same 2,048
+    decisions per update) and the model ``tavernzoo train`` builds (``make_model``: the lean rollout
+    forward of train/lean_policy.py).
 
-Both learn for the same number of timesteps in this run; the ratio of env-steps per second is printed
-(target: at least 5x). Not a test: the figures go to docs/performance.md.
+Every setup learns the same number of timesteps; the setups run interleaved, ``--repeats`` times, and
+each round's ratio to the tutorial run of the same round is printed, then the median (target: at least
+10x). With ``--report-games N`` the final report is timed first: ``play_match`` one game at a time
+against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. Not a test: the figures
+go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``tavernzoo --help``,
+``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import gymnasium
@@ -27,6 +36,7 @@ from sb3_contrib.common.wrappers import ActionMasker
 
 from tavernzoo.envs import get_game, tiny_minotaur_v1
 from tavernzoo.train.config import TrainConfig
+from tavernzoo.train.run import make_model, policy_from_sb3
 from tavernzoo.train.selfplay import League, SelfPlayVecEnv
 
 
@@ -70,38 +80,142 @@ def tutorial_setup(timesteps: int) -> float:
     return model.num_timesteps / (time.perf_counter() - start)
 
 
-def tavernzoo_setup(timesteps: int) -> float:
+def selfplay_setup(timesteps: int, stock: bool) -> float:
+    """Steps/s of tavernzoo's self-play learning; ``stock``: the pre-issue-15 vectorisation and policy."""
     game = get_game("tiny_minotaur")
-    config = TrainConfig(timesteps=timesteps)
+    config = TrainConfig(timesteps=timesteps, **({"n_envs": 16, "n_steps": 128} if stock else {}))
     game_config = game.make_config()
     league = League.create(game, game_config, config)
     env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
-    model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.n_steps,
-        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma, ent_coef=config.ent_coef,
-        policy_kwargs={"net_arch": list(config.net_arch)}, seed=0, device="cpu", verbose=0,
-    )
-    from tavernzoo.train.run import policy_from_sb3
-
+    if stock:
+        model = MaskablePPO(
+            "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+            batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma, ent_coef=config.ent_coef,
+            policy_kwargs={"net_arch": list(config.net_arch)}, seed=0, device="cpu", verbose=0,
+        )
+    else:
+        model = make_model(config, env)
     league.set_latest(policy_from_sb3(model.policy, {}))  # the learner plays itself, batched
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps)
     return model.num_timesteps / (time.perf_counter() - start)
 
 
+def report_timings(game_name: str, options: dict, games: int, repeats: int, directory: str) -> None:
+    """Seconds of a training run's final report (the policy against random, then against the heuristic,
+    ``games`` games each) played one game at a time by ``play_match`` and in lockstep by
+    ``play_policy_matches``, interleaved, ``repeats`` times. The policy has random weights (speed only)."""
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.train.evaluate import play_policy_matches
+    from tavernzoo.train.lean_policy import TorchActor
+
+    game = get_game(game_name)
+    config = game.make_config(options)
+    rng = np.random.default_rng(0)
+    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
+    shapes = [(128, size), (128, 128), (actions, 128)]
+    policy = MLPPolicy([rng.standard_normal(s).astype(np.float32) / np.sqrt(s[1]) for s in shapes],
+                       [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": game.env_name})
+    policy.save(directory)
+    seats = game.rules.num_seats(config)
+    lineups = [[directory] + [reference] * (seats - 1) for reference in ("random", "heuristic")]
+    times: dict[str, list[float]] = {"play_match": [], "lockstep": []}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for lineup in lineups:
+            play_match(game, lineup, games, seed=7, config=config)
+        times["play_match"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        play_policy_matches(game, TorchActor(policy), lineups, games, seed=7, config=config)
+        times["lockstep"].append(time.perf_counter() - start)
+    ratio = statistics.median(a / b for a, b in zip(times["play_match"], times["lockstep"], strict=True))
+    label = f"{game_name} {options}" if options else game_name
+    print(f"  final report on {label} ({games:,} games x 2 line-ups): play_match "
+          f"{statistics.median(times['play_match']):.1f} s, lockstep {statistics.median(times['lockstep']):.1f} s "
+          f"({ratio:.1f}x)")
+
+
+STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])
+HEAVY_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "ray", "onnxruntime", "gymnasium", "pettingzoo",
+                 "tavernzoo.eval.tournament", "tavernzoo.web")
+
+
+def startup_timings(repeats: int, baseline: str | None) -> None:
+    """Median wall time of fresh ``tavernzoo`` processes and the heavy modules each imports; with
+    ``baseline`` (an old copy of tavernzoo/cli.py, e.g. ``git show 08c652d:tavernzoo/cli.py``) that one
+    too, interleaved."""
+    import subprocess
+    import sys
+
+    variants = {"now": "from tavernzoo.cli import main"}
+    if baseline:
+        variants = {"baseline": f"import runpy; main = runpy.run_path({baseline!r})['main']", **variants}
+    probe = ("import sys, io, contextlib\n{load}\n"
+             "try:\n    with contextlib.redirect_stdout(io.StringIO()): main(sys.argv[1:])\nexcept SystemExit: pass\n"
+             f"print(' '.join(m for m in {HEAVY_MODULES!r} if m in sys.modules) or '-')")
+    times: dict[tuple[str, int], list[float]] = {}
+    for _ in range(repeats):
+        for index, command in enumerate(STARTUP_COMMANDS):
+            for name, load in variants.items():
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-c", f"import sys\n{load}\nsys.exit(main(sys.argv[1:]))", *command],
+                               capture_output=True)
+                times.setdefault((name, index), []).append(time.perf_counter() - start)
+    print(f"start-up, median of {repeats} fresh processes:")
+    for index, command in enumerate(STARTUP_COMMANDS):
+        for name, load in variants.items():
+            imported = subprocess.run([sys.executable, "-c", probe.format(load=load), *command], capture_output=True,
+                                      text=True).stdout.strip()
+            print(f"  {name:<9} tavernzoo {' '.join(command):<32} {statistics.median(times[name, index]):.2f} s  "
+                  f"imports: {imported}")
+
+
+SETUPS = {
+    "tutorial": ("PettingZoo SB3 tutorial (1 env, default MaskablePPO)", tutorial_setup),
+    "before": ("tavernzoo before issue 15 (16 x 128, SB3 forward)", lambda t: selfplay_setup(t, stock=True)),
+    "tavernzoo": ("tavernzoo train (64 x 32, lean forward)", lambda t: selfplay_setup(t, stock=False)),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=40_000, help="timesteps each setup learns (default 40000)")
+    parser.add_argument("--timesteps", type=int, default=40_000,
+                        help="timesteps each setup learns (default 40000; 0: only the report timing)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--report-games", type=int, default=0,
+                        help="also time the final report, this many games per reference bot (default 0: skip)")
+    parser.add_argument("--startup", action="store_true", help="also time the start-up of non-training commands")
+    parser.add_argument("--startup-baseline", metavar="CLI_PY",
+                        help="an old tavernzoo/cli.py to time next to today's (implies --startup)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.startup or args.startup_baseline:
+        startup_timings(5, args.startup_baseline)
     np.random.seed(0)
-    tutorial = tutorial_setup(args.timesteps)
-    ours = tavernzoo_setup(args.timesteps)
-    print(f"\ntraining env-steps/s on tiny_minotaur ({args.timesteps:,} timesteps each, torch threads 1)")
-    print(f"  PettingZoo SB3 tutorial setup (1 env, default MaskablePPO) {tutorial:>10,.0f}")
-    print(f"  tavernzoo self-play (SelfPlayVecEnv x16, TrainConfig)     {ours:>10,.0f}")
-    verdict = "meets" if ours / tutorial >= 5 else "MISSES"
-    print(f"  ratio: {ours / tutorial:.2f}x ({verdict} the 5x target)")
+    if args.report_games:
+        import tempfile
+
+        print("final report, median of interleaved rounds (torch threads 1):")
+        for game_name, options in (("tiny_minotaur", {}), ("ministeel", {"num_players": 4})):
+            with tempfile.TemporaryDirectory() as directory:
+                report_timings(game_name, options, args.report_games, args.repeats, directory)
+    if args.timesteps == 0:
+        return
+    rates: dict[str, list[float]] = {name: [] for name in SETUPS}
+    for round_ in range(args.repeats):
+        for name, (_, setup) in SETUPS.items():
+            rates[name].append(setup(args.timesteps))
+        line = ", ".join(f"{name} {rates[name][-1]:,.0f}/s ({rates[name][-1] / rates['tutorial'][-1]:.1f}x)"
+                         for name in SETUPS)
+        print(f"round {round_ + 1}: {line}", flush=True)
+    print(f"\ntraining env-steps/s on tiny_minotaur ({args.timesteps:,} timesteps per run, {args.repeats} "
+          "interleaved rounds, torch threads 1; ratio = median of each round's ratio to that round's tutorial run)")
+    for name, (label, _) in SETUPS.items():
+        ratio = statistics.median(r / t for r, t in zip(rates[name], rates["tutorial"], strict=True))
+        print(f"  {label:<55} {statistics.median(rates[name]):>8,.0f}/s  {ratio:5.2f}x")
+    ours = statistics.median(r / t for r, t in zip(rates["tavernzoo"], rates["tutorial"], strict=True))
+    print(f"  tavernzoo train vs tutorial: {ours:.2f}x ({'meets' if ours >= 10 else 'MISSES'} the 10x target)")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
     tavernzoo games                          list the games, their options and defaults
     tavernzoo match [GAME] --bots A B ...    seat-rotated games between bots, with a result table
+                                             (--workers K, or --backend ray [--address ADDR])
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
+    tavernzoo rllib GAME                     the RLlib recipe: multi-agent PPO with action masks, on Ray
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
     tavernzoo zoo                            the bundled pretrained bots and their measured strength
@@ -30,7 +32,7 @@ from rich.table import Table
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.print_help()
@@ -78,7 +80,9 @@ def console(stderr: bool = False) -> Console:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line. Subcommands defined in other modules (``COMMAND_MODULES``) are built only
+    for the command in ``argv`` (default ``sys.argv[1:]``): see :func:`add_commands_from_modules`."""
     parser = argparse.ArgumentParser(
         prog="tavernzoo",
         description="PettingZoo environments, bots and matches for tabletop and chat games.",
@@ -140,23 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("deck_file", help="deck TOML file or bundled deck name")
     validate.set_defaults(run=run_wyvern_validate)
 
-    from tavernzoo.agents import bot_server, export, onnx_bot, play
-    from tavernzoo.eval.tournament import add_parser as add_tournament_parser
-
-    add_tournament_parser(commands)
-    from tavernzoo.train.sweep import add_parser as add_sweep_parser
-
-    add_sweep_parser(commands)
-    from tavernzoo.train.rllib_recipe import add_parser as add_rllib_parser  # tourney: tavernzoo rllib
-
-    add_rllib_parser(commands)
-    export.add_parser(commands)
-    onnx_bot.add_parser(commands)
-    bot_server.add_parser(commands)
-    play.add_parser(commands)
-    from tavernzoo.web import add_parser as add_web_parser
-
-    add_web_parser(commands)
+    add_commands_from_modules(commands, argv)
 
     replay = commands.add_parser("replay", help="replay game records and check they reproduce their results",
                                  description="Replay a record (JSON) or every record in a JSON-lines file.")
@@ -164,6 +152,40 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--show", action="store_true", help="print the final table of each replayed game")
     replay.set_defaults(run=run_replay)
     return parser
+
+
+# Subcommands defined next to their code, by name: (module, the help line ``tavernzoo --help`` shows).
+# The module has ``add_parser(commands)``, which adds the real parser (it may add several commands);
+# it is imported only when its command runs, so ``tavernzoo games`` never loads the tournament runner,
+# the web server or Ray. To add a command: one line here, ``add_parser`` in its module.
+COMMAND_MODULES: dict[str, tuple[str, str]] = {
+    "tournament": ("tavernzoo.eval.tournament",
+                   "a tournament between bots: duplicate deals, every seat, ratings, forfeits, resume"),
+    "sweep": ("tavernzoo.train.sweep", "hyperparameter sweep on Ray Tune (grid/random search, ASHA, PBT)"),
+    "rllib": ("tavernzoo.train.rllib_recipe", "train a game multi-agent on RLlib with action masks (a recipe)"),
+    "export": ("tavernzoo.agents.export", "export a trained checkpoint as an ONNX bot with a JSON manifest"),
+    "zoo": ("tavernzoo.agents.onnx_bot", "list the bundled pretrained bots (bot spec zoo:GAME)"),
+    "bot": ("tavernzoo.agents.bot_server", "serve a bot over the bot protocol on stdin/stdout (JSON lines)"),
+    "serve": ("tavernzoo.agents.bot_server", "serve a bot over the bot protocol on HTTP (for web frontends)"),
+    "play": ("tavernzoo.agents.play", "play a game in the terminal against bots"),
+    "web": ("tavernzoo.web", "play, watch and replay games in a browser (a page served on loopback)"),
+}
+
+
+def add_commands_from_modules(commands: Any, argv: list[str] | None) -> None:
+    """Add the ``COMMAND_MODULES`` commands: the one named in ``argv`` (its first word that is not an
+    option) from its module, every other one as a help line only (never parsed: argparse dispatches on
+    that first word)."""
+    import importlib
+
+    words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
+    chosen = COMMAND_MODULES.get(words[0]) if words else None
+    if chosen is not None:
+        importlib.import_module(chosen[0]).add_parser(commands)
+    registered = set(commands.choices)
+    for name, (_, help_line) in COMMAND_MODULES.items():
+        if name not in registered:
+            commands.add_parser(name, help=help_line, add_help=False)
 
 
 def _add_config_arguments(parser: argparse.ArgumentParser) -> None:

@@ -208,6 +208,31 @@ def test_export_measures_on_ray_with_the_local_results(ray_local, tmp_path):
     assert measure(onnx_path, 140, seed=2, backend="ray") == measure(onnx_path, 140, seed=2)
 
 
+def test_a_training_report_on_ray_is_the_local_report(ray_local, tmp_path):
+    """Trainer.evaluate's lockstep games as Ray tasks (``eval_backend="ray"``): the same table."""
+    import numpy as np
+
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.envs import get_game
+    from tavernzoo.train.config import TrainConfig
+    from tavernzoo.train.evaluate import play_policy_matches
+
+    game = get_game("tiny_minotaur")
+    config = game.make_config()
+    rng = np.random.default_rng(2)
+    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
+    policy = MLPPolicy([rng.standard_normal((16, size)).astype(np.float32),
+                        rng.standard_normal((actions, 16)).astype(np.float32)],
+                       [np.zeros(16, np.float32), np.zeros(actions, np.float32)], "tanh", {"env": game.env_name})
+    lineups = [["policy", "random"], ["policy", "heuristic"]]
+    local = play_policy_matches(game, policy, lineups, 100, seed=3, config=config, lanes=16)
+    on_ray = play_policy_matches(game, policy, lineups, 100, seed=3, config=config, lanes=16, backend="ray")
+    assert [result.rows for result in on_ray] == [result.rows for result in local]
+    assert sum(row.games for row in local[0].rows) == 200
+    with pytest.raises(ValueError, match="eval_backend='spark'.*valid: local, ray"):
+        TrainConfig(eval_backend="spark")
+
+
 def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path):
     from tavernzoo.cli import main
 

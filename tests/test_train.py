@@ -19,8 +19,11 @@ from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
 from tavernzoo.agents.policy import MLPPolicy, PolicyBot  # noqa: E402
 from tavernzoo.envs import games, get_game  # noqa: E402
+from tavernzoo.eval.match import play_match  # noqa: E402
 from tavernzoo.train.config import TrainConfig, make_train_config  # noqa: E402
-from tavernzoo.train.run import policy_from_sb3  # noqa: E402
+from tavernzoo.train.evaluate import play_policy_match  # noqa: E402
+from tavernzoo.train.lean_policy import LeanMaskablePolicy, TorchActor  # noqa: E402
+from tavernzoo.train.run import make_model, policy_from_sb3  # noqa: E402
 from tavernzoo.train.selfplay import League, LearnerEnv, SelfPlayVecEnv  # noqa: E402
 
 TM = get_game("tiny_minotaur")
@@ -221,3 +224,115 @@ def test_a_fresh_run_refuses_to_overwrite_an_existing_one(tmp_path):
     (run / "checkpoints" / "latest").write_text("step_0000000001\n")
     result = tavernzoo("train", "--timesteps", "64", "--out", str(run), "--no-progress")
     assert result.returncode == 2 and "--resume" in result.stderr
+
+
+# --- the lean rollout forward, the torch-evaluated opponents, the batched final report ---------------------
+
+
+def trained_tiny_model(n_envs=8):
+    config = TM.make_config()
+    train_config = TrainConfig(n_envs=n_envs, n_steps=32, batch_size=64, net_arch=(32, 32))
+    env = SelfPlayVecEnv(TM, config, league_for(TM, config), n_envs=n_envs, seed=0)
+    model = make_model(train_config, env)
+    model.learn(512)  # a few updates, so that the logits are not all alike
+    return model, env
+
+
+def test_the_lean_forward_is_the_sb3_policys_masked_distribution():
+    model, env = trained_tiny_model()
+    assert isinstance(model.policy, LeanMaskablePolicy)
+    observations, masks = [], []
+    obs = env.reset()
+    for _ in range(40):
+        observations.append(obs)
+        masks.append(env.action_masks())
+        obs, _, _, _ = env.step(model.predict(obs, action_masks=masks[-1])[0])
+    obs = torch.as_tensor(np.concatenate(observations))
+    masks = np.concatenate(masks)
+    legal = torch.as_tensor(masks, dtype=torch.bool)
+    assert not legal.all(), "some actions are masked in these positions"
+    with torch.no_grad():
+        distribution = model.policy.get_distribution(obs, action_masks=masks).distribution
+        logits, values = model.policy.masked_logits_and_values(obs, masks)
+        actions, lean_values, log_prob = model.policy(obs, action_masks=masks)
+        best, _, _ = model.policy(obs, deterministic=True, action_masks=masks)
+    lean_log_pi = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    # the masked logits: the same numbers as SB3's MaskableCategorical, legal and masked alike
+    assert torch.allclose(lean_log_pi[legal], distribution.logits[legal], atol=1e-5)
+    assert (lean_log_pi[~legal] < -1e7).all() and (distribution.logits[~legal] < -1e7).all()
+    assert torch.allclose(values, model.policy.predict_values(obs)) and torch.equal(values, lean_values)
+    assert legal[torch.arange(len(actions)), actions].all()  # sampled actions are legal
+    assert torch.allclose(log_prob, distribution.log_prob(actions), atol=1e-5)
+    assert torch.equal(best, distribution.logits.argmax(dim=1))
+
+
+def test_the_torch_actor_chooses_as_the_numpy_policy():
+    model, env = trained_tiny_model()
+    policy = policy_from_sb3(model.policy, {"env": TM.env_name})
+    actor = TorchActor(policy)
+    observations = np.concatenate([env.reset(), env.step(np.zeros(8, dtype=int))[0]])
+    masks = np.ones((len(observations), policy.num_actions), dtype=np.int8)
+    masks[:, ::2] = 0
+    assert np.allclose(actor.logits(observations), policy.logits(observations), atol=1e-5)
+    assert np.array_equal(actor.act(observations, masks), policy.act(observations, masks))
+    sampled = actor.act(observations, masks, np.random.default_rng(0), deterministic=False)
+    assert masks[np.arange(len(masks)), sampled].all()
+
+
+def small_policy(game, config, seed, tmp_path):
+    """A deterministic policy with random weights for ``game``, saved as a checkpoint."""
+    rng = np.random.default_rng(seed)
+    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
+    policy = MLPPolicy([rng.standard_normal((16, size)).astype(np.float32),
+                        rng.standard_normal((actions, 16)).astype(np.float32)],
+                       [np.zeros(16, np.float32), np.zeros(actions, np.float32)], "tanh",
+                       {"env": game.env_name, "game": game.name})
+    policy.save(tmp_path)
+    return policy
+
+
+@pytest.mark.parametrize("game_name, options", [("tiny_minotaur", {}), ("ministeel", {"num_players": 3})])
+def test_the_batched_report_plays_play_matchs_games_against_deterministic_bots(game_name, options, tmp_path):
+    game = get_game(game_name)
+    config = game.make_config(options)
+    policy = small_policy(game, config, 3, tmp_path)
+    seats = game.rules.num_seats(config)
+    specs = [str(tmp_path)] + ["heuristic"] * (seats - 1)
+    expected = play_match(game, specs, 60, seed=11, config=config)
+    for lanes in (1, 7):
+        batched = play_policy_match(game, TorchActor(policy), specs, 60, seed=11, config=config, lanes=lanes)
+        assert batched.rows == expected.rows
+        assert (batched.games, batched.deals, batched.seats) == (expected.games, expected.deals, expected.seats)
+
+
+def test_the_batched_report_is_fixed_by_its_seed_whatever_the_lanes(tmp_path):
+    """Against a bot that draws random numbers each game has its own seeded bot (train/evaluate.py)."""
+    config = TM.make_config()
+    policy = small_policy(TM, config, 4, tmp_path)
+    specs = [str(tmp_path), "random"]
+    first = play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=3)
+    assert first.rows == play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=64).rows
+    assert first.rows[0].games == 80 and first.rows[0].wins + first.rows[0].losses + first.rows[0].draws == 80
+    other = play_policy_match(TM, policy, specs, 80, seed=6, config=config, lanes=3)
+    assert other.rows != first.rows
+    with pytest.raises(ValueError, match="backend 'spark'.*valid: local, ray"):
+        play_policy_match(TM, policy, specs, 8, backend="spark")
+
+
+def test_commands_that_do_not_train_do_not_import_torch():
+    probe = ("import sys, io, contextlib\nfrom tavernzoo.cli import main\n"
+             "for argv in (['games'], ['match', '--games', '4', '--no-progress'], ['--help']):\n"
+             "    try:\n        with contextlib.redirect_stdout(io.StringIO()): main(argv)\n"
+             "    except SystemExit: pass\n"
+             "print(' '.join(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'onnxruntime',"
+             " 'tavernzoo.eval.tournament', 'tavernzoo.web') if m in sys.modules) or 'none')")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["none"]
+
+
+def test_a_command_from_another_module_is_built_when_it_runs():
+    result = tavernzoo("tournament", "--help")
+    assert result.returncode == 0 and "--bots" in result.stdout
+    listing = tavernzoo("--help")
+    assert all(name in listing.stdout for name in ("tournament", "sweep", "export", "zoo", "serve", "web"))

@@ -22,10 +22,12 @@ class TrainConfig:
     """Learner decisions to train for (SB3 ``total_timesteps``)."""
     seed: int = 0
     """Seeds the games, the league's sampling, torch and the evaluation: same seed, same run."""
-    n_envs: int = 16
-    """Games stepped together in one process; opponents act in one batched forward pass per step."""
-    n_steps: int = 128
-    """Rollout length per env before each PPO update (rollout = n_envs * n_steps decisions)."""
+    n_envs: int = 64
+    """Games stepped together in one process; the learner and the policy opponents each act in one batched
+    forward pass per step, so more games mean fewer, wider passes (docs/performance.md)."""
+    n_steps: int = 32
+    """Rollout length per env before each PPO update (rollout = n_envs * n_steps decisions: 2,048 by
+    default, as 16 x 128 before; shorter per-env rollouts, same update)."""
     batch_size: int = 512
     """PPO minibatch size."""
     n_epochs: int = 4
@@ -60,6 +62,9 @@ class TrainConfig:
     """Save model, league and metrics every this many timesteps (and at the end)."""
     eval_games: int = 1000
     """Seeded games, seats rotated, in the final report against each reference bot."""
+    eval_backend: str = "local"
+    """Where the final report's games run: ``local`` (this process, in lockstep) or ``ray`` (Ray tasks of
+    64 games each, joining ``$RAY_ADDRESS`` when it is set); the report is the same either way."""
     torch_threads: int = 1
     """Torch threads for the PPO update (small MLPs: 1 is fastest on 2 cores)."""
 
@@ -78,6 +83,8 @@ class TrainConfig:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
         if self.eval_games < 0:
             raise ValueError(f"eval_games={self.eval_games} must be 0 (no final report) or more")
+        if self.eval_backend not in ("local", "ray"):
+            raise ValueError(f"eval_backend={self.eval_backend!r} is not a backend; valid: local, ray")
         for name in ("latest_share", "gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)!r} must lie between 0 and 1")

@@ -49,6 +49,21 @@ def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     return MLPPolicy(weights, biases, activation, dict(provenance))
 
 
+def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO for ``config`` on ``env``, with the lean rollout forward (train/lean_policy.py)."""
+    from sb3_contrib import MaskablePPO
+
+    from .lean_policy import LeanMaskablePolicy
+
+    return MaskablePPO(
+        LeanMaskablePolicy, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, ent_coef=config.ent_coef, clip_range=config.clip_range,
+        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
+        tensorboard_log=tensorboard_log, verbose=0,
+    )
+
+
 class Trainer:
     """One training run (fresh or resumed) in ``out``."""
 
@@ -83,6 +98,8 @@ class Trainer:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.utils import set_random_seed
 
+        from .lean_policy import LeanMaskablePolicy
+
         config = self.config
         torch.set_num_threads(config.torch_threads)
         set_random_seed(config.seed)
@@ -97,16 +114,12 @@ class Trainer:
             # config.json was changed (a sweep's population-based training) resumes with the new values.
             tuned = {key: getattr(config, key) for key in ("learning_rate", "ent_coef", "clip_range", "gamma",
                                                            "gae_lambda", "n_epochs", "batch_size")}
-            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu", **tuned)
+            # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
+            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu",
+                                     custom_objects={"policy_class": LeanMaskablePolicy}, **tuned)
             league.load(latest / "league")
         else:
-            model = MaskablePPO(
-                "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.n_steps,
-                batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
-                gae_lambda=config.gae_lambda, ent_coef=config.ent_coef, clip_range=config.clip_range,
-                policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
-                tensorboard_log=str(self.out / "tb"), verbose=0,
-            )
+            model = make_model(config, env, tensorboard_log=str(self.out / "tb"))
         remaining = config.timesteps - model.num_timesteps
         callback = LeagueCallback(self, league)
         started = time.perf_counter()
@@ -151,15 +164,21 @@ class Trainer:
     # -- the final report --
 
     def evaluate(self, checkpoint: Path, progress: bool) -> dict[str, Any]:
-        """The trained policy against every reference bot, seats rotated, over ``eval_games`` games."""
-        from ..eval.match import play_match
+        """The trained policy against every reference bot, seats rotated, over ``eval_games`` games: the
+        deals and table of ``play_match``, played in lockstep with one batched forward pass per step
+        (train/evaluate.py), here or on Ray (``eval_backend``)."""
+        from .evaluate import play_policy_matches
+        from .lean_policy import TorchActor
 
+        actor = TorchActor(MLPPolicy.load(checkpoint))
         seats = self.game.rules.num_seats(self.game_config)
         report: dict[str, Any] = {"games": self.config.eval_games, "against": {}}
-        for reference in ("random", "heuristic"):
-            specs = [str(checkpoint)] + [reference] * (seats - 1)
-            result = play_match(self.game, specs, self.config.eval_games, seed=self.config.seed + 7,
-                                config=self.game_config, progress=progress)
+        references = ("random", "heuristic")
+        results = play_policy_matches(self.game, actor, [[str(checkpoint)] + [reference] * (seats - 1)
+                                                         for reference in references],
+                                      self.config.eval_games, seed=self.config.seed + 7, config=self.game_config,
+                                      backend=self.config.eval_backend, progress=progress)
+        for reference, result in zip(references, results, strict=True):
             trained = result.rows[0]
             others = result.rows[1:]
             report["against"][reference] = {

@@ -40,6 +40,7 @@ from ..envs import Game
 from ..envs.aec import as_action
 from ..envs.core import config_to_dict
 from .config import TrainConfig
+from .lean_policy import TorchActor
 
 
 def make_raw_env(game: Game, config: Any):
@@ -66,9 +67,18 @@ class Opponent:
     games: int = 0
     score: float = 0.0  # the learner's summed score against this member
 
+    _actor: Any = field(default=None, repr=False, compare=False)
+
     @property
     def learner_win_rate(self) -> float:
         return self.score / self.games if self.games else 0.5
+
+    def batched_actor(self) -> TorchActor:
+        """The policy evaluated with torch for the wide batches of :class:`SelfPlayVecEnv` (built again
+        whenever ``policy`` is replaced, as the learner's copy is before every rollout)."""
+        if self._actor is None or self._actor.policy is not self.policy:
+            self._actor = TorchActor(self.policy)
+        return self._actor
 
 
 @dataclass
@@ -356,8 +366,8 @@ class SelfPlayVecEnv(VecEnv):
                     by_policy[id(opponent.policy)].append((i, agent))
             for group in by_policy.values():
                 observed = [self.seats[i].env.observe(agent) for i, agent in group]
-                policy = self.seats[group[0][0]].opponents[group[0][1]].policy
-                actions = policy.act(np.stack([o["observation"] for o in observed]),
+                actor = self.seats[group[0][0]].opponents[group[0][1]].batched_actor()
+                actions = actor.act(np.stack([o["observation"] for o in observed]),
                                      np.stack([o["action_mask"] for o in observed]), self._np_rng,
                                      deterministic=False)
                 for (i, _), action in zip(group, actions, strict=True):

@@ -1,0 +1,277 @@
+"""A trained policy's match against bots, many games in lockstep with one batched forward pass per step.
+
+:func:`eval.match.play_match` plays one game at a time through the wrapped env, and a policy bot pays a
+forward pass per decision; a training run's final report (``eval_games`` x 2 reference bots) spent up
+to half of a short run there. :func:`play_policy_match` plays the same match — the same deals, each
+played once per seat rotation, the same result table (:class:`~tavernzoo.eval.match.MatchResult`) — on
+the raw env, with up to ``lanes`` games in flight: every step, all games whose player to move is the
+policy are answered by one forward pass, and the bots' moves are played in between.
+:func:`play_policy_matches` plays several line-ups (the report's "against random" and "against the
+heuristic") in one lockstep, on one set of envs.
+
+What matches ``play_match`` with the same seed, and what does not:
+
+* the deals: seeds are drawn from ``random.Random(seed)`` in ``play_match``'s order (one per entry, then
+  one per deal), entry ``i`` sits at seat ``(i + rotation) % seats``, returns are summed as its
+  ``play_game`` sums them and the table is tallied in ``play_match``'s game order;
+* the policy plays its best legal action (as a checkpoint bot spec does in ``play_match``);
+* bots that draw random numbers: ``play_match`` shares one bot per entry across all games, so a game's
+  draws depend on every game before it, which cannot be replayed in lockstep. Here every game gets
+  its own bots, seeded from the entry's seed and the game's index (:func:`game_bot_seed`), so each
+  game's result depends on the seed alone — not on the lanes, the order games finish or, later, the
+  worker that plays it. Against deterministic bots (``heuristic``, ``oracle``, policies) the table is
+  ``play_match``'s exactly (tests/test_train.py); against ``random`` it is a different, equally
+  distributed sample.
+
+``backend`` names where the games run: ``"local"`` (this process) or ``"ray"``, which maps
+:func:`play_games` over shards of ``lanes`` games as Ray tasks (eval/ray_backend.py). Each game is
+independent and keyed by its index, so the table is the same on either.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..agents import builtin_bots, load_bot
+from ..agents.infoset import feed
+from ..envs import Game
+from ..eval.match import BotRow, MatchResult, entry_labels, score_of
+from ..eval.stats import mean_interval
+from .selfplay import make_raw_env
+
+BACKENDS = ("local", "ray")
+
+
+class Actor(Protocol):
+    """A batched policy: :class:`~tavernzoo.agents.policy.MLPPolicy` or training's ``TorchActor``."""
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
+            deterministic: bool = True) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game: of match ``match`` (a line-up), ``index`` in ``play_match``'s order (``deal * seats +
+    rotation``)."""
+
+    match: int
+    index: int
+    deal_seed: int
+    rotation: int
+
+
+def game_bot_seed(entry_seed: int, index: int) -> int:
+    """The seed of an entry's bot in game ``index``: a function of the two alone (see the docstring)."""
+    return random.Random(f"{entry_seed}:{index}").randrange(2**63)
+
+
+def play_policy_match(game: Game, actor: Actor, bot_specs: Sequence[str], games: int, seed: int = 0,
+                      config: Any = None, policy_entries: Sequence[int] = (0,), lanes: int = 64,
+                      backend: str = "local", progress: bool = False, address: str | None = None) -> MatchResult:
+    """``play_match(game, bot_specs, games, seed, config)`` with ``actor`` playing the entries in
+    ``policy_entries`` (their specs are only labels), ``lanes`` games at a time (see the module
+    docstring for what is equal)."""
+    return play_policy_matches(game, actor, [bot_specs], games, seed, config, policy_entries, lanes, backend,
+                               progress, address)[0]
+
+
+def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str]], games: int, seed: int = 0,
+                        config: Any = None, policy_entries: Sequence[int] = (0,), lanes: int = 64,
+                        backend: str = "local", progress: bool = False,
+                        address: str | None = None) -> list[MatchResult]:
+    """One :func:`play_policy_match` per line-up (e.g. the policy against random, then against the
+    heuristic), all their games in one lockstep: the envs are built once and the batches are wider.
+    ``address`` is the Ray cluster to join with ``backend="ray"`` (default: ``$RAY_ADDRESS`` or an
+    embedded instance)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"evaluation backend {backend!r} is not available; valid: {', '.join(BACKENDS)}")
+    if lanes < 1:
+        raise ValueError(f"lanes={lanes} must be at least 1")
+    if games < 1:
+        raise ValueError(f"games={games} must be at least 1")
+    config = game.make_config(config)
+    seats = game.rules.num_seats(config)
+    deals = math.ceil(games / seats)
+    jobs: list[GameJob] = []
+    makers: list[dict[int, Callable[[int], Any] | None]] = []
+    entry_seeds: list[list[int]] = []
+    for match, bot_specs in enumerate(lineups):
+        if len(bot_specs) != seats:
+            raise ValueError(f"{game.name} with this config seats {seats} players; got {len(bot_specs)} bot specs")
+        seeds = random.Random(seed)
+        entry_seeds.append([seeds.randrange(2**63) for _ in bot_specs])  # drawn as play_match loads its bots
+        jobs += [GameJob(match, deal * seats + rotation, deal_seed, rotation)
+                 for deal, deal_seed in enumerate([seeds.randrange(2**63) for _ in range(deals)])
+                 for rotation in range(seats)]
+        makers.append({entry: None if entry in policy_entries else bot_maker(spec, game, config)
+                       for entry, spec in enumerate(bot_specs)})
+    opponents = ", ".join(" ".join(lineup[1:]) for lineup in lineups)
+    bar = _progress(progress, len(jobs), f"{game.name}: policy vs {opponents}")
+    try:
+        if backend == "ray":
+            returns = _play_on_ray(game, config, actor, makers, entry_seeds, jobs, lanes, address, bar)
+        else:
+            returns = play_games(game, config, actor, makers, entry_seeds, jobs, lanes,
+                                 finished=(lambda: bar.update(1)) if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    return [tally(game.name, bot_specs, seats, deals, seed, [job for job in jobs if job.match == match],
+                  {index: result for (m, index), result in returns.items() if m == match})
+            for match, bot_specs in enumerate(lineups)]
+
+
+def _play_on_ray(game: Game, config: Any, actor: Actor, makers: list, entry_seeds: list[list[int]],
+                 jobs: list[GameJob], lanes: int, address: str | None, bar: Any) -> dict[tuple[int, int], list[float]]:
+    """:func:`play_games` over shards of ``lanes`` jobs, one Ray task each (the actor, the bot makers and
+    the shard travel; each task builds its own envs), results gathered as tasks finish."""
+    from ..eval.ray_backend import map_tasks
+
+    shards = [jobs[start:start + lanes] for start in range(0, len(jobs), lanes)]
+    play_shard = functools.partial(_play_shard, game, config, actor, makers, entry_seeds, lanes)
+    returns: dict[tuple[int, int], list[float]] = {}
+    for shard, results in map_tasks(play_shard, shards, address=address, batch=1):
+        returns.update(results)
+        if bar is not None:
+            bar.update(len(shard))
+    return returns
+
+
+def _play_shard(game: Game, config: Any, actor: Actor, makers: list, entry_seeds: list[list[int]], lanes: int,
+                jobs: list[GameJob]) -> dict[tuple[int, int], list[float]]:
+    """One Ray task's share: :func:`play_games` with the shard last, for ``functools.partial``."""
+    return play_games(game, config, actor, makers, entry_seeds, jobs, lanes)
+
+
+def bot_maker(spec: str, game: Game, config: Any) -> Callable[[int], Any]:
+    """``seed -> a fresh bot`` for ``spec``: the built-in factory itself (microseconds), else load_bot."""
+    factory = builtin_bots(game).get(spec)
+    if factory is not None:
+        return lambda seed: factory(config, seed)
+    return lambda seed: load_bot(spec, game, config, seed=seed)
+
+
+@dataclass
+class _Table:
+    """One game in flight: its env, its bots by seat (None where the actor plays) and its returns."""
+
+    job: GameJob
+    env: Any
+    bots: list[Any]
+    seat_of: dict[str, int]
+    totals: list[float]
+
+
+def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Callable[[int], Any] | None]],
+               entry_seeds: list[list[int]], jobs: list[GameJob], lanes: int,
+               finished: Callable[[], None] | None = None) -> dict[tuple[int, int], list[float]]:
+    """Play ``jobs`` with ``lanes`` games in flight; each game's returns (by seat), keyed by
+    ``(job.match, job.index)``. ``makers[match][entry]`` makes that entry's bot from a seed (None: the
+    actor plays it); ``entry_seeds[match][entry]`` seeds it (:func:`game_bot_seed`).
+
+    A pure function of its arguments (the unit a parallel backend would ship to a worker).
+    """
+    seats = len(makers[0])
+    pending = iter(jobs)
+    returns: dict[tuple[int, int], list[float]] = {}
+    envs = [make_raw_env(game, config) for _ in range(min(lanes, len(jobs)))]
+
+    def start(env: Any) -> _Table | None:
+        job = next(pending, None)
+        if job is None:
+            return None
+        env.reset(seed=job.deal_seed)
+        bots: list[Any] = []
+        for seat in range(seats):
+            entry = (seat - job.rotation) % seats
+            maker = makers[job.match][entry]
+            bot = None if maker is None else maker(game_bot_seed(entry_seeds[job.match][entry], job.index))
+            if bot is not None:
+                begin = getattr(bot, "begin_game", None)
+                begin(seat) if begin is not None else bot.reset()
+            bots.append(bot)
+        seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+        return _Table(job, env, bots, seat_of, [0.0] * seats)
+
+    def advance(table: _Table) -> bool:
+        """Play the bots' moves (and step finished agents) as ``play_game`` does; True when the actor is
+        to move, False when the game is over."""
+        env = table.env
+        while env.agents:
+            agent = env.agent_selection
+            seat = table.seat_of[agent]
+            table.totals[seat] += env._cumulative_rewards[agent]  # what env.last() reports
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            bot = table.bots[seat]
+            if bot is None:
+                return True
+            feed(bot, env, agent)
+            env.step(bot.act(env.observe(agent)))
+        return False
+
+    tables = [table for env in envs if (table := start(env)) is not None]
+    while tables:
+        waiting = []
+        for table in tables:
+            while not advance(table):
+                returns[table.job.match, table.job.index] = table.totals
+                if finished is not None:
+                    finished()
+                table = start(table.env)
+                if table is None:
+                    break
+            if table is not None:
+                waiting.append(table)
+        if not waiting:
+            break
+        observed = [t.env.observe(t.env.agent_selection) for t in waiting]
+        actions = actor.act(np.stack([o["observation"] for o in observed]),
+                            np.stack([o["action_mask"] for o in observed]), deterministic=True)
+        for table, action in zip(waiting, actions, strict=True):
+            table.env.step(int(action))
+        tables = waiting
+    return returns
+
+
+def tally(game_name: str, bot_specs: Sequence[str], seats: int, deals: int, seed: int, jobs: list[GameJob],
+          returns: dict[int, list[float]]) -> MatchResult:
+    """``play_match``'s table from every game's returns, added up in its order (so equal to the float)."""
+    rows = [BotRow(label) for label in entry_labels(list(bot_specs))]
+    for deal in range(deals):
+        deal_scores = [0.0] * seats
+        for job in jobs[deal * seats:(deal + 1) * seats]:  # one match's jobs, in play_match's order
+            result = returns[job.index]
+            for seat in range(seats):
+                entry = (seat - job.rotation) % seats
+                row = rows[entry]
+                share = score_of(result, seat)
+                row.games += 1
+                row.total_return += result[seat]
+                row.wins += share == 1.0
+                row.draws += 0.0 < share < 1.0
+                row.losses += share == 0.0
+                deal_scores[entry] += share / seats
+        for entry, row in enumerate(rows):
+            row.per_deal_scores.append(deal_scores[entry])
+    for row in rows:
+        mean, low, high = mean_interval(row.per_deal_scores)
+        row.score = mean
+        row.score_ci = (max(0.0, low), min(1.0, high))
+    return MatchResult(game_name, deals, deals * seats, seats, seed, rows)
+
+
+def _progress(enabled: bool, total: int, description: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)
