@@ -218,12 +218,15 @@ class ExternalBot:
             process.wait(timeout=5.0)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
             pass
-        for stream in (process.stdin, process.stdout, process.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        # Only stdin is closed here. The program's stdout and stderr belong to their reader threads, which
+        # close them when they reach the end: closing them from this thread could free a descriptor that a
+        # reader is about to read, and the next program's pipe may be given that number (its hello
+        # reply would then vanish into the dead program's queue).
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+        except OSError:
+            pass
 
     def _fail(self, kind: str, reason: str) -> BotFailure:
         """Kill the program (it is restarted before the next game) and build the exception to raise."""
@@ -340,6 +343,8 @@ def _pump(stream, lines: queue.Queue, stop: threading.Event) -> None:
                 buffer.clear()
     except (OSError, ValueError):
         pass
+    finally:
+        stream.close()
     put(None)
 
 
@@ -370,6 +375,8 @@ def _drain(stream, tail: _Tail) -> None:
             tail.add(chunk)
     except (OSError, ValueError):
         pass
+    finally:
+        stream.close()
 
 
 def parse_command(command: str) -> list[str]:

@@ -173,6 +173,29 @@ def test_a_broken_external_bot_forfeits_every_game_and_the_tournament_goes_on(tm
         assert "crashing on purpose" in results["forfeits"][0]["reason"]  # its stderr is in the log
 
 
+def test_a_program_restarted_right_after_a_bad_reply_gets_its_own_replies():
+    """The dead program's reader thread owns its pipe: closing it from the host could free a descriptor the
+    reader was about to read, hand that number to the next program's pipe and lose its reply there (about
+    one restart in 200 timed out before the fix)."""
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import make_env
+
+    game = get_game("tiny_minotaur")
+    config = game.make_config()
+    env = make_env(game, config)
+    bot = load_bot(broken("illegal"), game, config, seed=0)
+    kinds = Counter()
+    for number in range(300):
+        env.reset(seed=number)
+        try:
+            bot.begin_game(0)
+            bot.act(env.observe(env.agent_selection))
+        except BotFailure as failure:
+            kinds[failure.kind] += 1
+    bot.close()
+    assert kinds == Counter(illegal=300) and bot.restarts == 299
+
+
 def test_a_crashed_program_is_restarted_and_plays_its_next_games(tmp_path):
     marker = tmp_path / "crashed-once"
     results = play(tmp_path, ["random", broken("crash-once", str(marker))], 6)
