@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tavernzoo.train.sweep import add_parser as add_sweep_parser
 
     add_sweep_parser(commands)
+    from tavernzoo.train.expert import add_parser as add_expert_parser
+
+    add_expert_parser(commands)
     export.add_parser(commands)
     onnx_bot.add_parser(commands)
     bot_server.add_parser(commands)
