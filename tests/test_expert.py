@@ -23,13 +23,15 @@ from tavernzoo.train.expert import (  # noqa: E402
     Labeller,
     collect,
     evaluate_student,
+    load_actor,
     make_model,
+    read_actor,
     run_expert,
     teacher_spec,
     teacher_target,
     train_student,
 )
-from tavernzoo.train.run import Trainer  # noqa: E402
+from tavernzoo.train.run import Trainer, policy_from_sb3  # noqa: E402
 
 # A small, fixed Tiny Minotaur: the oracle solves it in a moment.
 SMALL_TM = {"classes": ["cloak", "sword"], "archetypes": ["rogue", "paladin"], "starting_hp": 30, "hp_cap": 30}
@@ -185,6 +187,7 @@ def test_tiny_expert_iteration_end_to_end(tmp_path):
     assert (out / "expert" / "round_2" / "policy.npz").is_file()
     meta = json.loads((checkpoint / "policy.json").read_text())
     assert meta["trained_with"].startswith("tavernzoo.train.expert")
+    assert meta["expert"]["teacher"] == "oracle" and meta["expert"]["round"] == 2
     # the checkpoint is an ordinary one: a bot spec, exportable, loadable by MaskablePPO, resumable by PPO
     MaskablePPO.load(checkpoint / "model.zip", device="cpu")
     onnx_path, _ = export(checkpoint, tmp_path / "student.onnx")
@@ -192,6 +195,16 @@ def test_tiny_expert_iteration_end_to_end(tmp_path):
     assert result.rows[0].games == 2
     resumed = Trainer(None, out, resume=True, timesteps=64).run(progress=False)
     assert resumed["timesteps"] >= 64
+    # --init: a fresh student starts from the exported bot's actor, weight for weight
+    fresh, _ = make_model(Trainer(config, tmp_path / "warm"))
+    exported = read_actor(str(onnx_path))
+    load_actor(fresh.policy, exported)
+    copied = policy_from_sb3(fresh.policy, {})
+    for mine, theirs in zip(copied.weights + copied.biases, exported.weights + exported.biases, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    with pytest.raises(ValueError, match="net_arch"):
+        load_actor(make_model(Trainer(make_train_config("tiny_minotaur", overrides={
+            "game_config": SMALL_TM, **TINY_NET, "net_arch": [16]}), tmp_path / "other"))[0].policy, exported)
 
 
 def test_prior_student_names_the_round_in_the_mcts_spec(tmp_path):

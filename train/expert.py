@@ -278,8 +278,8 @@ def load_actor(policy: Any, actor: Any) -> None:
                          "to the policy's hidden sizes")
     with torch.no_grad():
         for layer, weight, bias in zip(layers, actor.weights, actor.biases, strict=True):
-            layer.weight.copy_(torch.as_tensor(np.asarray(weight, np.float32)))
-            layer.bias.copy_(torch.as_tensor(np.asarray(bias, np.float32)))
+            layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
+            layer.bias.copy_(torch.as_tensor(np.array(bias, np.float32)))
 
 
 def _forward(policy: Any, observations: Any) -> tuple[Any, Any]:
@@ -429,6 +429,8 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
                  "samples": len(data), "dagger": job.dagger, "previous_student_on_new": on_fresh, **fit,
                  "collect_seconds": round(collected, 1), "seconds": round(time.perf_counter() - started, 1)}
         report["rounds"].append(entry)
+        # the checkpoint's policy.json (and so an exported bot's manifest) names the recipe and the round
+        trainer.provenance["expert"] = {**recipe, "round": round_index, "samples": len(data)}
         trainer.save_checkpoint(model, league, {"timesteps": 0, "expert": entry})
         write_json_atomic(trainer.out / "expert.json", report)
         log(f"round {round_index}: {len(fresh)} new samples ({len(data)} in all) from {expert.games} games in "
