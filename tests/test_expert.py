@@ -223,3 +223,16 @@ def test_the_command_refuses_a_bad_teacher(tmp_path, capsys):
     code = main(["expert", "tiny_minotaur", "--teacher", "nonsense", "--out", str(tmp_path / "x"), "--games", "1"])
     assert code != 0
     assert "nonsense" in capsys.readouterr().err
+
+
+def test_the_command_runs_a_round_into_a_run_directory(tmp_path, capsys):
+    from tavernzoo.cli import main
+
+    out = tmp_path / "run"
+    code = main(["expert", "tiny_minotaur", "--teacher", "heuristic", "--games", "2", "--epochs", "1", "--workers", "1",
+                 "--set", f"game_config={json.dumps(SMALL_TM)}", "--set", "net_arch=[16]", "--set", "n_envs=1",
+                 "--set", "n_steps=32", "--set", "batch_size=32", "--out", str(out), "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    assert "checkpoint:" in capsys.readouterr().out
+    assert json.loads((out / "config.json").read_text())["net_arch"] == [16]
+    assert json.loads((out / "expert.json").read_text())["recipe"]["teacher"] == "heuristic"
