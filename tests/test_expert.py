@@ -202,6 +202,10 @@ def test_tiny_expert_iteration_end_to_end(tmp_path):
     copied = policy_from_sb3(fresh.policy, {})
     for mine, theirs in zip(copied.weights + copied.biases, exported.weights + exported.biases, strict=True):
         np.testing.assert_array_equal(mine, theirs)
+    warm = run_expert(config, ExpertConfig(teacher="oracle", games=1, epochs=1, workers=1, init=str(onnx_path)),
+                      tmp_path / "warm_run", log=lambda _: None)
+    assert warm["rounds"][0]["dagger"] == 0.5  # with --init, round 1 already lets the student play
+    assert (tmp_path / "warm_run" / "expert" / "round_0" / "policy.npz").is_file()
     with pytest.raises(ValueError, match="net_arch"):
         load_actor(make_model(Trainer(make_train_config("tiny_minotaur", overrides={
             "game_config": SMALL_TM, **TINY_NET, "net_arch": [16]}), tmp_path / "other"))[0].policy, exported)

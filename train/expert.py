@@ -17,6 +17,8 @@ One round:
    Each round's policy is also kept in ``expert/round_K/`` for comparison.
 4. With ``prior_student``, an ``mcts`` teacher's next round uses the new network as its prior
    (``prior=expert/round_K``): the search improves on the student, the student learns the improvement.
+   With ``init`` (a bot's weights as the starting student, kept as ``expert/round_0``) round 1 already
+   has the student's DAgger moves and prior.
 
 Targets, by what the teacher offers:
 
@@ -221,8 +223,9 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
 # --- the student -------------------------------------------------------------------------------------------
 
 
-def make_model(trainer: Any) -> Any:
-    """A fresh MaskablePPO of the trainer's config, built as ``Trainer.run`` builds it (so it resumes there)."""
+def make_model(trainer: Any) -> tuple[Any, Any]:
+    """A fresh MaskablePPO of the trainer's config, built as ``Trainer.run`` builds it (so it resumes there),
+    and its league."""
     from sb3_contrib import MaskablePPO
 
     from .selfplay import League, SelfPlayVecEnv
@@ -355,7 +358,7 @@ class ExpertConfig:
     rounds: int = 1
     games: int = 100
     epochs: int = 10
-    dagger: float = 0.5  # from round 2: the student plays a labelled seat's move with this probability
+    dagger: float = 0.5  # from round 2 (1 with init): the student plays a labelled seat's move with this probability
     prior_student: bool = False
     learning_rate: float = 1e-3
     batch_size: int = 256
@@ -404,12 +407,15 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     write_json_atomic(trainer.out / "config.json", train_config.to_dict())
     trainer.provenance["trained_with"] = f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})"
     model, league = make_model(trainer)
+    student_dir: Path | None = None
     if expert.init:
         load_actor(model.policy, read_actor(expert.init))
+        # round 0: the starting student, so that round 1 already has DAgger and the student as prior
+        student_dir = trainer.out / "expert" / "round_0"
+        policy_from_sb3(model.policy, {**trainer.provenance, "timesteps": 0, "expert_round": 0}).save(student_dir)
     recipe = {k: getattr(expert, k) for k in ExpertConfig.__dataclass_fields__}
     report: dict[str, Any] = {"recipe": recipe, "rounds": []}
     data = Samples.empty(game.encoder.observation_size(config), len(game.action_names(config)))
-    student_dir: Path | None = None
     for round_index in range(1, expert.rounds + 1):
         started = time.perf_counter()
         spec = teacher_spec(expert.teacher, student_dir, expert.prior_student)
@@ -459,7 +465,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=100, help="games per round (default 100)")
     parser.add_argument("--epochs", type=int, default=10, help="passes over all samples per round (default 10)")
     parser.add_argument("--dagger", type=float, default=0.5,
-                        help="from round 2, the share of labelled moves the student plays (default 0.5)")
+                        help="from round 2 (round 1 with --init), the share of labelled moves the student "
+                        "plays (default 0.5)")
     parser.add_argument("--prior-student", action="store_true",
                         help="an mcts teacher searches with the latest student as its prior")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
