@@ -198,6 +198,7 @@ class MCTSBot:
         self._info, self._seat = state, seat
 
     def act(self, observation: dict[str, Any]) -> int:
+        self.last_search = {}
         legal = mask_actions(observation, self.name)
         if self._info is None:
             raise ValueError("mcts needs its seat's information state before each move; the host did not send "
@@ -205,6 +206,7 @@ class MCTSBot:
         info, seat = self._info, self._seat
         self._info = None
         if len(legal) == 1:
+            self.last_search = {"simulations": 0, "visits": {legal[0]: 1}}
             return legal[0]
         root_legal = (self.rules.legal_actions(info, seat) if self.simultaneous
                       else self.rules.legal_actions(info))
@@ -212,6 +214,15 @@ class MCTSBot:
             raise ValueError(f"mcts: the information state's legal actions {root_legal} differ from the "
                                f"observation's {legal}; the host sent a state out of step")
         return self.search(info, seat)
+
+    def visit_distribution(self) -> dict[int, float]:
+        """The last move's root visit counts as shares summing to 1 (action -> share): the policy target
+        of expert iteration (train/expert.py). A forced move is all its one action's."""
+        visits = self.last_search.get("visits")
+        if not visits:
+            raise ValueError("mcts has not searched a move yet (visit_distribution follows act)")
+        total = sum(visits.values())
+        return {action: count / total for action, count in visits.items()}
 
     # --- the search ---------------------------------------------------------------------------------------
 

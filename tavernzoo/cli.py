@@ -6,6 +6,7 @@
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
+    tavernzoo expert GAME --teacher SPEC     a policy trained on a teacher's moves (oracle, mcts visits; DAgger)
     tavernzoo rllib GAME                     the RLlib recipe: multi-agent PPO with action masks, on Ray
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
@@ -162,6 +163,7 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
     "tournament": ("tavernzoo.eval.tournament",
                    "a tournament between bots: duplicate deals, every seat, ratings, forfeits, resume"),
     "sweep": ("tavernzoo.train.sweep", "hyperparameter sweep on Ray Tune (grid/random search, ASHA, PBT)"),
+    "expert": ("tavernzoo.train.expert", "train a policy on a teacher's moves: oracle distillation, expert iteration"),
     "rllib": ("tavernzoo.train.rllib_recipe", "train a game multi-agent on RLlib with action masks (a recipe)"),
     "export": ("tavernzoo.agents.export", "export a trained checkpoint as an ONNX bot with a JSON manifest"),
     "zoo": ("tavernzoo.agents.onnx_bot", "list the bundled pretrained bots (bot spec zoo:GAME)"),

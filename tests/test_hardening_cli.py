@@ -345,7 +345,9 @@ def test_bad_input_gets_one_clear_line_and_no_traceback(tmp_path, argv, files, w
 def test_piped_tables_keep_each_row_on_one_line_and_show_no_progress_bar(tmp_path):
     zoo = tavernzoo("zoo")
     assert zoo.returncode == 0
-    assert [line for line in zoo.stdout.splitlines() if "zoo:tiny_minotaur" in line and "301,056" in line]
+    # the first column and the last (the fair share) on one line, whatever the bundled bot's figures
+    rows = [line.rstrip(" │|") for line in zoo.stdout.splitlines() if "zoo:tiny_minotaur" in line]
+    assert rows and rows[0].endswith("0.500")
     match = tavernzoo("match", "--bots", "heuristic", "random", "--games", "400")
     assert match.returncode == 0 and match.stderr == ""  # no progress bar when stderr is not a terminal
     assert [line for line in match.stdout.splitlines() if "heuristic" in line and "400" in line]
