@@ -379,9 +379,12 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     if phase != OVER and state.active >= 0:
         out[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
     if in_combat:
-        for who, slot in ((state.fighter, P_FIGHTER), (state.helper, P_HELPER), (state.ask_seat, P_ASKED)):
-            if who >= 0:
-                out[(who - seat) % n * PLAYER_BLOCK + slot] = 1.0
+        if state.fighter >= 0:
+            out[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
+        if state.helper >= 0:
+            out[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
+        if state.ask_seat >= 0:
+            out[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
     dying = state.dying
     if dying >= 0:
         out[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
@@ -424,9 +427,18 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
             out[COMBAT.start + C_BID] = state.bid / 5.0
     if dying >= 0:
         out[DEATH.start + state.death_kind - 1] = 1.0
-    out[TURN:OVER_LIMIT + 1] = (min(1.0, state.turn / config.max_turns), min(1.0, state.steps / config.max_steps),
-                                min(1.0, state.gold / config.gold_per_level), 1.0 if state.halfling_sold else 0.0,
-                                min(1.0, max(0, len(hand[seat]) - hand_limit(state, seat)) / 5.0))
+    x = state.turn / config.max_turns
+    out[TURN] = x if x < 1.0 else 1.0
+    x = state.steps / config.max_steps
+    out[STEPS] = x if x < 1.0 else 1.0
+    if state.gold:
+        x = state.gold / config.gold_per_level
+        out[GOLD_SOLD] = x if x < 1.0 else 1.0
+    if state.halfling_sold:
+        out[HALFLING_SOLD] = 1.0
+    over = len(hand[seat]) - hand_limit(state, seat)
+    if over > 0:
+        out[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
 
 
 # --- views -------------------------------------------------------------------------------------------------
