@@ -257,7 +257,11 @@ def _escape_chance(bonus: int, target: int) -> float:
 # fight, mostly passes and help talks that change none of its strengths) are cached alike (``fights``),
 # keyed by every input of :func:`_fight_slots`, the fighter's and helper's rows standing for their numbers;
 # the help talks' three numbers are written by :func:`encode`.
-_CACHES: dict[tuple, tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]] = {}
+#
+# Most rows are the same as at the previous observation: per seat number, the last row seen and its block
+# are kept too (``last_rows``, ``last_blocks``), and an equal row takes that block without hashing the row
+# (a block is a function of its row alone, whichever game the row came from).
+_CACHES: dict[tuple, tuple[dict, dict, dict, list, list]] = {}
 _CACHE_LIMIT = 20_000
 # _EGOCENTRIC[n][seat]: the seats in block order for ``seat`` at an ``n``-player table.
 _EGOCENTRIC = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAX_PLAYERS + 1)}
@@ -351,12 +355,15 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     config_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
     caches = _CACHES.get(config_key)
     if caches is None:
-        caches = _CACHES[config_key] = ({}, {}, {})
-    blocks, bases, fights = caches
+        caches = _CACHES[config_key] = ({}, {}, {}, [None] * MAX_PLAYERS, [None] * MAX_PLAYERS)
+    blocks, bases, fights, last_rows, last_blocks = caches
     rows = _rows(state, in_combat)
     table = []
     for who in _EGOCENTRIC[n][seat]:
         row = rows[who]
+        if row == last_rows[who]:  # the row seat ``who`` had the last time: its block, found without hashing
+            table.append(last_blocks[who])
+            continue
         block = blocks.get(row)
         if block is None:
             base = bases.get(row[0])
@@ -372,6 +379,7 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
             if len(blocks) >= _CACHE_LIMIT:
                 blocks.clear()
             blocks[row] = block
+        last_rows[who], last_blocks[who] = row, block
         table.append(block)
     np.concatenate(table, out=out[:n * PLAYER_BLOCK])
     out[n * PLAYER_BLOCK:].fill(0.0)
