@@ -243,13 +243,14 @@ def _escape_chance(bonus: int, target: int) -> float:
 
 # A player's block depends only on that player's own numbers, not on who looks at it (blocks are placed
 # egocentrically, their content is not), and it changes rarely: most players sit still while one acts. So
-# each block is computed once per distinct input and kept, keyed by every input it reads: the config's two
+# each block is computed once per distinct input and kept, keyed by every input it reads: the config's
 # numbers pick the cache, a row of the player's numbers (built for the whole table at once by :func:`_rows`,
 # in C loops) is the key; a cache keyed by its inputs cannot go stale. Two levels: the pile sizes (hand,
-# deck, discard) change with nearly every card played or drawn, so a block missing from ``blocks`` is made
-# from the block of the same player without its pile sizes (``bases``, keyed by the rest of the row) and
-# three writes, rather than from scratch. The role flags that mark one seat of the table (its turn,
-# fighter, helper, asked, dying, looting, helped) are in no cached block: :func:`encode` writes them into
+# deck, discard) change with nearly every card played or drawn, and the help talks with every offer and ask,
+# so a block missing from ``blocks`` is made from the block of the same player without them (``bases``,
+# keyed by the row's ``rest``) and a few writes, rather than from scratch. The role flags that mark one seat
+# of the table (its turn, fighter, helper, asked, dying, looting, helped) are in no cached block:
+# :func:`encode` writes them into
 # the copied blocks. Bounded: a cache is emptied when it grows past the limit. The cached arrays are never
 # written to once stored (np.concatenate copies them into each observation).
 #
@@ -270,21 +271,24 @@ _NOT_NEGATIVE = (-1).__lt__  # x >= 0 for an int x, as a C-level callable for ma
 
 def _rows(state: State, in_combat: bool) -> list[tuple]:
     """Every input of a player block but the role flags, one ``(rest, hand, deck, discard)`` tuple per seat
-    in seat order: the pile sizes, and in ``rest`` everything :func:`_player_block` reads (with the rules'
+    in seat order, in combat ``(rest, hand, deck, discard, offers_to, best_offer, asks_from, last_ask)``:
+    the pile sizes, the help talks, and in ``rest`` everything :func:`_player_block` reads (with the rules'
     ``combat_level`` and ``run_bonus`` it calls): alive, level, race, class, statuses, deck bonus, summon,
-    items in play, specialties; in combat the help talks too."""
+    items in play, specialties."""
     rest = zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
                map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn), state.static_bonus,
                state.summon, map(tuple, state.equipped), state.specialties)
     if in_combat:
-        rest = zip(rest, state.offers_to, state.best_offer, state.asks_from, state.last_ask, strict=True)
+        return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), state.offers_to,
+                        state.best_offer, state.asks_from, state.last_ask, strict=True))
     return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard)))
 
 
-def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
+def _player_block(state: State, who: int) -> np.ndarray:
     """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32, with the role
-    flags (P_ACTIVE, P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED) and the pile sizes (P_HAND,
-    P_DECK, P_DISCARD: they change with nearly every card played or drawn) left at 0."""
+    flags (P_ACTIVE, P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED), the pile sizes (P_HAND,
+    P_DECK, P_DISCARD: they change with nearly every card played or drawn) and the help talks (P_OFFERS to
+    P_LAST_ASK, in combat) left at 0: :func:`encode` writes them."""
     config = state.config
     v = [0.0] * PLAYER_BLOCK
     v[0] = 1.0
@@ -307,12 +311,6 @@ def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
         v[P_SUMMON] = LEVEL[state.summon[who]] / 25.0
     x = (run_bonus(state, who) + 3) / 8.0
     v[P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
-    if in_combat:
-        rounds = config.help_rounds
-        v[P_OFFERS] = min(1.0, state.offers_to[who] / rounds)
-        v[P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
-        v[P_ASKS] = min(1.0, state.asks_from[who] / rounds)
-        v[P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
     for specialty in state.specialties[who]:
         v[P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
     for cid in state.equipped[who]:
@@ -370,12 +368,18 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
             if base is None:
                 if len(bases) >= _CACHE_LIMIT:
                     bases.clear()
-                base = bases[row[0]] = _player_block(state, who, in_combat)
+                base = bases[row[0]] = _player_block(state, who)
             block = base.copy()
-            _, hand_size, deck_size, discard_size = row
+            hand_size, deck_size, discard_size = row[1], row[2], row[3]
             block[P_HAND] = hand_size / 10.0 if hand_size < 10 else 1.0
             block[P_DECK] = deck_size / 80.0 if deck_size < 80 else 1.0
             block[P_DISCARD] = discard_size / 80.0 if discard_size < 80 else 1.0
+            if in_combat:
+                _, _, _, _, offers, best_offer, asks, last_ask = row
+                block[P_OFFERS] = min(1.0, offers / config.help_rounds)
+                block[P_BEST_OFFER] = (best_offer + 1) / 6.0
+                block[P_ASKS] = min(1.0, asks / config.help_rounds)
+                block[P_LAST_ASK] = (last_ask + 1) / 6.0
             if len(blocks) >= _CACHE_LIMIT:
                 blocks.clear()
             blocks[row] = block
@@ -415,11 +419,11 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     if state.door_card >= 0:
         out[DOOR.start + state.door_card] = 1.0
     if in_combat:
-        # Everything _fight_slots reads, the config's numbers aside (they pick the cache): the fighter's
-        # and the helper's rows without the help talks (rows[who][0][0]) stand for their numbers.
+        # Everything _fight_slots reads, the config's numbers aside (they pick the cache): the ``rest`` of
+        # the fighter's and the helper's rows stands for their numbers.
         fighter, helper = state.fighter, state.helper
         key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
-               rows[fighter][0][0], rows[helper][0][0] if helper >= 0 else None)
+               rows[fighter][0], rows[helper][0] if helper >= 0 else None)
         fight = fights.get(key)
         if fight is None:
             if len(fights) >= _CACHE_LIMIT:
