@@ -250,9 +250,9 @@ def _escape_chance(bonus: int, target: int) -> float:
 # so a block missing from ``blocks`` is made from the block of the same player without them (``bases``,
 # keyed by the row's ``rest``) and a few writes, rather than from scratch. The role flags that mark one seat
 # of the table (its turn, fighter, helper, asked, dying, looting, helped) are in no cached block:
-# :func:`encode` writes them into
-# the copied blocks. Bounded: a cache is emptied when it grows past the limit. The cached arrays are never
-# written to once stored (np.concatenate copies them into each observation).
+# :func:`encode` writes them into the copied blocks. Bounded: a cache is emptied when it grows past the
+# limit. The cached arrays are never written to once stored (np.concatenate copies them into each
+# observation).
 #
 # The fight's slots (the monster, ``COMBAT``, the Bad Stuff: most decisions of a random game are taken in a
 # fight, mostly passes and help talks that change none of its strengths) are cached alike (``fights``),
