@@ -172,6 +172,14 @@ class TavernAECEnv(TableMethods, AECEnv):
         set_table(self, game, render_mode, config)
         # Optional rule: seats knocked out while the game goes on (multi-player elimination games).
         self._seats_out = getattr(self._rules, "seats_out", None)
+        # Optional rule: ``apply_legal(state, action)``, ``apply`` without its legality check. observe()
+        # computes the legal list of the agent to act for its mask and keeps it with the state it belongs
+        # to (``_legal_now``: (state, list), or None); step() then checks the action against that list
+        # and skips the rules' own check, which would compute the list again. The list is dropped at every
+        # move, so it is only ever used for the state it was computed on; code that changes
+        # ``game_state`` in place other than through step() is not supported (the record would be wrong).
+        self._apply_legal = hasattr(self._rules, "apply_legal")
+        self._legal_now: tuple[Any, list[int]] | None = None
         self._history: list[tuple[int, int]] = []
 
     # --- the PettingZoo API --------------------------------------------------------------------------
@@ -179,6 +187,7 @@ class TavernAECEnv(TableMethods, AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.seed_used = recordable_seed(seed)
         self.game_state = self._rules.new_game(self.config, Chance(self.seed_used))
+        self._legal_now = None
         self._history = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -201,7 +210,12 @@ class TavernAECEnv(TableMethods, AECEnv):
 
     def _play(self, agent: str, action: int) -> None:
         """``agent`` (alive, to act) plays ``action`` (a plain int); IllegalActionError changes nothing."""
-        self._rules.apply(self.game_state, action)  # raises IllegalActionError, changing nothing
+        state, legal_now = self.game_state, self._legal_now
+        if legal_now is not None and legal_now[0] is state and self._apply_legal and action in legal_now[1]:
+            self._rules.apply_legal(state, action)  # checked just now against this state's legal list
+        else:
+            self._rules.apply(state, action)  # raises IllegalActionError, changing nothing
+        self._legal_now = None
         self._history.append((self._seat_of[agent], action))
         if self._paid:
             self._clear_rewards()
@@ -249,10 +263,16 @@ class TavernAECEnv(TableMethods, AECEnv):
         seat = self._seat_of[agent]
         observation = np.empty(self._obs_size, dtype=np.float32)
         self._encoder.encode(state, seat, observation)
-        mask = np.zeros(self._num_actions, dtype=np.int8)
+        # The mask is set byte by byte in a bytearray, then viewed as int8 (a writable array that owns
+        # its bytearray alone): cheaper than fancy-indexing a zero array with a list.
+        mask = bytearray(self._num_actions)
         if not self._rules.is_terminal(state) and self._rules.current_seat(state) == seat:
-            mask[self._rules.legal_actions(state)] = 1
-        return {"observation": observation, "action_mask": mask}
+            legal_now = self._legal_now
+            if legal_now is None or legal_now[0] is not state:
+                legal_now = self._legal_now = (state, self._rules.legal_actions(state))
+            for action in legal_now[1]:
+                mask[action] = 1
+        return {"observation": observation, "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def _observed_before_reset(self) -> None:
         # The checked env (env()) raises PettingZoo's own error here instead.

@@ -241,17 +241,54 @@ def _escape_chance(bonus: int, target: int) -> float:
     return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
 
 
-# A player's block depends only on that player's own numbers and on whether it holds one of the table's
-# roles, not on who looks at it (blocks are placed egocentrically, their content is not), and it changes
-# rarely: most players sit still while one acts. Each block is computed once per distinct input and kept
-# here, keyed by every input it reads (the key below lists them), so an observation copies n ready
-# blocks; a cache keyed by the inputs cannot go stale. Bounded: cleared when it grows past the limit.
-_BLOCKS: dict[tuple, np.ndarray] = {}
-_BLOCKS_LIMIT = 20_000
+# A player's block depends only on that player's own numbers, not on who looks at it (blocks are placed
+# egocentrically, their content is not), and it changes rarely: most players sit still while one acts. So
+# each block is computed once per distinct input and kept, keyed by every input it reads: the config's
+# numbers pick the cache, a row of the player's numbers (built for the whole table at once by :func:`_rows`,
+# in C loops) is the key; a cache keyed by its inputs cannot go stale. Two levels: the pile sizes (hand,
+# deck, discard) change with nearly every card played or drawn, and the help talks with every offer and ask,
+# so a block missing from ``blocks`` is made from the block of the same player without them (``bases``,
+# keyed by the row's ``rest``) and a few writes, rather than from scratch. The role flags that mark one seat
+# of the table (its turn, fighter, helper, asked, dying, looting, helped) are in no cached block:
+# :func:`encode` writes them into the copied blocks. Bounded: a cache is emptied when it grows past the
+# limit. The cached arrays are never written to once stored (np.concatenate copies them into each
+# observation).
+#
+# The fight's slots (the monster, ``COMBAT``, the Bad Stuff: most decisions of a random game are taken in a
+# fight, mostly passes and help talks that change none of its strengths) are cached alike (``fights``),
+# keyed by every input of :func:`_fight_slots`, the fighter's and helper's rows standing for their numbers;
+# the help talks' three numbers are written by :func:`encode`.
+#
+# Most rows are the same as at the previous observation: per seat number, the last row seen and its block
+# are kept too (``last_rows``, ``last_blocks``), and an equal row takes that block without hashing the row
+# (a block is a function of its row alone, whichever game the row came from).
+_CACHES: dict[tuple, tuple[dict, dict, dict, list, list]] = {}
+_CACHE_LIMIT = 20_000
+# _EGOCENTRIC[n][seat]: the seats in block order for ``seat`` at an ``n``-player table.
+_EGOCENTRIC = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAX_PLAYERS + 1)}
+_NOT_NEGATIVE = (-1).__lt__  # x >= 0 for an int x, as a C-level callable for map()
 
 
-def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
-    """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32."""
+def _rows(state: State, in_combat: bool) -> list[tuple]:
+    """Every input of a player block but the role flags, one ``(rest, hand, deck, discard)`` tuple per seat
+    in seat order, in combat ``(rest, hand, deck, discard, offers_to, best_offer, asks_from, last_ask)``:
+    the pile sizes, the help talks, and in ``rest`` everything :func:`_player_block` reads (with the rules'
+    ``combat_level`` and ``run_bonus`` it calls): alive, level, race, class, statuses, deck bonus, summon,
+    items in play, specialties."""
+    rest = zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
+               map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn), state.static_bonus,
+               state.summon, map(tuple, state.equipped), state.specialties)
+    if in_combat:
+        return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), state.offers_to,
+                        state.best_offer, state.asks_from, state.last_ask, strict=True))
+    return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard)))
+
+
+def _player_block(state: State, who: int) -> np.ndarray:
+    """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32, with the role
+    flags (P_ACTIVE, P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED), the pile sizes (P_HAND,
+    P_DECK, P_DISCARD: they change with nearly every card played or drawn) and the help talks (P_OFFERS to
+    P_LAST_ASK, in combat) left at 0: :func:`encode` writes them."""
     config = state.config
     v = [0.0] * PLAYER_BLOCK
     v[0] = 1.0
@@ -260,13 +297,6 @@ def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
     v[P_LEVEL] = state.level[who] / config.win_level
     x = combat_level(state, who) / 50.0
     v[P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
-    x = len(state.hand[who]) / 10.0
-    v[P_HAND] = x if x < 1.0 else 1.0
-    deck, discard = state.deck[who], state.discard[who]
-    v[P_DECK] = len(deck) / 80.0 if len(deck) < 80 else 1.0
-    v[P_DISCARD] = len(discard) / 80.0 if len(discard) < 80 else 1.0
-    if state.active == who and state.phase != OVER:
-        v[P_ACTIVE] = 1.0
     v[P_RACE + state.races[who]] = 1.0
     v[P_CLASS + state.classes[who]] = 1.0
     if state.paralyzed[who]:
@@ -281,29 +311,35 @@ def _player_block(state: State, who: int, in_combat: bool) -> np.ndarray:
         v[P_SUMMON] = LEVEL[state.summon[who]] / 25.0
     x = (run_bonus(state, who) + 3) / 8.0
     v[P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
-    if in_combat:
-        rounds = config.help_rounds
-        if state.fighter == who:
-            v[P_FIGHTER] = 1.0
-        if state.helper == who:
-            v[P_HELPER] = 1.0
-        if state.ask_seat == who:
-            v[P_ASKED] = 1.0
-        v[P_OFFERS] = min(1.0, state.offers_to[who] / rounds)
-        v[P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
-        v[P_ASKS] = min(1.0, state.asks_from[who] / rounds)
-        v[P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
-    if state.dying == who:
-        v[P_DYING] = 1.0
-    if state.looter == who and state.phase == LOOT_PICK:
-        v[P_LOOTER] = 1.0
-    if state.helped_by == who:
-        v[P_HELPED] = 1.0
     for specialty in state.specialties[who]:
         v[P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
     for cid in state.equipped[who]:
         i = P_EQUIPPED + EQUIP_SLOT[cid]
         v[i] = 1.0 if v[i] else 0.5
+    return np.array(v, dtype=np.float32)
+
+
+def _fight_slots(state: State) -> np.ndarray:
+    """The slots ``MONSTER.start:BAD.stop`` in a fight (the monster, ``COMBAT``, the Bad Stuff), float32,
+    but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them) left at 0."""
+    config = state.config
+    monster = state.monster
+    v = [0.0] * (BAD.stop - MONSTER.start)
+    v[MONSTER_SLOT[monster]] = 1.0
+    c = COMBAT.start - MONSTER.start
+    v[c + C_IN] = 1.0
+    v[c + C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
+    v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
+    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
+    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
+    v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
+    v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
+    v[c + C_TREASURES] = TREASURES[monster] / 5.0
+    v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
+    v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+    v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
+    v[c + C_SOURCE + state.source] = 1.0
+    v[BAD.start - MONSTER.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
     return np.array(v, dtype=np.float32)
 
 
@@ -313,34 +349,61 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     n = state.n
     phase = state.phase
     in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
-    active = state.active if phase != OVER else -1
-    looter = state.looter if phase == LOOT_PICK else -1
-    fighter, helper, ask_seat = state.fighter, state.helper, state.ask_seat
-    dying, helped_by = state.dying, state.helped_by
-    dead, level, hand, deck, discard, equipped = (state.dead, state.level, state.hand, state.deck, state.discard,
-                                                  state.equipped)
-    races, classes, static_bonus, summon = state.races, state.classes, state.static_bonus, state.summon
-    slow_turn, confused_turn, paralyzed, specialties = (state.slow_turn, state.confused_turn, state.paralyzed,
-                                                        state.specialties)
-    blocks = _BLOCKS
+    hand = state.hand
+    config_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
+    caches = _CACHES.get(config_key)
+    if caches is None:
+        caches = _CACHES[config_key] = ({}, {}, {}, [None] * MAX_PLAYERS, [None] * MAX_PLAYERS)
+    blocks, bases, fights, last_rows, last_blocks = caches
+    rows = _rows(state, in_combat)
     table = []
-    for r in range(n):
-        who = (seat + r) % n
-        # Every input of _player_block (and of the rules' combat_level and run_bonus it calls).
-        key = (config.win_level, config.help_rounds, dead[who], level[who], len(hand[who]), len(deck[who]),
-               len(discard[who]), active == who, races[who], classes[who], paralyzed[who], slow_turn[who] >= 0,
-               confused_turn[who] >= 0, static_bonus[who], summon[who], tuple(equipped[who]), specialties[who],
-               dying == who, looter == who, helped_by == who,
-               (fighter == who, helper == who, ask_seat == who, state.offers_to[who], state.best_offer[who],
-                state.asks_from[who], state.last_ask[who]) if in_combat else None)
-        block = blocks.get(key)
+    for who in _EGOCENTRIC[n][seat]:
+        row = rows[who]
+        if row == last_rows[who]:  # the row seat ``who`` had the last time: its block, found without hashing
+            table.append(last_blocks[who])
+            continue
+        block = blocks.get(row)
         if block is None:
-            if len(blocks) >= _BLOCKS_LIMIT:
+            base = bases.get(row[0])
+            if base is None:
+                if len(bases) >= _CACHE_LIMIT:
+                    bases.clear()
+                base = bases[row[0]] = _player_block(state, who)
+            block = base.copy()
+            hand_size, deck_size, discard_size = row[1], row[2], row[3]
+            block[P_HAND] = hand_size / 10.0 if hand_size < 10 else 1.0
+            block[P_DECK] = deck_size / 80.0 if deck_size < 80 else 1.0
+            block[P_DISCARD] = discard_size / 80.0 if discard_size < 80 else 1.0
+            if in_combat:
+                _, _, _, _, offers, best_offer, asks, last_ask = row
+                block[P_OFFERS] = min(1.0, offers / config.help_rounds)
+                block[P_BEST_OFFER] = (best_offer + 1) / 6.0
+                block[P_ASKS] = min(1.0, asks / config.help_rounds)
+                block[P_LAST_ASK] = (last_ask + 1) / 6.0
+            if len(blocks) >= _CACHE_LIMIT:
                 blocks.clear()
-            block = blocks[key] = _player_block(state, who, in_combat)
+            blocks[row] = block
+        last_rows[who], last_blocks[who] = row, block
         table.append(block)
     np.concatenate(table, out=out[:n * PLAYER_BLOCK])
     out[n * PLAYER_BLOCK:].fill(0.0)
+    # The role flags, each in the block of the one seat it marks (block r is seat + r).
+    if phase != OVER and state.active >= 0:
+        out[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
+    if in_combat:
+        if state.fighter >= 0:
+            out[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
+        if state.helper >= 0:
+            out[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
+        if state.ask_seat >= 0:
+            out[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
+    dying = state.dying
+    if dying >= 0:
+        out[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
+    if phase == LOOT_PICK and state.looter >= 0:
+        out[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
+    if state.helped_by >= 0:
+        out[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
     # The rest is sparse: only its non-zero slots are written (each value a Python float, rounded to
     # float32 on assignment, as the whole-list assignment did).
     h = HAND.start
@@ -356,32 +419,38 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     if state.door_card >= 0:
         out[DOOR.start + state.door_card] = 1.0
     if in_combat:
-        monster = state.monster
-        c = COMBAT.start
-        combat = [0.0] * (COMBAT.stop - COMBAT.start)
-        out[MONSTER.start + MONSTER_SLOT[monster]] = 1.0
-        combat[C_IN] = 1.0
-        combat[C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
-        combat[C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
-        combat[C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
-        combat[C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
-        combat[C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
-        combat[C_WINNING] = 1.0 if party_wins(state) else 0.0
-        combat[C_TREASURES] = TREASURES[monster] / 5.0
-        combat[C_SPLIT] = state.split / 5.0 if helper >= 0 else 0.0
-        combat[C_ASK_SPLIT] = state.ask_split / 5.0 if phase == ASK else 0.0
-        combat[C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
-        combat[C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
-        combat[C_ESCAPE] = _escape_chance(run_bonus(state, fighter) + state.run_bonus, config.run_target)
-        combat[C_SOURCE + state.source] = 1.0
-        combat[C_BID] = state.bid / 5.0 if phase == COUNTER else 0.0
-        out[c:COMBAT.stop] = combat
-        out[BAD.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
+        # Everything _fight_slots reads, the config's numbers aside (they pick the cache): the ``rest`` of
+        # the fighter's and the helper's rows stands for their numbers.
+        fighter, helper = state.fighter, state.helper
+        key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
+               rows[fighter][0], rows[helper][0] if helper >= 0 else None)
+        fight = fights.get(key)
+        if fight is None:
+            if len(fights) >= _CACHE_LIMIT:
+                fights.clear()
+            fight = fights[key] = _fight_slots(state)
+        out[MONSTER.start:BAD.stop] = fight
+        # The help talks' numbers, which change with nearly every offer and ask, are written here.
+        if helper >= 0:
+            out[COMBAT.start + C_SPLIT] = state.split / 5.0
+        if phase == ASK:
+            out[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
+        elif phase == COUNTER:
+            out[COMBAT.start + C_BID] = state.bid / 5.0
     if dying >= 0:
         out[DEATH.start + state.death_kind - 1] = 1.0
-    out[TURN:OVER_LIMIT + 1] = (min(1.0, state.turn / config.max_turns), min(1.0, state.steps / config.max_steps),
-                                min(1.0, state.gold / config.gold_per_level), 1.0 if state.halfling_sold else 0.0,
-                                min(1.0, max(0, len(hand[seat]) - hand_limit(state, seat)) / 5.0))
+    x = state.turn / config.max_turns
+    out[TURN] = x if x < 1.0 else 1.0
+    x = state.steps / config.max_steps
+    out[STEPS] = x if x < 1.0 else 1.0
+    if state.gold:
+        x = state.gold / config.gold_per_level
+        out[GOLD_SOLD] = x if x < 1.0 else 1.0
+    if state.halfling_sold:
+        out[HALFLING_SOLD] = 1.0
+    over = len(hand[seat]) - hand_limit(state, seat)
+    if over > 0:
+        out[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
 
 
 # --- views -------------------------------------------------------------------------------------------------

@@ -658,6 +658,14 @@ def apply(state: State, action: int) -> None:
     if action not in legal:
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal], f"phase {PHASE_NAMES[state.phase]}")
+    apply_legal(state, action)
+
+
+def apply_legal(state: State, action: int) -> None:
+    """:func:`apply` without its legality check, for a caller that has just checked ``action`` (a plain
+    int) against ``legal_actions(state)`` of this very state: the AEC env, which computes that list for
+    the action mask anyway (envs/aec.py). Anything else calls :func:`apply`: an illegal action here
+    corrupts the game instead of raising."""
     state.steps += 1
     state.step_first_event = state.events_logged
     seat = state.to_act
