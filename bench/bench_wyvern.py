@@ -18,17 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from common import (
-    LOOPS,
-    Run,
-    engine_loop,
-    interleaved,
-    machine_line,
-    pettingzoo_loop,
-    report,
-    report_same_games,
-    same_games_ratio,
-)
+from common import against_texas_holdem
 
 from tavernzoo.envs.wyvern import rules
 
@@ -39,35 +29,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=6, help="rounds, entries taken in turns (default 6)")
     parser.add_argument("--players", type=int, default=4, help="players at both tables (default 4)")
     args = parser.parse_args()
-    players = args.players
-
     from tavernzoo.envs import wyvern_v1
 
-    try:
-        from pettingzoo.classic import texas_holdem_v4
-    except ImportError as error:
-        print(f"(PettingZoo classic envs unavailable: {error}; pip install '.[bench]')")
-        texas_holdem_v4 = None
-    entries: dict[str, Run | None] = {"wyvern engine": engine_loop(rules, rules.Config(num_players=players))}
-    for loop in LOOPS:
-        entries[f"wyvern env() {loop}"] = pettingzoo_loop(lambda: wyvern_v1.env(num_players=players), loop)
-        entries[f"wyvern raw_env() {loop}"] = pettingzoo_loop(lambda: wyvern_v1.raw_env(num_players=players), loop)
-        entries[f"pettingzoo texas_holdem_v4 {loop}"] = pettingzoo_loop(
-            lambda: texas_holdem_v4.env(num_players=players), loop) if texas_holdem_v4 else None
-
-    rates = interleaved(entries, args.seconds, args.repeats)
-    ratios: list[tuple[str, str, float | None]] = []
-    for loop in LOOPS:
-        ratios += [(f"wyvern env() {loop}", f"pettingzoo texas_holdem_v4 {loop}", 2.5 if players == 4 else None),
-                   (f"wyvern env() {loop}", f"wyvern raw_env() {loop}", 0.91)]
-    ratios.append(("wyvern env() plain", "wyvern engine", 0.3 if players == 6 else None))
-    report(f"Wyvern random play at {players} players, agent-steps per CPU-second "
-           f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
-
-    same = same_games_ratio(lambda: wyvern_v1.env(num_players=players),
-                            lambda: wyvern_v1.raw_env(num_players=players),
-                            games=3, rounds=args.repeats)
-    report_same_games("wyvern env() / raw_env()", same, 0.91)
+    against_texas_holdem("wyvern", "Wyvern", wyvern_v1, rules, args, same_games=3,
+                         texas_target=2.5 if args.players == 4 else None,
+                         engine_target=0.3 if args.players == 6 else None)
 
 
 if __name__ == "__main__":

@@ -195,3 +195,35 @@ def machine_line(seconds: float, repeats: int) -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
             f"{os.cpu_count()} CPUs, load average {load:.1f}; {seconds:g} s per entry in {repeats} rounds")
+
+
+def against_texas_holdem(name: str, title: str, env_module: Any, rules: Any, args: Any, *, same_games: int,
+                         texas_target: float | None, engine_target: float | None = None) -> None:
+    """The card games' benchmark (MiniSteel, Wyvern): engine, ``env()`` and ``raw_env()`` of ``env_module``
+    at ``args.players`` next to PettingZoo's ``texas_holdem_v4`` at the same table, in both loops, with the
+    ratios their targets are stated in, then ``env()`` / ``raw_env()`` on ``same_games`` seeded games."""
+    players = args.players
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+    except ImportError as error:
+        print(f"(PettingZoo classic envs unavailable: {error}; pip install '.[bench]')")
+        texas_holdem_v4 = None
+    entries: dict[str, Run | None] = {f"{name} engine": engine_loop(rules, rules.Config(num_players=players))}
+    for loop in LOOPS:
+        entries[f"{name} env() {loop}"] = pettingzoo_loop(lambda: env_module.env(num_players=players), loop)
+        entries[f"{name} raw_env() {loop}"] = pettingzoo_loop(lambda: env_module.raw_env(num_players=players), loop)
+        entries[f"pettingzoo texas_holdem_v4 {loop}"] = pettingzoo_loop(
+            lambda: texas_holdem_v4.env(num_players=players), loop) if texas_holdem_v4 else None
+
+    rates = interleaved(entries, args.seconds, args.repeats)
+    ratios: list[tuple[str, str, float | None]] = []
+    for loop in LOOPS:
+        ratios += [(f"{name} env() {loop}", f"pettingzoo texas_holdem_v4 {loop}", texas_target),
+                   (f"{name} env() {loop}", f"{name} raw_env() {loop}", 0.91)]
+    ratios.append((f"{name} env() plain", f"{name} engine", engine_target))
+    report(f"{title} random play at {players} players, agent-steps per CPU-second "
+           f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
+
+    same = same_games_ratio(lambda: env_module.env(num_players=players),
+                            lambda: env_module.raw_env(num_players=players), games=same_games, rounds=args.repeats)
+    report_same_games(f"{name} env() / raw_env()", same, 0.91)

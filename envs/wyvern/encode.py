@@ -277,11 +277,11 @@ def _rows(state: State, in_combat: bool) -> list[tuple]:
     items in play, specialties."""
     rest = zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
                map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn), state.static_bonus,
-               state.summon, map(tuple, state.equipped), state.specialties)
+               state.summon, map(tuple, state.equipped), state.specialties, strict=True)
     if in_combat:
         return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), state.offers_to,
                         state.best_offer, state.asks_from, state.last_ask, strict=True))
-    return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard)))
+    return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), strict=True))
 
 
 def _player_block(state: State, who: int) -> np.ndarray:
