@@ -93,6 +93,14 @@ class BotRow:
     def mean_return(self) -> float:
         return self.total_return / self.games if self.games else math.nan
 
+    def add_game(self, game_return: float, share: float) -> None:
+        """Count one game: this entry's return and its share of the win (1 won, 0 lost, between: drawn)."""
+        self.games += 1
+        self.total_return += game_return
+        self.wins += share == 1.0
+        self.draws += 0.0 < share < 1.0
+        self.losses += share == 0.0
+
 
 @dataclass
 class MatchResult:
@@ -257,13 +265,8 @@ def play_match(
                 if index % seats == 0:
                     deal_scores = [0.0] * seats
                 for seat, entry in enumerate(seating):
-                    row = rows[entry]
                     share = score_of(returns, seat)
-                    row.games += 1
-                    row.total_return += returns[seat]
-                    row.wins += share == 1.0
-                    row.draws += 0.0 < share < 1.0
-                    row.losses += share == 0.0
+                    rows[entry].add_game(returns[seat], share)
                     deal_scores[entry] += share / seats
                 if index % seats == seats - 1:
                     for entry, row in enumerate(rows):

@@ -252,13 +252,8 @@ def tally(game_name: str, bot_specs: Sequence[str], seats: int, deals: int, seed
             result = returns[job.index]
             for seat in range(seats):
                 entry = (seat - job.rotation) % seats
-                row = rows[entry]
                 share = score_of(result, seat)
-                row.games += 1
-                row.total_return += result[seat]
-                row.wins += share == 1.0
-                row.draws += 0.0 < share < 1.0
-                row.losses += share == 0.0
+                rows[entry].add_game(result[seat], share)
                 deal_scores[entry] += share / seats
         for entry, row in enumerate(rows):
             row.per_deal_scores.append(deal_scores[entry])
