@@ -309,9 +309,9 @@ class OrderChecks:
     """``OrderEnforcingWrapper``'s checks, for an AEC env class to inherit instead of being wrapped: the
     same errors (PettingZoo's ``EnvLogger``) for ``render``, ``state`` and ``agent_iter`` before
     ``reset``, for reading the per-game attributes before ``reset``, and the same warning for ``step``
-    when no agent is left. The class sets ``_has_reset`` and ``_has_updated`` to False in ``__init__`` and
-    True in ``reset``; its ``step`` and ``observe`` check order themselves (written out in each class:
-    they run on every step, where one more call would cost a few percent)."""
+    when no agent is left. The class sets ``_has_reset`` and ``_has_updated`` to False in ``__init__``;
+    ``reset`` here sets them True; its ``step`` and ``observe`` check order themselves (written out in each
+    class: they run on every step, where one more call would cost a few percent)."""
 
     agents = BeforeReset()
     agent_selection = BeforeReset()
@@ -341,6 +341,11 @@ class OrderChecks:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
         return OrderCheckedIterable(self, max_iter)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        super().reset(seed=seed, options=options)
 
 
 class OrderCheckedIterable(AECIterable):
@@ -381,11 +386,6 @@ class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
         super().__init__(game, render_mode=render_mode, **config)
         self._has_reset = False
         self._has_updated = False
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

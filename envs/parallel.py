@@ -207,11 +207,6 @@ class CheckedParallelToAEC(OrderChecks, conversions.parallel_to_aec_wrapper):
         self._has_updated = False
         self._num_actions = parallel_env._num_actions
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        super().reset(seed=seed, options=options)
-
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
