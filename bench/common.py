@@ -48,6 +48,22 @@ def engine_loop(rules: Any, config: Any) -> Run:
     return run
 
 
+def random_game(env: Any, picker: random.Random) -> int:
+    """Play the reset ``env`` to its end, each agent picking uniformly among its legal actions, in the loop
+    PettingZoo's documentation writes (``agent_iter`` / ``last`` / ``step``); the agent-steps taken with
+    an action (not the None steps of finished agents)."""
+    steps = 0
+    for _agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[int(picker.random() * len(legal))]))
+        steps += 1
+    return steps
+
+
 def pettingzoo_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
     """The loop every PettingZoo user writes: ``agent_iter()``, ``last()``, a random legal action from the
     mask, ``step()``; a finished agent is stepped with None. The env is made once; ``loop`` says how a
@@ -64,14 +80,7 @@ def pettingzoo_loop(make_env: Callable[[], Any], loop: str = "plain") -> Run:
     def run(deadline: float) -> int:
         steps = 0
         while time.perf_counter() < deadline:
-            for _agent in env.agent_iter():
-                observation, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[int(picker.random() * len(legal))]))
-                steps += 1
+            steps += random_game(env, picker)
             if seeded:
                 env.reset(seed=next(seeds))
             else:
@@ -127,13 +136,7 @@ def same_games_ratio(make_numerator: Callable[[], Any], make_denominator: Callab
         start = time.process_time()
         for seed in range(games):
             env.reset(seed=seed)
-            for _agent in env.agent_iter():
-                observation, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[int(picker.random() * len(legal))]))
+            random_game(env, picker)
         return time.process_time() - start
 
     numerator, denominator = make_numerator(), make_denominator()

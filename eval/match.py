@@ -13,7 +13,7 @@ import json
 import math
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,9 +172,10 @@ class _BlockPlayer:
         self.labels = entry_labels(self.specs)
         self.env = make_env(self.game, self.config)
 
-    def play(self, block: MatchBlock) -> tuple[list[tuple[list[float], list[int]]], str]:
+    def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
+             ) -> tuple[list[tuple[list[float], list[int]]], str]:
         """Each game's returns and seating (entry at each seat), in play order; the records as JSON lines
-        (empty without records)."""
+        (empty without records). ``on_game(1)`` is called as each game ends (the progress bar)."""
         seats = len(self.specs)
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
                 for spec, bot_seed in zip(self.specs, block.bot_seeds, strict=True)]
@@ -188,6 +189,8 @@ class _BlockPlayer:
                 games.append((list(returns), seating))
                 if self.records:
                     records.append(json.dumps(record) + "\n")
+                if on_game is not None:
+                    on_game(1)
         for bot in bots:
             if hasattr(bot, "close"):
                 bot.close()
@@ -257,7 +260,8 @@ def play_match(
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
     bar = _progress(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:
-        for played, records in _played_blocks(arguments, backend, workers, address):
+        advance = bar.update if bar is not None else None
+        for played, records in _played_blocks(arguments, backend, workers, address, advance):
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
@@ -271,8 +275,6 @@ def play_match(
                 if index % seats == seats - 1:
                     for entry, row in enumerate(rows):
                         row.per_deal_scores.append(deal_scores[entry])
-            if bar is not None:
-                bar.update(len(played))
     finally:
         if bar is not None:
             bar.close()
@@ -285,8 +287,10 @@ def play_match(
     return MatchResult(game.name, deals, deals * seats, seats, seed, rows)
 
 
-def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None):
-    """Each block's games and records, in block order, played where asked."""
+def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None,
+                   advance: Callable[[int], Any] | None):
+    """Each block's games and records, in block order, played where asked; ``advance(n)`` counts games
+    as they end here, or a block's games as the block comes back from a worker."""
     if backend == "ray":
         from .ray_backend import map_tasks
 
@@ -295,6 +299,8 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
         next_block = 0
         for (*_, block), result in map_tasks(_play_block_here, arguments, address=address, batch=1):
             waiting[block.index] = result
+            if advance is not None:
+                advance(len(result[0]))
             while next_block in waiting:
                 yield waiting.pop(next_block)
                 next_block += 1
@@ -302,7 +308,7 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
     if workers == 1 or len(arguments) == 1:
         player = _BlockPlayer(*arguments[0][:-1])
         for *_, block in arguments:
-            yield player.play(block)
+            yield player.play(block, advance)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -311,7 +317,10 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
 
     context = multiprocessing.get_context(start_method())
     with ProcessPoolExecutor(min(workers, len(arguments)), mp_context=context) as pool:
-        yield from pool.map(_play_block_here, arguments)
+        for result in pool.map(_play_block_here, arguments):
+            if advance is not None:
+                advance(len(result[0]))
+            yield result
 
 
 def _progress(enabled: bool, total: int, description: str):

@@ -16,3 +16,15 @@ def _sb3_logs_in_a_temporary_folder(tmp_path_factory):
         os.environ.pop("SB3_LOGDIR", None)
     else:
         os.environ["SB3_LOGDIR"] = previous
+
+
+@pytest.fixture
+def private_solver_cache(tmp_path, monkeypatch):
+    """The Tiny Minotaur solver writes its solutions to this test's own cache directory, and starts and
+    ends with an empty memory (use it with ``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from tavernzoo.envs.tiny_minotaur import solver
+
+    monkeypatch.setenv("TAVERNZOO_CACHE", str(tmp_path / "cache"))
+    solver.clear_memory()
+    yield
+    solver.clear_memory()

@@ -14,7 +14,6 @@ pytest.importorskip("sb3_contrib")
 from tavernzoo.agents import load_bot  # noqa: E402
 from tavernzoo.agents.infoset import feed  # noqa: E402
 from tavernzoo.envs import get_game  # noqa: E402
-from tavernzoo.envs.tiny_minotaur import solver  # noqa: E402
 from tavernzoo.eval.match import make_env, play_match  # noqa: E402
 from tavernzoo.train.config import make_train_config  # noqa: E402
 from tavernzoo.train.expert import (  # noqa: E402
@@ -38,12 +37,7 @@ SMALL_TM = {"classes": ["cloak", "sword"], "archetypes": ["rogue", "paladin"], "
 TINY_NET = {"net_arch": [32], "n_envs": 2, "n_steps": 32, "batch_size": 64, "eval_games": 0}
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TAVERNZOO_CACHE", str(tmp_path / "cache"))
-    solver.clear_memory()
-    yield
-    solver.clear_memory()
+pytestmark = pytest.mark.usefixtures("private_solver_cache")  # tests/conftest.py
 
 
 def decisions(game_name: str, config: dict, bot, count: int, check, seed: int = 3) -> int:

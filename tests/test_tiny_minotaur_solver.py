@@ -112,13 +112,7 @@ def config_for(archetypes, **options) -> rules.Config:
     return rules.Config(classes=tuple(rules.CLASS_OF[a] for a in archetypes), archetypes=tuple(archetypes), **options)
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    """Every test writes its solutions to its own cache directory."""
-    monkeypatch.setenv("TAVERNZOO_CACHE", str(tmp_path / "cache"))
-    solver.clear_memory()
-    yield
-    solver.clear_memory()
+pytestmark = pytest.mark.usefixtures("private_solver_cache")  # tests/conftest.py
 
 
 @pytest.fixture
