@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import socket
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
 INSTALL_HINT = 'the Ray backend needs Ray: pip install -c constraints/cpu.txt "tavernzoo[ray]"'
 BATCHES_PER_CPU = 16
+CONNECT_TIMEOUT_S = 10.0  # to reach a cluster's address before Ray is asked to join it
 
 
 def import_ray():
@@ -44,7 +47,9 @@ def connect(address: str | None = None, num_cpus: int | None = None):
         # Workers import tavernzoo from their own installation; nothing but the task arguments travels.
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
                                    "configure_logging": False}
+        address = address or os.environ.get("RAY_ADDRESS")
         if address:
+            check_reachable(address)
             ray.init(address=address, **options)
         else:
             # Ray runs its workers at niceness 15 so that they never starve its own daemons; an embedded
@@ -53,6 +58,23 @@ def connect(address: str | None = None, num_cpus: int | None = None):
             options["_system_config"] = {"worker_niceness": 0}
             ray.init(num_cpus=num_cpus, **options)
     return ray
+
+
+def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """A ValueError unless ``HOST:PORT`` (or ``ray://HOST:PORT``) accepts a connection within ``timeout``
+    seconds: Ray itself keeps retrying an address where nothing listens for minutes. ``auto`` (this node's
+    cluster, found by Ray from its own files) is left to Ray."""
+    if address == "auto":
+        return
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not host or not port.isdigit():
+        raise ValueError(f"Ray address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ValueError(f"no Ray cluster answers at {address} ({error}); start one there with "
+                         "`ray start --head`, or leave the address out for one on this machine") from None
 
 
 def cluster_cpus(ray) -> int:

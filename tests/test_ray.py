@@ -233,6 +233,29 @@ def test_a_training_report_on_ray_is_the_local_report(ray_local, tmp_path):
         TrainConfig(eval_backend="spark")
 
 
+def test_an_address_where_no_cluster_listens_fails_at_once_with_one_line():
+    """Ray retries such an address for minutes; the probe answers within its timeout."""
+    import socket
+    import subprocess
+    import sys
+
+    from tavernzoo.eval.ray_backend import check_reachable
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ValueError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
+        check_reachable(f"127.0.0.1:{port}", timeout=2)
+    with pytest.raises(ValueError, match="is not HOST:PORT"):
+        check_reachable("nowhere")
+    check_reachable("auto")  # left to Ray
+    # In a fresh process: this one may hold the file's Ray instance already, which connect() reuses.
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "--games", "2", "--backend", "ray",
+                             "--address", f"ray://127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"no Ray cluster answers at ray://127.0.0.1:{port}" in result.stderr
+
+
 def test_cli_sweep_and_backend_options_fail_with_one_clear_line(capsys, tmp_path):
     from tavernzoo.cli import main
 
