@@ -20,6 +20,7 @@ from tavernzoo.train.expert import (  # noqa: E402
     CollectJob,
     ExpertConfig,
     Labeller,
+    Samples,
     collect,
     evaluate_student,
     load_actor,
@@ -234,3 +235,38 @@ def test_the_command_runs_a_round_into_a_run_directory(tmp_path, capsys):
     assert "checkpoint:" in capsys.readouterr().out
     assert json.loads((out / "config.json").read_text())["net_arch"] == [16]
     assert json.loads((out / "expert.json").read_text())["recipe"]["teacher"] == "heuristic"
+
+
+def test_saved_samples_start_another_run_and_bad_files_are_refused(tmp_path):
+    config = make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET})
+    first = run_expert(config, ExpertConfig(teacher="heuristic", games=2, epochs=1, workers=1), tmp_path / "a",
+                       log=lambda _: None)
+    saved = tmp_path / "a" / "expert" / "samples.npz"
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    sizes = game.encoder.observation_size(table), len(game.action_names(table))
+    loaded = Samples.load(tmp_path / "a", *sizes)
+    assert len(loaded) == first["rounds"][0]["samples"] > 0
+    np.testing.assert_allclose(loaded.targets.sum(1), 1.0, atol=1e-6)
+    assert not list((tmp_path / "a" / "expert").glob("*.partial"))
+    # --games 0: retrain on the saved positions only; the loss is measured on the same samples
+    again = run_expert(config, ExpertConfig(teacher="heuristic", games=0, epochs=3, workers=1,
+                                            samples=str(tmp_path / "a")), tmp_path / "b", log=lambda _: None)
+    assert again["rounds"][0]["new_samples"] == 0 and again["rounds"][0]["samples"] == len(loaded)
+    assert again["rounds"][0]["loss_after"] < again["rounds"][0]["loss_before"]
+    with pytest.raises(ValueError, match="at least 1"):
+        ExpertConfig(games=0)
+    with pytest.raises(ValueError, match="shape"):
+        Samples.load(saved, sizes[0] + 1, sizes[1])
+    with pytest.raises(ValueError, match="no such file"):
+        Samples.load(tmp_path / "nowhere", *sizes)
+    (tmp_path / "junk.npz").write_bytes(b"not numpy")
+    with pytest.raises(ValueError, match="not a samples file"):
+        Samples.load(tmp_path / "junk.npz", *sizes)
+    np.savez(tmp_path / "partial.npz", observations=loaded.observations)
+    with pytest.raises(ValueError, match="no masks, targets, values"):
+        Samples.load(tmp_path / "partial.npz", *sizes)
+    np.savez(tmp_path / "objects.npz", observations=np.array([{"x": 1}], dtype=object), masks=loaded.masks,
+             targets=loaded.targets, values=loaded.values)
+    with pytest.raises(ValueError, match="not a samples file"):
+        Samples.load(tmp_path / "objects.npz", *sizes)  # object arrays would need pickle: refused

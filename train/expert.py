@@ -33,6 +33,8 @@ A run directory (``out``) is a training run: ``config.json`` (the student's Trai
 
     expert.json          the recipe and, per round: samples, games, loss before/after, agreement
     expert/round_K/      policy.json + policy.npz of round K's student
+    expert/samples.npz   every labelled position so far (plain arrays): ``--samples RUN`` starts another
+                         run from them, e.g. to retrain with other epochs without labelling again
 """
 
 from __future__ import annotations
@@ -78,6 +80,47 @@ class Samples:
 
     def __len__(self) -> int:
         return len(self.values)
+
+    FIELDS = ("observations", "masks", "targets", "values")
+
+    def save(self, path: Path) -> None:
+        """Write the samples as one ``.npz`` of plain arrays, atomically (labelling is the costly part)."""
+        partial = path.with_name(path.name + ".partial")
+        with open(partial, "wb") as handle:
+            np.savez(handle, **{name: getattr(self, name) for name in self.FIELDS})
+        os.replace(partial, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, observation_size: int, actions: int) -> Samples:
+        """Samples saved by :meth:`save` (an expert run's ``expert/samples.npz``) for a game with this
+        observation size and action count; ValueError naming what does not fit. Never unpickles."""
+        source = Path(path)
+        if source.is_dir():
+            source = source / "expert" / "samples.npz"
+        try:
+            with np.load(source, allow_pickle=False) as archive:
+                arrays = {name: archive[name] for name in cls.FIELDS if name in archive.files}
+        except FileNotFoundError:
+            raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
+                             "expert/samples.npz)") from None
+        except (OSError, ValueError) as error:
+            raise ValueError(f"--samples {path}: not a samples file of an expert run ({error})") from None
+        missing = [name for name in cls.FIELDS if name not in arrays]
+        if missing:
+            raise ValueError(f"--samples {path}: no {', '.join(missing)} array in it; an expert run's "
+                             f"samples hold {', '.join(cls.FIELDS)}")
+        rows = len(arrays["values"])
+        shapes = {"observations": (rows, observation_size), "masks": (rows, actions),
+                  "targets": (rows, actions), "values": (rows,)}
+        for name, shape in shapes.items():
+            if arrays[name].shape != shape:
+                raise ValueError(f"--samples {path}: {name} has shape {arrays[name].shape}, this game and "
+                                 f"table need {shape} (observation size {observation_size}, {actions} actions)")
+        samples = cls(arrays["observations"].astype(np.float32), arrays["masks"].astype(bool),
+                      arrays["targets"].astype(np.float32), arrays["values"].astype(np.float32))
+        if not all(np.isfinite(getattr(samples, name)).all() for name in ("observations", "targets", "values")):
+            raise ValueError(f"--samples {path}: holds values that are not finite numbers")
+        return samples
 
 
 def teacher_target(teacher: Any, observation: dict[str, Any], action: int) -> np.ndarray:
@@ -357,12 +400,16 @@ class ExpertConfig:
     value_weight: float = VALUE_WEIGHT
     workers: int = 2
     init: str | None = None  # start the student's actor from this bot's weights (checkpoint, BOT.onnx, zoo:GAME)
+    samples: str | None = None  # start from another expert run's labelled positions (its expert/samples.npz)
 
     def __post_init__(self) -> None:
         for name in ("rounds", "games", "epochs", "batch_size", "workers"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"expert option {name}={value!r} must be a positive integer")
+            # games=0 retrains on saved samples without labelling more
+            least = 0 if name == "games" and self.samples else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(f"expert option {name}={value!r} must be a whole number of at least {least}"
+                                 + ("" if least else " (0 only with samples from an earlier run)"))
         if not 0.0 <= self.dagger <= 1.0:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
@@ -407,17 +454,21 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
         policy_from_sb3(model.policy, {**trainer.provenance, "timesteps": 0, "expert_round": 0}).save(student_dir)
     recipe = {k: getattr(expert, k) for k in ExpertConfig.__dataclass_fields__}
     report: dict[str, Any] = {"recipe": recipe, "rounds": []}
-    data = Samples.empty(game.encoder.observation_size(config), len(game.action_names(config)))
+    sizes = game.encoder.observation_size(config), len(game.action_names(config))
+    data = Samples.load(expert.samples, *sizes) if expert.samples else Samples.empty(*sizes)
     for round_index in range(1, expert.rounds + 1):
         started = time.perf_counter()
         spec = teacher_spec(expert.teacher, student_dir, expert.prior_student)
         job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
                          str(student_dir) if student_dir else None,
                          expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
-        fresh = collect(job, expert.games, expert.workers, progress)
+        fresh = collect(job, expert.games, expert.workers, progress) if expert.games else Samples.empty(*sizes)
         collected = time.perf_counter() - started
         data = Samples.concat([data, fresh])
-        on_fresh = evaluate_student(model.policy, fresh)  # how the previous student does on new positions
+        (trainer.out / "expert").mkdir(exist_ok=True)
+        data.save(trainer.out / "expert" / "samples.npz")
+        # how the previous student does on the new positions (none when only retraining on saved samples)
+        on_fresh = evaluate_student(model.policy, fresh) if len(fresh) else {}
         fit = train_student(model.policy, data, expert.epochs, expert.batch_size, expert.learning_rate,
                             expert.value_weight, seed=train_config.seed + round_index)
         student_dir = trainer.out / "expert" / f"round_{round_index}"
@@ -464,6 +515,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     parser.add_argument("--init", metavar="BOT", help="start the student from this policy's weights: a checkpoint "
                         "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
+    parser.add_argument("--samples", metavar="RUN", help="start from the labelled positions of an earlier expert "
+                        "run (RUN or RUN/expert/samples.npz; same game and table); with --games 0, only retrain")
     parser.add_argument("--workers", type=int, default=2, help="processes playing games (default 2)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a training option of the student (repeatable), as for `tavernzoo train`")
@@ -485,7 +538,8 @@ def run_command(args: argparse.Namespace) -> int:
     train_config = make_train_config(args.game, None, overrides, seed=args.seed)
     expert = ExpertConfig(teacher=args.teacher, opponents=args.opponents, rounds=args.rounds, games=args.games,
                           epochs=args.epochs, dagger=args.dagger, prior_student=args.prior_student,
-                          learning_rate=args.lr, workers=args.workers, init=args.init)
+                          learning_rate=args.lr, workers=args.workers, init=args.init,
+                          samples=args.samples)
     out = args.out or f"runs/{train_config.game}-expert-seed{train_config.seed}"
     report = run_expert(train_config, expert, out, progress=not args.no_progress and sys.stderr.isatty())
     print(f"checkpoint: {report['checkpoint']}  (a bot spec; export it, or fine-tune with "
