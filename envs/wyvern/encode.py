@@ -130,6 +130,7 @@ from .rules import (
     combat_level,
     hand_limit,
     monster_strength,
+    party_beats,
     party_strength,
     party_wins,
     run_bonus,
@@ -299,11 +300,12 @@ def _fight_slots(state: State) -> np.ndarray:
     slots = _monster_slots(state.monster).copy()
     v = memoryview(slots)
     c = COMBAT.start - MONSTER.start
+    party, monster = party_strength(state), monster_strength(state)
     v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
-    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
-    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
+    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster / 100.0))
+    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party / 100.0))
     v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
-    v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
+    v[c + C_WINNING] = 1.0 if party_beats(state, party, monster) else 0.0
     v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
     v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, state.config.run_target)
     v[c + C_SOURCE + state.source] = 1.0
@@ -342,7 +344,6 @@ _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_
 # Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
 _NO_TALKS = {n: [0] * n + [-1] * n + [0] * n + [-1] * n for n in range(1, MAX_PLAYERS + 1)}
 _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
-_SHAPE = (OBSERVATION_SIZE,)
 
 
 class _Table:
@@ -350,7 +351,7 @@ class _Table:
     copies of the inputs they were made from."""
 
     __slots__ = ("config", "n", "bases", "fights", "number_slots", "public", "rests", "numbers", "blocks",
-                 "fight_key", "fight")
+                 "fight_key", "fight", "hands", "tails")
 
     def __init__(self, config: Config, n: int):
         self.config, self.n = config, n
@@ -364,6 +365,10 @@ class _Table:
         self.blocks = memoryview(np.zeros(n * PLAYER_BLOCK, np.float32))
         self.fight_key: Any = _STALE
         self.fight: memoryview | None = None
+        # Per seat: its hand as last written, and the vector's tail from HAND.start with that hand in it
+        # (zeros elsewhere: encode writes the rest of the tail over it).
+        self.hands: list[Any] = [_STALE] * n
+        self.tails = [memoryview(np.zeros(OBSERVATION_SIZE - HAND.start, np.float32)) for _ in range(n)]
 
 
 def _public(state: State) -> tuple:
@@ -375,9 +380,10 @@ def _public(state: State) -> tuple:
 def _numbers(state: State, in_combat: bool) -> list[int]:
     """Every seat's hand, deck and discard pile sizes, then the help talks (offers, best offers, asks, last
     asks), as one list of ints in the order of ``_NUMBER_SLOTS``."""
-    talks = (*state.offers_to, *state.best_offer, *state.asks_from, *state.last_ask) if in_combat \
-        else _NO_TALKS[state.n]
-    return [*map(len, state.hand), *map(len, state.deck), *map(len, state.discard), *talks]
+    if in_combat:
+        return [*map(len, state.hand + state.deck + state.discard), *state.offers_to, *state.best_offer,
+                *state.asks_from, *state.last_ask]
+    return [*map(len, state.hand + state.deck + state.discard), *_NO_TALKS[state.n]]
 
 
 def _write_bases(state: State, table: _Table) -> None:
@@ -400,7 +406,7 @@ def _write_bases(state: State, table: _Table) -> None:
             table.numbers[who::n] = [None] * len(_NUMBER_SLOTS)
     table.rests = rests
     level, equipped, *flat, specialties = _public(state)
-    table.public = (list(level), [list(cards) for cards in equipped], *map(list, flat), specialties)
+    table.public = (level[:], [cards[:] for cards in equipped], *[x[:] for x in flat], specialties)
 
 
 def _write_numbers(table: _Table, numbers: list[int]) -> None:
@@ -415,12 +421,20 @@ def _write_numbers(table: _Table, numbers: list[int]) -> None:
     table.numbers = numbers
 
 
+def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
+    """My hand in ``seat``'s tail: a quarter per copy of each card, at most 1."""
+    tail = table.tails[seat]
+    tail[:] = _ZEROS[HAND.start:]
+    for cid in hand:
+        x = tail[cid]
+        tail[cid] = x + 0.25 if x < 1.0 else 1.0
+    table.hands[seat] = list(hand)
+
+
 def encode(state: State, seat: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
     :func:`encode_uncached` writes, without recomputing what did not change since this game's last call."""
     view = memoryview(out)
-    if view.format != "f" or view.shape != _SHAPE:
-        raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out.dtype} {out.shape}")
     n = state.n
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
@@ -437,11 +451,20 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     numbers = _numbers(state, in_combat)
     if numbers != table.numbers:
         _write_numbers(table, numbers)
-    # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table.
+    hand = state.hand[seat]
+    if hand != table.hands[seat]:
+        _write_hand(table, seat, hand)
+    # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table. Then my
+    # hand, and zeros for the rest.
     blocks, start, end = table.blocks, seat * PLAYER_BLOCK, n * PLAYER_BLOCK
-    view[:end - start] = blocks[start:end]
-    view[end - start:end] = blocks[:start]
-    view[end:] = _ZEROS[end:]
+    try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
+        view[:end - start] = blocks[start:end]
+        view[end - start:end] = blocks[:start]
+        view[end:HAND.start] = _ZEROS[end:HAND.start]
+        view[HAND.start:] = table.tails[seat]
+    except (ValueError, TypeError, NotImplementedError):
+        raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
+                         f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}") from None
     # The role flags, each in the block of the one seat it marks (block r is seat + r).
     if phase != OVER and state.active >= 0:
         view[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
@@ -459,12 +482,7 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
         view[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
     if state.helped_by >= 0:
         view[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
-    # The rest is sparse: only its non-zero slots are written. My hand: a quarter per copy, at most 1.
-    hand = state.hand[seat]
-    for cid in hand:
-        i = HAND.start + cid
-        x = view[i]
-        view[i] = x + 0.25 if x < 1.0 else 1.0
+    # The rest is sparse: only its non-zero slots are written.
     view[PHASE.start + phase] = 1.0
     if phase != OVER and state.to_act == seat:
         view[MY_TURN] = 1.0
