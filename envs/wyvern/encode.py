@@ -357,8 +357,9 @@ class _Table:
         self.config, self.n = config, n
         caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
         self.bases, self.fights = _CACHES.setdefault(caches_key, ({}, {}))
-        self.number_slots = [(slot, add, config.help_rounds if by is None else by)
-                             for slot, add, by in _NUMBER_SLOTS]
+        # Per entry of _numbers(state): where in ``blocks`` it goes, what is added, what divides.
+        self.number_slots = [(who * PLAYER_BLOCK + slot, add, config.help_rounds if by is None else by)
+                             for slot, add, by in _NUMBER_SLOTS for who in range(n)]
         self.public: Any = _STALE  # copies of _public(state)
         self.rests: list[Any] = [_STALE] * n  # per seat, the ``rest`` its base block was made from
         self.numbers: Any = _STALE  # _numbers(state) as written
@@ -411,13 +412,12 @@ def _write_bases(state: State, table: _Table) -> None:
 
 def _write_numbers(table: _Table, numbers: list[int]) -> None:
     """Write the numbers that differ from those written before into their slots."""
-    old, blocks, n, slots = table.numbers, table.blocks, table.n, table.number_slots
+    old, blocks, slots = table.numbers, table.blocks, table.number_slots
     changed = range(len(numbers)) if old is _STALE else compress(count(), map(ne, numbers, old))
     for i in changed:
-        kind, who = divmod(i, n)
-        slot, add, by = slots[kind]
+        at, add, by = slots[i]
         x = (numbers[i] + add) / by
-        blocks[who * PLAYER_BLOCK + slot] = x if x < 1.0 else 1.0
+        blocks[at] = x if x < 1.0 else 1.0
     table.numbers = numbers
 
 
@@ -459,8 +459,10 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     blocks, start, end = table.blocks, seat * PLAYER_BLOCK, n * PLAYER_BLOCK
     try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
         view[:end - start] = blocks[start:end]
-        view[end - start:end] = blocks[:start]
-        view[end:HAND.start] = _ZEROS[end:HAND.start]
+        if start:
+            view[end - start:end] = blocks[:start]
+        if end < HAND.start:
+            view[end:HAND.start] = _ZEROS[end:HAND.start]
         view[HAND.start:] = table.tails[seat]
     except (ValueError, TypeError, NotImplementedError):
         raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "

@@ -1,0 +1,654 @@
+"""Wyvern TCG — what a seat sees: action names, the observation vector, the view and a rendering.
+
+Hidden information: every hand is private to its holder (the others see its size) and no one sees any
+deck's order. Public: levels, races, classes, decks and their declared specialties, items in play,
+summons set aside, hand/deck/discard sizes, the face-up door card, everything on the combat table and
+every event that the table saw (treasure and hand loot are counted, not shown).
+
+Actions
+=======
+One fixed Discrete space (``NUM_ACTIONS`` = 295 with the bundled catalog); ``+r`` is the seat ``r`` places
+after the acting one in play order; ``<card>`` is a catalog key from ``cards.toml``; ``k`` is a number of
+the monster's treasures (0-5). :func:`describe_action` with the state names the players (``at player_2``).
+
+==========================  ===================================================================
+name                        when legal
+==========================  ===================================================================
+``pass``                    setup / re-entry: done playing; your turn: end it (draw face down);
+                            combat window: pass (the window closes after everyone passes in a row)
+``run``                     you fight and are not winning: roll now (d6 + bonuses >= 5 escapes)
+``accept``                  help talks: take the offer (ask phase) or the ask (counter phase): a deal
+``decline``                 help talks: break them off; looting: take nothing from the body
+``summon:aid``              combat: add your summon's level to your party (fighter or helper)
+``summon:join``             combat of another: add your summon's level to the monster
+``summon:fight``            your turn: fight your own summon (it gets +5 and leaves your control)
+``equip:<card>``            setup, re-entry, your turn out of combat: the item fits a free slot
+``use:<card>:party``        combat: a potion, scroll or wand for the fighting party
+``use:<card>:monster``      combat of another: a one-shot or an enhancer on the monster
+``curse:<card>:+r``         setup, re-entry, your turn, or any combat window: curse a living player
+``fight:<card>``            your turn out of combat: fight a monster from your hand
+``sell:<card>``             your turn out of combat: sell an item from your hand
+``sell_equipped:<card>``    your turn out of combat: sell an item you have in play
+``discard:<card>``          end of your turn, over the hand limit
+``loot:<card>``             take this item from a dead player's body
+``loot:hand``               nothing in play on the body: draw two cards at random from its hand
+``offer:+r:k``              you fight without a helper: offer seat +r k treasures for its help (a first
+                            offer, or more than you offered it before; answering an ask: below the ask)
+``ask:k``                   combat of another, no helper yet: offer to help for k treasures; or answer
+                            an offer with a counter-offer (k above the offer); never above your last ask
+``loot_order:+r``           you died: seat +r loots next
+==========================  ===================================================================
+
+Observation (float32, all in [0, 1])
+====================================
+Six player blocks of ``PLAYER_BLOCK`` (66) slots, egocentric: block 0 is me, block r the seat r places
+after me in play order (blocks past the table size are all zero); then my hand; then the table.
+
+======  =======================================================================
+offset  player block (block r starts at r * 66)
+======  =======================================================================
+0       present at this table
+1       alive (not waiting to re-enter)
+2       level / win_level
+3       combat level out of combat (level + items + race + deck bonuses) / 50, clipped
+4       hand size / 10, clipped
+5-6     deck size / 80, discard pile size / 80, clipped
+7       it is this player's turn
+8-16    race one-hot (human, elf, halfling, naga, rakshasa, giant, pixie, dwarf, none)
+17-21   class one-hot (paladin, warrior, wizard, thief, cleric)
+22-24   paralysed, slowed, confused
+25      deck (specialty) bonus / 10
+26      summon set aside: its level / 25 (0: none)
+27      run-away bonus from items, race, class and statuses: (bonus + 3) / 8, clipped
+28-33   is the fighter, the helper, in help talks now, dying, looting now, helped this turn
+34-39   declared specialties (fire, ice, whip, melee, good, evil)
+40-61   items in play: copies of each equipment card (catalog order of ``EQUIPMENT``) / 2
+62-63   this combat's help talks: offers the fighter made this player / help_rounds, its best offer
+        to it (k + 1) / 6 (0: none)
+64-65   asks this player made / help_rounds, its last ask (k + 1) / 6 (0: none)
+======  =======================================================================
+
+==========  ====================================================================
+index       rest
+==========  ====================================================================
+396-459     my hand: copies of each catalog card / 4
+460-469     phase one-hot (setup, reenter, free, window, ask, counter, loot_order, loot_pick, discard,
+            over)
+470         I am to act
+471-534     the face-up door card of this turn, one-hot by catalog id
+535-554     the monster being fought, one-hot in ``MONSTERS`` order
+555-571     combat numbers (see ``COMBAT`` below)
+572-579     the monster's Bad Stuff one-hot (lose_levels, helm, armor, boots, weapons, best, all, death)
+580-581     death by levels, death by being eaten (while looting)
+582-585     turn / max_turns, decisions / max_steps, gold sold this turn / gold_per_level, halfling sold
+586         my hand size over my hand limit (the cards to discard) / 5, clipped
+==========  ====================================================================
+
+``COMBAT`` (index 555 + k): 0 in combat, 1 monster level / 30, 2 monster bonus / 30, 3 monster strength
+/ 100, 4 party strength / 100, 5 party bonus / 30, 6 party wins now, 7 treasures / 5, 8 promised split / 5,
+9 the fighter's pending offer (phase ask) / 5, 10 levels granted / 3, 11 one-shot run bonus / 6, 12 the
+fighter's chance to escape, 13-15 source one-hot (door, hand, summon), 16 the would-be helper's pending
+ask (phase counter) / 5. All clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .decks import ALIGNMENTS, BAD_STUFF, CATALOG, ELEMENTS, EQUIPMENT, MONSTERS, NUM_CARDS, WEAPON_KINDS
+from .rules import (
+    ACTION_ARG,
+    ACTION_CARD,
+    ACTION_KIND,
+    ACTION_NAMES,
+    ASK,
+    CLASSES,
+    COUNTER,
+    K_ASK,
+    K_CURSE,
+    K_LOOT_ORDER,
+    K_OFFER,
+    LEVEL,
+    LEVELS,
+    LOOT_ORDER,
+    LOOT_PICK,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OVER,
+    PHASE_NAMES,
+    RACE_NAMES,
+    SOURCE_NAMES,
+    TREASURES,
+    WINDOW,
+    Config,
+    State,
+    combat_level,
+    hand_limit,
+    monster_strength,
+    party_strength,
+    party_wins,
+    run_bonus,
+)
+
+SPECIALTY_ORDER = ELEMENTS + WEAPON_KINDS + ALIGNMENTS
+_SPECIALTY_SLOT = {name: i for i, name in enumerate(SPECIALTY_ORDER)}
+EQUIP_SLOT = {cid: i for i, cid in enumerate(EQUIPMENT)}
+MONSTER_SLOT = {cid: i for i, cid in enumerate(MONSTERS)}
+
+# Player block offsets.
+P_PRESENT, P_ALIVE, P_LEVEL, P_COMBAT, P_HAND, P_DECK, P_DISCARD, P_ACTIVE = range(8)
+P_RACE, P_CLASS = 8, 17
+P_PARALYZED, P_SLOW, P_CONFUSED, P_STATIC, P_SUMMON, P_RUN = 22, 23, 24, 25, 26, 27
+P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED = 28, 29, 30, 31, 32, 33
+P_SPECIALTY, P_EQUIPPED = 34, 40
+P_OFFERS = P_EQUIPPED + len(EQUIPMENT)
+P_BEST_OFFER, P_ASKS, P_LAST_ASK = P_OFFERS + 1, P_OFFERS + 2, P_OFFERS + 3
+PLAYER_BLOCK = P_OFFERS + 4
+HAND = slice(MAX_PLAYERS * PLAYER_BLOCK, MAX_PLAYERS * PLAYER_BLOCK + NUM_CARDS)
+PHASE = slice(HAND.stop, HAND.stop + len(PHASE_NAMES))
+MY_TURN = PHASE.stop
+DOOR = slice(MY_TURN + 1, MY_TURN + 1 + NUM_CARDS)
+MONSTER = slice(DOOR.stop, DOOR.stop + len(MONSTERS))
+COMBAT = slice(MONSTER.stop, MONSTER.stop + 17)
+(C_IN, C_MLEVEL, C_MBONUS, C_MSTRENGTH, C_PSTRENGTH, C_PBONUS, C_WINNING, C_TREASURES, C_SPLIT, C_ASK_SPLIT,
+ C_LEVELS, C_RUN, C_ESCAPE, C_SOURCE) = range(14)
+C_BID = C_SOURCE + 3
+BAD = slice(COMBAT.stop, COMBAT.stop + len(BAD_STUFF))
+DEATH = slice(BAD.stop, BAD.stop + 2)
+TURN, STEPS, GOLD_SOLD, HALFLING_SOLD = DEATH.stop, DEATH.stop + 1, DEATH.stop + 2, DEATH.stop + 3
+OVER_LIMIT = HALFLING_SOLD + 1
+OBSERVATION_SIZE = OVER_LIMIT + 1
+IN_COMBAT_PHASES = (WINDOW, ASK, COUNTER)
+
+assert len(ACTION_NAMES) == NUM_ACTIONS
+
+
+def action_names(config: Config) -> tuple[str, ...]:
+    return ACTION_NAMES
+
+
+def observation_size(config: Config) -> int:
+    return OBSERVATION_SIZE
+
+
+def _treasures(k: int | str) -> str:
+    return f"{k} treasure" + ("" if str(k) == "1" else "s")
+
+
+def describe_action(action: int, state: State | None = None) -> str:
+    """A sentence for a person choosing among the legal actions. Given the state (the chooser is the seat to
+    act), every seat offset is named as the player it means and offers say what is on the table."""
+    name = ACTION_NAMES[action]
+    verb, _, rest = name.partition(":")
+    kind = ACTION_KIND[action]
+    seat = state.to_act if state is not None else -1
+    phase = state.phase if state is not None else -1
+
+    def player(offset: int) -> str:
+        if state is None:
+            return f"the player {offset} seat(s) after you"
+        return f"player_{(seat + offset) % state.n}"
+
+    if state is not None and phase in (ASK, COUNTER) and name in ("accept", "decline"):
+        other = state.ask_seat
+        if phase == ASK:
+            deal = f"player_{state.fighter}'s offer of {_treasures(state.ask_split)}"
+            return f"accept {deal} and help fight" if name == "accept" else f"turn down {deal}"
+        deal = f"player_{other}'s ask of {_treasures(state.bid)}"
+        return f"accept {deal}: they help you fight" if name == "accept" else f"refuse {deal}"
+    if state is not None and phase == LOOT_PICK:
+        body = f"player_{state.dying}"
+        if name == "decline":
+            return f"take nothing from {body}'s body"
+        if name == "loot:hand":
+            return f"draw two cards at random from {body}'s hand"
+        return f"take {CATALOG[ACTION_CARD[action]].name} from {body}'s body"
+    fixed = {
+        "pass": "pass (in a combat window) or finish playing cards (out of combat: ends your turn)",
+        "run": "run away now: roll a d6 plus your run bonuses, 5 or more escapes",
+        "accept": "accept the offer or ask on the table: the deal is made",
+        "decline": "break off the help talks, or take nothing from a dead player's body",
+        "summon:aid": "bring your summon to your side of the fight",
+        "summon:join": "send your summon against the fighting party",
+        "summon:fight": "fight your own summon (it gets +5 out of anger)",
+        "loot:hand": "draw two cards at random from the dead player's hand",
+    }
+    if name in fixed:
+        return fixed[name]
+    if kind == K_OFFER:
+        offset, split = divmod(ACTION_ARG[action], 100)
+        return f"offer {_treasures(split)} to {player(offset)} for help"
+    if kind == K_ASK:
+        fighter = f"player_{state.fighter}" if state is not None else "the fighter"
+        if phase == ASK:
+            return f"counter: ask {fighter} for {_treasures(rest)} instead"
+        return f"offer to help {fighter} for {_treasures(rest)}"
+    if kind == K_LOOT_ORDER:
+        return f"{player(ACTION_ARG[action])} loots your body next"
+    card = CATALOG[ACTION_CARD[action]]
+    if verb == "use":
+        return f"play {card.name} on {'your party' if rest.endswith(':party') else 'the monster'}"
+    if kind == K_CURSE:
+        return f"play {card.name} at {player(ACTION_ARG[action])}"
+    return f"{verb.replace('_', ' ')} {card.name}"
+
+
+@cache
+def _escape_chance(bonus: int, target: int) -> float:
+    return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
+
+
+# A player's block depends only on that player's own numbers, not on who looks at it (blocks are placed
+# egocentrically, their content is not), and it changes rarely: most players sit still while one acts. So
+# each block is computed once per distinct input and kept, keyed by every input it reads: the config's
+# numbers pick the cache, a row of the player's numbers (built for the whole table at once by :func:`_rows`,
+# in C loops) is the key; a cache keyed by its inputs cannot go stale. Two levels: the pile sizes (hand,
+# deck, discard) change with nearly every card played or drawn, and the help talks with every offer and ask,
+# so a block missing from ``blocks`` is made from the block of the same player without them (``bases``,
+# keyed by the row's ``rest``) and a few writes, rather than from scratch. The role flags that mark one seat
+# of the table (its turn, fighter, helper, asked, dying, looting, helped) are in no cached block:
+# :func:`encode` writes them into the copied blocks. Bounded: a cache is emptied when it grows past the
+# limit. The cached arrays are never written to once stored (np.concatenate copies them into each
+# observation).
+#
+# The fight's slots (the monster, ``COMBAT``, the Bad Stuff: most decisions of a random game are taken in a
+# fight, mostly passes and help talks that change none of its strengths) are cached alike (``fights``),
+# keyed by every input of :func:`_fight_slots`, the fighter's and helper's rows standing for their numbers;
+# the help talks' three numbers are written by :func:`encode`.
+#
+# Most rows are the same as at the previous observation: per seat number, the last row seen and its block
+# are kept too (``last_rows``, ``last_blocks``), and an equal row takes that block without hashing the row
+# (a block is a function of its row alone, whichever game the row came from).
+_CACHES: dict[tuple, tuple[dict, dict, dict, list, list]] = {}
+_CACHE_LIMIT = 20_000
+# _EGOCENTRIC[n][seat]: the seats in block order for ``seat`` at an ``n``-player table.
+_EGOCENTRIC = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAX_PLAYERS + 1)}
+_NOT_NEGATIVE = (-1).__lt__  # x >= 0 for an int x, as a C-level callable for map()
+
+
+def _rows(state: State, in_combat: bool) -> list[tuple]:
+    """Every input of a player block but the role flags, one ``(rest, hand, deck, discard)`` tuple per seat
+    in seat order, in combat ``(rest, hand, deck, discard, offers_to, best_offer, asks_from, last_ask)``:
+    the pile sizes, the help talks, and in ``rest`` everything :func:`_player_block` reads (with the rules'
+    ``combat_level`` and ``run_bonus`` it calls): alive, level, race, class, statuses, deck bonus, summon,
+    items in play, specialties."""
+    rest = zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
+               map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn), state.static_bonus,
+               state.summon, map(tuple, state.equipped), state.specialties, strict=True)
+    if in_combat:
+        return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), state.offers_to,
+                        state.best_offer, state.asks_from, state.last_ask, strict=True))
+    return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), strict=True))
+
+
+def _player_block(state: State, who: int) -> np.ndarray:
+    """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32, with the role
+    flags (P_ACTIVE, P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED), the pile sizes (P_HAND,
+    P_DECK, P_DISCARD: they change with nearly every card played or drawn) and the help talks (P_OFFERS to
+    P_LAST_ASK, in combat) left at 0: :func:`encode` writes them."""
+    config = state.config
+    v = [0.0] * PLAYER_BLOCK
+    v[0] = 1.0
+    if not state.dead[who]:
+        v[P_ALIVE] = 1.0
+    v[P_LEVEL] = state.level[who] / config.win_level
+    x = combat_level(state, who) / 50.0
+    v[P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    v[P_RACE + state.races[who]] = 1.0
+    v[P_CLASS + state.classes[who]] = 1.0
+    if state.paralyzed[who]:
+        v[P_PARALYZED] = 1.0
+    if state.slow_turn[who] >= 0:
+        v[P_SLOW] = 1.0
+    if state.confused_turn[who] >= 0:
+        v[P_CONFUSED] = 1.0
+    x = state.static_bonus[who] / 10.0
+    v[P_STATIC] = x if x < 1.0 else 1.0
+    if state.summon[who] >= 0:
+        v[P_SUMMON] = LEVEL[state.summon[who]] / 25.0
+    x = (run_bonus(state, who) + 3) / 8.0
+    v[P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    for specialty in state.specialties[who]:
+        v[P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
+    for cid in state.equipped[who]:
+        i = P_EQUIPPED + EQUIP_SLOT[cid]
+        v[i] = 1.0 if v[i] else 0.5
+    return np.array(v, dtype=np.float32)
+
+
+def _fight_slots(state: State) -> np.ndarray:
+    """The slots ``MONSTER.start:BAD.stop`` in a fight (the monster, ``COMBAT``, the Bad Stuff), float32,
+    but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them) left at 0."""
+    config = state.config
+    monster = state.monster
+    v = [0.0] * (BAD.stop - MONSTER.start)
+    v[MONSTER_SLOT[monster]] = 1.0
+    c = COMBAT.start - MONSTER.start
+    v[c + C_IN] = 1.0
+    v[c + C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
+    v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
+    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
+    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
+    v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
+    v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
+    v[c + C_TREASURES] = TREASURES[monster] / 5.0
+    v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
+    v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+    v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
+    v[c + C_SOURCE + state.source] = 1.0
+    v[BAD.start - MONSTER.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
+    return np.array(v, dtype=np.float32)
+
+
+def encode(state: State, seat: int, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
+    config = state.config
+    n = state.n
+    phase = state.phase
+    in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
+    hand = state.hand
+    config_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
+    caches = _CACHES.get(config_key)
+    if caches is None:
+        caches = _CACHES[config_key] = ({}, {}, {}, [None] * MAX_PLAYERS, [None] * MAX_PLAYERS)
+    blocks, bases, fights, last_rows, last_blocks = caches
+    rows = _rows(state, in_combat)
+    table = []
+    for who in _EGOCENTRIC[n][seat]:
+        row = rows[who]
+        if row == last_rows[who]:  # the row seat ``who`` had the last time: its block, found without hashing
+            table.append(last_blocks[who])
+            continue
+        block = blocks.get(row)
+        if block is None:
+            base = bases.get(row[0])
+            if base is None:
+                if len(bases) >= _CACHE_LIMIT:
+                    bases.clear()
+                base = bases[row[0]] = _player_block(state, who)
+            block = base.copy()
+            hand_size, deck_size, discard_size = row[1], row[2], row[3]
+            block[P_HAND] = hand_size / 10.0 if hand_size < 10 else 1.0
+            block[P_DECK] = deck_size / 80.0 if deck_size < 80 else 1.0
+            block[P_DISCARD] = discard_size / 80.0 if discard_size < 80 else 1.0
+            if in_combat:
+                _, _, _, _, offers, best_offer, asks, last_ask = row
+                block[P_OFFERS] = min(1.0, offers / config.help_rounds)
+                block[P_BEST_OFFER] = (best_offer + 1) / 6.0
+                block[P_ASKS] = min(1.0, asks / config.help_rounds)
+                block[P_LAST_ASK] = (last_ask + 1) / 6.0
+            if len(blocks) >= _CACHE_LIMIT:
+                blocks.clear()
+            blocks[row] = block
+        last_rows[who], last_blocks[who] = row, block
+        table.append(block)
+    np.concatenate(table, out=out[:n * PLAYER_BLOCK])
+    out[n * PLAYER_BLOCK:].fill(0.0)
+    # The role flags, each in the block of the one seat it marks (block r is seat + r).
+    if phase != OVER and state.active >= 0:
+        out[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
+    if in_combat:
+        if state.fighter >= 0:
+            out[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
+        if state.helper >= 0:
+            out[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
+        if state.ask_seat >= 0:
+            out[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
+    dying = state.dying
+    if dying >= 0:
+        out[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
+    if phase == LOOT_PICK and state.looter >= 0:
+        out[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
+    if state.helped_by >= 0:
+        out[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
+    # The rest is sparse: only its non-zero slots are written (each value a Python float, rounded to
+    # float32 on assignment, as the whole-list assignment did).
+    h = HAND.start
+    copies: dict[int, int] = {}
+    for cid in hand[seat]:
+        copies[cid] = copies.get(cid, 0) + 1
+    for cid, count in copies.items():
+        x = count * 0.25
+        out[h + cid] = x if x < 1.0 else 1.0
+    out[PHASE.start + phase] = 1.0
+    if phase != OVER and state.to_act == seat:
+        out[MY_TURN] = 1.0
+    if state.door_card >= 0:
+        out[DOOR.start + state.door_card] = 1.0
+    if in_combat:
+        # Everything _fight_slots reads, the config's numbers aside (they pick the cache): the ``rest`` of
+        # the fighter's and the helper's rows stands for their numbers.
+        fighter, helper = state.fighter, state.helper
+        key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
+               rows[fighter][0], rows[helper][0] if helper >= 0 else None)
+        fight = fights.get(key)
+        if fight is None:
+            if len(fights) >= _CACHE_LIMIT:
+                fights.clear()
+            fight = fights[key] = _fight_slots(state)
+        out[MONSTER.start:BAD.stop] = fight
+        # The help talks' numbers, which change with nearly every offer and ask, are written here.
+        if helper >= 0:
+            out[COMBAT.start + C_SPLIT] = state.split / 5.0
+        if phase == ASK:
+            out[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
+        elif phase == COUNTER:
+            out[COMBAT.start + C_BID] = state.bid / 5.0
+    if dying >= 0:
+        out[DEATH.start + state.death_kind - 1] = 1.0
+    x = state.turn / config.max_turns
+    out[TURN] = x if x < 1.0 else 1.0
+    x = state.steps / config.max_steps
+    out[STEPS] = x if x < 1.0 else 1.0
+    if state.gold:
+        x = state.gold / config.gold_per_level
+        out[GOLD_SOLD] = x if x < 1.0 else 1.0
+    if state.halfling_sold:
+        out[HALFLING_SOLD] = 1.0
+    over = len(hand[seat]) - hand_limit(state, seat)
+    if over > 0:
+        out[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
+
+
+# --- views -------------------------------------------------------------------------------------------------
+
+
+def _key(cid: int) -> str | None:
+    return CATALOG[cid].key if cid >= 0 else None
+
+
+def _player_view(state: State, who: int) -> dict[str, Any]:
+    return {
+        "seat": who,
+        "level": state.level[who],
+        "race": RACE_NAMES[state.races[who]],
+        "class": CLASSES[state.classes[who]],
+        "deck": state.deck_names[who],
+        "specialty": list(state.specialties[who]),
+        "deck_bonus": state.static_bonus[who],
+        "combat_level": combat_level(state, who),
+        "run_bonus": run_bonus(state, who),
+        "equipped": sorted(CATALOG[cid].key for cid in state.equipped[who]),
+        "summon": _key(state.summon[who]),
+        "hand_size": len(state.hand[who]),
+        "hand_limit": hand_limit(state, who),
+        "deck_size": len(state.deck[who]),
+        "discard_size": len(state.discard[who]),
+        "dead": state.dead[who],
+        "paralyzed": state.paralyzed[who],
+        "slowed": state.slow_turn[who] >= 0,
+        "confused": state.confused_turn[who] >= 0,
+    }
+
+
+def event_text(event: tuple) -> str:
+    """One public event as a sentence."""
+    kind, seat, *rest = event
+    who = f"player_{seat}"
+    name = {cid: card.name for cid, card in enumerate(CATALOG)}.get
+    if kind == "door":
+        return f"{who} kicks open the door: {name(rest[0]) if rest[0] >= 0 else 'no card left'}"
+    if kind == "fight":
+        return f"{who} fights {name(rest[0])} (from {rest[1]})"
+    if kind == "use":
+        return f"{who} plays {name(rest[0])} on the {rest[1]} ({rest[2]:+d})"
+    if kind == "summon":
+        return f"{who} sends the summon {name(rest[0])} to the {rest[1]} side ({rest[2]:+d})"
+    if kind == "offer":
+        return f"{who} offers player_{rest[0]} {_treasures(rest[1])} for help"
+    if kind == "ask":
+        return f"{who} asks player_{rest[0]} for {_treasures(rest[1])} to help"
+    if kind == "deal":
+        return f"deal: player_{rest[0]} helps {who} for {_treasures(rest[1])}"
+    if kind == "no_deal":
+        return f"{who} breaks off the help talks with player_{rest[0]}"
+    if kind == "loot_none":
+        return f"{who} takes nothing from player_{rest[0]}'s body"
+    if kind == "win":
+        return f"{who} defeats {name(rest[0])} ({rest[1]} vs {rest[2]}) and gains {rest[3]} level(s)"
+    if kind == "treasure":
+        shared = f", {rest[1]} to player_{rest[2]}" if rest[2] >= 0 else ""
+        return f"{who} draws {rest[0]} treasure(s){shared}"
+    if kind == "run":
+        return f"{who} runs from {name(rest[0])}: rolls {rest[1]} (total {rest[2]}): " + \
+            ("escapes" if rest[3] else "caught")
+    if kind == "bad_stuff":
+        return f"{who} suffers the Bad Stuff of {name(rest[0])}: {rest[1].replace('_', ' ')}"
+    if kind == "curse":
+        return f"{who} plays {name(rest[0])} on player_{rest[1]}"
+    if kind == "lose_item":
+        return f"{who} loses {name(rest[0])}"
+    if kind == "death":
+        return f"{who} dies ({rest[0]})"
+    if kind == "loot":
+        return f"{who} loots {name(rest[1])} from player_{rest[0]}"
+    if kind == "loot_hand":
+        return f"{who} draws {rest[1]} card(s) from player_{rest[0]}'s hand"
+    if kind == "equip":
+        return f"{who} equips {name(rest[0])}"
+    if kind == "sell":
+        return f"{who} sells {name(rest[0])} for {rest[1]} gp" + (f" and gains {rest[2]} level(s)" if rest[2] else "")
+    if kind == "discard":
+        return f"{who} discards {name(rest[0])}"
+    if kind == "first":
+        return f"{who} rolled highest and goes first"
+    if kind == "reenter":
+        return f"{who} re-enters the game with a new hand"
+    if kind == "paralyzed":
+        return f"{who} is paralysed and loses the turn"
+    if kind == "reshuffle":
+        return f"{who} shuffles the discard pile into the deck"
+    if kind == "end":
+        return f"game over: player_{seat} wins" if seat >= 0 else f"game over: {rest[0].replace('_', ' ')}"
+    return " ".join(map(str, event))
+
+
+def events(state: State, seat: int) -> tuple[int, list[str]]:
+    """``(decisions played, the public events of the latest one)``: a frontend (``tavernzoo play``) prints
+    each decision's events once, when the count moves, and so keeps the whole history. Every Wyvern event
+    is public, so ``seat`` changes nothing; before the first decision: the deal."""
+    new = min(state.events_logged - state.step_first_event, len(state.events))
+    return state.steps, [event_text(event) for event in state.events[len(state.events) - new:]]
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""
+    combat = None
+    if state.monster >= 0 and state.phase in IN_COMBAT_PHASES:
+        monster = state.monster
+        combat = {
+            "monster": CATALOG[monster].key,
+            "level": LEVEL[monster],
+            "levels": LEVELS[monster],
+            "treasures": TREASURES[monster],
+            "bad_stuff": CATALOG[monster].bad,
+            "source": SOURCE_NAMES[state.source],
+            "fighter": state.fighter,
+            "helper": state.helper if state.helper >= 0 else None,
+            "split": state.split,
+            "talking_with": state.ask_seat if state.ask_seat >= 0 else None,
+            "pending_offer": state.ask_split if state.phase == ASK else None,
+            "pending_ask": state.bid if state.phase == COUNTER else None,
+            "talks": {f"player_{who}": {"offers": state.offers_to[who], "best_offer": state.best_offer[who],
+                                        "asks": state.asks_from[who], "last_ask": state.last_ask[who]}
+                      for who in range(state.n) if state.offers_to[who] or state.asks_from[who]},
+            "monster_bonus": state.monster_bonus,
+            "party_bonus": state.party_bonus,
+            "monster_strength": monster_strength(state),
+            "party_strength": party_strength(state),
+            "party_wins": party_wins(state),
+            "table": [[owner, CATALOG[cid].key] for owner, cid in state.table],
+        }
+    looting = None
+    if state.phase in (LOOT_ORDER, LOOT_PICK):
+        looting = {"dead": state.dying, "kind": "levels" if state.death_kind == 1 else "eaten",
+                   "looter": state.looter if state.phase == LOOT_PICK else None,
+                   "still_to_loot": sorted(state.looters)}
+    return {
+        "you": seat,
+        "num_players": state.n,
+        "phase": PHASE_NAMES[state.phase],
+        "to_act": state.to_act if state.phase != OVER else None,
+        "active": state.active,
+        "turn": state.turn,
+        "max_turns": state.config.max_turns,
+        "win_level": state.config.win_level,
+        "players": [_player_view(state, who) for who in range(state.n)],
+        "hand": sorted(CATALOG[cid].key for cid in state.hand[seat]),
+        "offsets": {f"+{r}": f"player_{(seat + r) % state.n}" for r in range(1, state.n)},
+        "door_card": _key(state.door_card),
+        "combat": combat,
+        "looting": looting,
+        "gold_this_turn": state.gold,
+        "order_rolls": [list(r) for r in state.order_rolls],
+        "first_seat": state.first_seat if state.first_seat >= 0 else None,
+        "events": [event_text(e) for e in state.events[-12:]],
+        "winner": state.winner if state.phase == OVER and state.winner >= 0 else None,
+        "end_reason": state.end_reason or None,
+    }
+
+
+LEGEND = ("legend: > decides now, * has the turn, L level, (combat N) combat level out of combat, "
+          "hand n/m cards held and the hand limit, † dead until their next turn, P paralysed, S slowed, "
+          "C confused")
+
+
+def render(state: State, seat: int | None = None) -> str:
+    """The table as text. ``seat=None`` shows everything, every hand included (logs, replays); a seat sees
+    only its own hand, as in play."""
+    title = f"Wyvern TCG — turn {state.turn}/{state.config.max_turns}, phase {PHASE_NAMES[state.phase]}"
+    lines = [title + (f", you are player_{seat}" if seat is not None else "")]
+    for who in range(state.n):
+        p = _player_view(state, who)
+        marker = ">" if state.phase != OVER and state.to_act == who else " "
+        marker += "*" if state.phase != OVER and state.active == who else " "
+        status = "".join(flag for flag, on in (("†", p["dead"]), ("P", p["paralyzed"]), ("S", p["slowed"]),
+                                                 ("C", p["confused"])) if on)
+        worn = ", ".join(p["equipped"]) or "nothing"
+        held = f"hand {p['hand_size']}/{p['hand_limit']}"
+        if seat is None or seat == who:
+            held += ": " + (", ".join(sorted(CATALOG[cid].key for cid in state.hand[who])) or "-")
+        you = " (you)" if seat == who else ""
+        lines.append(f"{marker}player_{who}{you} L{p['level']:>2} (combat {p['combat_level']:>2}) "
+                     f"{p['race']}/{p['class']} {status} deck {p['deck']} | {held} | in play: {worn}")
+    if state.monster >= 0 and state.phase in IN_COMBAT_PHASES:
+        helper = f" + player_{state.helper} (for {_treasures(state.split)})" if state.helper >= 0 else ""
+        lines.append(f"  combat: player_{state.fighter}{helper} ({party_strength(state)}) vs "
+                     f"{CATALOG[state.monster].name} ({monster_strength(state)}), "
+                     f"{_treasures(TREASURES[state.monster])} at stake")
+        if state.phase == ASK:
+            lines.append(f"  talks: player_{state.fighter} offers player_{state.ask_seat} "
+                         f"{_treasures(state.ask_split)} for help")
+        elif state.phase == COUNTER:
+            lines.append(f"  talks: player_{state.ask_seat} asks player_{state.fighter} for "
+                         f"{_treasures(state.bid)} to help")
+    for event in state.events[-6:]:
+        lines.append(f"  {event_text(event)}")
+    lines.append(LEGEND)
+    if seat is not None:
+        lines.append("seat offsets in action names: " + ", ".join(
+            f"+{r} = player_{(seat + r) % state.n}" for r in range(1, state.n)))
+    return "\n".join(lines)
