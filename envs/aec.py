@@ -188,6 +188,7 @@ class TavernAECEnv(TableMethods, AECEnv):
         self._apply_legal = hasattr(self._rules, "apply_legal")
         self._legal_now: tuple[Any, list[int]] | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}  # legal list -> its mask (observe copies it)
+        self._scratch = np.zeros(self._obs_size, _FLOAT32)  # what observe() has the encoder fill
         self._history: list[tuple[int, int]] = []
 
     # --- the PettingZoo API --------------------------------------------------------------------------
@@ -272,8 +273,10 @@ class TavernAECEnv(TableMethods, AECEnv):
         if state is None:
             self._observed_before_reset()
         seat = self._seat_of[agent]
-        observation = np.empty(self._obs_size, _FLOAT32)
-        self._encoder.encode(state, seat, observation)
+        # The encoder fills the same scratch array every time (an encoder may keep what it needs to write
+        # into it fast); the caller gets a copy of its own.
+        self._encoder.encode(state, seat, self._scratch)
+        observation = self._scratch.copy()
         rules = self._rules
         if rules.is_terminal(state) or rules.current_seat(state) != seat:
             return {"observation": observation, "action_mask": np.zeros(self._num_actions, _INT8)}

@@ -142,3 +142,5 @@ def test_out_must_be_a_float32_vector_of_the_observation_size_and_the_seat_at_th
         encode.encode(state, 0, np.empty(encode.OBSERVATION_SIZE, np.float64))
     with pytest.raises(ValueError, match="float32 array of shape"):
         encode.encode(state, 0, np.empty(encode.OBSERVATION_SIZE + 1, np.float32))
+    with pytest.raises(ValueError, match="float32 array of shape"):
+        encode.encode(state, 0, [0.0] * encode.OBSERVATION_SIZE)

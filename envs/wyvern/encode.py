@@ -336,7 +336,6 @@ _CACHE_LIMIT = 20_000
 _TABLES: dict[int, _Table] = {}
 _TABLES_LIMIT = 1024
 _STALE = object()  # a saved input that equals nothing: the slots it feeds are rewritten
-_NOT_NEGATIVE = (-1).__lt__  # x >= 0 for an int x, as a C-level callable for map()
 # The block slots filled from the numbers, one kind per n entries of :func:`_numbers`: the slot, what is
 # added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
 _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_OFFERS, 0, None),
@@ -344,6 +343,7 @@ _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_
 # Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
 _NO_TALKS = {n: [0] * n + [-1] * n + [0] * n + [-1] * n for n in range(1, MAX_PLAYERS + 1)}
 _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
+_LAST_VIEW: list[Any] = [None, None]  # the last ``out`` encode wrote into, and a memoryview of it
 
 
 class _Table:
@@ -360,8 +360,8 @@ class _Table:
         # Per entry of _numbers(state): where in ``blocks`` it goes, what is added, what divides.
         self.number_slots = [(who * PLAYER_BLOCK + slot, add, config.help_rounds if by is None else by)
                              for slot, add, by in _NUMBER_SLOTS for who in range(n)]
-        self.public: Any = _STALE  # copies of _public(state)
-        self.rests: list[Any] = [_STALE] * n  # per seat, the ``rest`` its base block was made from
+        self.public: Any = _STALE  # copies of the lists of _public(state)
+        self.rests: list[Any] = [_STALE] * n  # per seat, the _rest its base block was made from
         self.numbers: Any = _STALE  # _numbers(state) as written
         self.blocks = memoryview(np.zeros(n * PLAYER_BLOCK, np.float32))
         self.fight_key: Any = _STALE
@@ -372,10 +372,18 @@ class _Table:
         self.tails = [memoryview(np.zeros(OBSERVATION_SIZE - HAND.start, np.float32)) for _ in range(n)]
 
 
-def _public(state: State) -> tuple:
-    """The per-seat lists a player's base block reads (through ``rest``), as one tuple to compare."""
-    return (state.level, state.equipped, state.dead, state.paralyzed, state.slow_turn, state.confused_turn,
-            state.summon, state.races, state.classes, state.static_bonus, state.specialties)
+def _public(state: State) -> list:
+    """The per-seat lists a player's base block reads (through :func:`_rest`), as one list to compare."""
+    return [state.level, state.equipped, state.dead, state.paralyzed, state.slow_turn, state.confused_turn,
+            state.summon, state.races, state.classes, state.static_bonus, state.specialties]
+
+
+def _rest(state: State, who: int) -> tuple:
+    """Every per-player input of ``who``'s base block (:func:`_player_block`, with the rules'
+    ``combat_level`` and ``run_bonus`` it calls): the key of ``bases``."""
+    return (state.dead[who], state.level[who], state.races[who], state.classes[who], state.paralyzed[who],
+            state.slow_turn[who] >= 0, state.confused_turn[who] >= 0, state.static_bonus[who], state.summon[who],
+            tuple(state.equipped[who]), state.specialties[who])
 
 
 def _numbers(state: State, in_combat: bool) -> list[int]:
@@ -388,15 +396,26 @@ def _numbers(state: State, in_combat: bool) -> list[int]:
 
 
 def _write_bases(state: State, table: _Table) -> None:
-    """Rewrite the base block of every seat whose ``rest`` changed; keep copies of the public lists."""
-    rests = list(zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
-                     map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn),
-                     state.static_bonus, state.summon, map(tuple, state.equipped), state.specialties, strict=True))
-    bases, blocks, old, n = table.bases, table.blocks, table.rests, table.n
-    for who, rest in enumerate(rests):
-        if rest == old[who]:
-            rests[who] = old[who]  # the same object: the fight's key then compares by identity
-            continue
+    """Rewrite the base block of every seat whose entry in a public list changed (and whose ``rest`` did);
+    keep copies of the lists that changed."""
+    public, saved, n = _public(state), table.public, table.n
+    if saved is _STALE:
+        seats: Any = range(n)
+        saved = table.public = [None] * len(public)
+    else:
+        seats = set()
+        for now, then in zip(public, saved, strict=True):
+            if now != then:
+                seats.update(compress(count(), map(ne, now, then)))
+    for k, now in enumerate(public):
+        if now != saved[k]:
+            saved[k] = [cards[:] for cards in now] if now is state.equipped else now[:]
+    bases, blocks, rests = table.bases, table.blocks, table.rests
+    for who in seats:
+        rest = _rest(state, who)
+        if rest == rests[who]:
+            continue  # e.g. a status's start turn moved, not whether it is on
+        rests[who] = rest
         base = bases.get(rest)
         if base is None:
             if len(bases) >= _CACHE_LIMIT:
@@ -405,9 +424,6 @@ def _write_bases(state: State, table: _Table) -> None:
         blocks[who * PLAYER_BLOCK:(who + 1) * PLAYER_BLOCK] = base
         if table.numbers is not _STALE:  # the base block has 0 in the numbers' slots: write this seat's again
             table.numbers[who::n] = [None] * len(_NUMBER_SLOTS)
-    table.rests = rests
-    level, equipped, *flat, specialties = _public(state)
-    table.public = (level[:], [cards[:] for cards in equipped], *[x[:] for x in flat], specialties)
 
 
 def _write_numbers(table: _Table, numbers: list[int]) -> None:
@@ -434,7 +450,13 @@ def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
 def encode(state: State, seat: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
     :func:`encode_uncached` writes, without recomputing what did not change since this game's last call."""
-    view = memoryview(out)
+    last_out, view = _LAST_VIEW
+    if out is not last_out:  # an env fills the same array every time: its view is made once
+        try:
+            view = memoryview(out)
+        except TypeError:
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out!r:.60}") from None
+        _LAST_VIEW[:] = out, view
     n = state.n
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
