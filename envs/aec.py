@@ -51,7 +51,6 @@ from .core import Chance, Game, IllegalActionError, plain_int
 from .records import make_record
 
 _FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)  # dtype objects: numpy parses a dtype= keyword per call
-_MASKS_LIMIT = 4096  # distinct legal lists whose mask an env keeps (emptied when full)
 
 
 def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, Any]) -> None:
@@ -145,8 +144,6 @@ class TableMethods:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_rules"], state["_encoder"]
-        if "_masks" in state:  # a cache: the copy starts its own
-            state["_masks"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -187,7 +184,6 @@ class TavernAECEnv(TableMethods, AECEnv):
         # ``game_state`` in place other than through step() is not supported (the record would be wrong).
         self._apply_legal = hasattr(self._rules, "apply_legal")
         self._legal_now: tuple[Any, list[int]] | None = None
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}  # legal list -> its mask (observe copies it)
         self._scratch = np.zeros(self._obs_size, _FLOAT32)  # what observe() has the encoder fill
         self._history: list[tuple[int, int]] = []
 
@@ -277,22 +273,17 @@ class TavernAECEnv(TableMethods, AECEnv):
         # into it fast); the caller gets a copy of its own.
         self._encoder.encode(state, seat, self._scratch)
         observation = self._scratch.copy()
+        # The mask is set byte by byte in a bytearray, then viewed as int8 (a writable array that owns
+        # its bytearray alone): cheaper than fancy-indexing a zero array with a list.
+        mask = bytearray(self._num_actions)
         rules = self._rules
-        if rules.is_terminal(state) or rules.current_seat(state) != seat:
-            return {"observation": observation, "action_mask": np.zeros(self._num_actions, _INT8)}
-        legal_now = self._legal_now
-        if legal_now is None or legal_now[0] is not state:
-            legal_now = self._legal_now = (state, rules.legal_actions(state))
-        # Masks repeat (the same few legal lists come back all game): each is made once per distinct list
-        # and copied; a copy is the caller's own, never written to by the env.
-        legal = tuple(legal_now[1])
-        mask = self._masks.get(legal)
-        if mask is None:
-            if len(self._masks) >= _MASKS_LIMIT:
-                self._masks.clear()
-            mask = self._masks[legal] = np.zeros(self._num_actions, _INT8)
-            mask[list(legal)] = 1
-        return {"observation": observation, "action_mask": mask.copy()}
+        if not rules.is_terminal(state) and rules.current_seat(state) == seat:
+            legal_now = self._legal_now
+            if legal_now is None or legal_now[0] is not state:
+                legal_now = self._legal_now = (state, rules.legal_actions(state))
+            for action in legal_now[1]:
+                mask[action] = 1
+        return {"observation": observation, "action_mask": np.frombuffer(mask, _INT8)}
 
     def _observed_before_reset(self) -> None:
         # The checked env (env()) raises PettingZoo's own error here instead.
