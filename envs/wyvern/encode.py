@@ -325,9 +325,9 @@ def _fight_slots(state: State) -> np.ndarray:
 #   and rewrite one slot each. A table holds for whatever state has equal inputs: a reused id, a clone or a
 #   state changed by hand costs a rewrite, never a wrong observation.
 # * Across games, per config (``_CACHES``): a player's block without its numbers and role flags (``bases``,
-#   keyed by ``rest``: every per-player input it reads) and the fight's slots (``fights``, keyed by every
-#   input of :func:`_fight_slots`, the fighter's and helper's ``rest`` standing for their numbers). Bounded:
-#   emptied when grown past the limit. Cached arrays are never written to once stored.
+#   keyed by :func:`_rest`: every per-player input it reads) and the fight's slots (``fights``, keyed by
+#   every input of :func:`_fight_slots`, the fighter's and helper's ``_rest`` standing for their numbers).
+#   Bounded: emptied when grown past the limit. Cached arrays are never written to once stored.
 #
 # Writes go through memoryviews of the float32 arrays: a Python float stored in a 'f' memoryview is rounded
 # to float32 as numpy's assignment rounds it, at half the cost of a numpy item write.
@@ -343,7 +343,9 @@ _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_
 # Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
 _NO_TALKS = {n: [0] * n + [-1] * n + [0] * n + [-1] * n for n in range(1, MAX_PLAYERS + 1)}
 _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
-_LAST_VIEW: list[Any] = [None, None]  # the last ``out`` encode wrote into, and a memoryview of it
+# The last ``out`` encode wrote into and a memoryview of it (an env passes the same array every time). The
+# view keeps that one array alive and, while it lasts, numpy will not resize it in place.
+_LAST_VIEW: list[Any] = [None, None]
 
 
 class _Table:
