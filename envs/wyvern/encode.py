@@ -334,7 +334,8 @@ def _fight_slots(state: State) -> np.ndarray:
 _CACHES: dict[tuple, tuple[dict, dict]] = {}
 _CACHE_LIMIT = 20_000
 _TABLES: dict[int, _Table] = {}
-_TABLES_LIMIT = 1024
+_TABLES_LIMIT = 256  # tables kept (emptied when full; a search encodes many short-lived copies)
+_LAST_TABLE: list[_Table | None] = [None]  # the table used last: a new state's table starts as a copy of it
 _STALE = object()  # a saved input that equals nothing: the slots it feeds are rewritten
 # The block slots filled from the numbers, one kind per n entries of :func:`_numbers`: the slot, what is
 # added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
@@ -352,26 +353,50 @@ class _Table:
     """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), and
     copies of the inputs they were made from."""
 
-    __slots__ = ("config", "n", "bases", "fights", "number_slots", "public", "rests", "numbers", "blocks",
-                 "fight_key", "fight", "hands", "tails")
+    __slots__ = ("config", "n", "bases", "fights", "number_slots", "public", "rests", "numbers", "array",
+                 "blocks", "fight_key", "fight", "hands", "tails")
 
-    def __init__(self, config: Config, n: int):
+    def __init__(self, config: Config, n: int, like: _Table | None = None):
+        """A table with nothing written (every slot to be written on first use), or a copy of ``like``, the
+        table of another state at the same config and table size: a search's copies of a game start from
+        the table of the game they were copied from, and the first encoding rewrites only what differs."""
         self.config, self.n = config, n
         caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
         self.bases, self.fights = _CACHES.setdefault(caches_key, ({}, {}))
         # Per entry of _numbers(state): where in ``blocks`` it goes, what is added, what divides.
-        self.number_slots = [(who * PLAYER_BLOCK + slot, add, config.help_rounds if by is None else by)
-                             for slot, add, by in _NUMBER_SLOTS for who in range(n)]
-        self.public: Any = _STALE  # copies of the lists of _public(state)
-        self.rests: list[Any] = [_STALE] * n  # per seat, the _rest its base block was made from
-        self.numbers: Any = _STALE  # _numbers(state) as written
-        self.blocks = memoryview(np.zeros(n * PLAYER_BLOCK, np.float32))
-        self.fight_key: Any = _STALE
-        self.fight: memoryview | None = None
-        # Per seat: its hand as last written, and the vector's tail from HAND.start with that hand in it
-        # (zeros elsewhere: encode writes the rest of the tail over it).
-        self.hands: list[Any] = [_STALE] * n
-        self.tails = [memoryview(np.zeros(OBSERVATION_SIZE - HAND.start, np.float32)) for _ in range(n)]
+        self.number_slots = _number_slots(n, config.help_rounds)
+        # The blocks, then per seat the vector's tail from HAND.start with that seat's hand in it (zeros
+        # elsewhere: encode writes the rest of the tail over it), in one array.
+        tail = OBSERVATION_SIZE - HAND.start
+        if like is None:
+            self.array = np.zeros(n * (PLAYER_BLOCK + tail), np.float32)
+            self.public: Any = _STALE  # copies of the lists of _public(state)
+            self.rests: list[Any] = [_STALE] * n  # per seat, the _rest its base block was made from
+            self.numbers: Any = _STALE  # _numbers(state) as written
+            self.hands: list[Any] = [_STALE] * n  # per seat, the hand its tail holds
+            self.fight_key: Any = _STALE
+            self.fight: memoryview | None = None
+        else:  # the saved lists are replaced, never changed in place, once stored: shallow copies suffice
+            self.array = like.array.copy()
+            self.public = like.public if like.public is _STALE else like.public[:]
+            self.rests = like.rests[:]
+            self.numbers = like.numbers if like.numbers is _STALE else like.numbers[:]
+            self.hands = like.hands[:]
+            self.fight_key, self.fight = like.fight_key, like.fight
+        memory = memoryview(self.array)
+        self.blocks = memory[:n * PLAYER_BLOCK]
+        self.tails = [memory[n * PLAYER_BLOCK + seat * tail:n * PLAYER_BLOCK + (seat + 1) * tail] for seat in range(n)]
+
+
+@cache
+def _number_slots(n: int, help_rounds: int) -> tuple[list[tuple[int, int, float | int]], tuple[np.ndarray, ...]]:
+    """For each entry of :func:`_numbers` at an ``n``-seat table: its index in the blocks, what is added to
+    it and what divides the sum (``_NUMBER_SLOTS`` spelled out per seat); and the same as three arrays, to
+    write them all at once into a new table."""
+    slots = [(who * PLAYER_BLOCK + slot, add, help_rounds if by is None else by)
+             for slot, add, by in _NUMBER_SLOTS for who in range(n)]
+    at, add, by = zip(*slots, strict=True)
+    return slots, (np.array(at), np.array(add), np.array(by, dtype=np.float64))
 
 
 def _public(state: State) -> list:
@@ -430,13 +455,17 @@ def _write_bases(state: State, table: _Table) -> None:
 
 def _write_numbers(table: _Table, numbers: list[int]) -> None:
     """Write the numbers that differ from those written before into their slots."""
-    old, blocks, slots = table.numbers, table.blocks, table.number_slots
-    changed = range(len(numbers)) if old is _STALE else compress(count(), map(ne, numbers, old))
-    for i in changed:
+    old, blocks, (slots, arrays) = table.numbers, table.blocks, table.number_slots
+    table.numbers = numbers
+    if old is _STALE:  # all of them: at once (the same float64 arithmetic, rounded to float32 on the store)
+        at, add, by = arrays
+        values = (np.array(numbers) + add) / by
+        table.array[at] = np.minimum(values, 1.0, out=values)
+        return
+    for i in compress(count(), map(ne, numbers, old)):
         at, add, by = slots[i]
         x = (numbers[i] + add) / by
         blocks[at] = x if x < 1.0 else 1.0
-    table.numbers = numbers
 
 
 def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
@@ -469,7 +498,11 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     if table is None or table.config is not config or table.n != n:
         if len(_TABLES) >= _TABLES_LIMIT:
             _TABLES.clear()
-        table = _TABLES[id(state)] = _Table(config, n)
+        like = _LAST_TABLE[0]
+        if like is not None and (like.config is not config or like.n != n):
+            like = None
+        table = _TABLES[id(state)] = _Table(config, n, like)
+    _LAST_TABLE[0] = table
     if _public(state) != table.public:
         _write_bases(state, table)
     numbers = _numbers(state, in_combat)
