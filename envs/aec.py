@@ -50,6 +50,8 @@ from pettingzoo.utils.wrappers.base import BaseWrapper
 from .core import Chance, Game, IllegalActionError, plain_int
 from .records import make_record
 
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)  # dtype objects: numpy parses a dtype= keyword per call
+
 
 def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, Any]) -> None:
     """What both adapters (this one and :mod:`.parallel`) set up alike: the validated config, the agents,
@@ -97,7 +99,9 @@ def as_action(action: Any, num_actions: int | None = None) -> int:
     """``action`` as a plain int: a Python or numpy integer, or a 0-d integer array (what PettingZoo's
     ``Discrete`` spaces accept). A bool, float, string or None is a TypeError; with ``num_actions``, an
     integer outside ``0..num_actions-1`` is a ValueError (it is not in the action space at all)."""
-    if isinstance(action, np.integer):  # before plain_int's slower abstract-class check
+    if action.__class__ is int:  # what a step gets most: a plain int
+        index = action
+    elif isinstance(action, np.integer):  # before plain_int's slower abstract-class check
         index = int(action)
     else:
         index = plain_int(action)
@@ -180,6 +184,7 @@ class TavernAECEnv(TableMethods, AECEnv):
         # ``game_state`` in place other than through step() is not supported (the record would be wrong).
         self._apply_legal = hasattr(self._rules, "apply_legal")
         self._legal_now: tuple[Any, list[int]] | None = None
+        self._scratch = np.zeros(self._obs_size, _FLOAT32)  # what observe() has the encoder fill
         self._history: list[tuple[int, int]] = []
 
     # --- the PettingZoo API --------------------------------------------------------------------------
@@ -228,6 +233,9 @@ class TavernAECEnv(TableMethods, AECEnv):
     def _after_move(self) -> None:
         state, rules = self.game_state, self._rules
         terminal = rules.is_terminal(state)
+        if not terminal and self._seats_out is None:  # the common case: play goes on, nobody leaves
+            self.agent_selection = self.possible_agents[rules.current_seat(state)]
+            return
         # Seats knocked out of a multi-player game leave now, paid their final return (PettingZoo's
         # convention: a terminated agent is stepped once with None, then removed from `agents`).
         leaving = [seat for seat in self._seats_out(state) if self.possible_agents[seat] in self.agents
@@ -261,18 +269,21 @@ class TavernAECEnv(TableMethods, AECEnv):
         if state is None:
             self._observed_before_reset()
         seat = self._seat_of[agent]
-        observation = np.empty(self._obs_size, dtype=np.float32)
-        self._encoder.encode(state, seat, observation)
+        # The encoder fills the same scratch array every time (an encoder may keep what it needs to write
+        # into it fast); the caller gets a copy of its own.
+        self._encoder.encode(state, seat, self._scratch)
+        observation = self._scratch.copy()
         # The mask is set byte by byte in a bytearray, then viewed as int8 (a writable array that owns
         # its bytearray alone): cheaper than fancy-indexing a zero array with a list.
         mask = bytearray(self._num_actions)
-        if not self._rules.is_terminal(state) and self._rules.current_seat(state) == seat:
+        rules = self._rules
+        if not rules.is_terminal(state) and rules.current_seat(state) == seat:
             legal_now = self._legal_now
             if legal_now is None or legal_now[0] is not state:
-                legal_now = self._legal_now = (state, self._rules.legal_actions(state))
+                legal_now = self._legal_now = (state, rules.legal_actions(state))
             for action in legal_now[1]:
                 mask[action] = 1
-        return {"observation": observation, "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        return {"observation": observation, "action_mask": np.frombuffer(mask, _INT8)}
 
     def _observed_before_reset(self) -> None:
         # The checked env (env()) raises PettingZoo's own error here instead.
@@ -399,7 +410,8 @@ class CheckedTavernAECEnv(OrderChecks, TavernAECEnv):
         if action is None and done:
             self._was_dead_step(None)
             return
-        action = as_action(action, self._num_actions)
+        if action.__class__ is not int or not 0 <= action < self._num_actions:  # a plain int in range passes
+            action = as_action(action, self._num_actions)
         if done:
             self._was_dead_step(action)  # ValueError: only None steps a done agent
             return

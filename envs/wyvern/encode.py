@@ -94,6 +94,8 @@ ask (phase counter) / 5. All clipped to [0, 1].
 from __future__ import annotations
 
 from functools import cache
+from itertools import compress, count
+from operator import ne
 from typing import Any
 
 import numpy as np
@@ -128,6 +130,7 @@ from .rules import (
     combat_level,
     hand_limit,
     monster_strength,
+    party_beats,
     party_strength,
     party_wins,
     run_bonus,
@@ -241,49 +244,6 @@ def _escape_chance(bonus: int, target: int) -> float:
     return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0
 
 
-# A player's block depends only on that player's own numbers, not on who looks at it (blocks are placed
-# egocentrically, their content is not), and it changes rarely: most players sit still while one acts. So
-# each block is computed once per distinct input and kept, keyed by every input it reads: the config's
-# numbers pick the cache, a row of the player's numbers (built for the whole table at once by :func:`_rows`,
-# in C loops) is the key; a cache keyed by its inputs cannot go stale. Two levels: the pile sizes (hand,
-# deck, discard) change with nearly every card played or drawn, and the help talks with every offer and ask,
-# so a block missing from ``blocks`` is made from the block of the same player without them (``bases``,
-# keyed by the row's ``rest``) and a few writes, rather than from scratch. The role flags that mark one seat
-# of the table (its turn, fighter, helper, asked, dying, looting, helped) are in no cached block:
-# :func:`encode` writes them into the copied blocks. Bounded: a cache is emptied when it grows past the
-# limit. The cached arrays are never written to once stored (np.concatenate copies them into each
-# observation).
-#
-# The fight's slots (the monster, ``COMBAT``, the Bad Stuff: most decisions of a random game are taken in a
-# fight, mostly passes and help talks that change none of its strengths) are cached alike (``fights``),
-# keyed by every input of :func:`_fight_slots`, the fighter's and helper's rows standing for their numbers;
-# the help talks' three numbers are written by :func:`encode`.
-#
-# Most rows are the same as at the previous observation: per seat number, the last row seen and its block
-# are kept too (``last_rows``, ``last_blocks``), and an equal row takes that block without hashing the row
-# (a block is a function of its row alone, whichever game the row came from).
-_CACHES: dict[tuple, tuple[dict, dict, dict, list, list]] = {}
-_CACHE_LIMIT = 20_000
-# _EGOCENTRIC[n][seat]: the seats in block order for ``seat`` at an ``n``-player table.
-_EGOCENTRIC = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(1, MAX_PLAYERS + 1)}
-_NOT_NEGATIVE = (-1).__lt__  # x >= 0 for an int x, as a C-level callable for map()
-
-
-def _rows(state: State, in_combat: bool) -> list[tuple]:
-    """Every input of a player block but the role flags, one ``(rest, hand, deck, discard)`` tuple per seat
-    in seat order, in combat ``(rest, hand, deck, discard, offers_to, best_offer, asks_from, last_ask)``:
-    the pile sizes, the help talks, and in ``rest`` everything :func:`_player_block` reads (with the rules'
-    ``combat_level`` and ``run_bonus`` it calls): alive, level, race, class, statuses, deck bonus, summon,
-    items in play, specialties."""
-    rest = zip(state.dead, state.level, state.races, state.classes, state.paralyzed,
-               map(_NOT_NEGATIVE, state.slow_turn), map(_NOT_NEGATIVE, state.confused_turn), state.static_bonus,
-               state.summon, map(tuple, state.equipped), state.specialties, strict=True)
-    if in_combat:
-        return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), state.offers_to,
-                        state.best_offer, state.asks_from, state.last_ask, strict=True))
-    return list(zip(rest, map(len, state.hand), map(len, state.deck), map(len, state.discard), strict=True))
-
-
 def _player_block(state: State, who: int) -> np.ndarray:
     """The 66 slots of ``who``'s player block (offsets in the module docstring), as float32, with the role
     flags (P_ACTIVE, P_FIGHTER, P_HELPER, P_ASKED, P_DYING, P_LOOTER, P_HELPED), the pile sizes (P_HAND,
@@ -319,138 +279,355 @@ def _player_block(state: State, who: int) -> np.ndarray:
     return np.array(v, dtype=np.float32)
 
 
-def _fight_slots(state: State) -> np.ndarray:
-    """The slots ``MONSTER.start:BAD.stop`` in a fight (the monster, ``COMBAT``, the Bad Stuff), float32,
-    but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them) left at 0."""
-    config = state.config
-    monster = state.monster
+@cache
+def _monster_slots(monster: int) -> np.ndarray:
+    """What the fight's slots show of ``monster`` alone: its one-hot, level, treasures, levels granted and
+    Bad Stuff (and "in combat"); the rest 0."""
     v = [0.0] * (BAD.stop - MONSTER.start)
     v[MONSTER_SLOT[monster]] = 1.0
     c = COMBAT.start - MONSTER.start
     v[c + C_IN] = 1.0
     v[c + C_MLEVEL] = min(1.0, LEVEL[monster] / 30.0)
-    v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
-    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster_strength(state) / 100.0))
-    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party_strength(state) / 100.0))
-    v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
-    v[c + C_WINNING] = 1.0 if party_wins(state) else 0.0
     v[c + C_TREASURES] = TREASURES[monster] / 5.0
     v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
-    v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
-    v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, config.run_target)
-    v[c + C_SOURCE + state.source] = 1.0
     v[BAD.start - MONSTER.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
     return np.array(v, dtype=np.float32)
 
 
+def _fight_slots(state: State) -> np.ndarray:
+    """The slots ``MONSTER.start:BAD.stop`` in a fight (the monster, ``COMBAT``, the Bad Stuff), float32,
+    but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them) left at 0."""
+    slots = _monster_slots(state.monster).copy()
+    v = memoryview(slots)
+    c = COMBAT.start - MONSTER.start
+    party, monster = party_strength(state), monster_strength(state)
+    v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
+    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster / 100.0))
+    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party / 100.0))
+    v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
+    v[c + C_WINNING] = 1.0 if party_beats(state, party, monster) else 0.0
+    v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+    v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, state.config.run_target)
+    v[c + C_SOURCE + state.source] = 1.0
+    return slots
+
+
+# How :func:`encode` avoids recomputing what did not change. Most decisions change little that is public:
+# three quarters of a random game's decisions are taken in a fight, mostly passes and help talks.
+#
+# * Per game (``_TABLES``, by the id of its State): a :class:`_Table` keeps copies of every input of the
+#   player blocks and the blocks made from them, side by side in seat order, without the role flags. Each
+#   call compares the state's lists with the copies (a few list compares, done in C) and rewrites only the
+#   slots whose inputs differ; the observation is then the table's blocks rotated to the observer (two slice
+#   copies) plus the role flags and the rest of the vector. The inputs come in two groups: the public lists
+#   (:func:`_public`: level, items, statuses...), which change rarely and rewrite a seat's whole block, and
+#   the numbers (:func:`_numbers`: pile sizes and help talks), which change with nearly every card or offer
+#   and rewrite one slot each. A table holds for whatever state has equal inputs: a reused id, a clone or a
+#   state changed by hand costs a rewrite, never a wrong observation.
+# * Across games, per config (``_CACHES``): a player's block without its numbers and role flags (``bases``,
+#   keyed by :func:`_rest`: every per-player input it reads) and the fight's slots (``fights``, keyed by
+#   every input of :func:`_fight_slots`, the fighter's and helper's ``_rest`` standing for their numbers).
+#   Bounded: emptied when grown past the limit. Cached arrays are never written to once stored.
+#
+# Writes go through memoryviews of the float32 arrays: a Python float stored in a 'f' memoryview is rounded
+# to float32 as numpy's assignment rounds it, at half the cost of a numpy item write.
+_CACHES: dict[tuple, tuple[dict, dict]] = {}
+_CACHE_LIMIT = 20_000
+_TABLES: dict[int, _Table] = {}
+_TABLES_LIMIT = 256  # tables kept (emptied when full; a search encodes many short-lived copies)
+_LAST_TABLE: list[_Table | None] = [None]  # the table used last: a new state's table starts as a copy of it
+_STALE = object()  # a saved input that equals nothing: the slots it feeds are rewritten
+# The block slots filled from the numbers, one kind per n entries of :func:`_numbers`: the slot, what is
+# added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
+_NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_OFFERS, 0, None),
+                 (P_BEST_OFFER, 1, 6.0), (P_ASKS, 0, None), (P_LAST_ASK, 1, 6.0))
+# Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
+_NO_TALKS = {n: [0] * n + [-1] * n + [0] * n + [-1] * n for n in range(1, MAX_PLAYERS + 1)}
+_ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
+# The last ``out`` encode wrote into and a memoryview of it (an env passes the same array every time). The
+# view keeps that one array alive and, while it lasts, numpy will not resize it in place.
+_LAST_VIEW: list[Any] = [None, None]
+
+
+class _Table:
+    """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), and
+    copies of the inputs they were made from."""
+
+    __slots__ = ("config", "n", "bases", "fights", "number_slots", "public", "rests", "numbers", "array",
+                 "blocks", "fight_key", "fight", "hands", "tails")
+
+    def __init__(self, config: Config, n: int, like: _Table | None = None):
+        """A table with nothing written (every slot to be written on first use), or a copy of ``like``, the
+        table of another state at the same config and table size: a search's copies of a game start from
+        the table of the game they were copied from, and the first encoding rewrites only what differs."""
+        self.config, self.n = config, n
+        caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
+        self.bases, self.fights = _CACHES.setdefault(caches_key, ({}, {}))
+        # Per entry of _numbers(state): where in ``blocks`` it goes, what is added, what divides.
+        self.number_slots = _number_slots(n, config.help_rounds)
+        # The blocks, then per seat the vector's tail from HAND.start with that seat's hand in it (zeros
+        # elsewhere: encode writes the rest of the tail over it), in one array.
+        tail = OBSERVATION_SIZE - HAND.start
+        if like is None:
+            self.array = np.zeros(n * (PLAYER_BLOCK + tail), np.float32)
+            self.public: Any = _STALE  # copies of the lists of _public(state)
+            self.rests: list[Any] = [_STALE] * n  # per seat, the _rest its base block was made from
+            self.numbers: Any = _STALE  # _numbers(state) as written
+            self.hands: list[Any] = [_STALE] * n  # per seat, the hand its tail holds
+            self.fight_key: Any = _STALE
+            self.fight: memoryview | None = None
+        else:  # the saved lists are replaced, never changed in place, once stored: shallow copies suffice
+            self.array = like.array.copy()
+            self.public = like.public if like.public is _STALE else like.public[:]
+            self.rests = like.rests[:]
+            self.numbers = like.numbers if like.numbers is _STALE else like.numbers[:]
+            self.hands = like.hands[:]
+            self.fight_key, self.fight = like.fight_key, like.fight
+        memory = memoryview(self.array)
+        self.blocks = memory[:n * PLAYER_BLOCK]
+        self.tails = [memory[n * PLAYER_BLOCK + seat * tail:n * PLAYER_BLOCK + (seat + 1) * tail] for seat in range(n)]
+
+
+@cache
+def _number_slots(n: int, help_rounds: int) -> tuple[list[tuple[int, int, float | int]], tuple[np.ndarray, ...]]:
+    """For each entry of :func:`_numbers` at an ``n``-seat table: its index in the blocks, what is added to
+    it and what divides the sum (``_NUMBER_SLOTS`` spelled out per seat); and the same as three arrays, to
+    write them all at once into a new table."""
+    slots = [(who * PLAYER_BLOCK + slot, add, help_rounds if by is None else by)
+             for slot, add, by in _NUMBER_SLOTS for who in range(n)]
+    at, add, by = zip(*slots, strict=True)
+    return slots, (np.array(at), np.array(add), np.array(by, dtype=np.float64))
+
+
+def _public(state: State) -> list:
+    """The per-seat lists a player's base block reads (through :func:`_rest`), as one list to compare."""
+    return [state.level, state.equipped, state.dead, state.paralyzed, state.slow_turn, state.confused_turn,
+            state.summon, state.races, state.classes, state.static_bonus, state.specialties]
+
+
+def _rest(state: State, who: int) -> tuple:
+    """Every per-player input of ``who``'s base block (:func:`_player_block`, with the rules'
+    ``combat_level`` and ``run_bonus`` it calls): the key of ``bases``."""
+    return (state.dead[who], state.level[who], state.races[who], state.classes[who], state.paralyzed[who],
+            state.slow_turn[who] >= 0, state.confused_turn[who] >= 0, state.static_bonus[who], state.summon[who],
+            tuple(state.equipped[who]), state.specialties[who])
+
+
+def _numbers(state: State, in_combat: bool) -> list[int]:
+    """Every seat's hand, deck and discard pile sizes, then the help talks (offers, best offers, asks, last
+    asks), as one list of ints in the order of ``_NUMBER_SLOTS``."""
+    if in_combat:
+        return [*map(len, state.hand + state.deck + state.discard), *state.offers_to, *state.best_offer,
+                *state.asks_from, *state.last_ask]
+    return [*map(len, state.hand + state.deck + state.discard), *_NO_TALKS[state.n]]
+
+
+def _write_bases(state: State, table: _Table) -> None:
+    """Rewrite the base block of every seat whose entry in a public list changed (and whose ``rest`` did);
+    keep copies of the lists that changed."""
+    public, saved, n = _public(state), table.public, table.n
+    if saved is _STALE:
+        seats: Any = range(n)
+        saved = table.public = [None] * len(public)
+    else:
+        seats = set()
+        for now, then in zip(public, saved, strict=True):
+            if now != then:
+                seats.update(compress(count(), map(ne, now, then)))
+    for k, now in enumerate(public):
+        if now != saved[k]:
+            saved[k] = [cards[:] for cards in now] if now is state.equipped else now[:]
+    bases, blocks, rests = table.bases, table.blocks, table.rests
+    for who in seats:
+        rest = _rest(state, who)
+        if rest == rests[who]:
+            continue  # e.g. a status's start turn moved, not whether it is on
+        rests[who] = rest
+        base = bases.get(rest)
+        if base is None:
+            if len(bases) >= _CACHE_LIMIT:
+                bases.clear()
+            base = bases[rest] = memoryview(_player_block(state, who))
+        blocks[who * PLAYER_BLOCK:(who + 1) * PLAYER_BLOCK] = base
+        if table.numbers is not _STALE:  # the base block has 0 in the numbers' slots: write this seat's again
+            table.numbers[who::n] = [None] * len(_NUMBER_SLOTS)
+
+
+def _write_numbers(table: _Table, numbers: list[int]) -> None:
+    """Write the numbers that differ from those written before into their slots."""
+    old, blocks, (slots, arrays) = table.numbers, table.blocks, table.number_slots
+    table.numbers = numbers
+    if old is _STALE:  # all of them: at once (the same float64 arithmetic, rounded to float32 on the store)
+        at, add, by = arrays
+        values = (np.array(numbers) + add) / by
+        table.array[at] = np.minimum(values, 1.0, out=values)
+        return
+    for i in compress(count(), map(ne, numbers, old)):
+        at, add, by = slots[i]
+        x = (numbers[i] + add) / by
+        blocks[at] = x if x < 1.0 else 1.0
+
+
+def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
+    """My hand in ``seat``'s tail: a quarter per copy of each card, at most 1."""
+    tail = table.tails[seat]
+    tail[:] = _ZEROS[HAND.start:]
+    for cid in hand:
+        x = tail[cid]
+        tail[cid] = x + 0.25 if x < 1.0 else 1.0
+    table.hands[seat] = list(hand)
+
+
 def encode(state: State, seat: int, out: np.ndarray) -> None:
-    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``."""
-    config = state.config
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
+    :func:`encode_uncached` writes, without recomputing what did not change since this game's last call."""
+    last_out, view = _LAST_VIEW
+    if out is not last_out:  # an env fills the same array every time: its view is made once
+        try:
+            view = memoryview(out)
+        except TypeError:
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out!r:.60}") from None
+        _LAST_VIEW[:] = out, view
     n = state.n
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
+    config = state.config
     phase = state.phase
     in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
-    hand = state.hand
-    config_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
-    caches = _CACHES.get(config_key)
-    if caches is None:
-        caches = _CACHES[config_key] = ({}, {}, {}, [None] * MAX_PLAYERS, [None] * MAX_PLAYERS)
-    blocks, bases, fights, last_rows, last_blocks = caches
-    rows = _rows(state, in_combat)
-    table = []
-    for who in _EGOCENTRIC[n][seat]:
-        row = rows[who]
-        if row == last_rows[who]:  # the row seat ``who`` had the last time: its block, found without hashing
-            table.append(last_blocks[who])
-            continue
-        block = blocks.get(row)
-        if block is None:
-            base = bases.get(row[0])
-            if base is None:
-                if len(bases) >= _CACHE_LIMIT:
-                    bases.clear()
-                base = bases[row[0]] = _player_block(state, who)
-            block = base.copy()
-            hand_size, deck_size, discard_size = row[1], row[2], row[3]
-            block[P_HAND] = hand_size / 10.0 if hand_size < 10 else 1.0
-            block[P_DECK] = deck_size / 80.0 if deck_size < 80 else 1.0
-            block[P_DISCARD] = discard_size / 80.0 if discard_size < 80 else 1.0
-            if in_combat:
-                _, _, _, _, offers, best_offer, asks, last_ask = row
-                block[P_OFFERS] = min(1.0, offers / config.help_rounds)
-                block[P_BEST_OFFER] = (best_offer + 1) / 6.0
-                block[P_ASKS] = min(1.0, asks / config.help_rounds)
-                block[P_LAST_ASK] = (last_ask + 1) / 6.0
-            if len(blocks) >= _CACHE_LIMIT:
-                blocks.clear()
-            blocks[row] = block
-        last_rows[who], last_blocks[who] = row, block
-        table.append(block)
-    np.concatenate(table, out=out[:n * PLAYER_BLOCK])
-    out[n * PLAYER_BLOCK:].fill(0.0)
+    table = _TABLES.get(id(state))
+    if table is None or table.config is not config or table.n != n:
+        if len(_TABLES) >= _TABLES_LIMIT:
+            _TABLES.clear()
+        like = _LAST_TABLE[0]
+        if like is not None and (like.config is not config or like.n != n):
+            like = None
+        table = _TABLES[id(state)] = _Table(config, n, like)
+    _LAST_TABLE[0] = table
+    if _public(state) != table.public:
+        _write_bases(state, table)
+    numbers = _numbers(state, in_combat)
+    if numbers != table.numbers:
+        _write_numbers(table, numbers)
+    hand = state.hand[seat]
+    if hand != table.hands[seat]:
+        _write_hand(table, seat, hand)
+    # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table. Then my
+    # hand, and zeros for the rest.
+    blocks, start, end = table.blocks, seat * PLAYER_BLOCK, n * PLAYER_BLOCK
+    try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
+        view[:end - start] = blocks[start:end]
+        if start:
+            view[end - start:end] = blocks[:start]
+        if end < HAND.start:
+            view[end:HAND.start] = _ZEROS[end:HAND.start]
+        view[HAND.start:] = table.tails[seat]
+    except (ValueError, TypeError, NotImplementedError):
+        raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
+                         f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}") from None
     # The role flags, each in the block of the one seat it marks (block r is seat + r).
     if phase != OVER and state.active >= 0:
-        out[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
+        view[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
     if in_combat:
         if state.fighter >= 0:
-            out[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
+            view[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
         if state.helper >= 0:
-            out[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
+            view[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
         if state.ask_seat >= 0:
-            out[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
+            view[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
     dying = state.dying
     if dying >= 0:
-        out[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
+        view[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
     if phase == LOOT_PICK and state.looter >= 0:
-        out[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
+        view[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
     if state.helped_by >= 0:
-        out[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
-    # The rest is sparse: only its non-zero slots are written (each value a Python float, rounded to
-    # float32 on assignment, as the whole-list assignment did).
-    h = HAND.start
-    copies: dict[int, int] = {}
-    for cid in hand[seat]:
-        copies[cid] = copies.get(cid, 0) + 1
-    for cid, count in copies.items():
-        x = count * 0.25
-        out[h + cid] = x if x < 1.0 else 1.0
-    out[PHASE.start + phase] = 1.0
+        view[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
+    # The rest is sparse: only its non-zero slots are written.
+    view[PHASE.start + phase] = 1.0
     if phase != OVER and state.to_act == seat:
-        out[MY_TURN] = 1.0
+        view[MY_TURN] = 1.0
+    if state.door_card >= 0:
+        view[DOOR.start + state.door_card] = 1.0
+    if in_combat:
+        fighter, helper, rests = state.fighter, state.helper, table.rests
+        key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
+               rests[fighter], rests[helper] if helper >= 0 else None)
+        if key != table.fight_key:
+            fights = table.fights
+            fight = fights.get(key)
+            if fight is None:
+                if len(fights) >= _CACHE_LIMIT:
+                    fights.clear()
+                fight = fights[key] = memoryview(_fight_slots(state))
+            table.fight_key, table.fight = key, fight
+        view[MONSTER.start:BAD.stop] = table.fight
+        # The help talks' numbers, which change with nearly every offer and ask, are written here.
+        if helper >= 0:
+            view[COMBAT.start + C_SPLIT] = state.split / 5.0
+        if phase == ASK:
+            view[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
+        elif phase == COUNTER:
+            view[COMBAT.start + C_BID] = state.bid / 5.0
+    if dying >= 0:
+        view[DEATH.start + state.death_kind - 1] = 1.0
+    x = state.turn / config.max_turns
+    view[TURN] = x if x < 1.0 else 1.0
+    x = state.steps / config.max_steps
+    view[STEPS] = x if x < 1.0 else 1.0
+    if state.gold:
+        x = state.gold / config.gold_per_level
+        view[GOLD_SOLD] = x if x < 1.0 else 1.0
+    if state.halfling_sold:
+        view[HALFLING_SOLD] = 1.0
+    if len(hand) > config.hand_limit:  # the seat's own limit is never below the config's
+        over = len(hand) - hand_limit(state, seat)
+        if over > 0:
+            view[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
+
+
+def encode_uncached(state: State, seat: int, out: np.ndarray) -> None:
+    """:func:`encode` computed from the state alone, nothing kept between calls: the layout of the module
+    docstring written out plainly. Slower; the tests hold :func:`encode` to it, decision by decision."""
+    config = state.config
+    n, phase = state.n, state.phase
+    in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
+    out.fill(0.0)
+    for r in range(n):
+        who = (seat + r) % n
+        block = _player_block(state, who)
+        block[P_HAND] = min(1.0, len(state.hand[who]) / 10.0)
+        block[P_DECK] = min(1.0, len(state.deck[who]) / 80.0)
+        block[P_DISCARD] = min(1.0, len(state.discard[who]) / 80.0)
+        block[P_ACTIVE] = phase != OVER and state.active == who
+        block[P_FIGHTER] = in_combat and state.fighter == who
+        block[P_HELPER] = in_combat and state.helper == who
+        block[P_ASKED] = in_combat and state.ask_seat == who
+        block[P_DYING] = state.dying == who
+        block[P_LOOTER] = phase == LOOT_PICK and state.looter == who
+        block[P_HELPED] = state.helped_by == who
+        if in_combat:
+            block[P_OFFERS] = min(1.0, state.offers_to[who] / config.help_rounds)
+            block[P_BEST_OFFER] = (state.best_offer[who] + 1) / 6.0
+            block[P_ASKS] = min(1.0, state.asks_from[who] / config.help_rounds)
+            block[P_LAST_ASK] = (state.last_ask[who] + 1) / 6.0
+        out[r * PLAYER_BLOCK:(r + 1) * PLAYER_BLOCK] = block
+    for cid in set(state.hand[seat]):
+        out[HAND.start + cid] = min(1.0, state.hand[seat].count(cid) / 4.0)
+    out[PHASE.start + phase] = 1.0
+    out[MY_TURN] = phase != OVER and state.to_act == seat
     if state.door_card >= 0:
         out[DOOR.start + state.door_card] = 1.0
     if in_combat:
-        # Everything _fight_slots reads, the config's numbers aside (they pick the cache): the ``rest`` of
-        # the fighter's and the helper's rows stands for their numbers.
-        fighter, helper = state.fighter, state.helper
-        key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
-               rows[fighter][0], rows[helper][0] if helper >= 0 else None)
-        fight = fights.get(key)
-        if fight is None:
-            if len(fights) >= _CACHE_LIMIT:
-                fights.clear()
-            fight = fights[key] = _fight_slots(state)
-        out[MONSTER.start:BAD.stop] = fight
-        # The help talks' numbers, which change with nearly every offer and ask, are written here.
-        if helper >= 0:
-            out[COMBAT.start + C_SPLIT] = state.split / 5.0
-        if phase == ASK:
-            out[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
-        elif phase == COUNTER:
-            out[COMBAT.start + C_BID] = state.bid / 5.0
-    if dying >= 0:
+        out[MONSTER.start:BAD.stop] = _fight_slots(state)
+        out[COMBAT.start + C_SPLIT] = state.split / 5.0 if state.helper >= 0 else 0.0
+        out[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0 if phase == ASK else 0.0
+        out[COMBAT.start + C_BID] = state.bid / 5.0 if phase == COUNTER else 0.0
+    if state.dying >= 0:
         out[DEATH.start + state.death_kind - 1] = 1.0
-    x = state.turn / config.max_turns
-    out[TURN] = x if x < 1.0 else 1.0
-    x = state.steps / config.max_steps
-    out[STEPS] = x if x < 1.0 else 1.0
-    if state.gold:
-        x = state.gold / config.gold_per_level
-        out[GOLD_SOLD] = x if x < 1.0 else 1.0
-    if state.halfling_sold:
-        out[HALFLING_SOLD] = 1.0
-    over = len(hand[seat]) - hand_limit(state, seat)
-    if over > 0:
-        out[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
+    out[TURN] = min(1.0, state.turn / config.max_turns)
+    out[STEPS] = min(1.0, state.steps / config.max_steps)
+    out[GOLD_SOLD] = min(1.0, state.gold / config.gold_per_level)
+    out[HALFLING_SOLD] = state.halfling_sold
+    out[OVER_LIMIT] = min(1.0, max(0, len(state.hand[seat]) - hand_limit(state, seat)) / 5.0)
 
 
 # --- views -------------------------------------------------------------------------------------------------

@@ -445,7 +445,13 @@ def monster_strength(state: State) -> int:
 
 
 def party_wins(state: State) -> bool:
-    party, monster = party_strength(state), monster_strength(state)
+    return party_beats(state, party_strength(state), monster_strength(state))
+
+
+def party_beats(state: State, party: int, monster: int) -> bool:
+    """Whether a party of strength ``party`` beats this fight's monster at strength ``monster``: more wins, a
+    tie only with a paladin fighter (or a paladin helper, by the house rule). :func:`party_wins` with the
+    strengths already at hand (the encoder shows them too)."""
     if party != monster:
         return party > monster
     if state.classes[state.fighter] == PALADIN:  # "only paladins can win ties"
