@@ -223,17 +223,17 @@ def run_zoo(args: argparse.Namespace) -> int:
     from tavernzoo.cli import console
 
     table = Table(title="zoo bots (bot spec zoo:GAME)", title_justify="left")
-    for column in ("spec", "trained with", "steps", "vs random", "vs heuristic", "fair"):
-        table.add_column(column, justify="left" if column in ("spec", "trained with") else "right", overflow="fold")
+    for column in ("spec", "options", "training", "vs random", "vs heuristic", "fair"):
+        table.add_column(column, justify="right" if column in ("vs random", "vs heuristic", "fair") else "left",
+                         overflow="fold")
     for name, manifest in manifests.items():
         provenance = manifest.get("provenance", {})
         strength = manifest.get("strength", {})
-        steps = provenance.get("timesteps")
         options = provenance.get("game_config") or {}
         seats = strength.get("seats")
         table.add_row(
             f"zoo:{name}", " ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults",
-            f"{steps:,}" if isinstance(steps, int) else "?",
+            _training(provenance),
             _strength(strength.get("random")), _strength(strength.get("heuristic")),
             f"{1 / seats:.3f}" if isinstance(seats, int) else "-",
         )
@@ -241,6 +241,23 @@ def run_zoo(args: argparse.Namespace) -> int:
     print("vs X: the bot's score (win share, 95% interval) with X in every other seat; fair: the score of an "
           "equal bot. See docs/zoo.md.")
     return 0
+
+
+def _training(provenance: dict[str, Any]) -> str:
+    """How the bot was trained, in a few words: its PPO steps, and the teacher a distilled start came from."""
+    steps = provenance.get("timesteps")
+    expert = provenance.get("expert")
+    started = provenance.get("started_from")
+    parts = []
+    if isinstance(expert, dict) and expert.get("teacher"):
+        samples = expert.get("samples")
+        parts.append(f"distilled from {expert['teacher']}"
+                     + (f" ({samples:,} positions)" if isinstance(samples, int) else ""))
+    elif started:
+        parts.append("warm start")  # provenance.started_from tells which, in a sentence
+    if isinstance(steps, int) and (steps or not parts):
+        parts.append(f"{steps:,} PPO steps")
+    return ", then ".join(parts) or "?"
 
 
 def _strength(entry: Any) -> str:

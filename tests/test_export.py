@@ -274,3 +274,17 @@ def test_measuring_with_workers_gives_the_same_strength(tiny_bot):
     alone = measure(tiny_bot, games=2 * 64 + 6, seed=3)
     shared = measure(tiny_bot, games=2 * 64 + 6, seed=3, workers=2)
     assert alone == shared and alone["random"]["games"] == 134
+
+
+def test_the_zoo_listing_says_how_each_bot_was_trained():
+    from tavernzoo.agents.onnx_bot import _training
+
+    assert _training({"timesteps": 301056}) == "301,056 PPO steps"
+    assert _training({"timesteps": 0, "expert": {"teacher": "oracle", "samples": 161885}}) == \
+        "distilled from oracle (161,885 positions)"
+    assert _training({"timesteps": 501760, "started_from": "the previous bot"}) == "warm start, then 501,760 PPO steps"
+    assert _training({"timesteps": 2048, "expert": {"teacher": "mcts"}}) == "distilled from mcts, then 2,048 PPO steps"
+    assert _training({}) == "?"
+    listing = subprocess.run([sys.executable, *CLI, "zoo"], capture_output=True, text=True, timeout=120)
+    assert listing.returncode == 0, listing.stderr
+    assert "distilled from oracle" in listing.stdout and "PPO steps" in listing.stdout
