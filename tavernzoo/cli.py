@@ -235,8 +235,9 @@ def read_table_file(file: str | Path, what: str, holds: str, hint: str = "") -> 
 
 
 def parse_set(items: list[str], lists: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """``--set KEY=VALUE`` items as a dict: VALUE is JSON, else a comma list, else a string. A plain
-    string for a key in ``lists`` is a one-item list."""
+    """``--set KEY=VALUE`` items as a dict: VALUE is JSON, else a comma list (each item JSON, else a
+    string: ``net_arch=256,256`` is ``[256, 256]``), else a string. A plain string for a key in ``lists``
+    is a one-item list."""
     options: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
@@ -246,9 +247,18 @@ def parse_set(items: list[str], lists: frozenset[str] = frozenset()) -> dict[str
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
-            value = raw.split(",") if "," in raw or key in lists else raw
+            value = [_json_or_text(part) for part in raw.split(",")] if "," in raw or key in lists else raw
+        if key in lists and not isinstance(value, list):
+            value = [value]
         options[key] = value
     return options
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def run_games(args: argparse.Namespace) -> int:

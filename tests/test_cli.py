@@ -62,3 +62,17 @@ def test_bad_input_gets_a_clear_error_and_exit_status():
     assert result.returncode == 2 and "wizard" in result.stderr and "sword, magic, cloak" in result.stderr
     result = tavernzoo("match", "chess", "--games", "2")
     assert result.returncode == 2 and "unknown game 'chess'" in result.stderr
+
+
+def test_set_values_are_json_comma_lists_or_text():
+    from tavernzoo.cli import parse_set
+
+    lists = frozenset({"pool_bots", "net_arch"})
+    parsed = parse_set(["net_arch=256,256", "pool_bots=heuristic", "learning_rate=1e-4", "game_config={\"a\": 1}",
+                        "pool_bots2=zoo:ministeel,mcts:100", "single=[64]", "name=run"], lists=lists)
+    assert parsed == {"net_arch": [256, 256], "pool_bots": ["heuristic"], "learning_rate": 1e-4,
+                      "game_config": {"a": 1}, "pool_bots2": ["zoo:ministeel", "mcts:100"], "single": [64],
+                      "name": "run"}
+    assert parse_set(["net_arch=64"], lists=lists) == {"net_arch": [64]}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        parse_set(["net_arch"])
