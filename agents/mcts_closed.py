@@ -48,7 +48,7 @@ MAX_ENUMERATED_FACES = 64
 ENUMERATE_AT_VISITS = 4
 # The table is dropped beyond this many states (memory stays bounded in long games).
 MAX_TABLE_STATES = 200_000
-NEVER = 2**62
+NEVER = 2**62  # an edge's ``enumerate_at`` once it is enumerated or cannot be
 
 
 def _tiny_minotaur_key(state: Any) -> tuple:
@@ -317,7 +317,7 @@ class ClosedLoopTree:
         return best
 
     def _add_evaluation(self, node: StateNode, value: list[float]) -> None:
-        node.evaluation_sum = [t + v for t, v in zip(node.evaluation_sum, value)]
+        node.evaluation_sum = [t + v for t, v in zip(node.evaluation_sum, value, strict=True)]
         self._refresh(node)
 
     def _backup(self, path: list[tuple[StateNode, Edge, list]]) -> None:
@@ -338,13 +338,13 @@ class ClosedLoopTree:
                 if probability and child.visits:  # reached at least once: it has a value
                     weight += probability
                     value = ([probability * v for v in child.value] if value is None else
-                             [t + probability * v for t, v in zip(value, child.value)])
+                             [t + probability * v for t, v in zip(value, child.value, strict=True)])
             # The outcome this simulation took is scored now, so ``value`` is set unless the enumeration gave
             # that outcome no faces (sampled before, reached through the turn cap): then it stands alone.
             edge.value = [v / weight for v in value] if value is not None else list(entry[1].value)
             # The state's running sum of its edges' visits x values, updated for this edge's change.
             node.edge_sum = [t + visits * new - old_visits * old for t, new, old
-                             in zip(node.edge_sum, edge.value, old_value)]
+                             in zip(node.edge_sum, edge.value, old_value, strict=True)]
             self._refresh(node)
 
     @staticmethod
@@ -352,4 +352,4 @@ class ClosedLoopTree:
         """A state's value: the mean of its evaluations and its edges' values, weighted by visits."""
         count = node.visits
         if count:
-            node.value = [(e + t) / count for e, t in zip(node.evaluation_sum, node.edge_sum)]
+            node.value = [(e + t) / count for e, t in zip(node.evaluation_sum, node.edge_sum, strict=True)]
