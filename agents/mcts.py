@@ -36,6 +36,7 @@ import numpy as np
 
 from ..envs.core import Chance
 from .base import legal_actions as mask_actions
+from .mcts_closed import STATE_KEYS, ClosedLoopTree
 
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
@@ -44,6 +45,8 @@ OPTION_HELP = {
     "prior": "none, or a bot spec whose move a node expands first and favours (progressive bias)",
     "depth": "decisions per rollout before the value estimate scores the position (0: play to the end)",
     "c": "UCB exploration constant (>= 0)",
+    "tree": "open (nodes are action sequences; any game) or closed (nodes are states, chance outcomes "
+            "are branches, transpositions shared; games without hidden information: tiny_minotaur)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
 }
 
@@ -52,7 +55,7 @@ OPTION_HELP = {
 # the tree matters most: rollouts by the heuristic bot, cut short and scored by the value estimate, beat
 # three times as many random rollouts.
 DEFAULTS = {
-    "tiny_minotaur": {"sims": 2000, "depth": 0},
+    "tiny_minotaur": {"sims": 3000, "depth": 0, "tree": "closed", "c": 3.0},
     "minefield": {"sims": 1000, "depth": 0},
     "ministeel": {"sims": 100, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
     "wyvern": {"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
@@ -68,6 +71,7 @@ class Options:
     prior: str = "none"
     depth: int = 0  # 0: rollouts play to the end
     c: float = 1.0
+    tree: str = "open"
     seed: int | None = None
 
 
@@ -96,6 +100,10 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
     bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
     if key in ("rollout", "prior"):
         if not raw:
+            raise ValueError(bad)
+        return raw
+    if key == "tree":
+        if raw not in ("open", "closed"):
             raise ValueError(bad)
         return raw
     try:
@@ -173,6 +181,18 @@ class MCTSBot:
                              f"{', '.join(sorted(VALUE_ESTIMATES))}")
         self._policy = self._load_policy("rollout", options.rollout, "random")
         self._prior_bot = self._load_policy("prior", options.prior, "none")
+        self._closed: ClosedLoopTree | None = None
+        if options.tree == "closed":
+            if self.simultaneous or game.name not in STATE_KEYS:
+                raise ValueError(f"mcts tree=closed: {game.name} has hidden information or simultaneous moves, "
+                                 f"so its search must sample states (tree=open); closed-loop games: "
+                                 f"{', '.join(sorted(STATE_KEYS))}")
+            prior = None
+            if self._prior_bot is not None:
+                def prior(state: Any, seat: int, legal: list[int]) -> int:
+                    return self._policy_action(state, seat, legal, self._prior_bot)
+            self._closed = ClosedLoopTree(game.name, self.rules, self.seats, options.c, self._random,
+                                          self._rollout, prior, PRIOR_BIAS)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         self.last_search: dict[str, Any] = {}
@@ -192,6 +212,8 @@ class MCTSBot:
 
     def reset(self) -> None:
         self._info = None
+        if self._closed is not None:
+            self._closed.clear()  # a new game: the table starts empty, so every game is searched alike
 
     def observe_information_state(self, state: Any, seat: int) -> None:
         """What this seat knows now (``rules.information_state``); hosts call this before ``act``."""
@@ -229,6 +251,8 @@ class MCTSBot:
     def search(self, info: Any, seat: int) -> int:
         """The most visited root action after the simulation/time budget."""
         options, rules = self.options, self.rules
+        if self._closed is not None:
+            return self._search_closed(info, seat)
         root = Node(self.seats)
         chance = Chance(self._random.randrange(2**31))
         deadline = time.perf_counter() + options.time if options.time else math.inf
@@ -253,6 +277,30 @@ class MCTSBot:
             return self._random.choices(actions, weights=visits)[0]
         best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
         self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()}}
+        return best
+
+    def _search_closed(self, info: Any, seat: int) -> int:
+        """The closed-loop search (:mod:`.mcts_closed`): the most visited root action after the budget."""
+        options, tree = self.options, self._closed
+        root = tree.reroot(info)
+        # Nothing is hidden, so every simulation starts from the information state itself; one Chance rolls
+        # the dice of all of them.
+        chance = Chance(self._random.randrange(2**31))
+        copy = tree.copy
+        deadline = time.perf_counter() + options.time if options.time else math.inf
+        sims = options.sims or 2**62
+        done = 0
+        while done < sims:
+            tree.simulate(root, copy(info, chance))
+            done += 1
+            if deadline is not math.inf and time.perf_counter() >= deadline:
+                break
+            if len(chance.outcomes) > 100_000:
+                chance.outcomes.clear()
+        edges = root.edges
+        best = tree.best_action(root)
+        self.last_search = {"simulations": done, "visits": {a: e.visits for a, e in edges.items()},
+                            "values": {a: e.value[seat] for a, e in edges.items()}, "states": len(tree.table)}
         return best
 
     def _simulate(self, root: Node, state: Any) -> None:

@@ -2,15 +2,23 @@
 
     python bench/bench_search.py [--positions 6] [--spec mcts]
     python bench/bench_search.py --regret 100 [--spec mcts]
+    python bench/bench_search.py --paired 10 --spec mcts --spec mcts:tree=open,c=1,sims=2000
 
 For each game it plays random games to a few random depths and times one search from each position
-(the seat to act, its information state); prints simulations per second and seconds per move.
+(the seat to act, its information state); prints simulations per CPU second and CPU seconds per move
+(process time, so that other jobs on a shared machine slow the figures less than wall time would).
+A closed-loop search (Tiny Minotaur's default) keeps its table between the moves of one game; here every
+position starts afresh (``reset``). In a game a move costs somewhat more (the kept table makes
+simulations run deeper): ``--regret`` reports that CPU time per decision.
 
 ``--regret GAMES`` measures Tiny Minotaur play against the oracle with far less noise than results do:
 it plays GAMES games of the spec against the oracle (seats alternating) and at each of the spec's
 decisions reads the oracle's value of every legal action; the regret is the best value minus the value
 of the action taken (values are win minus loss probability). The expected score against the oracle is
 then 0.5 - (mean regret per game) / 2.
+
+``--paired GAMES`` compares specs on the same positions (the oracle's games, every decision with a
+choice, both seats): regret per decision and CPU time per decision of each ``--spec``.
 """
 
 from __future__ import annotations
@@ -59,10 +67,13 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
     buffer = np.zeros(encoder.observation_size(config), dtype=np.float32)
     per_game, decisions, mistakes = [], 0, 0
     start = time.perf_counter()
+    bot_seconds = 0.0
     for number in range(games):
         state = rules.new_game(config, Chance(rng.randrange(2**31)))
         mine = number % 2
         total = 0.0
+        if hasattr(bot, "reset"):
+            bot.reset()  # as the match loop does before every game
         while not rules.is_terminal(state):
             seat = rules.current_seat(state)
             legal = rules.legal_actions(state)
@@ -74,7 +85,9 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
                 values = oracle.values(observation)
                 if hasattr(bot, "observe_information_state"):
                     bot.observe_information_state(rules.information_state(state, seat), seat)
+                clock = time.process_time()
                 action = bot.act(observation)
+                bot_seconds += time.process_time() - clock
                 loss = max(values.values()) - values[action]
                 total += loss
                 decisions += 1
@@ -87,22 +100,80 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
             mean, low, high = mean_interval(per_game)
             print(f"{spec} vs oracle, {len(per_game)} games, {decisions} decisions ({mistakes} not optimal), "
                   f"{time.perf_counter() - start:.0f} s; regret per game {mean:.4f} [{low:.4f}, {high:.4f}]; "
-                  f"expected score vs oracle {0.5 - mean / 2:.3f} [{0.5 - high / 2:.3f}, {0.5 - low / 2:.3f}]",
-                  flush=True)
+                  f"expected score vs oracle {0.5 - mean / 2:.3f} [{0.5 - high / 2:.3f}, {0.5 - low / 2:.3f}]; "
+                  f"{bot_seconds / max(decisions, 1):.3f} CPU s per decision", flush=True)
+
+
+def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
+    """Each spec's regret per decision on the same positions: the oracle plays both seats of GAMES games, and
+    at every decision with a choice each spec searches the position (its table reset per game, as in a
+    match) while the oracle's move is played. Differences between specs are then paired, not dice."""
+    import numpy as np
+
+    from tavernzoo.eval.stats import mean_interval
+
+    game = get_game("tiny_minotaur")
+    rules, encoder = game.rules, game.encoder
+    config = game.make_config()
+    oracle = load_bot("oracle", game, config)
+    rng = random.Random(seed)
+    buffer = np.zeros(encoder.observation_size(config), dtype=np.float32)
+    deals = []  # per game: (information state, seat, oracle's values) at each decision with a choice
+    for _ in range(games):
+        state = rules.new_game(config, Chance(rng.randrange(2**31)))
+        decisions = []
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            legal = rules.legal_actions(state)
+            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+            mask[legal] = 1
+            encoder.encode(state, seat, buffer)
+            observation = {"observation": buffer.copy(), "action_mask": mask}
+            if len(legal) > 1:
+                decisions.append((rules.information_state(state, seat), seat, oracle.values(observation)))
+            rules.apply(state, oracle.act(observation))
+        deals.append(decisions)
+    for spec in specs:
+        bot = load_bot(spec, game, config, seed=seed)
+        losses, sims, cpu = [], 0, 0.0
+        for decisions in deals:
+            bot.reset()
+            for info, seat, values in decisions:
+                clock = time.process_time()
+                action = bot.search(rules.clone(info), seat)
+                cpu += time.process_time() - clock
+                sims += bot.last_search["simulations"]
+                losses.append(max(values.values()) - values[action])
+        mean, low, high = mean_interval(losses)
+        print(f"{spec}: {len(losses)} decisions of {games} oracle games ({sum(x > 1e-9 for x in losses)} not "
+              f"optimal); regret per decision {mean:.4f} [{low:.4f}, {high:.4f}]; {cpu / len(losses):.3f} CPU s "
+              f"per decision, {sims / cpu:.0f} simulations per CPU s", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=6)
-    parser.add_argument("--spec", default="mcts", help="the mcts spec to time (default: each game's defaults)")
+    parser.add_argument("--spec", action="append", help="the mcts spec to time (default: mcts, each game's "
+                        "defaults); --paired takes it repeated, the other modes once")
     parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
                         help="measure Tiny Minotaur regret against the oracle over GAMES games instead")
+    parser.add_argument("--paired", type=int, default=0, metavar="GAMES",
+                        help="Tiny Minotaur regret per decision of every --spec (repeat it) on the same positions "
+                             "of GAMES oracle games")
+    parser.add_argument("--seed", type=int, default=0, help="--regret/--paired: the seed of the deals and the bot")
     args = parser.parse_args()
+    specs = args.spec or ["mcts"]
+    if args.paired:
+        paired_regret(specs, args.paired, args.seed)
+        return
+    if len(specs) > 1:
+        parser.error("--spec is given once except with --paired")
+    args.spec = specs[0]
     if args.regret:
-        regret(args.spec, args.regret)
+        regret(args.spec, args.regret, args.seed)
         return
     rng = random.Random(0)
-    print(f"{'game':<16}{'seats':>6}{'sims/s':>10}{'s/move':>9}   spec {args.spec}")
+    print(f"{'game':<16}{'seats':>6}{'sims/s':>10}{'s/move':>9}   (CPU time) spec {args.spec}")
     for name, overrides, _ in TABLES:
         game = get_game(name)
         config = game.make_config(overrides)
@@ -111,9 +182,10 @@ def main() -> None:
         for state in positions(game, config, args.positions, rng):
             seat = game.rules.acting_seats(state)[0] if game.simultaneous else game.rules.current_seat(state)
             info = game.rules.information_state(state, seat)
-            start = time.perf_counter()
+            bot.reset()
+            start = time.process_time()
             bot.search(info, seat)
-            seconds += time.perf_counter() - start
+            seconds += time.process_time() - start
             sims += bot.last_search["simulations"]
         print(f"{name:<16}{game.rules.num_seats(config):>6}{sims / seconds:>10.0f}{seconds / args.positions:>9.3f}")
 

@@ -177,11 +177,18 @@ def test_information_state_survives_json(name, config):
         ("mcts:rollout=nonsense", "unknown bot spec 'nonsense'"),
         ("mcts:prior=cmd:true", "cannot be an external program"),
         ("mcts:100,depth=5", "no value estimate"),
+        ("mcts:100,tree=shut", "tree='shut' is not valid"),
     ],
 )
 def test_bad_mcts_specs_name_the_problem(spec, message):
     with pytest.raises(ValueError, match=message):
         load_bot(spec, "tiny_minotaur")
+
+
+@pytest.mark.parametrize("name", ["ministeel", "wyvern", "minefield"])
+def test_closed_loop_is_refused_where_states_are_hidden_or_moves_simultaneous(name):
+    with pytest.raises(ValueError, match="hidden information or simultaneous moves.*tiny_minotaur"):
+        load_bot("mcts:10,tree=closed", name)
 
 
 def test_mcts_without_an_information_state_fails_clearly():
@@ -203,13 +210,14 @@ def test_mcts_beats_random_short_form(name, config, spec, games):
     assert result.rows[0].score > 0.7, result.rows
 
 
-def test_mcts_beats_random_in_tiny_minotaur_by_the_oracles_values():
+@pytest.mark.parametrize("tree", ["closed", "open"])
+def test_mcts_beats_random_in_tiny_minotaur_by_the_oracles_values(tree):
     # Tiny Minotaur is mostly dice (the oracle itself scores 0.74 against random), so a short match cannot
     # show search beating random; the oracle's action values can: the value given up per decision.
     game = get_game("tiny_minotaur")
     config = game.make_config(classes=("sword", "magic"))
     oracle = load_bot("oracle", game, config)
-    bot = load_bot("mcts:200", game, config, seed=0)
+    bot = load_bot(f"mcts:200,tree={tree}", game, config, seed=0)
     rng = random.Random(13)
     mcts_regret = random_regret = 0.0
     decisions = 0
@@ -231,6 +239,122 @@ def test_mcts_beats_random_in_tiny_minotaur_by_the_oracles_values():
             game.rules.apply(state, legal[rng.randrange(len(legal))])
     assert random_regret > 0.1
     assert mcts_regret < 0.7 * random_regret
+
+
+def _closed_tree_invariants(tree) -> None:
+    """The closed-loop table's counts add up (agents/mcts_closed.py, "Statistics")."""
+    in_table = {id(node) for node in tree.table.values()}
+    for node in tree.table.values():
+        if node.terminal is not None:
+            assert not node.edges and node.evaluations == 0
+            continue
+        assert set(node.edges) <= set(node.legal)
+        assert node.visits == node.evaluations + sum(edge.visits for edge in node.edges.values())
+        assert node.evaluations <= 1  # a state is scored by a rollout once, when a simulation first reaches it
+        assert all(-1.0 <= v <= 1.0 for v in node.value)
+        for edge in node.edges.values():
+            counts = [entry[2] for entry in edge.outcomes.values()]
+            assert edge.visits == sum(counts)
+            probabilities = [entry[0] for entry in edge.outcomes.values()]
+            assert sum(probabilities) == pytest.approx(1.0) or edge.visits == 0
+            if edge.exact:  # every outcome a simulation took is one the enumeration reached
+                assert all(p > 0 for p, _, n in edge.outcomes.values() if n)
+            else:  # sampled: the shares are the frequencies
+                assert probabilities == pytest.approx([n / edge.visits for n in counts])
+            assert all(id(child) in in_table for _, child, _ in edge.outcomes.values())
+
+
+def test_closed_loop_tree_statistics_are_consistent():
+    game, states = positions("tiny_minotaur", {}, 6, seed=21)
+    bot = load_bot("mcts:300", game, states[0].config, seed=2)
+    exact_edges = 0
+    for state in states:
+        seat = game.rules.current_seat(state)
+        bot.reset()
+        action = bot.search(game.rules.information_state(state, seat), seat)
+        tree = bot._closed
+        root = tree.table[tree.key(state)]
+        assert action in game.rules.legal_actions(state)
+        # A fresh table: every simulation starts at the root (and may come back to it after a miss-miss loop).
+        assert root.visits >= 300 and sum(bot.last_search["visits"].values()) >= 300
+        assert bot.last_search["visits"][action] == max(bot.last_search["visits"].values())
+        _closed_tree_invariants(tree)
+        exact_edges += sum(edge.exact for node in tree.table.values() for edge in node.edges.values())
+    assert exact_edges > 0
+
+
+def test_closed_loop_chance_outcomes_are_the_dice_odds():
+    # A middling attack hits on the faces of its window: two outcomes (hit, miss) with those odds.
+    game = get_game("tiny_minotaur")
+    rules = game.rules
+    for seed in range(30):
+        state = rules.new_game(game.make_config(classes=("sword", "sword")), Chance(seed))
+        if rules.ATTACK_MIDDLING in rules.legal_actions(state):
+            break
+    bot = load_bot("mcts:400", game, state.config, seed=3)
+    seat = rules.current_seat(state)
+    bot.search(rules.information_state(state, seat), seat)
+    tree = bot._closed
+    edge = tree.table[tree.key(state)].edges[rules.ATTACK_MIDDLING]
+    assert edge.exact and edge.visits >= 4
+    low, high = state.windows[seat][rules.MIDDLING]
+    hit_odds = (high - low + 1) / 20
+    probabilities = sorted(entry[0] for entry in edge.outcomes.values())
+    assert probabilities == pytest.approx(sorted([hit_odds, 1 - hit_odds]))
+    # The miss hands the turn over with nothing else changed: its state is the other seat's attack.
+    miss = [child for p, child, _ in edge.outcomes.values() if p == pytest.approx(1 - hit_odds)][0]
+    assert miss.seat == 1 - seat
+
+
+def test_closed_loop_state_copy_matches_the_rules_clone():
+    from tavernzoo.agents.mcts_closed import STATE_KEYS, TINY_MINOTAUR_MUTABLE_FIELDS
+
+    copy = STATE_KEYS["tiny_minotaur"].copy
+    game, states = positions("tiny_minotaur", {}, 20, seed=22)
+    for state in states:
+        chance = Chance(5)
+        new = copy(state, chance)
+        assert new.chance is chance
+        for field in dataclasses.fields(state):
+            if field.name != "chance":
+                assert getattr(new, field.name) == getattr(state, field.name)
+            if field.name not in TINY_MINOTAUR_MUTABLE_FIELDS:  # shared: must hold nothing mutable
+                found: dict[int, object] = {}
+                _mutables(getattr(state, field.name), found)
+                assert not found, field.name
+        mine: dict[int, object] = {}
+        theirs: dict[int, object] = {}
+        for name in TINY_MINOTAUR_MUTABLE_FIELDS:
+            _mutables(getattr(new, name), mine)
+            _mutables(getattr(state, name), theirs)
+        assert not set(mine) & set(theirs)
+
+
+def test_closed_loop_keeps_its_table_within_a_game_and_is_reproducible():
+    game = get_game("tiny_minotaur")
+    config = game.make_config()
+
+    def play(seed):
+        bot = load_bot("mcts:150", game, config, seed=seed)
+        rng = random.Random(4)
+        moves, sizes = [], []
+        for _ in range(2):
+            bot.reset()
+            state = game.rules.new_game(config, Chance(rng.randrange(2**31)))
+            while not game.rules.is_terminal(state):
+                seat = game.rules.current_seat(state)
+                legal = game.rules.legal_actions(state)
+                if len(legal) > 1:
+                    moves.append(bot.search(game.rules.information_state(state, seat), seat))
+                    sizes.append(bot.last_search["states"])
+                    _closed_tree_invariants(bot._closed)
+                game.rules.apply(state, legal[rng.randrange(len(legal))])
+        return moves, sizes
+
+    moves, sizes = play(9)
+    assert play(9) == (moves, sizes)
+    assert any(later > earlier for earlier, later in zip(sizes, sizes[1:], strict=False))  # the table grew across moves
+    assert len({tuple(play(seed)[0]) for seed in (1, 2, 3)} | {tuple(moves)}) > 1  # the seed matters
 
 
 def test_mcts_in_minefield_searches_every_target_jointly():
