@@ -76,11 +76,7 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
             bot.reset()  # as the match loop does before every game
         while not rules.is_terminal(state):
             seat = rules.current_seat(state)
-            legal = rules.legal_actions(state)
-            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
-            mask[legal] = 1
-            encoder.encode(state, seat, buffer)
-            observation = {"observation": buffer.copy(), "action_mask": mask}
+            legal, observation = _observation(game, state, seat, buffer)
             if seat == mine and len(legal) > 1:
                 values = oracle.values(observation)
                 if hasattr(bot, "observe_information_state"):
@@ -104,6 +100,17 @@ def regret(spec: str, games: int, seed: int = 0) -> None:
                   f"{bot_seconds / max(decisions, 1):.3f} CPU s per decision", flush=True)
 
 
+def _observation(game, state, seat: int, buffer) -> tuple[list[int], dict]:
+    """The legal actions at ``state`` and ``seat``'s observation of it (a copy of the encoded buffer)."""
+    import numpy as np
+
+    legal = game.rules.legal_actions(state)
+    mask = np.zeros(game.rules.NUM_ACTIONS, dtype=np.int8)
+    mask[legal] = 1
+    game.encoder.encode(state, seat, buffer)
+    return legal, {"observation": buffer.copy(), "action_mask": mask}
+
+
 def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
     """Each spec's regret per decision on the same positions: the oracle plays both seats of GAMES games, and
     at every decision with a choice each spec searches the position (its table reset per game, as in a
@@ -124,11 +131,7 @@ def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
         decisions = []
         while not rules.is_terminal(state):
             seat = rules.current_seat(state)
-            legal = rules.legal_actions(state)
-            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
-            mask[legal] = 1
-            encoder.encode(state, seat, buffer)
-            observation = {"observation": buffer.copy(), "action_mask": mask}
+            legal, observation = _observation(game, state, seat, buffer)
             if len(legal) > 1:
                 decisions.append((rules.information_state(state, seat), seat, oracle.values(observation)))
             rules.apply(state, oracle.act(observation))
@@ -164,6 +167,8 @@ def main() -> None:
     args = parser.parse_args()
     specs = args.spec or ["mcts"]
     if args.paired:
+        if not all(spec == "mcts" or spec.startswith("mcts:") for spec in specs):
+            parser.error(f"--paired compares mcts specs (it reads each search's result), not {specs}")
         paired_regret(specs, args.paired, args.seed)
         return
     if len(specs) > 1:
