@@ -270,3 +270,17 @@ def test_saved_samples_start_another_run_and_bad_files_are_refused(tmp_path):
              targets=loaded.targets, values=loaded.values)
     with pytest.raises(ValueError, match="not a samples file"):
         Samples.load(tmp_path / "objects.npz", *sizes)  # object arrays would need pickle: refused
+
+
+def test_bad_samples_or_init_leave_no_run_directory_behind(tmp_path):
+    config = make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET})
+    (tmp_path / "junk.npz").write_bytes(b"not numpy")
+    with pytest.raises(ValueError, match="not a samples file"):
+        run_expert(config, ExpertConfig(teacher="heuristic", games=0, samples=str(tmp_path / "junk.npz")),
+                   tmp_path / "a", log=lambda _: None)
+    with pytest.raises(ValueError, match="no ONNX bot"):
+        run_expert(config, ExpertConfig(teacher="heuristic", games=1, init=str(tmp_path / "none.onnx")),
+                   tmp_path / "b", log=lambda _: None)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    with pytest.raises(ValueError, match="0 only with samples"):
+        ExpertConfig(games=0)

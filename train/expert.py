@@ -103,8 +103,9 @@ class Samples:
         except FileNotFoundError:
             raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
                              "expert/samples.npz)") from None
-        except (OSError, ValueError) as error:
-            raise ValueError(f"--samples {path}: not a samples file of an expert run ({error})") from None
+        except (OSError, ValueError, EOFError):  # not a zip of arrays, or arrays that would need unpickling
+            raise ValueError(f"--samples {path}: not a samples file of an expert run (an .npz of plain "
+                             f"arrays: {', '.join(cls.FIELDS)})") from None
         missing = [name for name in cls.FIELDS if name not in arrays]
         if missing:
             raise ValueError(f"--samples {path}: no {', '.join(missing)} array in it; an expert run's "
@@ -409,7 +410,7 @@ class ExpertConfig:
             least = 0 if name == "games" and self.samples else 1
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ValueError(f"expert option {name}={value!r} must be a whole number of at least {least}"
-                                 + ("" if least else " (0 only with samples from an earlier run)"))
+                                 + (" (0 only with samples from an earlier run)" if name == "games" else ""))
         if not 0.0 <= self.dagger <= 1.0:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
@@ -438,24 +439,26 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
 
     trainer = Trainer(train_config, out)  # refuses a directory that already holds a run
     game, config = trainer.game, trainer.game_config
+    sizes = game.encoder.observation_size(config), len(game.action_names(config))
+    # bad samples fail now, before the run directory is written
+    data = Samples.load(expert.samples, *sizes) if expert.samples else Samples.empty(*sizes)
     for spec in filter(None, (expert.teacher, expert.opponents)):
         load_bot(spec, game, config, seed=0)  # a bad spec fails now, not in a worker
     torch.set_num_threads(train_config.torch_threads)
     torch.manual_seed(train_config.seed)
+    model, league = make_model(trainer)
+    if expert.init:
+        load_actor(model.policy, read_actor(expert.init))  # a bad or mismatched bot fails before any write
     trainer.out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(trainer.out / "config.json", train_config.to_dict())
     trainer.provenance["trained_with"] = f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})"
-    model, league = make_model(trainer)
     student_dir: Path | None = None
     if expert.init:
-        load_actor(model.policy, read_actor(expert.init))
         # round 0: the starting student, so that round 1 already has DAgger and the student as prior
         student_dir = trainer.out / "expert" / "round_0"
         policy_from_sb3(model.policy, {**trainer.provenance, "timesteps": 0, "expert_round": 0}).save(student_dir)
     recipe = {k: getattr(expert, k) for k in ExpertConfig.__dataclass_fields__}
     report: dict[str, Any] = {"recipe": recipe, "rounds": []}
-    sizes = game.encoder.observation_size(config), len(game.action_names(config))
-    data = Samples.load(expert.samples, *sizes) if expert.samples else Samples.empty(*sizes)
     for round_index in range(1, expert.rounds + 1):
         started = time.perf_counter()
         spec = teacher_spec(expert.teacher, student_dir, expert.prior_student)
