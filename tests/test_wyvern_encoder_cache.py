@@ -120,6 +120,36 @@ def test_a_state_changed_by_hand_is_encoded_as_it_is_now():
         assert_encodes_as_uncached(state, where="after a change by hand")
 
 
+def test_a_fight_changed_by_hand_is_encoded_as_it_is_now():
+    """The fight's slots and the help talks are kept as written while their inputs stay equal: a change to
+    any of them by hand, in the middle of a fight, shows at once."""
+    state = _new({"num_players": 5, "summons": True}, 4)
+    pick = random.Random(4)
+    while not (state.monster >= 0 and state.phase in encode.IN_COMBAT_PHASES):
+        rules.apply(state, pick.choice(rules.legal_actions(state)))
+    assert_encodes_as_uncached(state, where="in a fight")
+    other = (state.fighter + 1) % state.n
+    changes = [
+        lambda s: setattr(s, "monster_bonus", s.monster_bonus + 3),
+        lambda s: setattr(s, "party_bonus", s.party_bonus + 2),
+        lambda s: setattr(s, "run_bonus", s.run_bonus + 1),
+        lambda s: s.level.__setitem__(s.fighter, s.level[s.fighter] + 1),  # the party's strength
+        lambda s: s.offers_to.__setitem__(other, 1),
+        lambda s: s.best_offer.__setitem__(other, 2),
+        lambda s: s.asks_from.__setitem__(other, 1),
+        lambda s: s.last_ask.__setitem__(other, 3),
+        lambda s: setattr(s, "helper", other),
+        lambda s: setattr(s, "split", 2),
+        lambda s: setattr(s, "turn", s.turn + 5),
+        lambda s: setattr(s, "gold", 300),
+        lambda s: setattr(s, "door_card", -1),
+        lambda s: setattr(s, "to_act", other),
+    ]
+    for change in changes:
+        change(state)
+        assert_encodes_as_uncached(state, where="after a change by hand in a fight")
+
+
 def test_a_table_left_by_another_game_is_rewritten_not_trusted():
     # Tables are found by the id of the State; an id can be reused once a State is gone. Hand one game's
     # table to another game of the same config: its observations must still be its own.
@@ -142,5 +172,9 @@ def test_out_must_be_a_float32_vector_of_the_observation_size_and_the_seat_at_th
         encode.encode(state, 0, np.empty(encode.OBSERVATION_SIZE, np.float64))
     with pytest.raises(ValueError, match="float32 array of shape"):
         encode.encode(state, 0, np.empty(encode.OBSERVATION_SIZE + 1, np.float32))
+    with pytest.raises(ValueError, match="float32 array of shape"):
+        encode.encode(state, 0, np.empty((encode.OBSERVATION_SIZE, 1), np.float32))
+    with pytest.raises(ValueError, match="float32 array of shape"):
+        encode.encode(state, 0, np.float32(0.0))
     with pytest.raises(ValueError, match="float32 array of shape"):
         encode.encode(state, 0, [0.0] * encode.OBSERVATION_SIZE)

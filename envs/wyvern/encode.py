@@ -93,6 +93,7 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from itertools import compress, count
 from operator import ne
@@ -136,6 +137,7 @@ from .rules import (
     run_bonus,
 )
 
+_FLOAT32 = np.dtype(np.float32)  # a dtype object: numpy parses a dtype= string or type on every call
 SPECIALTY_ORDER = ELEMENTS + WEAPON_KINDS + ALIGNMENTS
 _SPECIALTY_SLOT = {name: i for i, name in enumerate(SPECIALTY_ORDER)}
 EQUIP_SLOT = {cid: i for i, cid in enumerate(EQUIPMENT)}
@@ -250,7 +252,8 @@ def _player_block(state: State, who: int) -> np.ndarray:
     P_DECK, P_DISCARD: they change with nearly every card played or drawn) and the help talks (P_OFFERS to
     P_LAST_ASK, in combat) left at 0: :func:`encode` writes them."""
     config = state.config
-    v = [0.0] * PLAYER_BLOCK
+    block = np.zeros(PLAYER_BLOCK, _FLOAT32)
+    v = memoryview(block)  # a float stored here is rounded to float32 as numpy rounds it
     v[0] = 1.0
     if not state.dead[who]:
         v[P_ALIVE] = 1.0
@@ -276,7 +279,7 @@ def _player_block(state: State, who: int) -> np.ndarray:
     for cid in state.equipped[who]:
         i = P_EQUIPPED + EQUIP_SLOT[cid]
         v[i] = 1.0 if v[i] else 0.5
-    return np.array(v, dtype=np.float32)
+    return block
 
 
 @cache
@@ -294,67 +297,97 @@ def _monster_slots(monster: int) -> np.ndarray:
     return np.array(v, dtype=np.float32)
 
 
-def _fight_slots(state: State) -> np.ndarray:
-    """The slots ``MONSTER.start:BAD.stop`` in a fight (the monster, ``COMBAT``, the Bad Stuff), float32,
-    but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them) left at 0."""
-    slots = _monster_slots(state.monster).copy()
-    v = memoryview(slots)
+def _clip(x: float) -> float:
+    return 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+
+
+def _write_fight(state: State, v: memoryview) -> None:
+    """Write the slots ``MONSTER.start:BAD.stop`` of a fight (the monster, ``COMBAT``, the Bad Stuff) into
+    ``v`` (float32), but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them)
+    left at 0."""
+    v[:] = _monster_view(state.monster)
     c = COMBAT.start - MONSTER.start
     party, monster = party_strength(state), monster_strength(state)
-    v[c + C_MBONUS] = min(1.0, max(0.0, state.monster_bonus / 30.0))
-    v[c + C_MSTRENGTH] = min(1.0, max(0.0, monster / 100.0))
-    v[c + C_PSTRENGTH] = min(1.0, max(0.0, party / 100.0))
-    v[c + C_PBONUS] = min(1.0, max(0.0, state.party_bonus / 30.0))
-    v[c + C_WINNING] = 1.0 if party_beats(state, party, monster) else 0.0
-    v[c + C_RUN] = min(1.0, max(0.0, state.run_bonus / 6.0))
+    v[c + C_MBONUS] = _clip(state.monster_bonus / 30.0)
+    v[c + C_MSTRENGTH] = _clip(monster / 100.0)
+    v[c + C_PSTRENGTH] = _clip(party / 100.0)
+    v[c + C_PBONUS] = _clip(state.party_bonus / 30.0)
+    if party_beats(state, party, monster):
+        v[c + C_WINNING] = 1.0
+    v[c + C_RUN] = _clip(state.run_bonus / 6.0)
     v[c + C_ESCAPE] = _escape_chance(run_bonus(state, state.fighter) + state.run_bonus, state.config.run_target)
     v[c + C_SOURCE + state.source] = 1.0
+
+
+def _fight_slots(state: State) -> np.ndarray:
+    """:func:`_write_fight` into a new array."""
+    slots = np.empty(BAD.stop - MONSTER.start, np.float32)
+    _write_fight(state, memoryview(slots))
     return slots
+
+
+@cache
+def _monster_view(monster: int) -> memoryview:
+    return memoryview(_monster_slots(monster))
 
 
 # How :func:`encode` avoids recomputing what did not change. Most decisions change little that is public:
 # three quarters of a random game's decisions are taken in a fight, mostly passes and help talks.
 #
-# * Per game (``_TABLES``, by the id of its State): a :class:`_Table` keeps copies of every input of the
-#   player blocks and the blocks made from them, side by side in seat order, without the role flags. Each
-#   call compares the state's lists with the copies (a few list compares, done in C) and rewrites only the
-#   slots whose inputs differ; the observation is then the table's blocks rotated to the observer (two slice
-#   copies) plus the role flags and the rest of the vector. The inputs come in two groups: the public lists
-#   (:func:`_public`: level, items, statuses...), which change rarely and rewrite a seat's whole block, and
-#   the numbers (:func:`_numbers`: pile sizes and help talks), which change with nearly every card or offer
-#   and rewrite one slot each. A table holds for whatever state has equal inputs: a reused id, a clone or a
-#   state changed by hand costs a rewrite, never a wrong observation.
-# * Across games, per config (``_CACHES``): a player's block without its numbers and role flags (``bases``,
-#   keyed by :func:`_rest`: every per-player input it reads) and the fight's slots (``fights``, keyed by
-#   every input of :func:`_fight_slots`, the fighter's and helper's ``_rest`` standing for their numbers).
-#   Bounded: emptied when grown past the limit. Cached arrays are never written to once stored.
+# * Per game (``_TABLES``, by the id of its State; the state encoded last is checked first, by identity): a
+#   :class:`_Table` keeps copies of every input of the player blocks and the blocks made from them, in seat
+#   order and then again (so that every rotation to an observer is one slice), without the role flags; each
+#   seat's hand; the fight's slots. Each call compares the state's lists with the copies (a few list
+#   compares, done in C) and rewrites only the slots whose inputs differ; the observation is then the
+#   table's blocks rotated to the observer (one slice copy), the hand and the rest of the vector (one
+#   copy), the role flags and the few slots that change with every decision. The blocks' inputs come in
+#   three groups: the public lists (:func:`_public`: level, items, statuses...), which change rarely and
+#   rewrite a seat's whole block; the pile sizes (:func:`_sizes`), which change with nearly every card
+#   played or drawn; the help talks (:func:`_talks`), which change with every offer and ask. Sizes and talks
+#   rewrite one slot each. The fight's slots are rewritten when any of their inputs changes (the fighter's
+#   and helper's ``_rest`` standing for what the party's strength reads). A table holds for whatever state
+#   has equal inputs: a reused id, a clone or a state changed by hand costs a rewrite, never a wrong
+#   observation.
+# * Across games, per config (``_CACHES``): a player's block without its numbers and role flags, keyed by
+#   :func:`_rest` (every per-player input it reads); about half the rewrites find theirs there. Bounded:
+#   emptied when grown past the limit. Cached blocks are never written to once stored. (The fight's slots
+#   were cached across games too, until a count showed 95% misses: every game deals new players.)
 #
 # Writes go through memoryviews of the float32 arrays: a Python float stored in a 'f' memoryview is rounded
 # to float32 as numpy's assignment rounds it, at half the cost of a numpy item write.
-_CACHES: dict[tuple, tuple[dict, dict]] = {}
+_CACHES: dict[tuple, dict] = {}
 _CACHE_LIMIT = 20_000
 _TABLES: dict[int, _Table] = {}
 _TABLES_LIMIT = 256  # tables kept (emptied when full; a search encodes many short-lived copies)
-_LAST_TABLE: list[_Table | None] = [None]  # the table used last: a new state's table starts as a copy of it
+# The state encoded last and its table (a new state's table starts as a copy of it). Holding the state keeps
+# its id from being reused, so the next call with the same state skips the lookup.
+_LAST_TABLE: list[Any] = [None, None]
 _STALE = object()  # a saved input that equals nothing: the slots it feeds are rewritten
-# The block slots filled from the numbers, one kind per n entries of :func:`_numbers`: the slot, what is
-# added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
+# The block slots filled from the numbers (the pile sizes, then the talks), one kind per n numbers: the slot,
+# what is added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
 _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_OFFERS, 0, None),
                  (P_BEST_OFFER, 1, 6.0), (P_ASKS, 0, None), (P_LAST_ASK, 1, 6.0))
 # Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
-_NO_TALKS = {n: [0] * n + [-1] * n + [0] * n + [-1] * n for n in range(1, MAX_PLAYERS + 1)}
+_NO_TALKS = {n: ([0] * n, [-1] * n, [0] * n, [-1] * n) for n in range(1, MAX_PLAYERS + 1)}
 _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
-# The last ``out`` encode wrote into and a memoryview of it (an env passes the same array every time). The
-# view keeps that one array alive and, while it lasts, numpy will not resize it in place.
-_LAST_VIEW: list[Any] = [None, None]
+# Where seat ``who``'s block starts in the observation of ``seat`` at an n-seat table: _BLOCK_AT[n][seat][who].
+_BLOCK_AT = {n: [[(who - seat) % n * PLAYER_BLOCK for who in range(n)] for seat in range(n)]
+             for n in range(1, MAX_PLAYERS + 1)}
+# Per ``out`` array encode writes into (an env passes the same one every time, and several envs may take
+# turns): the array, a memoryview of it and views of its head (the first k blocks, for every k) and of its
+# tail (from HAND.start), by the id of the array; the one used last is checked first. The views keep their
+# arrays alive (so an id is not reused while its entry lasts) and numpy will not resize them in place.
+_VIEWS: dict[int, tuple] = {}
+_VIEWS_LIMIT = 256
+_LAST_VIEW: list[Any] = [None, None, None, None]
 
 
 class _Table:
-    """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), and
-    copies of the inputs they were made from."""
+    """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), each
+    seat's hand and the fight's slots, with copies of the inputs they were made from."""
 
-    __slots__ = ("config", "n", "bases", "fights", "number_slots", "public", "rests", "numbers", "array",
-                 "blocks", "fight_key", "fight", "hands", "tails")
+    __slots__ = ("config", "n", "bases", "number_slots", "public", "rests", "sizes", "talks", "written", "array",
+                 "blocks", "rotated", "fight_key", "fight", "hands", "tails")
 
     def __init__(self, config: Config, n: int, like: _Table | None = None):
         """A table with nothing written (every slot to be written on first use), or a copy of ``like``, the
@@ -362,41 +395,45 @@ class _Table:
         the table of the game they were copied from, and the first encoding rewrites only what differs."""
         self.config, self.n = config, n
         caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
-        self.bases, self.fights = _CACHES.setdefault(caches_key, ({}, {}))
-        # Per entry of _numbers(state): where in ``blocks`` it goes, what is added, what divides.
+        self.bases = _CACHES.setdefault(caches_key, {})
+        # Per number (:data:`_NUMBER_SLOTS` spelled out per seat): where in ``blocks`` it goes (twice), what is
+        # added, what divides.
         self.number_slots = _number_slots(n, config.help_rounds)
-        # The blocks, then per seat the vector's tail from HAND.start with that seat's hand in it (zeros
-        # elsewhere: encode writes the rest of the tail over it), in one array.
-        tail = OBSERVATION_SIZE - HAND.start
+        # The blocks twice over (seat order, then again: every rotation is one slice), then per seat the
+        # vector's tail from HAND.start with that seat's hand in it (zeros elsewhere: encode writes the rest
+        # of the tail over it), then the fight's slots, in one array.
+        tail, fight = OBSERVATION_SIZE - HAND.start, BAD.stop - MONSTER.start
         if like is None:
-            self.array = np.zeros(n * (PLAYER_BLOCK + tail), np.float32)
+            self.array = np.zeros(n * (2 * PLAYER_BLOCK + tail) + fight, np.float32)
             self.public: Any = _STALE  # copies of the lists of _public(state)
             self.rests: list[Any] = [_STALE] * n  # per seat, the _rest its base block was made from
-            self.numbers: Any = _STALE  # _numbers(state) as written
+            self.sizes: Any = _STALE  # the pile sizes (_sizes(state)) last compared
+            self.talks: Any = _STALE  # copies of the help talks' lists (_talks(state)) last compared
+            self.written: list[Any] = [None] * len(_NUMBER_SLOTS) * n  # every number as written in the blocks
             self.hands: list[Any] = [_STALE] * n  # per seat, the hand its tail holds
-            self.fight_key: Any = _STALE
-            self.fight: memoryview | None = None
+            self.fight_key: Any = _STALE  # the inputs of the fight's slots as written
         else:  # the saved lists are replaced, never changed in place, once stored: shallow copies suffice
             self.array = like.array.copy()
             self.public = like.public if like.public is _STALE else like.public[:]
             self.rests = like.rests[:]
-            self.numbers = like.numbers if like.numbers is _STALE else like.numbers[:]
+            self.sizes, self.talks, self.written = like.sizes, like.talks, like.written[:]
             self.hands = like.hands[:]
-            self.fight_key, self.fight = like.fight_key, like.fight
+            self.fight_key = like.fight_key
         memory = memoryview(self.array)
-        self.blocks = memory[:n * PLAYER_BLOCK]
-        self.tails = [memory[n * PLAYER_BLOCK + seat * tail:n * PLAYER_BLOCK + (seat + 1) * tail] for seat in range(n)]
+        end = n * PLAYER_BLOCK  # where the blocks' second copy starts: every write to the blocks goes to both
+        self.blocks = memory[:2 * end]
+        self.rotated = [memory[seat * PLAYER_BLOCK:seat * PLAYER_BLOCK + end] for seat in range(n)]  # block 0 is seat
+        self.tails = [memory[2 * end + seat * tail:2 * end + (seat + 1) * tail] for seat in range(n)]
+        self.fight = memory[2 * end + n * tail:]  # the fight's slots (MONSTER.start:BAD.stop)
 
 
 @cache
-def _number_slots(n: int, help_rounds: int) -> tuple[list[tuple[int, int, float | int]], tuple[np.ndarray, ...]]:
-    """For each entry of :func:`_numbers` at an ``n``-seat table: its index in the blocks, what is added to
-    it and what divides the sum (``_NUMBER_SLOTS`` spelled out per seat); and the same as three arrays, to
-    write them all at once into a new table."""
-    slots = [(who * PLAYER_BLOCK + slot, add, help_rounds if by is None else by)
-             for slot, add, by in _NUMBER_SLOTS for who in range(n)]
-    at, add, by = zip(*slots, strict=True)
-    return slots, (np.array(at), np.array(add), np.array(by, dtype=np.float64))
+def _number_slots(n: int, help_rounds: int) -> list[tuple[int, int, int, float | int]]:
+    """For each number at an ``n``-seat table (``_NUMBER_SLOTS`` spelled out per seat: the pile sizes as
+    :func:`_sizes` lists them, then the talks as :func:`_talks` does): its index in the blocks and in their
+    second copy, what is added to it and what divides the sum."""
+    return [(who * PLAYER_BLOCK + slot, (n + who) * PLAYER_BLOCK + slot, add, help_rounds if by is None else by)
+            for slot, add, by in _NUMBER_SLOTS for who in range(n)]
 
 
 def _public(state: State) -> list:
@@ -413,31 +450,37 @@ def _rest(state: State, who: int) -> tuple:
             tuple(state.equipped[who]), state.specialties[who])
 
 
-def _numbers(state: State, in_combat: bool) -> list[int]:
-    """Every seat's hand, deck and discard pile sizes, then the help talks (offers, best offers, asks, last
-    asks), as one list of ints in the order of ``_NUMBER_SLOTS``."""
+def _sizes(state: State) -> list[int]:
+    """Every seat's hand, then deck, then discard pile size: the first 3n numbers."""
+    return list(map(len, state.hand + state.deck + state.discard))
+
+
+def _talks(state: State, in_combat: bool) -> tuple[list[int], ...]:
+    """The help talks' lists (offers, best offers, asks, last asks; the numbers after the sizes), or in
+    effect none out of combat."""
     if in_combat:
-        return [*map(len, state.hand + state.deck + state.discard), *state.offers_to, *state.best_offer,
-                *state.asks_from, *state.last_ask]
-    return [*map(len, state.hand + state.deck + state.discard), *_NO_TALKS[state.n]]
+        return state.offers_to, state.best_offer, state.asks_from, state.last_ask
+    return _NO_TALKS[state.n]
 
 
 def _write_bases(state: State, table: _Table) -> None:
-    """Rewrite the base block of every seat whose entry in a public list changed (and whose ``rest`` did);
-    keep copies of the lists that changed."""
+    """Rewrite the base block of every seat whose entry in a public list changed (and whose ``rest`` did),
+    with its numbers; keep copies of the lists that changed."""
     public, saved, n = _public(state), table.public, table.n
     if saved is _STALE:
+        changed: Any = range(len(public))
         seats: Any = range(n)
         saved = table.public = [None] * len(public)
     else:
+        changed = [*compress(count(), map(ne, public, saved))]
         seats = set()
-        for now, then in zip(public, saved, strict=True):
-            if now != then:
-                seats.update(compress(count(), map(ne, now, then)))
-    for k, now in enumerate(public):
-        if now != saved[k]:
-            saved[k] = [cards[:] for cards in now] if now is state.equipped else now[:]
-    bases, blocks, rests = table.bases, table.blocks, table.rests
+        for k in changed:
+            seats.update(compress(count(), map(ne, public[k], saved[k])))
+    for k in changed:
+        now = public[k]
+        saved[k] = [cards[:] for cards in now] if now is state.equipped else now[:]
+    bases, blocks, rests, end = table.bases, table.blocks, table.rests, n * PLAYER_BLOCK
+    written = table.written
     for who in seats:
         rest = _rest(state, who)
         if rest == rests[who]:
@@ -448,24 +491,28 @@ def _write_bases(state: State, table: _Table) -> None:
             if len(bases) >= _CACHE_LIMIT:
                 bases.clear()
             base = bases[rest] = memoryview(_player_block(state, who))
-        blocks[who * PLAYER_BLOCK:(who + 1) * PLAYER_BLOCK] = base
-        if table.numbers is not _STALE:  # the base block has 0 in the numbers' slots: write this seat's again
-            table.numbers[who::n] = [None] * len(_NUMBER_SLOTS)
+        start = who * PLAYER_BLOCK
+        blocks[start:start + PLAYER_BLOCK] = blocks[start + end:start + end + PLAYER_BLOCK] = base
+        # The base block has 0 in the numbers' slots: write this seat's numbers again, as last written.
+        _write_slots(table, [i for i in range(who, len(written), n) if written[i] is not None])
 
 
-def _write_numbers(table: _Table, numbers: list[int]) -> None:
-    """Write the numbers that differ from those written before into their slots."""
-    old, blocks, (slots, arrays) = table.numbers, table.blocks, table.number_slots
-    table.numbers = numbers
-    if old is _STALE:  # all of them: at once (the same float64 arithmetic, rounded to float32 on the store)
-        at, add, by = arrays
-        values = (np.array(numbers) + add) / by
-        table.array[at] = np.minimum(values, 1.0, out=values)
-        return
-    for i in compress(count(), map(ne, numbers, old)):
-        at, add, by = slots[i]
-        x = (numbers[i] + add) / by
-        blocks[at] = x if x < 1.0 else 1.0
+def _write_numbers(table: _Table, numbers: list[int], first: int) -> None:
+    """Write ``numbers`` (the numbers from index ``first`` on) where they differ from what was written."""
+    written, stop = table.written, first + len(numbers)
+    old = written[first:stop]
+    written[first:stop] = numbers
+    _write_slots(table, compress(count(first), map(ne, numbers, old)))
+
+
+def _write_slots(table: _Table, indices: Iterable[int]) -> None:
+    """Write the numbers at ``indices`` (as ``written`` holds them) into their slots of both copies of the
+    blocks."""
+    written, blocks, slots = table.written, table.blocks, table.number_slots
+    for i in indices:
+        at, twin, add, by = slots[i]
+        x = (written[i] + add) / by
+        blocks[at] = blocks[twin] = x if x < 1.0 else 1.0
 
 
 def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
@@ -478,69 +525,93 @@ def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
     table.hands[seat] = list(hand)
 
 
+def _table_of(state: State, config: Config, n: int, like: _Table | None) -> _Table:
+    """The table of ``state`` (made on its first call, as a copy of ``like``, the table used last, when that
+    has the same config and table size), remembered as the table used last."""
+    table = _TABLES.get(id(state))
+    if table is None or table.config is not config or table.n != n:
+        if len(_TABLES) >= _TABLES_LIMIT:
+            _TABLES.clear()
+        if like is not None and (like.config is not config or like.n != n):
+            like = None
+        table = _TABLES[id(state)] = _Table(config, n, like)
+    _LAST_TABLE[:] = state, table
+    return table
+
+
+def _views_of(out: np.ndarray) -> tuple:
+    """``out`` with its views (see ``_VIEWS``), made on first use; remembered as the array used last."""
+    views = _VIEWS.get(id(out))
+    if views is None or views[0] is not out:
+        try:
+            view = memoryview(out)
+            heads, tail = [view[:k * PLAYER_BLOCK] for k in range(MAX_PLAYERS + 1)], view[HAND.start:]
+        except (TypeError, ValueError, NotImplementedError):
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out!r:.60}") from None
+        if len(_VIEWS) >= _VIEWS_LIMIT:
+            _VIEWS.clear()
+        views = _VIEWS[id(out)] = out, view, heads, tail
+    _LAST_VIEW[:] = views
+    return views
+
+
 def encode(state: State, seat: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
     :func:`encode_uncached` writes, without recomputing what did not change since this game's last call."""
-    last_out, view = _LAST_VIEW
-    if out is not last_out:  # an env fills the same array every time: its view is made once
-        try:
-            view = memoryview(out)
-        except TypeError:
-            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out!r:.60}") from None
-        _LAST_VIEW[:] = out, view
+    last_out, view, heads, tail = _LAST_VIEW
+    if out is not last_out:
+        _, view, heads, tail = _views_of(out)
     n = state.n
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
     config = state.config
     phase = state.phase
     in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
-    table = _TABLES.get(id(state))
-    if table is None or table.config is not config or table.n != n:
-        if len(_TABLES) >= _TABLES_LIMIT:
-            _TABLES.clear()
-        like = _LAST_TABLE[0]
-        if like is not None and (like.config is not config or like.n != n):
-            like = None
-        table = _TABLES[id(state)] = _Table(config, n, like)
-    _LAST_TABLE[0] = table
+    last_state, table = _LAST_TABLE
+    if state is not last_state or table.config is not config or table.n != n:
+        table = _table_of(state, config, n, table)
     if _public(state) != table.public:
         _write_bases(state, table)
-    numbers = _numbers(state, in_combat)
-    if numbers != table.numbers:
-        _write_numbers(table, numbers)
+    sizes = _sizes(state)
+    if sizes != table.sizes:
+        _write_numbers(table, sizes, 0)
+        table.sizes = sizes
+    talks = _talks(state, in_combat)
+    if talks != table.talks:
+        offers, best, asks, last = talks
+        _write_numbers(table, [*offers, *best, *asks, *last], 3 * n)
+        table.talks = offers[:], best[:], asks[:], last[:]
     hand = state.hand[seat]
     if hand != table.hands[seat]:
         _write_hand(table, seat, hand)
     # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table. Then my
     # hand, and zeros for the rest.
-    blocks, start, end = table.blocks, seat * PLAYER_BLOCK, n * PLAYER_BLOCK
     try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
-        view[:end - start] = blocks[start:end]
-        if start:
-            view[end - start:end] = blocks[:start]
-        if end < HAND.start:
-            view[end:HAND.start] = _ZEROS[end:HAND.start]
-        view[HAND.start:] = table.tails[seat]
+        heads[n][:] = table.rotated[seat]
+        if n < MAX_PLAYERS:
+            view[n * PLAYER_BLOCK:HAND.start] = _ZEROS[n * PLAYER_BLOCK:HAND.start]
+        tail[:] = table.tails[seat]
     except (ValueError, TypeError, NotImplementedError):
         raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
                          f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}") from None
     # The role flags, each in the block of the one seat it marks (block r is seat + r).
+    at = _BLOCK_AT[n][seat]
     if phase != OVER and state.active >= 0:
-        view[(state.active - seat) % n * PLAYER_BLOCK + P_ACTIVE] = 1.0
+        view[at[state.active] + P_ACTIVE] = 1.0
     if in_combat:
         if state.fighter >= 0:
-            view[(state.fighter - seat) % n * PLAYER_BLOCK + P_FIGHTER] = 1.0
+            view[at[state.fighter] + P_FIGHTER] = 1.0
         if state.helper >= 0:
-            view[(state.helper - seat) % n * PLAYER_BLOCK + P_HELPER] = 1.0
+            view[at[state.helper] + P_HELPER] = 1.0
         if state.ask_seat >= 0:
-            view[(state.ask_seat - seat) % n * PLAYER_BLOCK + P_ASKED] = 1.0
+            view[at[state.ask_seat] + P_ASKED] = 1.0
     dying = state.dying
     if dying >= 0:
-        view[(dying - seat) % n * PLAYER_BLOCK + P_DYING] = 1.0
+        view[at[dying] + P_DYING] = 1.0
     if phase == LOOT_PICK and state.looter >= 0:
-        view[(state.looter - seat) % n * PLAYER_BLOCK + P_LOOTER] = 1.0
+        view[at[state.looter] + P_LOOTER] = 1.0
     if state.helped_by >= 0:
-        view[(state.helped_by - seat) % n * PLAYER_BLOCK + P_HELPED] = 1.0
+        view[at[state.helped_by] + P_HELPED] = 1.0
     # The rest is sparse: only its non-zero slots are written.
     view[PHASE.start + phase] = 1.0
     if phase != OVER and state.to_act == seat:
@@ -552,13 +623,8 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
         key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
                rests[fighter], rests[helper] if helper >= 0 else None)
         if key != table.fight_key:
-            fights = table.fights
-            fight = fights.get(key)
-            if fight is None:
-                if len(fights) >= _CACHE_LIMIT:
-                    fights.clear()
-                fight = fights[key] = memoryview(_fight_slots(state))
-            table.fight_key, table.fight = key, fight
+            _write_fight(state, table.fight)
+            table.fight_key = key
         view[MONSTER.start:BAD.stop] = table.fight
         # The help talks' numbers, which change with nearly every offer and ask, are written here.
         if helper >= 0:
