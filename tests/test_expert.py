@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 
@@ -270,6 +271,30 @@ def test_saved_samples_start_another_run_and_bad_files_are_refused(tmp_path):
              targets=loaded.targets, values=loaded.values)
     with pytest.raises(ValueError, match="not a samples file"):
         Samples.load(tmp_path / "objects.npz", *sizes)  # object arrays would need pickle: refused
+
+
+def test_a_samples_file_is_bounded_by_what_its_headers_declare_before_anything_is_read(tmp_path, monkeypatch):
+    """np.load allocates what an array's header declares before reading its data: a few bytes declaring a
+    terabyte are refused by the header alone, and so is a real file above the limit."""
+    import zipfile
+
+    huge = io.BytesIO()
+    np.lib.format.write_array_header_1_0(huge, {"descr": "<f4", "fortran_order": False, "shape": (10**9, 587)})
+    with zipfile.ZipFile(tmp_path / "bomb.npz", "w") as archive:
+        archive.writestr("observations.npy", huge.getvalue())
+        for name in ("masks", "targets", "values"):
+            entry = io.BytesIO()
+            np.save(entry, np.zeros(1, np.float32))
+            archive.writestr(f"{name}.npy", entry.getvalue())
+    with pytest.raises(ValueError, match=r"declare 2186\.\d GiB; at most 4 GiB"):
+        Samples.load(tmp_path / "bomb.npz", 587, 10)
+    real = Samples(np.zeros((3, 5), np.float32), np.ones((3, 2), bool), np.full((3, 2), 0.5, np.float32),
+                   np.zeros(3, np.float32))
+    real.save(tmp_path / "real.npz")
+    assert len(Samples.load(tmp_path / "real.npz", 5, 2)) == 3
+    monkeypatch.setattr(Samples, "MAX_BYTES", 3 * (5 * 4 + 2 + 2 * 4 + 4) - 1)  # one byte short of the file's arrays
+    with pytest.raises(ValueError, match="at most"):
+        Samples.load(tmp_path / "real.npz", 5, 2)
 
 
 def test_bad_samples_or_init_leave_no_run_directory_behind(tmp_path):

@@ -118,6 +118,9 @@ def test_a_state_changed_by_hand_is_encoded_as_it_is_now():
     for change in changes:
         change(state)
         assert_encodes_as_uncached(state, where="after a change by hand")
+    for change in (lambda s: s.hand[2].pop(), lambda s: s.deck[1].append(3), lambda s: s.discard[3].clear()):
+        change(state)
+        assert_encodes_as_uncached(state, where="after a pile changed by hand")
 
 
 def test_a_fight_changed_by_hand_is_encoded_as_it_is_now():
@@ -148,6 +151,35 @@ def test_a_fight_changed_by_hand_is_encoded_as_it_is_now():
     for change in changes:
         change(state)
         assert_encodes_as_uncached(state, where="after a change by hand in a fight")
+
+
+def test_public_changes_random_games_seldom_reach_are_encoded_as_from_scratch():
+    """Changes random games seldom reach, each played through the rules on an encoded table: a curse that
+    takes a dwarf's race (and nothing else), an elf helper's level for a won fight."""
+    from tavernzoo.envs.wyvern.decks import BY_KEY
+
+    config = rules.Config(num_players=2, races=("dwarf", "dwarf"), classes=("cleric", "cleric"))
+    state = rules.new_game(config, Chance(0))
+    state.phase, state.active, state.to_act, state.turn = rules.FREE, 0, 0, 1
+    state.hand[0].append(BY_KEY["lose_your_race"].cid)
+    assert_encodes_as_uncached(state, where="before the curse")
+    rules.apply(state, rules.ACTION_INDEX["curse:lose_your_race:+1"])
+    assert state.races[1] == rules.NO_RACE
+    assert_encodes_as_uncached(state, where="after the curse")
+
+    config = rules.Config(num_players=2, races=("dwarf", "elf"), classes=("cleric", "cleric"))
+    state = rules.new_game(config, Chance(0))
+    state.phase, state.active, state.to_act, state.turn = rules.FREE, 0, 0, 1
+    state.hand[0].append(BY_KEY["goblin"].cid)
+    state.level[0] = 5  # beats the goblin alone: the elf's level is what changes besides
+    for name in ("fight:goblin", "offer:+1:0", "accept"):
+        rules.apply(state, rules.ACTION_INDEX[name])
+        assert_encodes_as_uncached(state, where=f"after {name}")
+    levels = list(state.level)
+    while state.level == levels:
+        rules.apply(state, rules.ACTION_INDEX["pass"])
+    assert state.level[1] == 2  # the elf's level for helping
+    assert_encodes_as_uncached(state, where="after the won fight")
 
 
 def test_a_table_left_by_another_game_is_rewritten_not_trusted():

@@ -45,6 +45,7 @@ import math
 import os
 import random
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,28 @@ from typing import Any
 import numpy as np
 
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
+
+
+def _declared_bytes(source: Path, names: tuple[str, ...]) -> int:
+    """The bytes that the arrays ``names`` of the ``.npz`` at ``source`` would take, by their headers (read
+    without reading the arrays: np.load allocates what a header declares before reading the data)."""
+    total = 0
+    with zipfile.ZipFile(source) as archive:
+        members = set(archive.namelist())
+        for name in names:
+            if f"{name}.npy" not in members:
+                continue  # load() names what is missing
+            with archive.open(f"{name}.npy") as handle:
+                version = np.lib.format.read_magic(handle)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"{name}: .npy format version {version}")
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(handle)
+                if dtype.hasobject:
+                    raise ValueError(f"{name}: Python objects (would need unpickling)")
+            total += math.prod(shape) * dtype.itemsize
+    return total
 
 
 @dataclass
@@ -82,6 +105,9 @@ class Samples:
         return len(self.values)
 
     FIELDS = ("observations", "masks", "targets", "values")
+    # What a samples file may hold, its arrays' sizes as their headers declare them, before anything is read:
+    # 4 GiB is over a million Wyvern positions (2.3 kB of observation each).
+    MAX_BYTES = 4 << 30
 
     def save(self, path: Path) -> None:
         """Write the samples as one ``.npz`` of plain arrays, atomically (labelling is the costly part)."""
@@ -97,6 +123,17 @@ class Samples:
         source = Path(path)
         if source.is_dir():
             source = source / "expert" / "samples.npz"
+        try:
+            declared = _declared_bytes(source, cls.FIELDS)
+        except FileNotFoundError:
+            raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
+                             "expert/samples.npz)") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            raise ValueError(f"--samples {path}: not a samples file of an expert run (an .npz of plain "
+                             f"arrays: {', '.join(cls.FIELDS)})") from None
+        if declared > cls.MAX_BYTES:
+            raise ValueError(f"--samples {path}: its arrays declare {declared / 2**30:.1f} GiB; at most "
+                             f"{cls.MAX_BYTES / 2**30:.0f} GiB of samples are read")
         try:
             with np.load(source, allow_pickle=False) as archive:
                 arrays = {name: archive[name] for name in cls.FIELDS if name in archive.files}
