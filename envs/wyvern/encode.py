@@ -93,7 +93,6 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from itertools import compress, count
 from operator import ne
@@ -369,6 +368,9 @@ _NUMBER_SLOTS = ((P_HAND, 0, 10.0), (P_DECK, 0, 80.0), (P_DISCARD, 0, 80.0), (P_
                  (P_BEST_OFFER, 1, 6.0), (P_ASKS, 0, None), (P_LAST_ASK, 1, 6.0))
 # Out of combat the help talks' slots are 0: the talks' numbers that give 0 (no offer, no ask), per table size.
 _NO_TALKS = {n: ([0] * n, [-1] * n, [0] * n, [-1] * n) for n in range(1, MAX_PLAYERS + 1)}
+# The spans of a player block that its base block fills: all but the numbers' slots (P_HAND..P_DISCARD and
+# P_OFFERS..P_LAST_ASK, the block's end), which the numbers fill.
+_BASE_SPANS = ((0, P_HAND), (P_DISCARD + 1, P_OFFERS))
 _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
 # Where seat ``who``'s block starts in the observation of ``seat`` at an n-seat table: _BLOCK_AT[n][seat][who].
 _BLOCK_AT = {n: [[(who - seat) % n * PLAYER_BLOCK for who in range(n)] for seat in range(n)]
@@ -480,7 +482,6 @@ def _write_bases(state: State, table: _Table) -> None:
         now = public[k]
         saved[k] = [cards[:] for cards in now] if now is state.equipped else now[:]
     bases, blocks, rests, end = table.bases, table.blocks, table.rests, n * PLAYER_BLOCK
-    written = table.written
     for who in seats:
         rest = _rest(state, who)
         if rest == rests[who]:
@@ -491,25 +492,19 @@ def _write_bases(state: State, table: _Table) -> None:
             if len(bases) >= _CACHE_LIMIT:
                 bases.clear()
             base = bases[rest] = memoryview(_player_block(state, who))
+        # Around the numbers' slots (the base block has 0 there; the table keeps this seat's numbers as written).
         start = who * PLAYER_BLOCK
-        blocks[start:start + PLAYER_BLOCK] = blocks[start + end:start + end + PLAYER_BLOCK] = base
-        # The base block has 0 in the numbers' slots: write this seat's numbers again, as last written.
-        _write_slots(table, [i for i in range(who, len(written), n) if written[i] is not None])
+        for first, stop in _BASE_SPANS:
+            blocks[start + first:start + stop] = blocks[start + end + first:start + end + stop] = base[first:stop]
 
 
 def _write_numbers(table: _Table, numbers: list[int], first: int) -> None:
-    """Write ``numbers`` (the numbers from index ``first`` on) where they differ from what was written."""
-    written, stop = table.written, first + len(numbers)
+    """Write ``numbers`` (the numbers from index ``first`` on) where they differ from what was written, into
+    both copies of the blocks."""
+    written, blocks, slots, stop = table.written, table.blocks, table.number_slots, first + len(numbers)
     old = written[first:stop]
     written[first:stop] = numbers
-    _write_slots(table, compress(count(first), map(ne, numbers, old)))
-
-
-def _write_slots(table: _Table, indices: Iterable[int]) -> None:
-    """Write the numbers at ``indices`` (as ``written`` holds them) into their slots of both copies of the
-    blocks."""
-    written, blocks, slots = table.written, table.blocks, table.number_slots
-    for i in indices:
+    for i in compress(count(first), map(ne, numbers, old)):
         at, twin, add, by = slots[i]
         x = (written[i] + add) / by
         blocks[at] = blocks[twin] = x if x < 1.0 else 1.0
