@@ -10,8 +10,10 @@ Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench
   (c) PettingZoo's texas_holdem_v4 with the same num_players through the same loops (pip install '.[bench]'),
 and the ratios the targets are stated in: env() / texas_holdem_v4 >= 2.5 at 4 players in both loops,
 env() / raw_env() >= 0.91 (also on the same seeded games, played by both in turns: the steadier
-measure of a ratio near 1), and env() / engine >= 0.3 at 6 players (the encoder's share). A random
-Wyvern game lasts about 1,000 decisions, so the two loops differ little here.
+measure of a ratio near 1), and env() / engine >= 0.3 at 6 players (the encoder's share; also on the same
+seeded games, engine and env() taking turns game by game, which a drifting load cannot favour: the timed
+loops' ratio moves by +-0.03 between runs on a shared box, this one by about 0.01). A random Wyvern game
+lasts about 1,700 decisions at 6 players, so the two loops differ little here.
 Not a test: the figures go to docs/performance.md.
 
 ``--encoder``: the encoder alone. Seeded random games are recorded, then replayed move by move, encoding
