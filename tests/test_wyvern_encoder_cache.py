@@ -195,6 +195,25 @@ def test_a_table_left_by_another_game_is_rewritten_not_trusted():
     assert_encodes_as_uncached(first, where="the first game after the second")
 
 
+def test_a_new_state_never_starts_from_another_threads_table():
+    """The web server plays each table in a thread of its own. A new state's table starts as a copy of the
+    table used last, trusted wherever its saved inputs equal the new state's; another thread's table may be
+    half rewritten at that moment (its arrays not yet matching its saved inputs), so it is never copied.
+    Here the other thread's table is spoilt on purpose, inputs intact: a copy of it would show."""
+    import threading
+
+    state = _new({"num_players": 6}, 41)
+    pick = random.Random(41)
+    for _ in range(50):
+        rules.apply(state, pick.choice(rules.legal_actions(state)))
+    worker = threading.Thread(target=encode.encode, args=(state, state.to_act,
+                                                          np.empty(encode.OBSERVATION_SIZE, np.float32)))
+    worker.start()
+    worker.join()
+    encode._TABLES[id(state)].array[:] = 0.5  # "half rewritten": every slot wrong, every saved input right
+    assert_encodes_as_uncached(rules.clone(state), where="a copy, encoded after another thread's game")
+
+
 def test_out_must_be_a_float32_vector_of_the_observation_size_and_the_seat_at_the_table():
     state = _new({"num_players": 2}, 0)
     for seat in (-1, 2):

@@ -93,6 +93,7 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from itertools import compress, count
 from operator import ne
@@ -354,6 +355,10 @@ def _monster_view(monster: int) -> memoryview:
 #
 # Writes go through memoryviews of the float32 arrays: a Python float stored in a 'f' memoryview is rounded
 # to float32 as numpy's assignment rounds it, at half the cost of a numpy item write.
+#
+# Threads (the web server plays each table in one of its own): a table is written only by the thread that
+# encodes its state, and a new table copies only a table of its own thread. Encoding one state from two
+# threads at once is not supported (no caller does).
 _CACHES: dict[tuple, dict] = {}
 _CACHE_LIMIT = 20_000
 _TABLES: dict[int, _Table] = {}
@@ -388,13 +393,14 @@ class _Table:
     """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), each
     seat's hand and the fight's slots, with copies of the inputs they were made from."""
 
-    __slots__ = ("config", "n", "bases", "number_slots", "public", "rests", "sizes", "talks", "written", "array",
-                 "blocks", "rotated", "fight_key", "fight", "hands", "tails")
+    __slots__ = ("thread", "config", "n", "bases", "number_slots", "public", "rests", "sizes", "talks", "written",
+                 "array", "blocks", "rotated", "fight_key", "fight", "hands", "tails")
 
     def __init__(self, config: Config, n: int, like: _Table | None = None):
         """A table with nothing written (every slot to be written on first use), or a copy of ``like``, the
         table of another state at the same config and table size: a search's copies of a game start from
         the table of the game they were copied from, and the first encoding rewrites only what differs."""
+        self.thread = threading.get_ident()  # the thread that writes it (see _table_of)
         self.config, self.n = config, n
         caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
         self.bases = _CACHES.setdefault(caches_key, {})
@@ -527,7 +533,9 @@ def _table_of(state: State, config: Config, n: int, like: _Table | None) -> _Tab
     if table is None or table.config is not config or table.n != n:
         if len(_TABLES) >= _TABLES_LIMIT:
             _TABLES.clear()
-        if like is not None and (like.config is not config or like.n != n):
+        # Copy only a table of this thread: another thread's (the web server plays each table in a thread
+        # of its own) may be half rewritten, its arrays not yet matching its saved inputs.
+        if like is not None and (like.config is not config or like.n != n or like.thread != threading.get_ident()):
             like = None
         table = _TABLES[id(state)] = _Table(config, n, like)
     _LAST_TABLE[:] = state, table
