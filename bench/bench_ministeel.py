@@ -8,8 +8,9 @@ Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench
       in both loops: reset() without a seed when a game ends (plain) and reset(seed=k) every game (seeded),
   (c) PettingZoo's texas_holdem_v4 with the same num_players through the same loops (pip install '.[bench]'),
 and the ratios the targets are stated in: env() / texas_holdem_v4 >= 2.5 in both loops and
-env() / raw_env() >= 0.91 (also on the same seeded games, played
-by both in turns: the steadier measure of a ratio near 1). Not a test: the figures go to docs/performance.md.
+env() / raw_env() >= 0.91 (also on the same seeded games, played by both in turns: the steadier measure of
+a ratio near 1); then env() / engine, timed and on the same seeded games game by game (no target here).
+Not a test: the figures go to docs/performance.md.
 """
 
 from __future__ import annotations
