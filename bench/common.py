@@ -28,21 +28,29 @@ Run = Callable[[float], int]
 LOOPS = ("plain", "seeded")
 
 
-def engine_loop(rules: Any, config: Any) -> Run:
-    """Random play straight on a turn-based rules engine: legal_actions, a uniform pick, apply."""
+def engine_game(rules: Any, config: Any, seed: int, picker: random.Random) -> int:
+    """Deal game ``seed`` on a turn-based rules engine and play it to its end (legal_actions, a uniform pick,
+    apply); the decisions taken."""
     from tavernzoo.envs.core import Chance
 
+    steps = 0
+    state = rules.new_game(config, Chance(seed))
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        rules.apply(state, legal[int(picker.random() * len(legal))])
+        steps += 1
+    return steps
+
+
+def engine_loop(rules: Any, config: Any) -> Run:
+    """Random play straight on a turn-based rules engine: :func:`engine_game` after engine_game."""
     picker = random.Random(0)
     seeds = iter(range(2**62))
 
     def run(deadline: float) -> int:
         steps = 0
         while time.perf_counter() < deadline:
-            state = rules.new_game(config, Chance(next(seeds)))
-            while not rules.is_terminal(state):
-                legal = rules.legal_actions(state)
-                rules.apply(state, legal[int(picker.random() * len(legal))])
-                steps += 1
+            steps += engine_game(rules, config, next(seeds), picker)
         return steps
 
     return run
@@ -151,39 +159,28 @@ def same_games_ratio(make_numerator: Callable[[], Any], make_denominator: Callab
 def engine_same_games_ratio(rules: Any, config: Any, make_env: Callable[[], Any], games: int,
                             rounds: int) -> list[float]:
     """Speed of an env over its own rules engine on the same work: seeded games ``0..games-1``, each played
-    by the engine loop (:func:`engine_loop`'s) and by the env loop (:func:`random_game`, after
-    ``reset(seed=k)``) with the same random picks, game by game in turns (which goes first alternates), so
-    that a drifting load falls on both alike; each round's ratio is the engine's CPU time per decision over
-    the env's. Steadier than the timed loops, which run each entry for a stretch of its own."""
-    from tavernzoo.envs.core import Chance
-
+    by the engine (:func:`engine_game`) and by the env loop (:func:`random_game`, after ``reset(seed=k)``)
+    with the same random picks, game by game in turns (which goes first alternates), so that a drifting
+    load falls on both alike; each round's ratio is the engine's CPU time per decision over the env's.
+    Steadier than the timed loops, which run each entry for a stretch of its own."""
     env = make_env()
 
-    def engine_game(seed: int) -> tuple[float, int]:
-        picker, steps = random.Random(seed), 0
-        start = time.process_time()
-        state = rules.new_game(config, Chance(seed))
-        while not rules.is_terminal(state):
-            legal = rules.legal_actions(state)
-            rules.apply(state, legal[int(picker.random() * len(legal))])
-            steps += 1
-        return time.process_time() - start, steps
+    def on_engine(seed: int) -> int:
+        return engine_game(rules, config, seed, random.Random(seed))
 
-    def env_game(seed: int) -> tuple[float, int]:
-        picker = random.Random(seed)
-        start = time.process_time()
+    def on_env(seed: int) -> int:
         env.reset(seed=seed)
-        steps = random_game(env, picker)
-        return time.process_time() - start, steps
+        return random_game(env, random.Random(seed))
 
-    engine_game(games), env_game(games)  # warm-up, on a game not measured
+    on_engine(games), on_env(games)  # warm-up, on a game not measured
     ratios = []
     for _ in range(rounds):
-        totals = {engine_game: [0.0, 0], env_game: [0.0, 0]}
+        totals = {on_engine: [0.0, 0], on_env: [0.0, 0]}
         for seed in range(games):
-            for play in (engine_game, env_game) if seed % 2 else (env_game, engine_game):
-                seconds, steps = play(seed)
-                totals[play][0] += seconds
+            for play in (on_engine, on_env) if seed % 2 else (on_env, on_engine):
+                start = time.process_time()
+                steps = play(seed)
+                totals[play][0] += time.process_time() - start
                 totals[play][1] += steps
         engine, env_ = (seconds / steps for seconds, steps in totals.values())
         ratios.append(engine / env_)

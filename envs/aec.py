@@ -226,11 +226,7 @@ class TavernAECEnv(TableMethods, AECEnv):
             self._clear_rewards()
             self._paid = False
         self._cumulative_rewards[agent] = 0.0
-        rules = self._rules
-        if self._seats_out is None and not rules.is_terminal(state):  # _after_move's common case, inlined
-            self.agent_selection = self.possible_agents[rules.current_seat(state)]
-        else:
-            self._after_move()
+        self._after_move()
         if self.render_mode == "human":
             self.render()
 

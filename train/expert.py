@@ -124,25 +124,20 @@ class Samples:
         if source.is_dir():
             source = source / "expert" / "samples.npz"
         try:
+            # The headers first: np.load allocates what a header declares before it reads any data.
             declared = _declared_bytes(source, cls.FIELDS)
+            if declared <= cls.MAX_BYTES:
+                with np.load(source, allow_pickle=False) as archive:
+                    arrays = {name: archive[name] for name in cls.FIELDS if name in archive.files}
         except FileNotFoundError:
             raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
                              "expert/samples.npz)") from None
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # not a zip of plain arrays (pickle refused)
             raise ValueError(f"--samples {path}: not a samples file of an expert run (an .npz of plain "
                              f"arrays: {', '.join(cls.FIELDS)})") from None
         if declared > cls.MAX_BYTES:
             raise ValueError(f"--samples {path}: its arrays declare {declared / 2**30:.1f} GiB; at most "
                              f"{cls.MAX_BYTES / 2**30:.0f} GiB of samples are read")
-        try:
-            with np.load(source, allow_pickle=False) as archive:
-                arrays = {name: archive[name] for name in cls.FIELDS if name in archive.files}
-        except FileNotFoundError:
-            raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
-                             "expert/samples.npz)") from None
-        except (OSError, ValueError, EOFError):  # not a zip of arrays, or arrays that would need unpickling
-            raise ValueError(f"--samples {path}: not a samples file of an expert run (an .npz of plain "
-                             f"arrays: {', '.join(cls.FIELDS)})") from None
         missing = [name for name in cls.FIELDS if name not in arrays]
         if missing:
             raise ValueError(f"--samples {path}: no {', '.join(missing)} array in it; an expert run's "

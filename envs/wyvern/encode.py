@@ -259,7 +259,7 @@ def _player_block(state: State, who: int) -> np.ndarray:
         v[P_ALIVE] = 1.0
     v[P_LEVEL] = state.level[who] / config.win_level
     x = combat_level(state, who) / 50.0
-    v[P_COMBAT] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    v[P_COMBAT] = _clip(x)
     v[P_RACE + state.races[who]] = 1.0
     v[P_CLASS + state.classes[who]] = 1.0
     if state.paralyzed[who]:
@@ -273,7 +273,7 @@ def _player_block(state: State, who: int) -> np.ndarray:
     if state.summon[who] >= 0:
         v[P_SUMMON] = LEVEL[state.summon[who]] / 25.0
     x = (run_bonus(state, who) + 3) / 8.0
-    v[P_RUN] = 0.0 if x < 0.0 else x if x < 1.0 else 1.0
+    v[P_RUN] = _clip(x)
     for specialty in state.specialties[who]:
         v[P_SPECIALTY + _SPECIALTY_SLOT[specialty]] = 1.0
     for cid in state.equipped[who]:
@@ -283,9 +283,9 @@ def _player_block(state: State, who: int) -> np.ndarray:
 
 
 @cache
-def _monster_slots(monster: int) -> np.ndarray:
+def _monster_slots(monster: int) -> memoryview:
     """What the fight's slots show of ``monster`` alone: its one-hot, level, treasures, levels granted and
-    Bad Stuff (and "in combat"); the rest 0."""
+    Bad Stuff (and "in combat"); the rest 0. Float32, read-only: it is copied, never written."""
     v = [0.0] * (BAD.stop - MONSTER.start)
     v[MONSTER_SLOT[monster]] = 1.0
     c = COMBAT.start - MONSTER.start
@@ -294,7 +294,7 @@ def _monster_slots(monster: int) -> np.ndarray:
     v[c + C_TREASURES] = TREASURES[monster] / 5.0
     v[c + C_LEVELS] = min(1.0, LEVELS[monster] / 3.0)
     v[BAD.start - MONSTER.start + BAD_STUFF.index(CATALOG[monster].bad)] = 1.0
-    return np.array(v, dtype=np.float32)
+    return memoryview(np.array(v, dtype=np.float32)).toreadonly()
 
 
 def _clip(x: float) -> float:
@@ -305,7 +305,7 @@ def _write_fight(state: State, v: memoryview) -> None:
     """Write the slots ``MONSTER.start:BAD.stop`` of a fight (the monster, ``COMBAT``, the Bad Stuff) into
     ``v`` (float32), but the help talks' numbers (C_SPLIT, C_ASK_SPLIT, C_BID: :func:`encode` writes them)
     left at 0."""
-    v[:] = _monster_view(state.monster)
+    v[:] = _monster_slots(state.monster)
     c = COMBAT.start - MONSTER.start
     party, monster = party_strength(state), monster_strength(state)
     v[c + C_MBONUS] = _clip(state.monster_bonus / 30.0)
@@ -324,11 +324,6 @@ def _fight_slots(state: State) -> np.ndarray:
     slots = np.empty(BAD.stop - MONSTER.start, np.float32)
     _write_fight(state, memoryview(slots))
     return slots
-
-
-@cache
-def _monster_view(monster: int) -> memoryview:
-    return memoryview(_monster_slots(monster))
 
 
 # How :func:`encode` avoids recomputing what did not change. Most decisions change little that is public:
