@@ -27,7 +27,7 @@ import numbers
 import random
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -211,11 +211,19 @@ def _rebuild_game(name: str, version: int, title: str, rules: Any, encoder: Any,
 # --- configuration -----------------------------------------------------------------------------------
 
 
-def option(default: Any, help: str, choices: Sequence[Any] | None = None, **kwargs: Any) -> Any:
-    """A Config field with the one-line help that ``tavernzoo games`` prints."""
-    metadata = {"help": help}
+def option(default: Any, help: str, choices: Sequence[Any] | None = None,
+           names: Callable[[], Iterable[str]] | None = None, **kwargs: Any) -> Any:
+    """A Config field with the one-line help that ``tavernzoo games`` prints.
+
+    ``names`` marks an option whose values may be file paths that making the Config reads (a ruleset,
+    a deck): it returns the values that are names, not paths (bundled files, ``random``). Whatever
+    serves requests from elsewhere asks :func:`file_options` which values would be read from its disk.
+    """
+    metadata: dict[str, Any] = {"help": help}
     if choices is not None:
         metadata["choices"] = tuple(choices)
+    if names is not None:
+        metadata["names"] = names
     if isinstance(default, list | dict | set):
         raise TypeError("mutable defaults are not allowed in a Config; use a tuple")
     return dataclasses.field(default=default, metadata=metadata, **kwargs)
@@ -312,6 +320,28 @@ def _checked_option(name: str, value: Any, hint: Any) -> Any:
             for i, item in enumerate(value)
         )
     return value
+
+
+def file_options(config_type: type, values: Any) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The ``(option, value, names)`` of each value in ``values`` (a mapping of options, as from JSON) that making a
+    ``config_type`` would read as file paths: a string of an option declared with ``option(names=...)``
+    (or an entry of a per-seat list of them) that is not one of its names. Nothing is looked up on disk.
+    Values of any other type are not paths: :func:`check_option_types` refuses them before any file is read.
+    """
+    if not isinstance(values, dict):
+        return []
+    found = []
+    for field in dataclasses.fields(config_type):
+        names = field.metadata.get("names")
+        if names is None or field.name not in values:
+            continue
+        value, known = values[field.name], tuple(names())
+        per_seat = isinstance(field.default, tuple) and isinstance(value, list | tuple)
+        items = enumerate(value) if per_seat else [(None, value)]
+        for index, item in items:
+            if isinstance(item, str) and item not in known:
+                found.append((field.name if index is None else f"{field.name}[{index}]", item, tuple(known)))
+    return found
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:

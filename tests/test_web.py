@@ -168,20 +168,117 @@ def test_moves_out_of_turn_and_illegal_moves_are_refused(client):
     ({"game": "chess", "seats": ["human"]}, 400, "unknown game 'chess'; valid: "),
     ({"game": "tiny_minotaur", "seats": ["human"]}, 400, "has 2 seats; got 1"),
     ({"game": "tiny_minotaur", "seats": ["human", "human"]}, 400, "at most one seat may be 'human'"),
-    ({"game": "tiny_minotaur", "seats": ["human", "wizard"]}, 400, "unknown bot spec 'wizard'"),
+    ({"game": "tiny_minotaur", "seats": ["human", "wizard"]}, 400, "'wizard' is not a bot this page may seat"),
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "seed": 1.5}, 400, "'seed' must be a whole number"),
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"colour": 1}}, 400, "unknown option"),
-    ({"game": "tiny_minotaur", "seats": ["human", GOOD_BOT]}, 400, "start the server with --allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", GOOD_BOT]}, 400, "server started with --allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "/etc/passwd"]}, 400, "--allow-local"),
     # Specs nested in a search bot's options are held to the same rule.
     ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,rollout=cmd:true --x"]}, 400, "--allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,prior=/etc/passwd"]}, 400, "--allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": "/etc/hostname"}}, 400,
-     "reads a file on the server"),
+     "would be read as a file on the server"),
+    ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": ["standard"]}}, 400,
+     "ruleset must be a string"),
+    ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": {"a": 1}}}, 400,
+     "ruleset must be a string"),
 ])
 def test_bad_table_requests_get_one_clear_error(client, body, status, words):
     response = client.post("/api/tables", json=body)
     assert response.status_code == status and words in response.json()["error"], response.text
+
+
+# Paths a request might name: ones that exist (a file, a /proc file, a folder) and one that does not. The
+# answers must not differ but for the path quoted back, or the server is a file-existence oracle.
+SERVER_PATHS = ["/etc/passwd", "/proc/self/environ", "/no/such/file.toml", "/tmp", "README.md"]
+
+
+def _answers(client, requests):
+    """Status and error of each request (``(method, url, kwargs)``) with the request's own path blanked."""
+    answers = []
+    for path, (method, url, kwargs) in requests:
+        reply = client.request(method, url, **kwargs)
+        answers.append((reply.status_code, reply.json()["error"].replace(repr(path), "PATH")))
+    return answers
+
+
+def _assert_no_oracle(answers, words):
+    assert all(status == 400 for status, _ in answers), answers
+    assert len({error for _, error in answers}) == 1, answers  # the same answer whether the path exists or not
+    error = answers[0][1]
+    assert words in error and "--allow-local" in error
+    for leak in ("root:", "line ", "column", "exist", "TOML", "/tmp", "tavernzoo-web"):
+        assert leak not in error, error
+
+
+@pytest.fixture
+def quiet_client():
+    """A client that answers server errors as responses (a 500 would show), not as raised exceptions."""
+    with TestClient(create_app(hosts=("testserver",)), raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.mark.parametrize("game,config", [
+    ("wyvern", lambda path: {"num_players": 3, "decks": ["adventurer", path, "random"]}),
+    ("tiny_minotaur", lambda path: {"ruleset": path}),
+])
+def test_a_table_never_reads_a_server_file_named_by_the_request(quiet_client, game, config):
+    seats = ["human"] + ["random"] * (2 if game == "wyvern" else 1)
+    requests = [(path, ("POST", "/api/tables", {"json": {"game": game, "config": config(path), "seats": seats}}))
+                for path in SERVER_PATHS]
+    _assert_no_oracle(_answers(quiet_client, requests), "would be read as a file on the server")
+
+
+@pytest.mark.parametrize("spec", ["{}", "mcts:2,prior={}", "mcts:2,rollout={}", "{}@sample"])
+def test_a_bot_spec_never_names_a_server_file(quiet_client, spec):
+    requests = [(spec.format(path), ("POST", "/api/tables", {"json": {
+        "game": "tiny_minotaur", "seats": ["human", spec.format(path)]}})) for path in SERVER_PATHS]
+    _assert_no_oracle(_answers(quiet_client, requests), "is not a bot this page may seat")
+
+
+def test_a_replayed_record_never_reads_a_server_file(quiet_client, tmp_path):
+    from tavernzoo.eval.match import play_match
+
+    path = tmp_path / "games.jsonl"
+    play_match("tiny_minotaur", ["heuristic", "random"], 1, seed=1, records_path=path)
+    record = json.loads(path.read_text().splitlines()[0])
+    requests = []
+    for server_path in SERVER_PATHS:
+        forged = {**record, "config": {**record["config"], "ruleset": server_path}}
+        requests.append((server_path, ("POST", "/api/replays", {"content": json.dumps(forged).encode()})))
+    _assert_no_oracle(_answers(quiet_client, requests), "would be read as a file on the server")
+    wyvern = tmp_path / "wyvern.jsonl"
+    play_match("wyvern", ["random"] * 2, 1, seed=1, config={"num_players": 2, "max_steps": 50}, records_path=wyvern)
+    forged = json.loads(wyvern.read_text().splitlines()[0])
+    forged["config"]["decks"] = ["adventurer", "/etc/passwd"]
+    reply = quiet_client.post("/api/replays", content=json.dumps(forged).encode())
+    assert reply.status_code == 400 and "decks[1]='/etc/passwd' would be read" in reply.json()["error"]
+
+
+def test_a_rematch_is_held_to_the_same_rule(quiet_client, tmp_path):
+    from tavernzoo.envs import get_game
+    from tavernzoo.envs.wyvern.decks import bundled_decks
+
+    table = new_table(quiet_client, "wyvern", ["human", "random", "random"])
+    # A table whose config names a deck file (as one started under --allow-local would): its rematch on a
+    # server without the flag is refused like a new table.
+    adventurer = bundled_decks()["adventurer"]
+    deck = tmp_path / "deck.toml"
+    deck.write_text('name = "Mine"\nsummon = "goblin"\n[cards]\n'
+                    + "".join(f"{card} = {count}\n" for card, count in adventurer["cards"].items()))
+    stored = quiet_client.app.state.web.tables.get(table["id"])
+    stored.config = get_game("wyvern").make_config(num_players=3, decks=[str(deck)] * 3)
+    reply = quiet_client.post(f"/api/tables/{table['id']}/rematch")
+    assert reply.status_code == 400 and "would be read as a file on the server" in reply.json()["error"]
+
+
+def test_server_files_are_read_with_allow_local(local_client, tmp_path):
+    from tavernzoo.envs.tiny_minotaur import rules
+
+    ruleset = tmp_path / "house.toml"
+    ruleset.write_text((Path(rules.__file__).parent / "ruleset.toml").read_text())
+    table = new_table(local_client, "tiny_minotaur", ["human", "heuristic"], config={"ruleset": str(ruleset)})
+    assert table["status"] in ("starting", "bots", "your_turn")
 
 
 def test_requests_are_bounded_and_must_be_json_from_this_host(client):
@@ -272,6 +369,8 @@ def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
     assert wait_for(client, table["id"])["status"] in ("your_turn", "over")
     tampered = client.post("/api/uploads", json={"manifest": manifest, "onnx": base64.b64encode(b"xx").decode()})
     assert tampered.status_code == 400 and "SHA-256" in tampered.json()["error"]
+    assert str(client.app.state.web.upload_dir) not in tampered.json()["error"]  # no server path
+    assert "tavernzoo-web-" not in tampered.json()["error"]
     # Uploads are bounded on disk: past the limit the oldest one and its folder are gone.
     web = client.app.state.web
     keys = [client.post("/api/uploads", json={"manifest": manifest, "onnx": onnx}).json()["spec"]

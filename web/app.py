@@ -52,7 +52,7 @@ from starlette.staticfiles import StaticFiles
 from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
-from .tables import HUMAN, Store, Table, TableError, Timeline, read_records
+from .tables import HUMAN, Store, Table, TableError, Timeline, read_records, refuse_server_files
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -151,9 +151,19 @@ def _specs_within(spec: str) -> list[str]:
     return parts
 
 
-def _is_local(spec: str) -> bool:
-    """A spec that runs a program or reads a file on the server."""
-    return spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
+def _is_local(spec: str, game: Any) -> bool:
+    """Whether a spec (one of :func:`_specs_within`) may run a program or read a file on the server: all
+    but a built-in bot of ``game``, a bundled ``zoo:`` bot and an ``mcts`` spec (whose nested specs are
+    judged on their own). Decided from the text alone: the disk is never asked whether a path exists."""
+    from ..agents import builtin_bots
+    from ..agents.onnx_bot import zoo_bots
+
+    if spec in builtin_bots(game) or spec == "none" or spec == "mcts" or spec.startswith("mcts:"):
+        return False
+    if spec.startswith("zoo:"):
+        name, _, mode = spec[len("zoo:"):].partition("@")
+        return (name or game.name) not in zoo_bots() or mode not in ("", "sample")
+    return True
 
 
 class WebState:
@@ -170,7 +180,7 @@ class WebState:
         self.uploads = Store(limits.uploads, limits.idle_seconds,
                              lambda path: shutil.rmtree(path.parent, ignore_errors=True))
 
-    def resolve(self, spec: Any) -> str:
+    def resolve(self, spec: Any, game: Any) -> str:
         """The bot spec to load for a seat choice, refusing programs and files unless allowed."""
         if not isinstance(spec, str) or not spec.strip():
             raise TableError("each seat must be 'human' or a bot spec (a non-empty string)")
@@ -181,15 +191,19 @@ class WebState:
                 raise TableError(f"no uploaded bot {spec!r} (an upload is kept {self.limits.idle_seconds / 60:g} "
                                  "minutes after its last use; upload it again)")
             return str(path)
-        if any(_is_local(part) for part in _specs_within(spec)) and not self.allow_local:
-            raise TableError(f"{spec!r} runs a program or reads a file on the server; start the server with "
-                             "--allow-local to allow that, or upload an exported bot (.onnx + .json)")
+        if not self.allow_local and any(_is_local(part, game) for part in _specs_within(spec)):
+            from ..agents import builtin_bots
+
+            raise TableError(
+                f"{spec!r} is not a bot this page may seat: choose a built-in bot ({', '.join(builtin_bots(game))}), "
+                "zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and files "
+                "on the server need the server started with --allow-local")
         return spec
 
     def load(self, spec: str, game: Any, config: Any, seed: int) -> Any:
         from ..agents import load_bot
 
-        return load_bot(self.resolve(spec), game, config, seed)
+        return load_bot(self.resolve(spec, game), game, config, seed)
 
 
 # --- the API ------------------------------------------------------------------------------------------
@@ -239,17 +253,13 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         raise TableError("'seats' must be a list: 'human' or a bot spec for each seat")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
         raise TableError("'seed' must be a whole number from 0 to 2^63-1 (or absent: a fresh one)")
+    game = get_game(name)
     for seat in seats:
         if seat != HUMAN:
-            web.resolve(seat)
+            web.resolve(seat, game)
+    refuse_server_files(game, config, web.allow_local)
 
     def build() -> Table:
-        game = get_game(name)
-        bundled = getattr(game.rules, "BUNDLED_RULESETS", None)  # a ruleset not bundled is a file path
-        if bundled is not None and config.get("ruleset", next(iter(bundled))) not in bundled \
-                and not web.allow_local:
-            raise TableError(f"ruleset={config['ruleset']!r} reads a file on the server; choose a bundled "
-                             f"ruleset ({', '.join(bundled)}) or start the server with --allow-local")
         try:
             game_config = game.make_config(config)
         except TypeError as error:
@@ -379,7 +389,10 @@ async def api_upload(request: Request) -> Response:
         env = await anyio.to_thread.run_sync(check)
     except ValueError as error:
         shutil.rmtree(folder, ignore_errors=True)
-        raise TableError(f"the uploaded bot cannot play: {error}") from None
+        # The messages name the files by their place in the server's temp folder: that is the server's own.
+        message = str(error).replace(str(folder / "bot.onnx"), "bot.onnx").replace(str(folder / "bot.json"),
+                                                                                     "bot.json")
+        raise TableError(f"the uploaded bot cannot play: {message.replace(str(folder), 'the upload')}") from None
     web.uploads.add(key, folder / "bot.onnx")
     return JSONResponse({"spec": f"upload:{key}", "env": env}, status_code=201)
 
@@ -393,7 +406,7 @@ async def api_new_replay(request: Request) -> Response:
         raise TableError("the records file is not UTF-8 text") from None
 
     def build() -> list[Timeline]:
-        return [Timeline(record) for record in read_records(text, web.limits.records_per_replay)]
+        return [Timeline(record, web.allow_local) for record in read_records(text, web.limits.records_per_replay)]
 
     try:
         timelines = await anyio.to_thread.run_sync(build)

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..agents.play import PUBLIC_GAMES
 from ..envs import Chance, Game, ReplayError, get_game
+from ..envs.core import file_options
 from ..envs.records import check_record, play_joint, play_turn
 from ..eval.match import make_env, score_of
 from ..eval.runner import Forfeit, Guard
@@ -37,6 +38,19 @@ class TableError(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+def refuse_server_files(game: Game, config: Any, allow_local: bool) -> None:
+    """Refuse game options that would read a file on the server unless ``allow_local``: the options a
+    game's Config declares as paths (:func:`tavernzoo.envs.core.file_options`). Decided from the request
+    alone, before anything is read, so no answer tells whether a server file exists or what it holds."""
+    if allow_local:
+        return
+    found = file_options(game.rules.Config, config)
+    if found:
+        key, value, names = found[0]
+        raise TableError(f"option {key}={value!r} would be read as a file on the server, which this server "
+                         f"does not do unless started with --allow-local; {key} may be one of: {', '.join(names)}")
 
 
 def describe(game: Game, config: Any, names: list[str], state: Any = None) -> dict[str, str]:
@@ -301,7 +315,7 @@ class Table:
 class Timeline:
     """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
 
-    def __init__(self, record: dict[str, Any]):
+    def __init__(self, record: dict[str, Any], allow_local: bool = True):
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
         try:
@@ -310,6 +324,10 @@ class Timeline:
             raise ReplayError(str(error)) from None
         if record["env"] != self.game.env_name:
             raise ReplayError(f"the record is for {record['env']!r}; this tavernzoo has {self.game.env_name!r}")
+        try:
+            refuse_server_files(self.game, record["config"], allow_local)
+        except TableError as error:
+            raise ReplayError(f"the record's config names {error}") from None
         try:
             self.config = self.game.make_config(record["config"])
         except (TypeError, ValueError) as error:

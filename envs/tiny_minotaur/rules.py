@@ -189,7 +189,8 @@ class Config:
     hp_cap: int = option(100, "a heal never lifts HP above this (at least starting_hp)")
     heal_amount: int = option(20, "HP a successful heal restores, net with the hit it answers")
     max_turns: int = option(200, "turns (attacks and passes) after which the game ends as a draw")
-    ruleset: str = option("standard", "bundled ruleset (standard, house_narrowing) or path to a house-rules TOML")
+    ruleset: str = option("standard", "bundled ruleset (standard, house_narrowing) or path to a house-rules TOML",
+                          names=lambda: BUNDLED_RULESETS)
 
     def __post_init__(self) -> None:
         check_choice("num_players", self.num_players, (2,))

@@ -209,7 +209,8 @@ class Config:
     classes: tuple[str, ...] = option((), "class per seat (paladin, warrior, wizard, thief, cleric or random); "
                                           "empty: all dealt at random")
     decks: tuple[str, ...] = option((), "deck per seat: a bundled deck name, a deck TOML path or random; "
-                                        "empty: everyone plays the adventurer starter deck")
+                                        "empty: everyone plays the adventurer starter deck",
+                                    names=lambda: (*deckmod.bundled_decks(), "random"))
     win_level: int = option(25, "the level that wins (reachable only by defeating a monster)")
     start_hand: int = option(4, "cards drawn at setup and on re-entering after death")
     hand_limit: int = option(5, "cards a player may hold (a dwarf one more)")
