@@ -13,8 +13,10 @@ whose encoder lacks one gets the fallback named:
   everything; any other game from ``env.unwrapped.view(agent)``, the seat's own view, which leaves out
   other seats' hands.
 * ``events(state, seat) -> (steps, lines)``: how many rules steps were played and what the latest one
-  showed that seat. Each step's lines are printed once, as they happen (the bots' moves included), and
-  kept: ``log`` prints the whole history again. Fallback: the events the view or rendering holds.
+  showed that seat. Each step's lines are printed once, as they happen (the bots' moves included, and the
+  outcome of the person's own), and kept: ``log`` prints the whole history again. Fallback: the events
+  the seat's view holds (``last_events``), a line printed once while the next view's list continues it
+  (:func:`new_events`; the web page keeps its event log the same way).
 * ``action_label(state, action)``: an action as a person reads it, naming its target (``hatchet at
   player_2``). The list shows these; a stable action name is accepted as well. Fallback: the game's
   ``describe_action(action, state)`` (every game has it; with the state it names targets as players).
@@ -41,6 +43,36 @@ QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
+
+
+NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
+
+
+def event_mark(game: Any, state: Any, seat: int) -> tuple[Any, list[str]]:
+    """What ``seat`` has been shown of the game's events after this state: the encoder's ``events`` hook's
+    ``(steps, lines of the latest step)``, or for a game without one ``(None, the view's last events)``."""
+    hook = getattr(game.encoder, "events", None)
+    if hook is not None:
+        steps, lines = hook(state, seat)
+        return steps, list(lines)
+    view = game.encoder.view(state, seat)
+    for key in ("last_events", "events"):
+        if isinstance(view.get(key), list):
+            return None, [str(line) for line in view[key]]
+    return None, []
+
+
+def new_events(before: tuple[Any, list[str]], after: tuple[Any, list[str]]) -> list[str]:
+    """The lines of ``after`` not yet shown at ``before`` (two :func:`event_mark` results). With the
+    ``events`` hook, a step's lines are new when the step count moved (so two identical events in a row
+    are two lines); without it, a view's list that continues the one before adds only its tail (one
+    decision's events may grow over the next, as a hit and the reaction to it)."""
+    (steps_before, lines_before), (steps_after, lines_after) = before, after
+    if steps_after is not None:
+        return list(lines_after) if steps_after != steps_before else []
+    if lines_before and lines_after[:len(lines_before)] == lines_before:
+        return lines_after[len(lines_before):]
+    return list(lines_after)
 
 
 class LeftGame(Exception):
@@ -150,11 +182,10 @@ class TerminalGame:
         self.announce = self.public and not self.game.simultaneous
         encoder = self.game.encoder
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters
-        self.events_of = getattr(encoder, "events", None)
         self.label_of = getattr(encoder, "action_label", None) or (
             lambda state, action: encoder.describe_action(action, state))
         self.history: list[str] = []
-        self.events_step: int | None = None
+        self.shown = NOTHING_SHOWN
 
     def table(self, env: Any, agent: str) -> str:
         unwrapped = env.unwrapped
@@ -166,14 +197,11 @@ class TerminalGame:
 
     def report_events(self, env: Any) -> None:
         """Print what the latest rules step showed this seat, once, and keep it in the history."""
-        if self.events_of is None:
-            return
-        step, lines = self.events_of(env.unwrapped.game_state, self.seat)
-        if step != self.events_step:
-            self.events_step = step
-            self.history.extend(lines)
-            for line in lines:
-                self.write(f"  {line}")
+        mark = event_mark(self.game, env.unwrapped.game_state, self.seat)
+        lines, self.shown = new_events(self.shown, mark), mark
+        self.history.extend(lines)
+        for line in lines:
+            self.write(f"  {line}")
 
     def labels(self, env: Any, actions: Sequence[int]) -> list[str]:
         """What a person reads for each action: the game's labels, naming players."""
@@ -218,8 +246,8 @@ class TerminalGame:
             else:
                 feed(self.bots[seat], env, agent)
                 action = self.bots[seat].act(observation)
-                if self.announce:
-                    self.write(f"  {agent} ({self.specs[seat]}) plays {self.labels(env, [action])[0]}")
+                if self.announce:  # the action's name: the labels speak to the seat choosing ("your window")
+                    self.write(f"  {agent} ({self.specs[seat]}) plays {env.unwrapped.action_names[action]}")
             env.step(action)
             self.report_events(env)
         self.finish(env, me, totals)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import subprocess
 import sys
 
@@ -172,3 +173,27 @@ def test_the_play_command_in_a_real_terminal_session():
     bad = subprocess.run([sys.executable, *CLI, "play", "tiny_minotaur", "--vs", "grandmaster"], input="",
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown bot spec 'grandmaster'" in bad.stderr
+
+
+def test_tiny_minotaur_shows_the_persons_own_outcome_keeps_a_history_and_speaks_of_others_neutrally():
+    lines: list[str] = []
+    table = TerminalGame("tiny_minotaur", ["heuristic"], seat=0, seed=3, read=Script(first=("1", "log")),
+                         write=lines.append)
+    table.play()
+    # The person's own attack and its outcome appear, as the opponent's do (seed 3: player_0 opens with a
+    # regular attack, which always hits).
+    first = lines.index("  player_0 attacks with regular (always hits): hit")
+    assert lines[first + 2] == "  player_1 takes 10 (HP 90)"
+    # ``log`` prints the history kept so far, not "no history kept".
+    assert "no history kept for this game" not in lines
+    logged = next(line for line in lines if line.startswith("history:")).splitlines()
+    assert logged[1:] == ["  " + event for event in table.history[:len(logged) - 1]] and len(logged) > 2
+    assert len(table.history) > 10
+    # Each event is printed once: a decision's events are not repeated when the reaction to it is added.
+    printed = [line for line in lines if line.startswith("  player_") and "plays" not in line]
+    assert printed[:len(table.history)] == ["  " + event for event in table.history]
+    # An opponent's move is told by its name, never in the words addressed to the person choosing.
+    announced = [line for line in lines if line.startswith("  player_1 (heuristic) plays ")]
+    assert announced and not [line for line in announced if "your" in line]
+    assert all(re.fullmatch(r"  player_1 \(heuristic\) plays (attack|react):\w+|  player_1 \(heuristic\) plays pass",
+                            line) for line in announced), announced
