@@ -99,7 +99,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "match",
         help="play seat-rotated games between bots and print the result table",
         description="Play deals between bots, each deal once per seat rotation (seats swapped in a duel), "
-        "and print wins, draws, losses and the score with its 95%% interval.",
+        "and print wins, draws, losses and the score with its 95% interval.",
     )
     match.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
     match.add_argument("--bots", nargs="+", default=["heuristic", "random"], metavar="SPEC",

@@ -76,3 +76,9 @@ def test_set_values_are_json_comma_lists_or_text():
     assert parse_set(["net_arch=64"], lists=lists) == {"net_arch": [64]}
     with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_set(["net_arch"])
+
+
+def test_match_help_prints_a_plain_percent_sign():
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "--help"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "95% interval" in result.stdout and "%%" not in result.stdout
