@@ -355,6 +355,43 @@ def test_a_records_file_replays_step_by_step(client, tmp_path):
     assert frame.status_code == 400 and "action #0" in frame.json()["error"]
 
 
+def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept(client, tmp_path):
+    from tavernzoo.agents.play import event_mark
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.web.tables import Timeline
+
+    path = tmp_path / "games.jsonl"
+    # Seed 3: player_0 drinks a potion at two steps running; both are told.
+    play_match("ministeel", ["heuristic", "heuristic"], 1, seed=3, config={"num_players": 2}, records_path=path)
+    record = json.loads(path.read_text().splitlines()[0])
+    reply = client.post("/api/replays", content=json.dumps(record).encode()).json()
+    timeline = Timeline(record)
+    frames = [client.get(f"/api/replays/{reply['id']}/0", params={"step": step, "seat": 0}).json()
+              for step in range(timeline.steps)]
+    told = [line for frame in frames for line in frame["events"]]
+    assert any(told[i] == told[i + 1] == "player_0 drinks a potion" for i in range(len(told) - 1)), told
+    # The whole history: each step's events (the game's own events hook) once, in order, also when the
+    # frames are asked for out of order.
+    game, expected = get_game("ministeel"), []
+    for step in range(timeline.steps):
+        steps, lines = event_mark(game, timeline.state(step), 0)
+        if step == 0 or steps != event_mark(game, timeline.state(step - 1), 0)[0]:
+            expected += lines
+    assert told == expected
+    middle = timeline.steps // 2
+    assert Timeline(record).frame(middle, 0)["events"] == frames[middle]["events"]
+
+
+def test_a_person_at_minefield_gets_every_round_in_the_frames(client):
+    table = new_table(client, "minefield", ["human", "random", "random"], seed=2)
+    summary, frames = play_out(client, table)
+    told = [line for frame in frames for line in frame["events"]]
+    rounds = [line for line in told if re.fullmatch(r"round \d+:", line)]
+    assert rounds == [f"round {n}:" for n in range(1, len(rounds) + 1)] and len(rounds) >= 2
+    assert any("mine roll: d10" in line for line in told)
+
+
 def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):
     pytest.importorskip("onnx")
     import base64
@@ -391,6 +428,27 @@ def test_stores_are_bounded_and_expire():
     stale.add("x", "X")
     stale.add("y", "Y")  # adding expires what has outlived its time (here: at once)
     assert stale.get("x") is None and "X" in dropped
+
+
+def test_a_new_table_never_evicts_a_game_in_play():
+    class Few(Limits):
+        tables = 2
+
+    with TestClient(create_app(hosts=("testserver",), limits=Few)) as client:
+        first = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        second = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        wait_for(client, first["id"]), wait_for(client, second["id"])
+        # The first table is the least recently used, but its game is in play: the third is refused.
+        client.get(f"/api/tables/{second['id']}")
+        third = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "heuristic"]})
+        assert third.status_code == 503 and "games in play" in third.json()["error"], third.text
+        assert client.get(f"/api/tables/{first['id']}").status_code == 200
+        # A finished table makes room.
+        play_out(client, first)
+        fourth = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        assert client.get(f"/api/tables/{first['id']}").status_code == 404
+        assert client.get(f"/api/tables/{second['id']}").status_code == 200
+        assert client.get(f"/api/tables/{fourth['id']}").status_code == 200
 
 
 # --- the real server on loopback ----------------------------------------------------------------------

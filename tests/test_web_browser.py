@@ -27,6 +27,62 @@ SHOTS = os.environ.get("TAVERNZOO_SCREENSHOTS")
 SMALL_TABLES = {"tiny_minotaur": None, "minefield": 3, "ministeel": 3, "wyvern": 3}
 
 
+# axe-core, the accessibility checker, from the npm registry: fetched once with ``npm pack`` into a cache
+# folder (or named by TAVERNZOO_AXE: a path to axe.min.js), its tarball checked against the registry's hash.
+AXE_VERSION = "4.10.2"
+AXE_INTEGRITY = "sha512-RE3mdQ7P3FRSe7eqCWoeQ/Z9QXrtniSjp1wUjt5nRC3WIpz5rSCve6o3fsZ2aCpJtrZjSZgjwXAoTO5k4tEI0w=="
+AXE_CACHE = Path(os.environ.get("TAVERNZOO_CACHE", Path.home() / ".cache" / "tavernzoo"))
+
+
+def _axe_source() -> str:
+    named = os.environ.get("TAVERNZOO_AXE")
+    if named:
+        return Path(named).read_text()
+    import base64
+    import hashlib
+    import subprocess
+    import tarfile
+
+    folder = AXE_CACHE / f"axe-core-{AXE_VERSION}"
+    script = folder / "axe.min.js"
+    if not script.is_file():
+        npm = shutil.which("npm")
+        if npm is None:
+            _unavailable("npm is not installed (the browser tests fetch axe-core from the npm registry with it)")
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(folder)],
+                              capture_output=True, text=True, timeout=300)
+        tarball = folder / f"axe-core-{AXE_VERSION}.tgz"
+        if done.returncode != 0 or not tarball.is_file():
+            _unavailable(f"npm pack axe-core@{AXE_VERSION} failed: {done.stderr.strip()[-300:]}")
+        digest = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
+        if digest != AXE_INTEGRITY:
+            tarball.unlink()
+            pytest.fail(f"axe-core-{AXE_VERSION}.tgz does not match the registry's integrity hash")
+        with tarfile.open(tarball) as archive:
+            member = archive.extractfile("package/axe.min.js")
+            script.with_suffix(".tmp").write_bytes(member.read())
+        script.with_suffix(".tmp").replace(script)
+    return script.read_text()
+
+
+@pytest.fixture(scope="module")
+def axe():
+    return _axe_source()
+
+
+def assert_accessible(page, axe_source, where):
+    """axe-core on the page as it is now: no serious or critical violation (WCAG 2 A/AA rules)."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(axe_source)  # through the DevTools protocol: the page's own policy forbids inline scripts
+    found = page.evaluate("""() => axe.run(document,
+            {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21aa"]}})
+        .then(r => r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+        .map(v => `${v.id} (${v.impact}): ${v.help}; `
+            + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | ")))""")
+    assert not found, f"{where}: {found}"
+
+
 def _chromium() -> str | None:
     named = os.environ.get("TAVERNZOO_CHROMIUM")
     if named:
@@ -77,6 +133,8 @@ def page(browser, server):
     page.on("response", lambda response: page.responses.append(response) if "/api/tables" in response.url else None)
     requested = []
     page.on("request", lambda request: requested.append(request.url))
+    page.acts = []
+    page.on("request", lambda request: page.acts.append(request.url) if request.url.endswith("/act") else None)
     page.goto(server + "?pace=0")
     page.wait_for_selector("body[data-ready]")
     yield page
@@ -108,8 +166,14 @@ def set_up(page, game, seats=None, seed=7):
     page.click("#start")
 
 
-def play_to_the_end(page, shot=None):
-    """Press the first action's key whenever it is the person's turn, until the result shows."""
+def settle(page):
+    """Let the page's pending events run (a request a key press would send has been sent after this)."""
+    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 50))")
+
+
+def play_to_the_end(page, shot=None, on_turn=None):
+    """Press the first action's key whenever it is the person's turn, until the result shows; ``on_turn``
+    sees the page at each of the person's turns first."""
     shot_taken = False
     for _ in range(2000):
         page.wait_for_selector("#actions button.action, #result:not([hidden])")
@@ -117,30 +181,153 @@ def play_to_the_end(page, shot=None):
             if shot and not shot_taken:
                 page.screenshot(path=shot, full_page=True)
             return page.inner_text("#result")
+        if on_turn is not None:
+            on_turn(page)
         if shot and not shot_taken and page.locator("#log li").count() >= 3:
             page.screenshot(path=shot, full_page=True)
             shot_taken = True
+        step = page.evaluate("() => document.querySelector('#actions button.action') && true")
         page.keyboard.press("1")  # the keyboard alone plays the game
+        if step and page.locator("#actions button.confirming").count():
+            page.keyboard.press("1")  # a move that cannot be taken back: the second press confirms it
     raise AssertionError("the game did not end")
 
 
-def test_the_set_up_page_renders_every_game_and_its_options(page):
+def test_the_set_up_page_renders_every_game_and_its_options(page, axe):
     games = page.eval_on_selector_all("#game option", "options => options.map(o => o.value)")
     assert set(games) == set(SMALL_TABLES)
     page.select_option("#game", "ministeel")
     assert page.is_visible("#opt-num_players") and page.locator("#seats select").count() == 4
+    assert_accessible(page, axe, "the set-up page")
+    # A bot spec typed in survives the seats being redrawn.
+    page.select_option("#seat-2", "other")
+    page.fill("#seat-2-spec", "mcts:20")
     set_option(page, "num_players", 5)
     assert page.locator("#seats select").count() == 5
+    assert page.input_value("#seat-2") == "other" and page.input_value("#seat-2-spec") == "mcts:20"
+    assert page.is_visible("#seat-2-spec")
     choices = page.eval_on_selector_all("#seat-1 option", "options => options.map(o => o.value)")
     assert {"human", "heuristic", "random", "zoo:ministeel", "other"} <= set(choices)
+    page.click("#start")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    summary = page.evaluate("() => fetch(location.hash.replace('#table=', '/api/tables/')).then(r => r.json())")
+    assert [seat["player"] for seat in summary["seats"]][2] == "mcts:20"
+
+
+def test_a_table_survives_a_reload_and_back_stays_in_the_app(page, server):
+    set_up(page, "tiny_minotaur")
+    for _ in range(2):
+        page.wait_for_selector("#actions button.action")
+        page.keyboard.press("1")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    address, log = page.url, page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
+    assert "#table=" in address and len(log) >= 3
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    assert page.url == address and page.is_visible("#table")
+    # The same seat, the same history.
+    assert page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")[:len(log)] == log
+    assert page.eval_on_selector_all(".chip.me", "chips => chips.map(c => c.textContent)") == ["player_0: you"]
+    page.click("#nav-replay")
+    assert page.url.endswith("#replay")
+    page.go_back()
+    page.wait_for_selector("#table:not([hidden]) #actions button.action, #result:not([hidden])")
+    assert page.url == address
+    page.go_back()  # before the table: the set-up, still this page
+    page.wait_for_selector("#setup:not([hidden])")
+    assert page.url.startswith(server)
+
+
+def test_skip_to_my_turn_shows_the_bots_moves_at_once(browser, server):
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(server + "?pace=600000")  # ten minutes between the bots' moves, unless skipped
+    page.wait_for_selector("body[data-ready]")
+    set_up(page, "tiny_minotaur", seed=7)
+    page.wait_for_selector("#actions button.action")
+    page.keyboard.press("1")
+    page.wait_for_selector("#skip:not([hidden])")
+    page.click("#skip")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])", timeout=20_000)
+    assert page.is_hidden("#skip")
+    context.close()
+
+
+class Turns:
+    """What a whole game's turns show: checked at each of the person's turns (``play_to_the_end``)."""
+
+    IRREVERSIBLE = re.compile(r"^(sell|sell_equipped|discard|decline|forfeit)(:|$)")
+
+    def __init__(self, axe):
+        self.axe, self.turns, self.pending, self.confirmed = axe, 0, [], False
+
+    def __call__(self, page):
+        self.turns += 1
+        if self.turns == 1:
+            assert_accessible(page, self.axe, "a player's turn")
+            # Space never plays a move, though the first action has the focus.
+            assert page.evaluate("() => document.activeElement.matches('#actions button.action')")
+            before = len(page.acts)
+            page.keyboard.press(" ")
+            settle(page)
+            assert len(page.acts) == before and page.locator("#actions button.action").count()
+        self.pending += page.eval_on_selector_all(".pending", "nodes => nodes.map(n => n.textContent)")
+        names = page.eval_on_selector_all("#actions button.action", "buttons => buttons.map(b => b.dataset.action)")
+        # Every action is in words (its description), its stable name beside it; grouped by kind.
+        assert page.locator("#actions .group h4").count() >= 1
+        irreversible = [name for name in names if self.IRREVERSIBLE.match(name)]
+        if irreversible and not self.confirmed:
+            button = page.locator(f'#actions button.action[data-action="{irreversible[0]}"]')
+            before = len(page.acts)
+            button.click()
+            settle(page)
+            assert len(page.acts) == before, "a move that cannot be taken back was played at once"
+            assert "press again to confirm" in button.inner_text()
+            page.keyboard.press("Escape")
+            assert "press again to confirm" not in button.inner_text()
+            self.confirmed = True
+        if len(names) > 9:  # beyond the number keys, the arrows reach every action
+            page.focus("#actions button.action")
+            page.keyboard.press("End")
+            assert page.evaluate("() => document.activeElement.dataset.action") == names[-1]
+            page.keyboard.press("Home")
+
+
+def windows_drawn(page):
+    """Each Tiny Minotaur player's windows: the legend's text and the faces coloured on the d20 strip."""
+    return page.evaluate("""() => [...document.querySelectorAll("#board .player")].map(box => ({
+        legend: [...box.querySelectorAll(".legend .key")].map(k => k.textContent),
+        faces: Object.fromEntries(["middling", "stronk", "dodge", "heal"].map(kind =>
+            [kind, [...box.querySelectorAll(`.d20 .face.w-${kind}`)].map(f => Number(f.textContent))]))}))""")
 
 
 @pytest.mark.parametrize("game", sorted(SMALL_TABLES))
-def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path):
+def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     shot = str(Path(SHOTS) / f"web-{game}.png") if SHOTS else None
     set_up(page, game)
-    result = play_to_the_end(page, shot)
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    assert re.search(r"#table=[\w-]+$", page.url)  # the table's own address
+    if game == "tiny_minotaur":
+        # The windows the server sends as text ("16-20 (25%)") colour their faces, and the legend reads them.
+        for player in windows_drawn(page):
+            for text in player["legend"]:
+                kind, low, high = re.fullmatch(r"(\w+) (\d+)–(\d+) \(\d+%\)", text).groups()
+                assert player["faces"][kind] == list(range(int(low), int(high) + 1)), player
+            assert len(player["legend"]) >= 2 and not any("-" in text for text in player["legend"])
+    turns = Turns(axe)
+    result = play_to_the_end(page, shot, turns)
     assert any(words in result for words in ("you win", "you lose", "you share the win")), result
+    # The final standings in words, every seat named, best first.
+    standings = page.eval_on_selector_all("#standings li", "items => items.map(i => i.textContent)")
+    assert len(standings) == page.locator("#seatbar .chip").count() and standings[0].startswith("1. ")
+    assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
+    assert_accessible(page, axe, "game over")
+    assert not [text for text in turns.pending if re.search(r"\b(true|false|None|null|undefined)\b", text)]
+    if game == "wyvern":
+        assert turns.confirmed  # a sale or a discard came up, and asked to be confirmed
+    if game == "ministeel":
+        assert turns.pending  # an attack waited for the person's answer, and was told in words
     assert page.get_attribute("#download", "href").endswith("/record")
     # No hidden information of another seat reached the page: not in any response, not in the DOM.
     you = 0
@@ -156,8 +343,14 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path):
     path = tmp_path / "game.json"
     download.value.save_as(path)
     assert json.loads(path.read_text())["game"] == game
+    # A rematch never says the game is over before its first frame is drawn.
+    page.evaluate("""() => { window.turnTexts = [];
+        new MutationObserver(() => window.turnTexts.push([document.querySelector("#turn").textContent,
+            document.querySelector("#board").childElementCount])).observe(document.querySelector("#turn"),
+            {childList: true, characterData: true, subtree: true}); }""")
     page.click("#rematch")
     page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    assert ["the game is over", 0] not in page.evaluate("() => window.turnTexts")
 
 
 def test_a_crashing_program_forfeits_and_the_page_says_so(page):
@@ -166,18 +359,46 @@ def test_a_crashing_program_forfeits_and_the_page_says_so(page):
     assert "you win" in result and "forfeits: crash" in result, result
 
 
+def expected_log(page, seat):
+    """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them."""
+    return page.evaluate("""async (seat) => {
+        const id = location.hash.replace("#table=", ""); let since = -1, lines = [];
+        for (;;) {
+            const reply = await (await fetch(`/api/tables/${id}/frames?since=${since}&seat=${seat}`)).json();
+            if (!reply.frames.length) return lines;
+            for (const frame of reply.frames) {
+                if (frame.note) lines.push(frame.note);
+                lines.push(...frame.events);
+                since = frame.step;
+            }
+        }}""", seat)
+
+
 def test_bots_are_watched_with_pause_and_speed(page):
     set_up(page, "tiny_minotaur", ["heuristic", "random"], seed=3)
     page.wait_for_selector("#watch-controls:not([hidden])")
     page.fill("#speed", "4")
     page.click("#pause")
     assert page.get_attribute("#pause", "aria-pressed") == "true"
+    # Seen from another seat: the log goes on from where it was, nothing told twice.
+    page.select_option("#watch-seat", "1")
     page.click("#pause")
     page.wait_for_selector("#result:not([hidden])")
-    assert page.locator("#log li").count() > 2
+    log = page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
+    assert len(log) > 2 and log == expected_log(page, 1)
+    assert page.inner_text("#verdict").endswith("wins") or "share" in page.inner_text("#verdict")
 
 
-def test_a_replay_steps_forward_and_back(page, tmp_path):
+def test_a_watched_game_logs_every_event_even_identical_ones(page):
+    set_up(page, "ministeel", ["heuristic", "heuristic", "heuristic"], seed=3)
+    page.wait_for_selector("#watch-controls:not([hidden])")
+    page.fill("#speed", "4")
+    page.wait_for_selector("#result:not([hidden])")
+    log = page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
+    assert log == expected_log(page, 0) and len(log) > 40
+
+
+def test_a_replay_steps_forward_and_back(page, tmp_path, axe):
     from tavernzoo.eval.match import play_match
 
     path = tmp_path / "games.jsonl"
@@ -197,16 +418,36 @@ def test_a_replay_steps_forward_and_back(page, tmp_path):
     page.click("#replay-prev")
     expect(note).to_have_text(re.compile(r"^step 1:"))
     assert page.locator("#replay-game option").count() == 2
+    assert_accessible(page, axe, "a replay")
+    # Autoplay runs to the last step and stops there.
+    page.select_option("#replay-speed", "4")
+    page.click("#replay-play")
+    assert page.get_attribute("#replay-play", "aria-pressed") == "true"
+    last = page.get_attribute("#replay-step", "max")
+    expect(page.locator("#replay-where")).to_have_text(f"step {last} of {last}")
+    expect(page.locator("#replay-play")).to_have_attribute("aria-pressed", "false")
+    assert page.locator("#replay-log li").count() >= 1
 
 
-def test_the_page_fits_a_phone_sized_window(browser, server):
+def test_the_page_fits_a_phone_sized_window(browser, server, axe):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     page = context.new_page()
     page.goto(server + "?pace=0")
     page.wait_for_selector("body[data-ready]")
+    assert_accessible(page, axe, "the set-up page at 390 px")
     set_up(page, "wyvern")
     page.wait_for_selector("#actions button.action")
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / "web-phone.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    # On your turn the page has scrolled to your options.
+    page.wait_for_function("() => { const r = document.querySelector('#actions').getBoundingClientRect(); "
+                           "return r.top >= 0 && r.top < window.innerHeight; }", timeout=10_000)
+    assert_accessible(page, axe, "a player's turn at 390 px")
+    for _ in range(3):
+        page.keyboard.press("1")
+        if page.locator("#actions button.confirming").count():
+            page.keyboard.press("1")
+        page.wait_for_selector("#actions button.action, #result:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     context.close()

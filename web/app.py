@@ -69,6 +69,9 @@ class Limits:
     uploads = 16  # uploaded bots kept on disk (each at most upload_bytes)
     records_per_replay = 10_000
     idle_seconds = 1800.0  # a table or replay unused this long is dropped
+    # When the tables are full a new one replaces a finished table, or one no page has used this long (an
+    # open page keeps its table in use); a game in play is never dropped for a new one.
+    evict_idle_seconds = 300.0
     stream_seconds = 300.0  # one event stream; the browser reconnects on its own
     frames_per_request = 64
 
@@ -173,7 +176,12 @@ class WebState:
         self.limits = limits
         self.allow_local = allow_local
         # A dropped table's programs are stopped in the background: stopping one may take a second.
-        self.tables = Store(limits.tables, limits.idle_seconds, lambda table: _in_background(table.close))
+        self.tables = Store(
+            limits.tables, limits.idle_seconds, lambda table: _in_background(table.close),
+            evictable=lambda table, idle: table.status == "over" or idle > limits.evict_idle_seconds,
+            full_message=f"this server holds {limits.tables} games in play, the most it keeps at once; finish or "
+                         "leave one (a game no page has used for "
+                         f"{limits.evict_idle_seconds / 60:g} minutes makes room) and try again")
         self.replays = Store(limits.replays, limits.idle_seconds, None)
         self.upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
         # An uploaded bot's folder goes with it: the disk holds at most ``limits.uploads`` of them.
@@ -267,7 +275,11 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         return Table(game, game_config, seats, seed, web.load)
 
     table = await anyio.to_thread.run_sync(build)
-    web.tables.add(table.id, table)
+    try:
+        web.tables.add(table.id, table)
+    except TableError:
+        _in_background(table.close)  # its bots may be programs: stop them
+        raise
     _in_background(table.start)
     return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
                         status_code=201)
@@ -279,9 +291,11 @@ def _in_background(work: Any) -> None:
 
 
 def _table(request: Request) -> Table:
-    table = request.app.state.web.tables.get(request.path_params["id"])
+    web: WebState = request.app.state.web
+    table = web.tables.get(request.path_params["id"])
     if table is None:
-        raise TableError("no such table (it may have expired after being left unused); start a new game", 404)
+        raise TableError(f"no such table: a table no page has used for {web.limits.idle_seconds / 60:g} minutes is "
+                         "dropped, and a finished one may make room for a new game; start a new game", 404)
     return table
 
 
@@ -330,8 +344,13 @@ async def api_events(request: Request) -> Response:
         seen = None
         loop = asyncio.get_running_loop()
         ends = loop.time() + limits.stream_seconds
+        touched = loop.time()
         yield "retry: 1000\n\n"
         while loop.time() < ends:
+            if loop.time() - touched > 10:  # a page watching its table is using it
+                touched = loop.time()
+                if request.app.state.web.tables.get(table.id) is not table:
+                    return
             if table.version != seen:
                 seen = table.version
                 yield f"id: {seen}\nevent: table\ndata: {json.dumps(table.summary())}\n\n"

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..agents.play import PUBLIC_GAMES
+from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, event_mark, new_events
 from ..envs import Chance, Game, ReplayError, get_game
 from ..envs.core import file_options
 from ..envs.records import check_record, play_joint, play_turn
@@ -108,6 +108,7 @@ class Table:
         self.touched = time.monotonic()
         self.version = 0  # bumped on every change: the event stream waits on it
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
+        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
 
     # --- playing ----------------------------------------------------------------------------------------
 
@@ -196,10 +197,13 @@ class Table:
         self._frame(note)
 
     def _frame(self, note: str | None) -> None:
+        state = self.env.unwrapped.game_state
         view = self.env.unwrapped.view(self.agents[self.human])
-        self.frames.append({"step": len(self.frames), "note": note, "view": view,
+        mark = event_mark(self.game, state, self.human)
+        events, self.shown = new_events(self.shown, mark), mark
+        self.frames.append({"step": len(self.frames), "note": note, "view": view, "events": events,
                             "descriptions": describe(self.game, self.config, view.get("legal_actions", []),
-                                                         self.env.unwrapped.game_state)})
+                                                     state)})
         self._touch()
 
     def _end(self, lost: Forfeit | None) -> None:
@@ -337,6 +341,7 @@ class Timeline:
         self.seats = self.game.rules.num_seats(self.config)
         self.steps = len(self.actions) + 1  # the deal, then after each action
         self._cursor: tuple[int, Any] | None = None
+        self._mark: tuple[int, int, Any] | None = None  # (step, seat, event mark) of the last frame made
         self._lock = threading.Lock()  # requests for frames of one replay come on several threads
 
     def state(self, step: int) -> Any:
@@ -367,8 +372,15 @@ class Timeline:
         if not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
         with self._lock:
+            before = NOTHING_SHOWN
+            if step > 0:  # the events of this step are those its state adds to the step before's
+                cached = self._mark
+                before = cached[2] if cached and cached[:2] == (step - 1, seat) else \
+                    event_mark(self.game, self._state(step - 1), seat)
             state = self._state(step)
-            return self._frame(state, step, seat)
+            mark = event_mark(self.game, state, seat)
+            self._mark = (step, seat, mark)
+            return {**self._frame(state, step, seat), "events": new_events(before, mark)}
 
     def _frame(self, state: Any, step: int, seat: int) -> dict[str, Any]:
         view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
@@ -434,21 +446,35 @@ def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
 
 
 class Store:
-    """At most ``limit`` items, each dropped ``ttl`` seconds after its last use (oldest first when full)."""
+    """At most ``limit`` items, each dropped ``ttl`` seconds after its last use.
 
-    def __init__(self, limit: int, ttl: float, on_drop: Callable[[Any], None] | None = None):
+    When full, a new item makes room by dropping the least recently used item that ``evictable(item,
+    seconds since its last use)`` allows (any item, if no ``evictable`` is given); when none may go, the
+    new item is refused (:class:`TableError` 503 with ``full_message``) rather than a game in play lost."""
+
+    def __init__(self, limit: int, ttl: float, on_drop: Callable[[Any], None] | None = None,
+                 evictable: Callable[[Any, float], bool] | None = None, full_message: str = "the server is full"):
         self.limit, self.ttl, self.on_drop = limit, ttl, on_drop
+        self.evictable, self.full_message = evictable, full_message
         self.items: OrderedDict[str, tuple[float, Any]] = OrderedDict()
         self.lock = threading.Lock()
 
     def add(self, key: str, item: Any) -> None:
-        dropped = []
         with self.lock:
-            self.items[key] = (time.monotonic(), item)
-            dropped += self._expire()
-            while len(self.items) > self.limit:
-                dropped.append(self.items.popitem(last=False)[1][1])
+            dropped = self._expire()
+            now = time.monotonic()
+            while len(self.items) >= self.limit:
+                victim = next((k for k, (used, old) in self.items.items()
+                               if self.evictable is None or self.evictable(old, now - used)), None)
+                if victim is None:
+                    break
+                dropped.append(self.items.pop(victim)[1])
+            full = len(self.items) >= self.limit
+            if not full:
+                self.items[key] = (now, item)
         self._drop(dropped)
+        if full:
+            raise TableError(self.full_message, 503)
 
     def get(self, key: str) -> Any:
         with self.lock:

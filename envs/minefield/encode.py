@@ -236,6 +236,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "round": state.round,
         "finals_next": state.num_alive == 2 and not state.over,
         "mines": mines_as_numbers(state.mines),
+        "mines_text": mines_text(state),  # which mines these are (last round's, so far, kept), in words
         "variant": config.variant,
         "double_whammy": config.double_whammy,
         "last_round": {

@@ -33,9 +33,32 @@
     box.hidden = !message;
   }
 
-  function show(section) {
+  function show(section, address) {
+    // Each section has an address of its own (a table's: #table=ID), so that a reload returns to it and
+    // Back moves between the page's own sections instead of leaving the app.
     for (const id of ["setup", "table", "replay"]) $(id).hidden = id !== section;
     showError("");
+    const hash = address || (section === "setup" ? "#new" : `#${section}`);
+    if (!location.hash) history.replaceState(null, "", hash);
+    else if (location.hash !== hash) history.pushState(null, "", hash);
+  }
+
+  async function route() {
+    // The section the address names: a table (while the server keeps it), a replay, or the set-up.
+    const found = /^#table=([\w-]+)$/.exec(location.hash);
+    if (found) {
+      if (table && table.summary.id === found[1]) return;
+      try {
+        openTable(await api(`/api/tables/${found[1]}`));
+      } catch (error) {
+        closeTable();
+        show("setup");
+        showError(error.message);
+      }
+      return;
+    }
+    closeTable();
+    show(location.hash === "#replay" ? "replay" : "setup");
   }
 
   // --- set-up ----------------------------------------------------------------------------------------
@@ -91,7 +114,9 @@
   function drawSeats() {
     const game = currentGame();
     const box = $("seats");
+    // What was chosen or typed for each seat survives a redraw (a change of the number of players).
     const before = [...box.querySelectorAll("select")].map((s) => s.value);
+    const typed = [...box.querySelectorAll("input")].map((i) => i.value);
     box.replaceChildren(h("legend", { text: "Seats" }));
     const count = seatCount();
     for (let seat = 0; seat < count; seat++) {
@@ -99,7 +124,7 @@
       const chosen = before[seat] ?? fallback;
       const select = h("select", { id: `seat-${seat}`, "aria-label": `seat ${seat}` },
         seatChoices(game).map(([value, label]) => h("option", { value, selected: value === chosen, text: label })));
-      const other = h("input", { id: `seat-${seat}-spec`, placeholder: "e.g. mcts, zoo:GAME@sample, cmd:python bot.py", hidden: chosen !== "other", "aria-label": `seat ${seat} bot spec` });
+      const other = h("input", { id: `seat-${seat}-spec`, placeholder: "e.g. mcts, zoo:GAME@sample, cmd:python bot.py", hidden: chosen !== "other", "aria-label": `seat ${seat} bot spec`, value: typed[seat] || null });
       select.addEventListener("change", () => { other.hidden = select.value !== "other"; });
       box.append(h("div", { class: "seat" }, h("label", { for: `seat-${seat}`, text: `player_${seat}` }), select, other));
     }
@@ -162,13 +187,18 @@
 
   function openTable(summary) {
     closeTable();
-    show("table");
-    table = { summary, queue: [], fetched: -1, shown: null, events: [], paused: false, fetching: false, seat: 0 };
+    show("table", `#table=${summary.id}`);
+    // logged: the last step whose events are in the log (a frame shown again adds none); catchUp: the
+    // frames that were played before this page opened the table are shown at once, not paced.
+    table = { summary, queue: [], fetched: -1, shown: null, paused: false, fetching: false, seat: 0, logged: -1,
+      catchUp: summary.steps - 1, skip: false };
     $("table-title").textContent = `${summary.title}`;
     $("log").replaceChildren();
     $("board").replaceChildren();
     $("actions").replaceChildren();
+    $("turn").textContent = summary.status === "over" ? "" : "the table is being dealt…";
     $("result").hidden = true;
+    $("skip").hidden = true;
     const watched = summary.human === null;
     setSpectating(watched);
     $("watch-controls").hidden = !watched;
@@ -223,6 +253,8 @@
   }
 
   function pace() {
+    const next = table.queue[0];
+    if (table.skip || (next && next.step <= table.catchUp)) return 0;
     return table.summary.human === null ? SPEEDS[Number($("speed").value)] : HUMAN_PACE;
   }
 
@@ -243,17 +275,46 @@
     const previous = table.shown;
     table.shown = frame;
     const view = frame.view;
-    $("board").replaceChildren(renderView(view));
-    const log = $("log");
-    const added = [];
-    if (frame.note) added.push([frame.note, "note"]);
-    for (const line of newEvents(previous ? viewEvents(previous.view) : [], viewEvents(view))) added.push([line, ""]);
-    for (const [line, kind] of added) log.append(h("li", { class: kind, text: line }));
-    while (log.childElementCount > 300) log.firstElementChild.remove();
-    log.scrollTop = log.scrollHeight;
+    const board = renderView(view);
+    if (previous && frame.step > previous.step && frame.step > table.catchUp) markChanges(previous.view, view, board);
+    $("board").replaceChildren(board);
+    if (frame.step > table.logged) {
+      // Each step's events once: the server sends the lines each frame adds (two identical events are
+      // two lines); a frame without them (an older server) falls back on comparing the views' lists.
+      table.logged = frame.step;
+      const log = $("log");
+      const lines = Array.isArray(frame.events) ? frame.events : newEvents(previous ? viewEvents(previous.view) : [], viewEvents(view));
+      if (frame.note) log.append(h("li", { class: "note", text: frame.note }));
+      for (const line of lines) log.append(h("li", { text: line }));
+      while (log.childElementCount > 2000) log.firstElementChild.remove();
+      log.scrollTop = log.scrollHeight;
+    }
     drawSeatbar();
     drawTurn(view);
     drawActions(frame);
+    if (view.legal_actions && view.legal_actions.length && table.summary.human !== null) table.skip = false;
+    $("skip").hidden = table.summary.human === null || table.summary.status === "over" || !table.queue.length;
+  }
+
+  // Numbers whose change a player should notice, per seat (any the view has).
+  const WATCHED = ["hp", "level", "combat_level", "poison", "hand_size", "draw_tokens", "tier"];
+
+  function markChanges(before, after, board) {
+    // A seat whose numbers changed is highlighted for a moment (CSS; none under prefers-reduced-motion)
+    // and says what changed in words, for everyone (a screen reader reads the log, not this).
+    const old = new Map((before.players || []).map((p) => [p.seat, p]));
+    for (const p of after.players || []) {
+      const was = old.get(p.seat);
+      if (!was) continue;
+      const changes = WATCHED.filter((k) => typeof p[k] === "number" && typeof was[k] === "number" && p[k] !== was[k])
+        .map((k) => `${pretty(k)} ${p[k] > was[k] ? "+" : "−"}${Math.abs(p[k] - was[k])}`);
+      if (!changes.length) continue;
+      const box = board.querySelector(`.player[data-seat="${p.seat}"]`);
+      if (!box) continue;
+      box.classList.add("changed");
+      box.querySelector("h4")?.append(h("span", { class: "delta", text: ` (${changes.join(", ")})` }));
+    }
+    if (JSON.stringify(before.initiative_rolls) !== JSON.stringify(after.initiative_rolls)) board.querySelector(".center")?.classList.add("changed");
   }
 
   function drawTurn(view) {
@@ -266,21 +327,78 @@
     $("turn").textContent = text;
   }
 
+  // Moves that cannot be taken back ask to be confirmed: a second press (click, Enter or its key) plays.
+  const IRREVERSIBLE = /^(sell|sell_equipped|discard|decline|forfeit)(:|$)/;
+  // Headings of the groups of actions, by the action name's first part; any other part is shown as is.
+  const GROUPS = { play: "play a card", attack: "attack", react: "react to the attack", pass: "pass", target: "choose a target",
+    equip: "equip", combo: "play a combo", pick: "pick a card", token: "use a Card Draw token", forfeit: "discard",
+    fight: "fight", curse: "curse a player", use: "use a card", loot: "loot", offer: "offer help", ask: "ask for help",
+    sell: "sell", sell_equipped: "sell an equipped item", discard: "discard", summon: "summon", run: "run away" };
+
   function drawActions(frame) {
     const box = $("actions");
     box.replaceChildren();
     const s = table.summary;
     const legal = frame.view.legal_actions || [];
     if (s.human === null || !legal.length || table.queue.length || frame.step !== table.fetched) return;
-    legal.forEach((name, i) => {
-      const description = (frame.descriptions || {})[name] || "";
-      const button = h("button", { type: "button", class: "action", "data-action": name, title: description,
-        "aria-keyshortcuts": i < 9 ? String(i + 1) : null },
-        h("span", { class: "key", text: i < 9 ? String(i + 1) : "" }), h("b", { text: name }), h("small", { text: description }));
-      button.addEventListener("click", () => act(name, frame.step));
-      box.append(button);
-    });
+    const groups = new Map();
+    for (const name of legal) {
+      const part = name.split(":")[0];
+      if (!groups.has(part)) groups.set(part, []);
+      groups.get(part).push(name);
+    }
+    let number = 0;
+    for (const [part, names] of groups) {
+      const list = h("div", { class: "group-actions" });
+      box.append(h("div", { class: "group", role: "group", "aria-label": GROUPS[part] || pretty(part) },
+        h("h4", { text: GROUPS[part] || pretty(part) }), list));
+      for (const name of names) {
+        number += 1;
+        const key = number <= 9 ? String(number) : null;
+        const description = (frame.descriptions || {})[name] || pretty(name);
+        const button = h("button", { type: "button", class: "action", "data-action": name, "aria-keyshortcuts": key },
+          h("span", { class: "key", "aria-hidden": "true", text: key || "" }), h("b", { text: description }), h("small", { text: name }));
+        button.addEventListener("click", () => press(button, name, frame.step));
+        list.append(button);
+      }
+    }
     box.querySelector("button")?.focus({ preventScroll: true });
+    const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    box.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+  }
+
+  function press(button, name, step) {
+    if (IRREVERSIBLE.test(name) && !button.classList.contains("confirming")) {
+      for (const other of $("actions").querySelectorAll("button.confirming")) unconfirm(other);
+      button.classList.add("confirming");
+      button.dataset.label = button.querySelector("b").textContent;
+      button.querySelector("b").textContent = `${button.dataset.label}: this cannot be undone; press again to confirm (Esc: no)`;
+      button.focus();
+      return;
+    }
+    act(name, step);
+  }
+
+  function unconfirm(button) {
+    button.classList.remove("confirming");
+    button.querySelector("b").textContent = button.dataset.label;
+  }
+
+  function actionKeys(event) {
+    // Space never plays a move (it would press the focused button); the arrows, Home and End move
+    // between the actions, so every action is reachable from the keyboard, not only the first nine.
+    if (event.key === " ") { event.preventDefault(); return; }
+    const buttons = [...$("actions").querySelectorAll("button.action")];
+    const at = buttons.indexOf(document.activeElement);
+    let next = null;
+    if (event.key === "ArrowDown" || event.key === "ArrowRight") next = at + 1;
+    else if (event.key === "ArrowUp" || event.key === "ArrowLeft") next = at - 1;
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = buttons.length - 1;
+    else if (event.key === "Escape") { for (const b of buttons) if (b.classList.contains("confirming")) unconfirm(b); return; }
+    if (next === null || !buttons.length) return;
+    event.preventDefault();
+    buttons[(next + buttons.length) % buttons.length].focus();
   }
 
   async function act(name, step) {
@@ -299,18 +417,39 @@
     if (s.status !== "over" || table.fetched < s.steps - 1 || table.queue.length) return;
     if (table.shown) drawTurn(table.shown.view);
     const r = s.result || {};
-    const verdict = r.verdict || (r.forfeit ? "a bot forfeited" : "game over");
-    $("verdict").textContent = verdict;
+    const standings = standingsOf(s);
+    $("verdict").textContent = r.verdict || standings.headline;
+    $("standings").replaceChildren(...standings.rows.map((text) => h("li", { text })));
     const parts = [];
-    if (r.forfeit) parts.push(`player_${r.forfeit.seat} (${r.forfeit.bot}) forfeits: ${r.forfeit.kind}: ${r.forfeit.reason}`);
-    if (r.returns) parts.push(`returns ${r.returns.map((v, i) => `player_${i} ${v > 0 ? "+" : ""}${v}`).join(", ")}`);
-    if (r.end_reason) parts.push(`ended by ${pretty(r.end_reason)}`);
+    if (r.forfeit) parts.push(`player_${r.forfeit.seat} (${r.forfeit.bot}) forfeits: ${pretty(r.forfeit.kind)}: ${r.forfeit.reason}`);
+    if (r.end_reason) parts.push(`the game ended by ${pretty(r.end_reason)}`);
     parts.push(`seed ${s.seed}`);
     $("result-detail").textContent = parts.join("; ");
     $("download").href = `/api/tables/${s.id}/record`;
     $("download").setAttribute("download", `${s.game}-${s.seed}.json`);
     $("result").hidden = false;
     $("actions").replaceChildren();
+  }
+
+  function standingsOf(s) {
+    // The final standings in words, best first: who won, who shared, who lost (from the scores, each
+    // seat's share of the win); a game cut off without a winner says so.
+    const r = s.result || {};
+    const name = (seat) => (seat.seat === s.human ? `you (${seat.agent})` : `${seat.agent} (${seat.player})`);
+    if (!r.scores) return { headline: r.forfeit ? "A bot forfeited" : "The game is over", rows: [] };
+    const order = s.seats.map((seat) => ({ seat, score: r.scores[seat.seat] })).sort((a, b) => b.score - a.score);
+    const best = order[0].score;
+    const winners = order.filter((o) => o.score === best);
+    const rows = order.map((o, i) => {
+      const place = order.findIndex((p) => p.score === o.score) + 1;
+      const words = o.score === 1 ? "wins" : o.score === 0 ? "does not win" : `shares the win (${Math.round(o.score * 100)}%)`;
+      return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${r.returns[o.seat.seat] > 0 ? "+" : ""}${r.returns[o.seat.seat]}` : "");
+    });
+    let headline;
+    if (winners.length === 1 && best === 1) headline = `${name(winners[0].seat)} wins`;
+    else if (winners.length === order.length) headline = "Nobody wins: the win is shared by all";
+    else headline = `${winners.map((w) => name(w.seat)).join(" and ")} share the win`;
+    return { headline: headline[0].toUpperCase() + headline.slice(1), rows };
   }
 
   function restartWatch() {
@@ -345,6 +484,7 @@
   }
 
   function chooseReplayGame() {
+    stopAutoplay();
     const game = replay.games[Number($("replay-game").value)];
     $("replay-seat").replaceChildren(...(game.seats || []).map((name, i) => h("option", { value: i, text: `player_${i} (${name})` })));
     $("replay-step").max = game.steps - 1;
@@ -366,8 +506,34 @@
       if (Number($("replay-step").value) !== step) return; // the slider moved on meanwhile
       $("replay-board").replaceChildren(renderView(frame.view));
       $("replay-note").textContent = frame.note ? `step ${step}: ${frame.note}` : "the deal";
-      $("replay-log").replaceChildren(...viewEvents(frame.view).map((line) => h("li", { text: line })));
-    } catch (error) { showError(error.message); }
+      const lines = Array.isArray(frame.events) ? frame.events : viewEvents(frame.view);
+      $("replay-log").replaceChildren(...(lines.length ? lines : ["nothing happened that this seat could see"]).map((line) => h("li", { text: line })));
+    } catch (error) { showError(error.message); stopAutoplay(); }
+  }
+
+  let autoplay = null;
+
+  function stopAutoplay() {
+    clearTimeout(autoplay);
+    autoplay = null;
+    $("replay-play").textContent = "Play";
+    $("replay-play").setAttribute("aria-pressed", "false");
+  }
+
+  function autoplayStep() {
+    const slider = $("replay-step");
+    if (Number(slider.value) >= Number(slider.max)) { stopAutoplay(); return; }
+    stepReplay(1);
+    autoplay = setTimeout(autoplayStep, SPEEDS[Number($("replay-speed").value)]);
+  }
+
+  function toggleAutoplay() {
+    if (autoplay !== null) { stopAutoplay(); return; }
+    const slider = $("replay-step");
+    if (Number(slider.value) >= Number(slider.max)) { slider.value = 0; showReplayStep(); }
+    $("replay-play").textContent = "Pause";
+    $("replay-play").setAttribute("aria-pressed", "true");
+    autoplay = setTimeout(autoplayStep, SPEEDS[Number($("replay-speed").value)]);
   }
 
   function stepReplay(delta) {
@@ -380,6 +546,8 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.target.matches("input, select, textarea")) return;
+    if (event.target.closest && event.target.closest("#actions")) actionKeys(event);
+    if (event.defaultPrevented) return;
     if (!$("table").hidden && /^[1-9]$/.test(event.key)) {
       const button = $("actions").querySelectorAll("button.action")[Number(event.key) - 1];
       if (button) { event.preventDefault(); button.click(); }
@@ -391,11 +559,18 @@
       stepReplay(event.key === "ArrowLeft" ? -1 : 1);
     }
   });
+  // A button is pressed by Space on key up: refuse that too, for the action buttons.
+  document.addEventListener("keyup", (event) => {
+    if (event.key === " " && event.target.closest && event.target.closest("#actions")) event.preventDefault();
+  });
 
   async function init() {
     for (const button of document.querySelectorAll("nav button")) {
       button.addEventListener("click", () => { closeTable(); show(button.dataset.show); });
     }
+    window.addEventListener("popstate", route);
+    $("skip").addEventListener("click", () => { if (table) { table.skip = true; pump(); } });
+    $("replay-play").addEventListener("click", toggleAutoplay);
     $("setup-form").addEventListener("submit", startGame);
     $("game").addEventListener("change", drawSetup);
     $("upload-button").addEventListener("click", upload);
@@ -403,6 +578,7 @@
       try { openTable(await api(`/api/tables/${table.summary.id}/rematch`, { json: {} })); } catch (error) { showError(error.message); }
     });
     $("new-game").addEventListener("click", () => { closeTable(); show("setup"); });
+    $("replay-prev").addEventListener("click", stopAutoplay);
     $("pause").addEventListener("click", () => {
       if (!table) return;
       table.paused = !table.paused;
@@ -421,6 +597,7 @@
       games = (await api("/api/games")).games;
       $("game").replaceChildren(...games.map((g) => h("option", { value: g.name, text: g.title })));
       drawSetup();
+      await route();
       document.body.dataset.ready = "true";
     } catch (error) { showError(`cannot load the games: ${error.message}`); }
   }

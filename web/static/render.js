@@ -68,11 +68,25 @@ function cardsOf(counts) {
   return row;
 }
 
+function faces(window) {
+  // A d20 window as [low, high]: the view sends "16-20 (25%)"; [16, 20] is read too. null: none.
+  if (Array.isArray(window) && window.length === 2 && window.every(Number.isInteger)) return window;
+  const found = /^\s*(\d+)\s*[-–]\s*(\d+)/.exec(String(window ?? ""));
+  return found ? [Number(found[1]), Number(found[2])] : null;
+}
+
+function windowText(window) {
+  const range = faces(window);
+  if (typeof window === "string") return window.replace(/^(\d+)-(\d+)/, "$1–$2");
+  return range ? `${range[0]}–${range[1]}` : fmt(window);
+}
+
 function d20(windows, marks) {
   // A strip of the faces 1..20, each window's faces coloured, marked faces ringed.
-  const strip = h("div", { class: "d20", role: "img", "aria-label": "d20 windows: " + fmt(windows) });
+  const label = Object.entries(windows || {}).map(([k, w]) => `${pretty(k)} ${windowText(w)}`).join(", ");
+  const strip = h("div", { class: "d20", role: "img", "aria-label": "d20 windows: " + (label || "none") });
   for (let face = 1; face <= 20; face++) {
-    const kinds = Object.entries(windows || {}).filter(([, w]) => Array.isArray(w) && w.length === 2 && face >= w[0] && face <= w[1]).map(([k]) => k);
+    const kinds = Object.entries(windows || {}).filter(([, w]) => { const r = faces(w); return r && face >= r[0] && face <= r[1]; }).map(([k]) => k);
     strip.append(h("span", { class: ["face", ...kinds.map((k) => `w-${k}`), (marks || []).includes(face) ? "mark" : ""].join(" "),
       title: kinds.length ? `${face}: ${kinds.join(", ")}` : String(face), text: face }));
   }
@@ -87,6 +101,16 @@ function playerBox(view, player, body) {
     h("h4", { text: seatName(view, seat) + (seat === view.to_act ? " — to act" : "") }), ...body);
 }
 
+function attackText(view, a) {
+  // An attack waiting for its answer, in words; each field is read only if the view has it.
+  const parts = [`${has(a.damage) ? `${a.damage} damage` : "an attack"}`];
+  if (a.poison === true) parts.push("and a Poison token if it gets through");
+  else if (typeof a.poison === "number" && a.poison) parts.push(`and ${a.poison} Poison`);
+  let text = `${seatName(view, a.attacker)} attacks ${seatName(view, a.target)} with ${pretty(a.card)}${a.combo ? " (a combo)" : ""}: ${parts.join(" ")}`;
+  if (a.shield) text += `; ${seatName(view, a.target)} raised ${pretty(a.shield)}`;
+  return text;
+}
+
 const renderers = {
   tiny_minotaur(view) {
     const root = h("div", { class: "board tm" });
@@ -97,7 +121,7 @@ const renderers = {
         facts([["class", p.class], ["tier", p.tier], ["boss", p.boss]]),
         h("div", { class: "label", text: "cards" }), cardsOf(p.cards),
         h("div", { class: "label", text: "hit windows (d20)" }), d20(p.windows),
-        h("div", { class: "legend" }, ...Object.entries(p.windows || {}).map(([k, w]) => h("span", { class: `w-${k} key`, text: `${pretty(k)} ${w[0]}–${w[1]}` }))),
+        h("div", { class: "legend" }, ...Object.entries(p.windows || {}).map(([k, w]) => h("span", { class: `w-${k} key`, text: `${pretty(k)} ${windowText(w)}` }))),
       ]));
     }
     const hit = view.pending_hit;
@@ -126,8 +150,9 @@ const renderers = {
     }
     root.append(h("div", { class: "center" },
       facts([["round", view.round], ["variant", view.variant], ["double whammy", view.double_whammy],
-        ["finals next", view.finals_next], ["mines now", mines.length ? mines : null]]),
-      h("div", { class: "label", text: "d100: mines (filled), last round's mines (ringed), last round's rolls (bold)" }), grid));
+        ["finals next", view.finals_next]]),
+      h("p", { class: "mines-text", text: view.mines_text || `mines: ${mines.length ? fmt(mines) : "none"}` }),
+      h("div", { class: "label", text: "d100: the mines above (filled), last round's mine rolls (ringed), last round's attack rolls (bold)" }), grid));
     const players = h("div", { class: "players" });
     for (const seat of [...seats].sort((a, b) => a - b)) {
       players.append(playerBox(view, { seat, alive: alive.has(seat) }, [
@@ -161,7 +186,7 @@ const renderers = {
     root.append(h("div", { class: "center" },
       facts([["phase", view.phase], ["turn of", has(view.turn_seat) ? seatName(view, view.turn_seat) : null],
         ["actions left", view.actions_left], ["deck", view.deck_size], ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null]]),
-      a ? h("p", { class: "pending", text: `attack: player_${a.attacker} → player_${a.target} with ${pretty(a.card)}, ${a.damage} damage` + (a.poison ? `, ${a.poison} poison` : "") + (a.shield ? `, shield ${pretty(a.shield)}` : "") }) : null,
+      a ? h("p", { class: "pending", text: attackText(view, a) }) : null,
       pick ? h("div", {}, h("p", { text: `${seatName(view, pick.seat)} picks from ${pretty(pick.source)}` }), has(pick.cards) ? cardsOf(pick.cards) : null) : null,
       view.discard ? h("div", {}, h("div", { class: "label", text: "discard pile" }), cardsOf(view.discard)) : null));
     return root;
