@@ -115,6 +115,19 @@ def test_the_games_listing_is_the_metadata_of_tavernzoo_games(client):
         assert {"random", "heuristic", f"zoo:{name}"} <= set(listing[name]["bots"])
 
 
+def test_the_games_listing_holds_each_cards_text_in_words(client):
+    from tavernzoo.envs.wyvern.decks import CATALOG
+
+    listing = {game["name"]: game for game in client.get("/api/games").json()["games"]}
+    wyvern = listing["wyvern"]["cards"]
+    assert set(wyvern) == {card.key for card in CATALOG}
+    assert not [text for text in wyvern.values() if re.search(r"[a-z]_[a-z]", text) or not text]
+    assert "the victim loses their next turn" in wyvern["paralysis"]
+    assert re.fullmatch(r"level \d+ monster; beaten: .+; Bad Stuff: .+", wyvern["goblin"])
+    assert listing["ministeel"]["cards"]["dagger"] == "Attack for 1 HP."
+    assert listing["minefield"]["cards"] == {}
+
+
 @pytest.mark.parametrize("game", sorted(SMALL))
 def test_a_whole_game_against_bots_sends_only_the_players_own_view(client, game):
     seats = SMALL[game].get("num_players", 2)

@@ -260,7 +260,7 @@ class Turns:
     IRREVERSIBLE = re.compile(r"^(sell|sell_equipped|discard|decline|forfeit)(:|$)")
 
     def __init__(self, axe):
-        self.axe, self.turns, self.pending, self.confirmed = axe, 0, [], False
+        self.axe, self.turns, self.pending, self.confirmed, self.card_texts = axe, 0, [], False, set()
 
     def __call__(self, page):
         self.turns += 1
@@ -273,6 +273,7 @@ class Turns:
             settle(page)
             assert len(page.acts) == before and page.locator("#actions button.action").count()
         self.pending += page.eval_on_selector_all(".pending", "nodes => nodes.map(n => n.textContent)")
+        self.card_texts |= set(page.eval_on_selector_all("#board .card-text", "nodes => nodes.map(n => n.textContent)"))
         names = page.eval_on_selector_all("#actions button.action", "buttons => buttons.map(b => b.dataset.action)")
         # Every action is in words (its description), its stable name beside it; grouped by kind.
         assert page.locator("#actions .group h4").count() >= 1
@@ -324,6 +325,8 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
     assert_accessible(page, axe, "game over")
     assert not [text for text in turns.pending if re.search(r"\b(true|false|None|null|undefined)\b", text)]
+    if game in ("wyvern", "ministeel"):  # the cards on show say what they do, in words
+        assert turns.card_texts and not [text for text in turns.card_texts if re.search(r"[a-z]_[a-z]", text)]
     if game == "wyvern":
         assert turns.confirmed  # a sale or a discard came up, and asked to be confirmed
     if game == "ministeel":

@@ -233,6 +233,8 @@ def games_listing() -> list[dict[str, Any]]:
             "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
             "seats": game.rules.num_seats(config),
             "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+            # each card's text by name, where the game's encoder has them (card_texts): shown beside the cards
+            "cards": game.encoder.card_texts(config) if hasattr(game.encoder, "card_texts") else {},
         })
     return listing
 

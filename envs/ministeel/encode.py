@@ -476,3 +476,9 @@ def render(state: State, seat: int | None = None) -> str:
                      f"finishing order {state.finishing_order}")
     lines.append(f"  {LEGEND}")
     return "\n".join(lines)
+
+
+def card_texts(config: Config | None = None) -> dict[str, str]:
+    """Each card's printed effect (the reference sheet, ``cards.toml``), by card name: what a frontend
+    shows beside a card so that a player can read it."""
+    return dict(zip(KINDS, CARD_TEXT, strict=True))

@@ -893,3 +893,74 @@ def render(state: State, seat: int | None = None) -> str:
         lines.append("seat offsets in action names: " + ", ".join(
             f"+{r} = player_{(seat + r) % state.n}" for r in range(1, state.n)))
     return "\n".join(lines)
+
+
+# --- card texts: what a frontend shows beside a card -----------------------------------------------------
+
+_CURSE_TEXT = {
+    "lose_level": "the victim loses {amount} level{s}",
+    "lose_helm": "the victim loses the helm they wear",
+    "lose_armor": "the victim loses the armor they wear",
+    "lose_boots": "the victim loses the boots they wear",
+    "lose_weapons": "the victim loses every weapon they hold",
+    "lose_race": "the victim loses their race (humans are immune)",
+    "paralysis": "the victim loses their next turn (pixies are immune)",
+    "slow": "-2 to run away until the end of the victim's next turn (pixies are immune)",
+    "confusion": "-3 combat level until the end of the victim's next turn (pixies are immune)",
+}
+_BAD_TEXT = {
+    "lose_levels": "lose {amount} level{s}",
+    "lose_helm": "lose your helm",
+    "lose_armor": "lose your armor",
+    "lose_boots": "lose your boots",
+    "lose_weapons": "lose your weapons",
+    "lose_best": "lose your best item in play",
+    "lose_all_items": "lose every item in play",
+    "death": "death: you are eaten (you keep your level; the others may loot your body)",
+}
+_KIND_TEXT = {"weapon": "weapon", "helm": "helm", "armor": "armor", "boots": "boots", "big": "big item",
+              "potion": "potion (one use)", "scroll": "scroll (one use)", "wand": "wand (one use)",
+              "enhancer": "monster enhancer", "curse": "curse"}
+
+
+def card_text(key: str) -> str:
+    """One catalog card in words (after its name): an item's kind, slot and bonuses, a monster's level,
+    reward and Bad Stuff, what a curse does (docs/rules/wyvern.md), by the card's key."""
+    card = CATALOG[_CID_OF[key]]
+    amount = {"amount": card.amount, "s": "" if card.amount == 1 else "s"}
+    if card.is_monster:
+        reward = f"{card.levels} level{'' if card.levels == 1 else 's'}, {card.treasures} treasure" + (
+            "" if card.treasures == 1 else "s")
+        undead = "; undead (a cleric fights it at +3)" if "undead" in card.tags else ""
+        return (f"level {card.level} monster; beaten: {reward}; Bad Stuff: "
+                f"{_BAD_TEXT[card.bad].format(**amount)}{undead}")
+    if card.kind == "curse":
+        return _CURSE_TEXT[card.effect].format(**amount)
+    parts = []
+    if card.kind == "weapon":
+        parts.append(f"{'one' if card.hands == 1 else 'two'}-handed {card.weapon} weapon")
+    else:
+        parts.append(_KIND_TEXT[card.kind])
+    if card.kind == "enhancer":
+        parts.append(f"+{card.bonus} to a monster in combat")
+    elif card.kind in ("potion", "scroll", "wand"):
+        parts.append(f"+{card.bonus} to the side it is played on, this combat" if card.bonus else "")
+    elif card.bonus:
+        parts.append(f"+{card.bonus} combat level while in play")
+    if card.run:
+        parts.append(f"+{card.run} to run away")
+    if card.big and card.kind != "big":
+        parts.append("big (only a dwarf may have two in play)")
+    flavour = [word for word in (card.element, card.alignment) if word != "none"]
+    if flavour:
+        parts.append(" and ".join(flavour))
+    parts.append(f"sells for {card.gold} gp" if card.gold else "cannot be sold")
+    return ", ".join(part for part in parts if part)
+
+
+_CID_OF = {card.key: card.cid for card in CATALOG}
+
+
+def card_texts(config: Config | None = None) -> dict[str, str]:
+    """:func:`card_text` of every catalog card, by key (the web page shows them beside the cards)."""
+    return {card.key: card_text(card.key) for card in CATALOG}

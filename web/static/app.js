@@ -1,7 +1,7 @@
 // The page: set-up, a table (played or watched), replays. Talks only to this server (see web/app.py).
 "use strict";
 (() => {
-  const { h, setSpectating, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
+  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
   // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
@@ -193,6 +193,7 @@
     table = { summary, queue: [], fetched: -1, shown: null, paused: false, fetching: false, seat: 0, logged: -1,
       catchUp: summary.steps - 1, skip: false };
     $("table-title").textContent = `${summary.title}`;
+    setGlossary((games.find((g) => g.name === summary.game) || {}).cards);
     $("log").replaceChildren();
     $("board").replaceChildren();
     $("actions").replaceChildren();
@@ -356,8 +357,9 @@
         number += 1;
         const key = number <= 9 ? String(number) : null;
         const description = (frame.descriptions || {})[name] || pretty(name);
-        const button = h("button", { type: "button", class: "action", "data-action": name, "aria-keyshortcuts": key },
-          h("span", { class: "key", "aria-hidden": "true", text: key || "" }), h("b", { text: description }), h("small", { text: name }));
+        // In words, naming players (the server's descriptions); the stable name is only its tooltip.
+        const button = h("button", { type: "button", class: "action", "data-action": name, "aria-keyshortcuts": key, title: name },
+          h("span", { class: "key", "aria-hidden": "true", text: key || "" }), h("b", { text: description }));
         button.addEventListener("click", () => press(button, name, frame.step));
         list.append(button);
       }
@@ -486,6 +488,7 @@
   function chooseReplayGame() {
     stopAutoplay();
     const game = replay.games[Number($("replay-game").value)];
+    setGlossary((games.find((g) => g.name === game.game) || {}).cards);
     $("replay-seat").replaceChildren(...(game.seats || []).map((name, i) => h("option", { value: i, text: `player_${i} (${name})` })));
     $("replay-step").max = game.steps - 1;
     $("replay-step").value = 0;

@@ -52,9 +52,18 @@ function bar(value, max, label) {
     h("span", { text: `${label} ${value}` }));
 }
 
-function card(name, count, extra) {
-  return h("span", { class: `card ${extra || ""}`, title: pretty(name) },
-    h("span", { class: "card-name", text: pretty(name) }), has(count) && count !== 1 ? h("b", { text: `×${count}` }) : null);
+// Each card's text by name, for the game on show (GET /api/games sends it where the game has them).
+let glossary = {};
+const setGlossary = (texts) => { glossary = texts || {}; };
+const cardText = (name) => glossary[name] || null;
+
+function card(name, count, extra, owner) {
+  // A card: its name, how many, and its text where the game has one (what it does, in words).
+  const text = cardText(name);
+  return h("span", { class: `card ${extra || ""}` },
+    h("span", { class: "card-name", text: pretty(name) }), has(count) && count !== 1 ? h("b", { text: `×${count}` }) : null,
+    owner ? h("span", { class: "card-owner", text: owner }) : null,
+    text ? h("small", { class: "card-text", text }) : null);
 }
 
 function cardsOf(counts) {
@@ -109,6 +118,15 @@ function attackText(view, a) {
   let text = `${seatName(view, a.attacker)} attacks ${seatName(view, a.target)} with ${pretty(a.card)}${a.combo ? " (a combo)" : ""}: ${parts.join(" ")}`;
   if (a.shield) text += `; ${seatName(view, a.target)} raised ${pretty(a.shield)}`;
   return text;
+}
+
+// Wyvern's statuses in words (docs/rules/wyvern.md: each lasts to the end of the victim's next turn).
+const STATUS_WORDS = { paralyzed: "paralysed: loses the next turn", slowed: "slowed: -2 to run away",
+  confused: "confused: -3 combat level" };
+
+function statusWords(p) {
+  const on = Object.keys(STATUS_WORDS).filter((key) => p[key]).map((key) => STATUS_WORDS[key]);
+  return on.length ? on : null;
 }
 
 const renderers = {
@@ -201,7 +219,8 @@ const renderers = {
         bar(p.level ?? 0, win, "level"),
         facts([["combat level", p.combat_level], ["race", p.race], ["class", p.class], ["deck", p.deck],
           ["run bonus", p.run_bonus], ["cards in hand", p.hand_size], ["deck / discard", has(p.deck_size) ? `${p.deck_size} / ${p.discard_size}` : null],
-          ["summon", p.summon], ["dead", p.dead || null], ["paralyzed", p.paralyzed || null]]),
+          ["summon", p.summon], ["dead", p.dead ? "dead until their next turn" : null],
+          ["statuses", statusWords(p)]]),
         h("div", { class: "label", text: "equipped" }), cardsOf(p.equipped || []),
       ]));
     }
@@ -214,10 +233,12 @@ const renderers = {
     if (c) {
       center.append(h("div", { class: "combat" },
         h("p", { class: "pending", text: `combat: ${pretty(c.monster)} (level ${c.level}) — monster ${c.monster_strength} vs party ${c.party_strength}: ${c.party_wins ? "the party wins" : "the monster wins"}` }),
+        cardText(c.monster) ? h("p", { class: "card-text", text: `${pretty(c.monster)}: ${cardText(c.monster)}` }) : null,
         facts([["fighter", has(c.fighter) ? seatName(view, c.fighter) : null], ["helper", has(c.helper) ? seatName(view, c.helper) : null],
           ["treasures", c.treasures], ["bad stuff", c.bad_stuff], ["asked", has(c.asked) ? seatName(view, c.asked) : null]]),
-        (c.table || []).length ? cardsOf((c.table || []).map(([owner, key]) => `${key} (p${owner})`)) : null));
+        (c.table || []).length ? h("div", { class: "cards" }, (c.table || []).map(([owner, key]) => card(key, null, "", `played by ${seatName(view, owner)}`))) : null));
     }
+    if (view.door_card && cardText(view.door_card)) center.append(h("p", { class: "card-text", text: `door card ${pretty(view.door_card)}: ${cardText(view.door_card)}` }));
     if (view.looting) center.append(h("p", { text: `looting the body of player_${view.looting.dead}` }));
     root.append(center);
     if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: handLabel(view) }), cardsOf(view.hand)));
@@ -265,4 +286,4 @@ function resultText(view) {
   return parts.join(" ");
 }
 
-window.TZ = { h, setSpectating, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
+window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
