@@ -275,7 +275,7 @@ class TerminalGame:
                 continue
             if word in LOG_WORDS:
                 self.write("\n".join(["history:", *(f"  {line}" for line in self.history)])
-                           if self.history else "no history kept for this game")
+                           if self.history else "history: nothing has happened yet")
                 continue
             position, hint = choose(text, choices, [names[i] for i in legal])
             if position is not None:

@@ -197,3 +197,54 @@ def test_tiny_minotaur_shows_the_persons_own_outcome_keeps_a_history_and_speaks_
     assert announced and not [line for line in announced if "your" in line]
     assert all(re.fullmatch(r"  player_1 \(heuristic\) plays (attack|react):\w+|  player_1 \(heuristic\) plays pass",
                             line) for line in announced), announced
+
+
+# Minefield with 12 players: at seed 3 the person lives through two rounds.
+TERMINAL_GAMES = {"tiny_minotaur": [], "minefield": ["--set", "num_players=12"],
+                  "ministeel": ["--set", "num_players=3"], "wyvern": ["--set", "num_players=3"]}
+
+
+def play_in_a_pseudo_terminal(game, extra, answers, seconds=60, limit=4 << 20):
+    """``tavernzoo play`` on a pseudo-terminal, as a person at a keyboard runs it: each prompt answered with
+    the next of ``answers`` (then always ``1``); the whole output (bounded) and the exit status."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, *CLI, "play", game, "--vs", "heuristic", "--seed", "3", *extra],
+                               stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    answers, output = list(answers), b""
+    try:
+        while len(output) < limit:
+            ready, _, _ = select.select([master], [], [], seconds)
+            if not ready:
+                raise AssertionError(f"{game}: no output for {seconds} s; so far: {output[-500:]!r}")
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if re.search(rb"player_\d+> $", output):
+                os.write(master, (answers.pop(0) if answers else "1").encode() + b"\n")
+        return process.wait(timeout=seconds), output.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.parametrize("game", sorted(TERMINAL_GAMES))
+def test_a_whole_game_in_a_pseudo_terminal(game):
+    status, text = play_in_a_pseudo_terminal(game, TERMINAL_GAMES[game], ["?", "no such move", "1", "log"])
+    assert status == 0 and "Traceback" not in text, text[-2000:]
+    title = get_game(game).title
+    assert text.startswith(f"{title}: you are player_0 (seat 0)")
+    assert "history:\n  " in text and "no history kept" not in text  # log: the events so far
+    assert "hint: 'no such move' is not a legal action here" in text
+    assert len(re.findall(r"player_0> ", text)) >= 5  # the person chose at least two moves (and asked thrice)
+    assert text.rstrip().splitlines()[-1].startswith("game over: you ")
