@@ -75,6 +75,13 @@ def new_events(before: tuple[Any, list[str]], after: tuple[Any, list[str]]) -> l
     return list(lines_after)
 
 
+def action_label(game: Any, state: Any, action: int) -> str:
+    """An action as a person reads it, naming its target: the encoder's ``action_label`` (``hatchet at
+    player_2``), else its ``describe_action(action, state)``."""
+    label = getattr(game.encoder, "action_label", None)
+    return label(state, action) if label is not None else game.encoder.describe_action(action, state)
+
+
 class LeftGame(Exception):
     """The person typed ``q`` (or closed the input)."""
 
@@ -182,8 +189,6 @@ class TerminalGame:
         self.announce = self.public and not self.game.simultaneous
         encoder = self.game.encoder
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters
-        self.label_of = getattr(encoder, "action_label", None) or (
-            lambda state, action: encoder.describe_action(action, state))
         self.history: list[str] = []
         self.shown = NOTHING_SHOWN
 
@@ -206,7 +211,7 @@ class TerminalGame:
     def labels(self, env: Any, actions: Sequence[int]) -> list[str]:
         """What a person reads for each action: the game's labels, naming players."""
         state = env.unwrapped.game_state
-        return [self.label_of(state, a) for a in actions]
+        return [action_label(self.game, state, a) for a in actions]
 
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""

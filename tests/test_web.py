@@ -403,6 +403,10 @@ def test_a_person_at_minefield_gets_every_round_in_the_frames(client):
     rounds = [line for line in told if re.fullmatch(r"round \d+:", line)]
     assert rounds == [f"round {n}:" for n in range(1, len(rounds) + 1)] and len(rounds) >= 2
     assert any("mine roll: d10" in line for line in told)
+    # The person's own pick is echoed with the round it was played in, in words.
+    notes = [frame["note"] for frame in frames if frame["note"]]
+    assert notes and all(re.fullmatch(r"you chose: attack player_\d+", note) for note in notes), notes
+    assert [frame for frame in frames if frame["note"]][0]["events"][0] == "round 1:"
 
 
 def test_an_uploaded_exported_bot_takes_a_seat(client, tmp_path):

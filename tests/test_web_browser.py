@@ -414,6 +414,7 @@ def test_a_replay_steps_forward_and_back(page, tmp_path, axe):
     page.wait_for_selector("#replay-controls:not([hidden])")
     page.wait_for_selector("#replay-board .player")
     assert page.inner_text("#replay-note") == "the deal"
+    assert re.search(r"player_\d \(\w+\) wins|share the win|nobody wins", page.inner_text("#replay-summary"))
     page.click("#replay-next")
     expect(note).to_have_text(re.compile(r"^step 1:"))
     page.keyboard.press("ArrowRight")

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, event_mark, new_events
+from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, event_mark, new_events
 from ..envs import Chance, Game, ReplayError, get_game
 from ..envs.core import file_options
 from ..envs.records import check_record, play_joint, play_turn
@@ -109,6 +109,7 @@ class Table:
         self.version = 0  # bumped on every change: the event stream waits on it
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
         self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
+        self.said: str | None = None  # the person's choice in a simultaneous round not yet played
 
     # --- playing ----------------------------------------------------------------------------------------
 
@@ -173,27 +174,34 @@ class Table:
             legal = self.env.unwrapped.legal_action_names(self.agents[self.human])
             if not isinstance(name, str) or name not in legal:
                 raise TableError(f"{name!r} is not legal now; legal: {', '.join(legal)}")
-            self._step(self.human, list(self.env.unwrapped.action_names).index(name))
+            # The person's own move echoed as they read it (Minefield's "attack player_2"), as in the terminal.
+            index = list(self.env.unwrapped.action_names).index(name)
+            said = action_label(self.game, self.env.unwrapped.game_state, index)
+            self._step(self.human, index, f"you chose: {said}")
             self._set_status("bots")
 
     def _recorded(self) -> int:
         """Steps in the record so far (both adapters keep their record's steps in ``_history``)."""
         return len(self.env.unwrapped._history)
 
-    def _step(self, seat: int, action: int) -> None:
+    def _step(self, seat: int, action: int, said: str | None = None) -> None:
         before = self._recorded()
         self.env.step(action)
         if self.human is None:
             self.recorded = self._recorded()
             self._touch()
             return
-        if self.game.simultaneous and self._recorded() == before:
-            return  # the round is played once every seat has chosen; until then the person sees no change
         note = None
         if seat == self.human:
-            note = f"you play {self.env.unwrapped.action_names[action]}"
+            note = said or f"you play {self.env.unwrapped.action_names[action]}"
         elif self.game.name in PUBLIC_GAMES and not self.game.simultaneous:
             note = f"player_{seat} ({self.seats[seat]}) plays {self.env.unwrapped.action_names[action]}"
+        if self.game.simultaneous and self._recorded() == before:
+            # The round is played once every seat has chosen; until then the person sees no change, and
+            # their own choice is told with the round.
+            self.said = note or self.said
+            return
+        note, self.said = note or self.said, None
         self._frame(note)
 
     def _frame(self, note: str | None) -> None:

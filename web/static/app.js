@@ -492,11 +492,20 @@
     $("replay-seat").replaceChildren(...(game.seats || []).map((name, i) => h("option", { value: i, text: `player_${i} (${name})` })));
     $("replay-step").max = game.steps - 1;
     $("replay-step").value = 0;
-    const r = game.returns ? `returns ${fmt(game.returns)}` : game.forfeit ? `player_${game.forfeit.seat} forfeited` : "unfinished";
+    const r = game.forfeit ? `player_${game.forfeit.seat} forfeited` : game.returns ? winnersText(game) : "unfinished";
     $("replay-summary").textContent = `${game.steps - 1} steps; ${r}${game.end_reason ? `; ended by ${pretty(game.end_reason)}` : ""}`;
     $("replay-log").replaceChildren();
     replay.previous = null;
     showReplayStep();
+  }
+
+  function winnersText(game) {
+    // Who won a recorded game, in words (the highest return wins; equal highest share the win).
+    const best = Math.max(...game.returns);
+    const name = (i) => `player_${i}${game.seats && game.seats[i] ? ` (${game.seats[i]})` : ""}`;
+    const winners = game.returns.map((v, i) => [v, i]).filter(([v]) => v === best).map(([, i]) => name(i));
+    if (winners.length === game.returns.length) return "nobody wins: every seat ends level";
+    return winners.length === 1 ? `${winners[0]} wins` : `${winners.join(" and ")} share the win`;
   }
 
   async function showReplayStep() {
