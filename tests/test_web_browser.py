@@ -181,11 +181,11 @@ def play_to_the_end(page, shot=None, on_turn=None):
             if shot and not shot_taken:
                 page.screenshot(path=shot, full_page=True)
             return page.inner_text("#result")
-        if on_turn is not None:
-            on_turn(page)
         if shot and not shot_taken and page.locator("#log li").count() >= 3:
             page.screenshot(path=shot, full_page=True)
             shot_taken = True
+        if on_turn is not None:
+            on_turn(page)
         step = page.evaluate("() => document.querySelector('#actions button.action') && true")
         page.keyboard.press("1")  # the keyboard alone plays the game
         if step and page.locator("#actions button.confirming").count():
@@ -441,12 +441,12 @@ def test_the_page_fits_a_phone_sized_window(browser, server, axe):
     assert_accessible(page, axe, "the set-up page at 390 px")
     set_up(page, "wyvern")
     page.wait_for_selector("#actions button.action")
-    if SHOTS:
-        page.screenshot(path=str(Path(SHOTS) / "web-phone.png"), full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     # On your turn the page has scrolled to your options.
     page.wait_for_function("() => { const r = document.querySelector('#actions').getBoundingClientRect(); "
                            "return r.top >= 0 && r.top < window.innerHeight; }", timeout=10_000)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "web-phone.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     assert_accessible(page, axe, "a player's turn at 390 px")
     for _ in range(3):
         page.keyboard.press("1")
