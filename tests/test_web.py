@@ -126,6 +126,11 @@ def test_the_games_listing_holds_each_cards_text_in_words(client):
     assert re.fullmatch(r"level \d+ monster; beaten: .+; Bad Stuff: .+", wyvern["goblin"])
     assert listing["ministeel"]["cards"]["dagger"] == "Attack for 1 HP."
     assert listing["minefield"]["cards"] == {}
+    assert listing["tiny_minotaur"]["cards"]["heal"].startswith("answer a hit: heal 20 HP")
+    # A table's own options change its cards' texts.
+    table = new_table(client, "tiny_minotaur", ["human", "random"], config={"heal_amount": 35})
+    cards = client.get(f"/api/tables/{table['id']}/cards").json()["cards"]
+    assert cards["heal"].startswith("answer a hit: heal 35 HP") and cards["regular"] == "attack: 10 damage, always hits"
 
 
 @pytest.mark.parametrize("game", sorted(SMALL))

@@ -16,6 +16,7 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``GET /api/tables/ID/events``               server-sent events: the summary whenever the table changes
 ``POST /api/tables/ID/act``                 ``{"action": NAME, "step": N}``: the person's move
 ``GET /api/tables/ID/record``               the game record (once the game is over)
+``GET /api/tables/ID/cards``                each card's text under the table's options
 ``POST /api/tables/ID/rematch``             the same seats and options, a new deal
 ``POST /api/uploads``                       ``{"manifest": {...}, "onnx": BASE64}``: an exported bot;
                                             its spec (``upload:ID``) for the seats
@@ -365,6 +366,13 @@ async def api_events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
+async def api_cards(request: Request) -> Response:
+    """Each card's text under this table's options (``card_texts``; a house rule may change them)."""
+    table = _table(request)
+    texts = getattr(table.game.encoder, "card_texts", None)
+    return JSONResponse({"cards": texts(table.config) if texts is not None else {}})
+
+
 async def api_record(request: Request) -> Response:
     table = _table(request)
     record = table.record()
@@ -534,6 +542,7 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
             Route("/api/tables/{id}/events", api_events, methods=["GET"]),
             Route("/api/tables/{id}/act", api_act, methods=["POST"]),
             Route("/api/tables/{id}/record", api_record, methods=["GET"]),
+            Route("/api/tables/{id}/cards", api_cards, methods=["GET"]),
             Route("/api/tables/{id}/rematch", api_rematch, methods=["POST"]),
             Route("/api/uploads", api_upload, methods=["POST"]),
             Route("/api/replays", api_new_replay, methods=["POST"]),

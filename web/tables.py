@@ -295,7 +295,7 @@ class Table:
         with self.lock:
             record = self.env.unwrapped.record(seats=self.seats)
         seat = 0 if seat is None else seat
-        timeline = Timeline(record)
+        timeline = Timeline(record, allow_local=True)  # this table's own options, vetted when it was made
         return [timeline.frame(step, seat) for step in range(max(since + 1, 0), min(timeline.steps, since + 1 + limit))]
 
     def record(self) -> dict[str, Any]:
@@ -327,7 +327,7 @@ class Table:
 class Timeline:
     """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
 
-    def __init__(self, record: dict[str, Any], allow_local: bool = True):
+    def __init__(self, record: dict[str, Any], allow_local: bool = False):
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
         try:

@@ -336,3 +336,22 @@ def render(state: State) -> str:
         result = "draw" if state.winner < 0 else f"player_{state.winner} wins"
         lines.append(f"  game over: {result} ({state.end_reason.replace('_', ' ')})")
     return "\n".join(lines)
+
+
+def card_texts(config: Config | None = None) -> dict[str, str]:
+    """Each card kind's effect under ``config``'s ruleset, by the names the view counts cards by, and
+    each Boss/NPC card's: what a frontend shows beside a card (the window is each seat's own, by tier)."""
+    config = config if config is not None else Config()
+    rules = load_ruleset(config.ruleset)
+    damage = rules.damage
+    texts = {
+        "regular": f"attack: {damage['regular']} damage, always hits",
+        "middling": f"attack: {damage['middling']} damage if the d20 lands in the holder's middling window",
+        "stronk": f"attack: {damage['stronk']} damage if the d20 lands in the holder's stronk window",
+        "dodge": "answer a hit: nullified if the d20 lands in the holder's dodge window (kept if it fails)",
+        "heal": f"answer a hit: heal {config.heal_amount} HP, net of the hit, if the d20 lands in the holder's heal "
+                "window (kept if it fails)",
+    }
+    for name, (boss_damage, _) in rules.bosses.items():
+        texts[name] = f"Boss/NPC attack: {boss_damage} damage if the d20 lands in its window"
+    return texts

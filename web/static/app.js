@@ -194,6 +194,9 @@
       catchUp: summary.steps - 1, skip: false };
     $("table-title").textContent = `${summary.title}`;
     setGlossary((games.find((g) => g.name === summary.game) || {}).cards);
+    // The texts under this table's own options (a house rule may change a card), drawn from then on.
+    api(`/api/tables/${summary.id}/cards`).then((reply) => { if (table && table.summary.id === summary.id) setGlossary(reply.cards); })
+      .catch(() => {});
     $("log").replaceChildren();
     $("board").replaceChildren();
     $("actions").replaceChildren();
