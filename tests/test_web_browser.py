@@ -366,8 +366,9 @@ def test_a_crashing_program_forfeits_and_the_page_says_so(page):
 
 def expected_log(page, seat):
     """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them."""
-    return page.evaluate("""async (seat) => {
-        const id = location.hash.replace("#table=", ""); let since = -1, lines = [];
+    made = [r for r in page.responses if r.request.method == "POST" and r.url.endswith("/api/tables")]
+    return page.evaluate("""async ([id, seat]) => {
+        let since = -1, lines = [];
         for (;;) {
             const reply = await (await fetch(`/api/tables/${id}/frames?since=${since}&seat=${seat}`)).json();
             if (!reply.frames.length) return lines;
@@ -376,17 +377,19 @@ def expected_log(page, seat):
                 lines.push(...frame.events);
                 since = frame.step;
             }
-        }}""", seat)
+        }}""", [made[-1].json()["id"], seat])
 
 
 def test_bots_are_watched_with_pause_and_speed(page):
     set_up(page, "tiny_minotaur", ["heuristic", "random"], seed=3)
     page.wait_for_selector("#watch-controls:not([hidden])")
-    page.fill("#speed", "4")
+    page.fill("#speed", "1")
+    page.wait_for_function("() => document.querySelectorAll('#log li').length >= 3")
     page.click("#pause")
     assert page.get_attribute("#pause", "aria-pressed") == "true"
     # Seen from another seat: the log goes on from where it was, nothing told twice.
     page.select_option("#watch-seat", "1")
+    page.fill("#speed", "4")
     page.click("#pause")
     page.wait_for_selector("#result:not([hidden])")
     log = page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
