@@ -19,7 +19,6 @@ frontends sharing a server name their sessions. The newest :data:`MAX_SESSIONS` 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -345,55 +344,3 @@ class BotSessions:
                 if self.sessions.get(key, (None, None))[1] is session:
                     del self.sessions[key]
         return reply
-
-
-# --- the command line ------------------------------------------------------------------------------------
-
-
-def add_parser(commands: Any) -> None:
-    """``tavernzoo bot BOT_SPEC`` and ``tavernzoo serve --bot BOT_SPEC --port P``."""
-    bot = commands.add_parser(
-        "bot", help="serve a bot over the bot protocol on stdin/stdout (JSON lines)",
-        description="Answer bot-protocol requests (docs/bot-protocol.md) read from stdin, one JSON object per "
-        "line, with one JSON reply per line on stdout, until 'quit' or the end of input. BOT_SPEC is any bot "
-        "spec: heuristic, random, zoo:GAME, BOT.onnx, a training checkpoint.",
-    )
-    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve (or 'check': a compliance run of CMD)")
-    check = bot.add_argument_group("tavernzoo bot check CMD", "a bot-protocol compliance run of the external "
-                                   "program CMD ('PROGRAM ARGS'): every violation is reported; exit status 1 if any")
-    check.add_argument("command", nargs="?", metavar="CMD", help="the program to check (with 'check')")
-    check.add_argument("--game", action="append", default=[], help="check this game only (repeatable; default all)")
-    check.add_argument("--games", type=int, default=2, help="games to play of each game it plays (default 2)")
-    check.add_argument("--move-timeout", type=float, default=10.0, help="seconds for each reply (default 10)")
-    bot.set_defaults(run=run_bot)
-    serve = commands.add_parser(
-        "serve", help="serve a bot over the bot protocol on HTTP (for web frontends)",
-        description="Answer bot-protocol requests POSTed as JSON to / (GET / gives the hello reply). Binds to "
-        "127.0.0.1 unless --host says otherwise; anyone who can reach the port can use the bot.",
-    )
-    serve.add_argument("--bot", required=True, metavar="BOT_SPEC", help="the bot to serve")
-    serve.add_argument("--port", type=int, default=8765, help="TCP port; 0 picks a free one (default 8765)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
-    serve.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
-    serve.set_defaults(run=run_serve)
-
-
-def run_bot(args: argparse.Namespace) -> int:
-    if args.spec == "check":
-        from .compliance import run_check
-
-        return run_check(args)
-    if args.command is not None:
-        raise ValueError(f"tavernzoo bot takes one BOT_SPEC; got {args.spec!r} and {args.command!r} "
-                         "(to check a program: tavernzoo bot check CMD)")
-    spec_envs(args.spec)  # a bad spec fails now, with exit status 2, not at the first hello
-    return serve_stdio(args.spec)
-
-
-def run_serve(args: argparse.Namespace) -> int:
-    from ..web.server import run_server
-
-    spec_envs(args.bot)  # a bad spec fails now, with exit status 2
-    return run_server(bot=args.bot, web=False, host=args.host, port=args.port, quiet=args.quiet,
-                      banner=lambda url: f"serving {args.bot} ({', '.join(spec_envs(args.bot))}) on {url} "
-                      "(Ctrl-C stops)")

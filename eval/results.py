@@ -535,7 +535,7 @@ def print_results(results: dict[str, Any], file=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from tavernzoo.cli import console as make_console
+    from tavernzoo.userio import console as make_console
 
     console = Console(file=file) if file is not None else make_console()
     duel = results["seats"] == 2

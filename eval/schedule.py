@@ -163,7 +163,7 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
 
 def read_settings(out: str | Path) -> dict[str, Any]:
     """The stored settings of the tournament in ``out``, checked to be one (else a ValueError)."""
-    from tavernzoo.cli import read_table_file
+    from tavernzoo.userio import read_table_file
 
     path = Path(out) / SETTINGS_FILE
     if not path.exists():

@@ -28,14 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CLI = ("tavernzoo.cli", "tavernzoo.commands")
 
 ALLOWED: dict[tuple[str, str], str] = {
-    # the library importing the command line's helpers (moves 2-3: a leaf module of helpers)
-    ("tavernzoo.agents.onnx_bot", "tavernzoo.cli"): "tavernzoo zoo's table borrows cli.console",
-    ("tavernzoo.agents.play", "tavernzoo.cli"): "tavernzoo play's command borrows cli.parse_config",
-    ("tavernzoo.eval.results", "tavernzoo.cli"): "print_results borrows cli.console",
-    ("tavernzoo.eval.schedule", "tavernzoo.cli"): "read_settings borrows cli.read_table_file",
-    ("tavernzoo.eval.tournament", "tavernzoo.cli"): "tavernzoo tournament's command borrows cli helpers",
-    ("tavernzoo.train.expert", "tavernzoo.cli"): "tavernzoo expert's command borrows cli.parse_set",
-    ("tavernzoo.train.rllib_recipe", "tavernzoo.cli"): "tavernzoo rllib's command borrows cli helpers",
     # action names kept in the encoder (move 4)
     ("tavernzoo.envs.ministeel.rules", "tavernzoo.envs.ministeel.encode"): "MiniSteel's action names",
     ("tavernzoo.envs.tiny_minotaur.rules", "tavernzoo.envs.tiny_minotaur.encode"): "Tiny Minotaur's action names",
@@ -46,7 +38,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("tavernzoo.eval.match", "tavernzoo.eval.ray_backend"): "the match's Ray blocks go through map_tasks",
     ("tavernzoo.eval.runner", "tavernzoo.eval.match"): "the runner borrows make_env, play_game, score_of",
     ("tavernzoo.eval.schedule", "tavernzoo.eval.match"): "Settings borrow the match's entry_labels",
-    ("tavernzoo.agents.bot_server", "tavernzoo.web.server"): "tavernzoo serve's command starts the web server",
 }
 
 
