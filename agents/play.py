@@ -181,7 +181,7 @@ class TerminalGame:
 
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""
-        from ..eval.match import make_env
+        from ..envs.make import make_env
 
         env = make_env(self.game, self.config)
         env.reset(seed=self.seed)
@@ -254,7 +254,7 @@ class TerminalGame:
             self.write(f"hint: {hint}")
 
     def finish(self, env: Any, me: str, totals: list[float]) -> None:
-        from ..eval.match import score_of
+        from ..eval.seating import score_of
 
         self.write("")
         self.write(self.table(env, me))

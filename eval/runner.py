@@ -44,11 +44,17 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..agents.infoset import feed
-from ..envs.aec import as_action
+from ..envs.make import make_env
+from .backends import start_method
+from .guard import Forfeit, Guard
+from .loop import play_game
 from .ratings import places_from_scores
 from .results import Tally, game_summary
-from .schedule import Settings, derived_seed, seating
+from .schedule import Settings
+from .seating import derived_seed, score_of, seating
+
+__all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
+           "run_workers", "start_method"]
 
 Task = tuple[int, tuple[int, ...], list[int]]
 """One deal to play: (deal, table, rotations already played)."""
@@ -63,57 +69,6 @@ workers finish together and that little is played past an SPRT decision."""
 # --- playing deals (in a worker process, or in this one) ----------------------------------------------
 
 
-class Forfeit(Exception):  # noqa: N818 - a game outcome, not an error of the runner
-    """Raised inside a game when the bot at ``seat`` forfeits it."""
-
-    def __init__(self, seat: int, kind: str, reason: str):
-        super().__init__(f"seat {seat} forfeits ({kind}): {reason}")
-        self.seat, self.kind, self.reason = seat, kind, reason
-
-
-class Guard:
-    """Wraps a bot for one game: turns its failures and illegal actions into a :class:`Forfeit`."""
-
-    def __init__(self, bot: Any, seat: int, seed: int, env: Any):
-        self.bot, self.seat, self.seed, self.env = bot, seat, seed, env
-        self.name = getattr(bot, "name", type(bot).__name__)
-
-    def reset(self) -> None:
-        try:
-            if hasattr(self.bot, "begin_game"):
-                self.bot.begin_game(self.seat, self.seed)
-            else:
-                self.bot.reset()
-        except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
-            raise _forfeit(self.seat, error) from None
-
-    def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        try:
-            feed(self.bot, self.env, f"player_{self.seat}")  # the view / information state it takes
-            action = self.bot.act(observation)
-        except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
-            raise _forfeit(self.seat, error) from None
-        try:  # an integer only: a bot's True or 1.7 is no move (as the envs hold it)
-            index = as_action(action, len(mask))
-            legal = bool(mask[index])
-        except (TypeError, ValueError):
-            legal = False
-        if not legal:
-            from ..agents.external import clip
-
-            raise Forfeit(self.seat, "illegal", f"action {clip(repr(action), 100)} is not legal now")
-        return index
-
-
-def _forfeit(seat: int, error: Exception) -> Forfeit:
-    from ..agents.external import clip
-
-    kind = getattr(error, "kind", None) or "error"
-    reason = getattr(error, "reason", None) or f"{type(error).__name__}: {error}"
-    return Forfeit(seat, clip(str(kind), 40), clip(str(reason)))
-
-
 class DealPlayer:
     """Plays deals for one process: one env, fresh bots per deal, external programs kept running.
 
@@ -125,7 +80,6 @@ class DealPlayer:
     def __init__(self, settings: Settings):
         from ..agents import builtin_bots
         from ..envs import get_game
-        from .match import make_env
 
         self.settings = settings
         self.game = get_game(settings.game)
@@ -153,8 +107,6 @@ class DealPlayer:
     def play_deal(self, deal: int, table: Sequence[int], skip: frozenset[int] = frozenset()) -> Iterator[dict]:
         """Every rotation of ``deal`` at ``table``, yielding each game's line; rotations in ``skip`` are
         played (the bots' state carries over within a deal) but not yielded."""
-        from .match import play_game
-
         settings = self.settings
         seed = derived_seed(settings.seed, "deal", deal)
         bots = {entry: self._bot(entry, deal) for entry in table}
@@ -170,7 +122,7 @@ class DealPlayer:
             try:
                 returns, record = play_game(self.env, guards, seed, labels)
                 returns = [float(value) for value in returns]
-                scores = [_share(returns, seat) for seat in range(n)]
+                scores = [score_of(returns, seat) for seat in range(n)]
                 places = places_from_scores(returns)
             except Forfeit as lost:
                 record = self.env.unwrapped.record(seats=labels)
@@ -195,12 +147,6 @@ class DealPlayer:
         for bot in self._external.values():
             bot.close()
         self._external.clear()
-
-
-def _share(returns: Sequence[float], seat: int) -> float:
-    from .match import score_of
-
-    return score_of(returns, seat)
 
 
 class _ParentGone(BaseException):
@@ -330,14 +276,6 @@ def run_here(settings: Settings, tasks: Iterator[Task], games_path: str | Path, 
 def batch_size(deals: int, workers: int) -> int:
     """Deals per task: about sixteen tasks per worker, at most :data:`MAX_BATCH` deals each."""
     return max(1, min(MAX_BATCH, deals // (16 * workers)))
-
-
-def start_method() -> str:
-    """``fork`` on Linux when this process runs no other thread (forking threads can deadlock), else
-    ``spawn``."""
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
 
 
 def run_workers(settings: Settings, tasks: Iterator[Task], part_paths: Sequence[str | Path], record: Record,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .ratings import Sprt
+from .seating import derived_seed, entry_labels, seating  # noqa: F401 - seating, derived_seed: importable here
 
 FORMATS = ("round-robin", "gauntlet")
 SETTINGS_FILE = "tournament.json"
@@ -91,17 +92,6 @@ def make_tables(entries: int, seats: int, fmt: str = "round-robin", seed: int = 
     return tables
 
 
-def seating(table: Sequence[int], rotation: int) -> list[int]:
-    """The entry at each seat in ``rotation``: ``table[i]`` sits at seat ``(i + rotation) % n``."""
-    n = len(table)
-    return [table[(seat - rotation) % n] for seat in range(n)]
-
-
-def derived_seed(seed: int, *parts: Any) -> int:
-    """A seed that depends only on the tournament seed and ``parts`` (deal, rotation, entry...)."""
-    return random.Random(":".join(map(str, ("tavernzoo-tournament", seed, *parts)))).randrange(2**63)
-
-
 # --- settings -------------------------------------------------------------------------------------------
 
 
@@ -136,7 +126,6 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
     from ..agents import load_bot
     from ..envs import get_game
     from ..envs.core import config_to_dict
-    from .match import entry_labels
 
     spec_game = get_game(game)
     validated = spec_game.make_config(config)

@@ -34,6 +34,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .backends import BACKENDS, progress_bar
 from .results import (
     GAMES_FILE,
     PARTS_DIR,
@@ -67,17 +68,21 @@ __all__ = [
     "required_triples", "run_tournament", "scan_games", "seating",
 ]
 
-BACKENDS = ("local", "ray")
-
 
 def __getattr__(name: str) -> Any:
     # The runner (envs, bots, numpy) is imported when a tournament is played, not when the command line is
     # built; its names stay importable from here.
-    if name in ("DealPlayer", "Forfeit", "Guard"):
+    if name == "DealPlayer":
         from . import runner
 
-        return getattr(runner, name)
+        return runner.DealPlayer
+    if name in ("Forfeit", "Guard"):
+        from . import guard
+
+        return getattr(guard, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 HEATMAP_FILE = "heatmap.png"
 
 log = logging.getLogger("tavernzoo.tournament")
@@ -137,7 +142,7 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                 yield deal, tables[deal % len(tables)], sorted(done)
 
     remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(map(len, played.values()))
-    bar = _progress(progress, remaining, f"{settings.game} tournament")
+    bar = progress_bar(progress, remaining, f"{settings.game} tournament")
 
     def record(games: list[dict]) -> None:
         """Every finished game's summary, as its deal ends: tally, log, progress."""
@@ -171,15 +176,3 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     results = tally.results()
     (out / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
     return results
-
-
-# --- the command ----------------------------------------------------------------------------------------
-
-
-def _progress(enabled: bool, total: int, description: str):
-    if not enabled or total <= 0:
-        return None
-    from tqdm.auto import tqdm
-
-    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)

@@ -34,10 +34,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # cycles, each cut at the edge that points up a layer
     ("tavernzoo.envs.core", "tavernzoo.envs.registry"): "an unpickled Game is swapped for the registry's own",
     ("tavernzoo.agents.mcts", "tavernzoo.agents"): "mcts loads its rollout policy with load_bot",
-    ("tavernzoo.eval.match", "tavernzoo.eval.runner"): "the match borrows the runner's start_method",
-    ("tavernzoo.eval.match", "tavernzoo.eval.ray_backend"): "the match's Ray blocks go through map_tasks",
-    ("tavernzoo.eval.runner", "tavernzoo.eval.match"): "the runner borrows make_env, play_game, score_of",
-    ("tavernzoo.eval.schedule", "tavernzoo.eval.match"): "Settings borrow the match's entry_labels",
 }
 
 

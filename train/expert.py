@@ -229,7 +229,7 @@ _worker_state: dict[str, Any] = {}
 
 def _worker_init(job: CollectJob) -> None:
     from ..envs import get_game
-    from ..eval.match import make_env
+    from ..envs.make import make_env
 
     game = get_game(job.game)
     config = game.make_config(job.game_config)
@@ -239,7 +239,7 @@ def _worker_init(job: CollectJob) -> None:
 def _play_one(index: int) -> tuple[int, Samples]:
     """Game ``index`` of the job: its own seeds, so the result does not depend on the worker."""
     from ..agents import load_bot
-    from ..eval.match import play_game
+    from ..eval.loop import play_game
 
     job, game, config, env = (_worker_state[k] for k in ("job", "game", "config", "env"))
     seats = game.rules.num_seats(config)
@@ -267,9 +267,9 @@ def _play_one(index: int) -> tuple[int, Samples]:
 
 def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0) -> Samples:
     """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order."""
-    from ..eval.match import _progress
+    from ..eval.backends import progress_bar
 
-    bar = _progress(progress, games, f"labelling ({job.teacher})")
+    bar = progress_bar(progress, games, f"labelling ({job.teacher})")
     results: dict[int, Samples] = {}
     indices = range(first_game, first_game + games)
     try:

@@ -53,7 +53,7 @@ def make_masked_env(env_config: dict[str, Any]):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from ..envs import get_game
-    from ..eval.match import make_env
+    from ..envs.make import make_env
 
     class MaskedPettingZooEnv(PettingZooEnv):
         """RLlib's PettingZooEnv with the observation keys its action-masking module expects."""

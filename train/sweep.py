@@ -168,7 +168,7 @@ def _scheduler(sweep: SweepSpec):
 def run_sweep(sweep: SweepSpec, *, address: str | None = None) -> dict[str, Any]:
     """Run the sweep into ``sweep.out``; returns the summary written to ``best.json``."""
     sweep.validate()
-    from ..eval.ray_backend import connect
+    from ..eval.backends import connect
 
     out = Path(sweep.out).resolve()
     sweep = dataclasses.replace(sweep, out=str(out))

@@ -24,9 +24,10 @@ from typing import Any
 
 from ..agents.play import PUBLIC_GAMES
 from ..envs import Chance, Game, ReplayError, get_game
+from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn
-from ..eval.match import make_env, score_of
-from ..eval.runner import Forfeit, Guard
+from ..eval.guard import Forfeit, Guard
+from ..eval.seating import score_of
 
 HUMAN = "human"
 

@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Any
 
+from tavernzoo.eval.backends import BACKENDS
 from tavernzoo.userio import console, parse_set, read_table_file
 
 
@@ -68,3 +69,24 @@ def run_alone(name: str, add_parser: Any, argv: list[str] | None = None) -> int:
     add_parser(parser.add_subparsers())
     args = parser.parse_args([name, *(sys.argv[1:] if argv is None else argv)])
     return run_guarded(args.run, args)
+
+
+def add_backend_arguments(parser: Any, what: str = "the games") -> None:
+    """``--workers``, ``--backend`` and ``--address`` for a command that plays a match (``match``, ``export
+    --measure``); :func:`backend_options` reads them back as ``play_match``'s keywords."""
+    parser.add_argument("--workers", type=int, default=1,
+                        help=f"local processes playing {what}, a block of 64 deals each (default 1: this "
+                        "process); the results do not depend on it")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help=f"local (default) or ray: {what} as Ray tasks, with the same results "
+                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
+
+
+def backend_options(args: Any) -> dict[str, Any]:
+    """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    return {"backend": args.backend, "workers": args.workers, "address": args.address}
+

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from tavernzoo.eval.ray_backend import add_backend_arguments, backend_options
+from .common import add_backend_arguments, backend_options
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:

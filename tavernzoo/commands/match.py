@@ -10,7 +10,7 @@ from rich.table import Table
 
 from tavernzoo.userio import console
 
-from .common import add_config_arguments, parse_config
+from .common import add_backend_arguments, add_config_arguments, backend_options, parse_config
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -31,8 +31,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
-    from tavernzoo.eval.ray_backend import add_backend_arguments  # tourney: --workers, --backend, --address
-
     add_backend_arguments(match)
     match.set_defaults(run=run_match)
     return match
@@ -40,7 +38,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
-    from tavernzoo.eval.ray_backend import backend_options
 
     config = parse_config(args)
     result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,

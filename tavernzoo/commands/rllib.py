@@ -28,7 +28,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace) -> int:
     from tavernzoo.envs import get_game
-    from tavernzoo.eval.ray_backend import connect
+    from tavernzoo.eval.backends import connect
     from tavernzoo.train.rllib_recipe import train
 
     if args.iterations < 1:
