@@ -202,10 +202,11 @@ def _rebuild_game(name: str, version: int, title: str, rules: Any, encoder: Any,
         return importlib.import_module(value) if isinstance(value, str) else value
 
     game = Game(name, version, title, part(rules), part(encoder), simultaneous)
-    from .registry import games  # here: the registry imports this module
-
-    known = games().get(name)
-    return known if known == game else game  # the registry's own instance where it is the same game
+    # The registry's own instance where it is the same game: the GAME its package declares (what the
+    # registry collects), found without importing the registry, which imports this module.
+    package = game.rules.__name__.rpartition(".")[0]
+    known = getattr(importlib.import_module(package), "GAME", None) if package else None
+    return known if known == game else game
 
 
 # --- configuration -----------------------------------------------------------------------------------

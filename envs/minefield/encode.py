@@ -59,6 +59,7 @@ from .rules import (
     VOID,
     Config,
     State,
+    action_names,  # noqa: F401 - the rules' own names, served by the encoder (Game.action_names)
     mine_numbers,
     mines_as_numbers,
     round_limit,
@@ -101,11 +102,6 @@ def layout(n: int) -> Layout:
         offsets[name] = at
         at += 1
     return Layout(n=n, size=at, **offsets)
-
-
-@cache
-def action_names(config: Config) -> tuple[str, ...]:
-    return tuple(f"target:{seat}" for seat in range(config.num_players))
 
 
 def observation_size(config: Config) -> int:

@@ -20,13 +20,14 @@ every host step happens inside :func:`apply_joint`. docs/rules/minefield.md mark
   added to the mines already there), ``double_whammy=True`` (every mine roll is two rolls, their
   union; overlapping numbers count once).
 
-Actions: ``target:<seat>`` is action ``<seat>`` (names in :mod:`.encode`), legal for a living player
+Actions: ``target:<seat>`` is action ``<seat>`` (:func:`action_names`), legal for a living player
 against any other living player.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
@@ -164,6 +165,12 @@ class State:
 
 def num_seats(config: Config) -> int:
     return config.num_players
+
+
+@cache
+def action_names(config: Config) -> tuple[str, ...]:
+    """The actions' stable names: ``target:<seat>`` is action ``<seat>``."""
+    return tuple(f"target:{seat}" for seat in range(config.num_players))
 
 
 def round_limit(config: Config) -> int:
@@ -353,9 +360,11 @@ def _check_joint(state: State, joint: dict[int, int]) -> None:
         if isinstance(target, bool) or not isinstance(target, int) or not (
             0 <= target < n and alive[target] and target != seat
         ):
+            # (a bool target is named as written, target:True: it is no seat)
             name = f"target:{target}" if isinstance(target, int) and 0 <= target < n else target
+            names = action_names(state.config)
             raise IllegalActionError(
-                name, [f"target:{other}" for other in legal_actions(state, seat)], f"seat {seat}"
+                name, [names[other] for other in legal_actions(state, seat)], f"seat {seat}"
             )
 
 
