@@ -1,7 +1,10 @@
 """Bots: the ``Bot`` protocol, the built-in bots and the one loader of bot specs.
 
 A bot acts on the env's observation dict (``{"observation", "action_mask"}``) and returns an action
-index; ``reset()`` is called before each game. Every command that takes bots takes the same spec
+index; ``reset()`` is called before each game. The built-in bots subclass :class:`~.base.BotBase`, which
+has a default for every other hook hosts call (``begin_game``, ``observe_view``,
+``observe_information_state``, ``game_over``, ``close``: the table in agents/base.py); hosts drive any
+other object through :func:`~.base.as_bot`. Every command that takes bots takes the same spec
 strings, resolved by :func:`load_bot`:
 
 * ``random`` — uniform over the legal actions (every game);
@@ -25,12 +28,14 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..envs import Game, get_game
+from .base import BotBase, as_bot
 from .random_bot import RandomBot
 
 
 @runtime_checkable
 class Bot(Protocol):
-    """Something that picks legal actions: ``act(observation) -> int`` and ``reset()`` per game."""
+    """The least a bot has: ``act(observation) -> int`` and ``reset()`` per game (hosts call the other
+    hooks through :func:`~.base.as_bot`; :class:`~.base.BotBase` has them all)."""
 
     name: str
 
@@ -89,4 +94,4 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
     )
 
 
-__all__ = ["Bot", "RandomBot", "builtin_bots", "load_bot"]
+__all__ = ["Bot", "BotBase", "RandomBot", "as_bot", "builtin_bots", "load_bot"]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..envs import games, get_game
+from .base import as_bot
 from .infoset import WANTS_INFORMATION_STATE, state_from_json
 
 PROTOCOL = 1
@@ -106,7 +107,7 @@ class BotSession:
         name = getattr(self.bot, "name", None) or self.spec
         envs = [self.game.env_name] if self.game is not None else self.envs
         reply = {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
-        if hasattr(self.bot, "observe_information_state"):  # a search bot (docs/search.md)
+        if self.bot is not None and self.bot.wants_information_state:  # a search bot (docs/search.md)
             reply["wants"] = [WANTS_INFORMATION_STATE]
         return reply
 
@@ -170,7 +171,7 @@ class BotSession:
     def _load(self, game: Any, config: Any, seed: int | None) -> Any:
         from . import load_bot
 
-        return load_bot(self.spec, game, config, seed)
+        return as_bot(load_bot(self.spec, game, config, seed))
 
     def _new_game(self, request: dict[str, Any]) -> dict[str, Any]:
         seat, seed = request.get("seat"), request.get("seed")
@@ -204,7 +205,7 @@ class BotSession:
         mask = self._mask(request)
         if not mask.any():
             raise ProtocolError("illegal_state", "the action mask has no legal action: nothing to decide")
-        if "information_state" in request and hasattr(self.bot, "observe_information_state"):
+        if "information_state" in request and self.bot.wants_information_state:
             try:
                 info = state_from_json(self.game, self.config, request["information_state"])
             except (ValueError, TypeError) as error:

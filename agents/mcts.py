@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.core import Chance
+from .base import BotBase
 from .base import legal_actions as mask_actions
 from .mcts_closed import STATE_KEYS, ClosedLoopTree
 
@@ -160,10 +161,11 @@ class Node:
         self.prior = -2  # the prior bot's move here (-2: not asked yet)
 
 
-class MCTSBot:
+class MCTSBot(BotBase):
     """Information-set MCTS (see the module docstring); acts on the information state its host hands over."""
 
     name = "mcts"
+    wants_information_state = True
 
     def __init__(self, game: Any, config: Any, seed: int | None, options: Options):
         self.game, self.config, self.options = game, config, options

@@ -30,10 +30,10 @@ import numpy as np
 
 from ..envs.minefield.encode import layout
 from ..envs.minefield.rules import Config
-from .base import legal_actions
+from .base import BotBase, legal_actions
 
 
-class HeuristicBot:
+class HeuristicBot(BotBase):
     """Attacks whoever is most likely to be gone before its attack, or to be attacking it anyway."""
 
     name = "heuristic"

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import BotBase
+
 MANIFEST_FORMAT = "tavernzoo-onnx-bot"  # the same as export.MANIFEST_FORMAT (export imports onnx; we must not)
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
 
@@ -132,7 +134,7 @@ def open_session(onnx_path: Path, manifest: dict[str, Any]) -> Any:
     return session
 
 
-class OnnxBot:
+class OnnxBot(BotBase):
     """An exported bot: the best legal action of its ONNX policy (or a sample, if not deterministic)."""
 
     def __init__(self, config: Any, seed: int | None, path: str | os.PathLike, game: Any,
@@ -146,9 +148,6 @@ class OnnxBot:
         self.name = f"onnx:{path.name}"
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
 
     def run(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(actions, masked logits)`` of a batch, straight from the graph."""

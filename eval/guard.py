@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..agents.base import BotBase, as_bot
 from ..agents.external import clip
 from ..agents.infoset import feed
 from ..envs.aec import as_action
@@ -21,21 +22,23 @@ class Forfeit(Exception):  # noqa: N818 - a game outcome, not an error of the ru
         self.seat, self.kind, self.reason = seat, kind, reason
 
 
-class Guard:
-    """Wraps a bot for one game: turns its failures and illegal actions into a :class:`Forfeit`."""
+class Guard(BotBase):
+    """Wraps a bot for one game: turns its failures and illegal actions into a :class:`Forfeit`.
+
+    ``seed`` is the game's seed for the bot: its ``begin_game`` gets it (a program's ``new_game`` seeds)."""
 
     def __init__(self, bot: Any, seat: int, seed: int, env: Any):
-        self.bot, self.seat, self.seed, self.env = bot, seat, seed, env
-        self.name = getattr(bot, "name", type(bot).__name__)
+        self.bot, self.seat, self.seed, self.env = as_bot(bot), seat, seed, env
+        self.name = self.bot.name
 
-    def reset(self) -> None:
+    def begin_game(self, seat: int, seed: int | None = None) -> None:
         try:
-            if hasattr(self.bot, "begin_game"):
-                self.bot.begin_game(self.seat, self.seed)
-            else:
-                self.bot.reset()
+            self.bot.begin_game(self.seat, self.seed)
         except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
             raise _forfeit(self.seat, error) from None
+
+    def reset(self) -> None:
+        self.begin_game(self.seat, self.seed)
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = observation["action_mask"]

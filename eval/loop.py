@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..agents.base import as_bot
 from ..agents.infoset import feed
 
 
@@ -18,13 +19,9 @@ def play_game(env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str
     ``returns`` are each seat's summed rewards; ``record`` is the replayable game record.
     """
     env.reset(seed=seed)
+    bots = [as_bot(bot) for bot in bots]
     for seat, bot in enumerate(bots):
-        # Bots that care which seat they hold (external programs) are told; the rest just reset.
-        begin = getattr(bot, "begin_game", None)
-        if begin is not None:
-            begin(seat)
-        else:
-            bot.reset()
+        bot.begin_game(seat, None)  # the seat it holds (external programs are told); None: its own seeds
     seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
     totals = [0.0] * len(bots)
     for agent in env.agent_iter():

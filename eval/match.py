@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import load_bot
+from ..agents.base import as_bot
 from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
@@ -134,8 +135,7 @@ class _BlockPlayer:
                 if on_game is not None:
                     on_game(1)
         for bot in bots:
-            if hasattr(bot, "close"):
-                bot.close()
+            as_bot(bot).close()
         return games, "".join(records)
 
 
@@ -190,9 +190,7 @@ def play_match(
     blocks = match_blocks(seed, seats, deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
-            bot = load_bot(spec, game, config, seed=0)
-            if hasattr(bot, "close"):
-                bot.close()
+            as_bot(load_bot(spec, game, config, seed=0)).close()
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)

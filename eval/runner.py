@@ -114,9 +114,8 @@ class DealPlayer:
         for rotation in range(n):
             entries = seating(table, rotation)
             labels = [settings.labels[entry] for entry in entries]
-            # Only programs told their seed each game (begin_game) need the per-game seed.
-            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation)
-                            if hasattr(bots[entry], "begin_game") else 0, self.env)
+            # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
+            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation), self.env)
                       for seat, entry in enumerate(entries)]
             forfeit = None
             try:
@@ -131,13 +130,11 @@ class DealPlayer:
                 places = [n if seat == lost.seat else 1 for seat in range(n)]
                 forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
                            "kind": lost.kind, "reason": lost.reason}
-            for seat, entry in enumerate(entries):
-                bot = bots[entry]
-                if hasattr(bot, "game_over") and getattr(bot, "alive", True):
-                    try:
-                        bot.game_over(returns, seat)
-                    except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
-                        pass
+            for seat, guard in enumerate(guards):
+                try:  # (a program that died is told nothing: its game_over returns at once)
+                    guard.bot.game_over(returns, seat)
+                except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
+                    pass
             if rotation in skip:
                 continue
             yield {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,

@@ -124,6 +124,7 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
                   seed: int = 0, move_timeout: float = 10.0, sprt: Sequence[float] | None = None) -> Settings:
     """Validated settings: the game and config exist, every spec loads, the sizes fit."""
     from ..agents import load_bot
+    from ..agents.base import as_bot
     from ..envs import get_game
     from ..envs.core import config_to_dict
 
@@ -143,9 +144,7 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
                              f"(candidate, then champion); got {len(bots)} bots and {seats} seats")
     for spec in bots:  # fail here, on a typo, rather than in a worker
-        bot = load_bot(spec, spec_game, validated, seed=0)
-        if hasattr(bot, "close"):
-            bot.close()
+        as_bot(load_bot(spec, spec_game, validated, seed=0)).close()
     return Settings(spec_game.name, list(bots), config_to_dict(validated), fmt, seed, games, float(move_timeout),
                     list(sprt) if sprt is not None else None, entry_labels(list(bots)), seats)
 

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..agents import builtin_bots, load_bot
+from ..agents.base import as_bot
 from ..agents.infoset import feed
 from ..envs import Game
 from ..eval.backends import BACKENDS, map_tasks, progress_bar
@@ -192,8 +193,8 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
             maker = makers[job.match][entry]
             bot = None if maker is None else maker(game_bot_seed(entry_seeds[job.match][entry], job.index))
             if bot is not None:
-                begin = getattr(bot, "begin_game", None)
-                begin(seat) if begin is not None else bot.reset()
+                bot = as_bot(bot)
+                bot.begin_game(seat, None)
             bots.append(bot)
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         return _Table(job, env, bots, seat_of, [0.0] * seats)

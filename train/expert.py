@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.base import BotBase, as_bot
+
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
 
 
@@ -176,7 +178,7 @@ def teacher_target(teacher: Any, observation: dict[str, Any], action: int) -> np
     return target
 
 
-class Labeller:
+class Labeller(BotBase):
     """A seat's bot during collection: the teacher labels every decision; the student may play it.
 
     Passes the teacher's information-state and view hooks through, so search teachers get what the
@@ -186,10 +188,22 @@ class Labeller:
     def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random):
         self.teacher, self.student, self.dagger, self.rng = teacher, student, dagger, rng
         self.name = f"labelled:{getattr(teacher, 'name', 'teacher')}"
-        for hook in ("observe_information_state", "observe_view"):
-            if hasattr(teacher, hook):
-                setattr(self, hook, getattr(teacher, hook))
+        self._hooks = as_bot(teacher)
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def wants_view(self) -> bool:
+        return self._hooks.wants_view
+
+    @property
+    def wants_information_state(self) -> bool:
+        return self._hooks.wants_information_state
+
+    def observe_view(self, view: dict[str, Any]) -> None:
+        self._hooks.observe_view(view)
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        self._hooks.observe_information_state(state, seat)
 
     def reset(self) -> None:
         self.teacher.reset()
