@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, TextIO
 from ..envs import games, get_game
 from .base import as_bot
 from .infoset import WANTS_INFORMATION_STATE, state_from_json
+from .spec import BotSpec
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # bytes of one request line or body
@@ -49,41 +50,41 @@ def error_reply(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "error": message}
 
 
-def spec_envs(spec: str) -> list[str]:
+def spec_envs(spec: str | BotSpec) -> list[str]:
     """The env names ``spec`` can play (all games for ``cmd:``); ValueError if it names no bot at all."""
     from . import builtin_bots
 
-    if spec.startswith("zoo:"):
+    spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    if spec.kind == "zoo":
         from .onnx_bot import read_manifest, zoo_bots
 
-        name = spec[len("zoo:"):].partition("@")[0]
         bots = zoo_bots()
-        if name not in bots:
-            raise ValueError(f"there is no zoo bot for {name!r}; available: {', '.join(bots) or 'none'}")
-        return [read_manifest(bots[name])["env"]]
-    if spec.endswith(".onnx"):
+        if spec.name not in bots:
+            raise ValueError(f"there is no zoo bot for {spec.name!r}; available: {', '.join(bots) or 'none'}")
+        return [read_manifest(bots[spec.name])["env"]]
+    if spec.kind == "onnx":
         from .onnx_bot import read_manifest
 
-        return [read_manifest(spec)["env"]]
-    if spec.startswith("cmd:"):
+        return [read_manifest(spec.name)["env"]]
+    if spec.kind == "cmd":
         from .external import parse_command
 
-        parse_command(spec[len("cmd:"):])
+        parse_command(spec.name)
         return [game.env_name for game in games().values()]
-    if spec == "mcts" or spec.startswith("mcts:"):
+    if spec.kind == "mcts":
         from .mcts import parse_options
 
         parse_options(spec, "")  # bad options fail at startup, not at the first hello
         return [game.env_name for game in games().values()]
-    path = Path(spec.partition("@")[0])
+    path = Path(spec.name)
     if path.exists():
         from .policy import find_policy_dir, read_policy_meta
 
         meta = read_policy_meta(find_policy_dir(path) / "policy.json")
         return [meta.get("env", "?")]
-    envs = [game.env_name for game in games().values() if spec in builtin_bots(game)]
+    envs = [game.env_name for game in games().values() if spec.mode is None and spec.name in builtin_bots(game)]
     if not envs:
-        raise ValueError(f"unknown bot spec {spec!r}; valid: random, heuristic (or a game's other built-in bots), "
+        raise ValueError(f"unknown bot spec {str(spec)!r}; valid: random, heuristic (or a game's other built-in bots), "
                          "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM")
     return envs
 
@@ -93,7 +94,8 @@ class BotSession:
 
     def __init__(self, spec: str, envs: list[str] | None = None):
         self.spec = spec
-        self.envs = envs if envs is not None else spec_envs(spec)
+        self.parsed = BotSpec.parse(spec)
+        self.envs = envs if envs is not None else spec_envs(self.parsed)
         self.game: Any = None
         self.config: Any = None
         self.bot: Any = None
@@ -171,7 +173,7 @@ class BotSession:
     def _load(self, game: Any, config: Any, seed: int | None) -> Any:
         from . import load_bot
 
-        return as_bot(load_bot(self.spec, game, config, seed))
+        return as_bot(load_bot(self.parsed, game, config, seed))
 
     def _new_game(self, request: dict[str, Any]) -> dict[str, Any]:
         seat, seed = request.get("seat"), request.get("seed")
@@ -179,7 +181,7 @@ class BotSession:
             raise ProtocolError("bad_request", f"new_game needs 'seat', an integer from 0 to {self.seats - 1}")
         if seed is not None and not _is_int(seed):
             raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
-        if seed is not None and not self.spec.startswith("cmd:"):
+        if seed is not None and self.parsed.kind != "cmd":
             # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
             self.bot = self._load(self.game, self.config, seed)
         self.bot.reset()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,7 @@ from ..envs.core import Chance
 from .base import BotBase
 from .base import legal_actions as mask_actions
 from .mcts_closed import STATE_KEYS, ClosedLoopTree
+from .spec import BotSpec
 
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
@@ -76,11 +78,12 @@ class Options:
     seed: int | None = None
 
 
-def parse_options(spec: str, game_name: str) -> Options:
+def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     """The options of an ``mcts`` spec; ValueError naming the bad option and the valid ones."""
     values: dict[str, Any] = dict(DEFAULTS.get(game_name, {}))
-    _, _, text = spec.partition(":")
-    for position, item in enumerate(part.strip() for part in text.split(",") if part.strip()):
+    parsed = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    spec = str(parsed)  # as written, for the messages
+    for position, item in enumerate(parsed.options):
         key, sep, raw = item.partition("=")
         if not sep:
             if position != 0:
@@ -167,8 +170,9 @@ class MCTSBot(BotBase):
     name = "mcts"
     wants_information_state = True
 
-    def __init__(self, game: Any, config: Any, seed: int | None, options: Options):
-        self.game, self.config, self.options = game, config, options
+    def __init__(self, game: Any, config: Any, seed: int | None, options: Options, load_bot: Callable):
+        # load_bot (agents.load_bot, handed in by it: this module is below the loader) loads the policies
+        self.game, self.config, self.options, self._load_bot = game, config, options, load_bot
         self.rules = game.rules
         self.seats = self.rules.num_seats(config)
         self.simultaneous = game.simultaneous
@@ -202,15 +206,14 @@ class MCTSBot(BotBase):
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
             return None
-        if spec == "mcts" or spec.startswith("mcts:"):
+        kind = BotSpec.parse(spec).kind
+        if kind == "mcts":
             raise ValueError(f"an mcts {role} policy cannot itself be mcts")
-        if spec.startswith("cmd:"):
+        if kind == "cmd":
             # Every simulation would call the program; and a program must not start from inside a spec.
             raise ValueError(f"an mcts {role} policy cannot be an external program ({spec!r}); use a built-in, "
                              "zoo, exported or checkpoint bot")
-        from . import load_bot
-
-        return load_bot(spec, self.game, self.config, self._random.randrange(2**31))
+        return self._load_bot(spec, self.game, self.config, self._random.randrange(2**31))
 
     def reset(self) -> None:
         self._info = None
@@ -419,6 +422,6 @@ class MCTSBot(BotBase):
         return list(rules.returns(state))
 
 
-def make_mcts_bot(spec: str, game: Any, config: Any, seed: int | None) -> MCTSBot:
-    """The ``mcts`` bot a spec names (``load_bot`` calls this)."""
-    return MCTSBot(game, config, seed, parse_options(spec, game.name))
+def make_mcts_bot(spec: str | BotSpec, game: Any, config: Any, seed: int | None, load_bot: Callable) -> MCTSBot:
+    """The ``mcts`` bot a spec names (``load_bot`` calls this, handing itself in for the policies)."""
+    return MCTSBot(game, config, seed, parse_options(spec, game.name), load_bot)

@@ -78,7 +78,7 @@ class DealPlayer:
     """
 
     def __init__(self, settings: Settings):
-        from ..agents import builtin_bots
+        from ..agents import BotSpec, builtin_bots
         from ..envs import get_game
 
         self.settings = settings
@@ -87,15 +87,17 @@ class DealPlayer:
         self.env = make_env(self.game, self.config, raw=True)
         self._external: dict[int, Any] = {}
         self._builtin = builtin_bots(self.game)
+        self._specs = [BotSpec.parse(spec) for spec in settings.bots]
 
     def _bot(self, entry: int, deal: int) -> Any:
         from ..agents import load_bot
 
-        spec = self.settings.bots[entry]
+        spec = self._specs[entry]
         seed = derived_seed(self.settings.seed, "bot", deal, entry)
-        if spec in self._builtin:  # load_bot's answer, without re-validating the config every deal
-            return self._builtin[spec](self.config, seed)
-        if spec.startswith("cmd:"):
+        if spec.kind == "name" and spec.mode is None and spec.name in self._builtin:
+            # load_bot's answer, without re-validating the config every deal
+            return self._builtin[spec.name](self.config, seed)
+        if spec.kind == "cmd":
             # A program is started once per process and reseeded every game (begin_game).
             if entry not in self._external:
                 bot = load_bot(spec, self.game, self.config, seed=0)

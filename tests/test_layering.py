@@ -31,8 +31,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # MiniSteel's rules take their action names from its encoder; envs/ministeel/ is being rewritten
     # elsewhere, with its names moving into the rules.
     ("tavernzoo.envs.ministeel.rules", "tavernzoo.envs.ministeel.encode"): "MiniSteel's action names",
-    # cycles, each cut at the edge that points up a layer
-    ("tavernzoo.agents.mcts", "tavernzoo.agents"): "mcts loads its rollout policy with load_bot",
 }
 
 

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import BotBase, as_bot
+from ..agents.spec import BotSpec
 
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
 
@@ -328,13 +329,14 @@ def read_actor(spec: str) -> Any:
     exported ``BOT.onnx`` or ``zoo:GAME`` (its ``w{i}``/``b{i}`` initializers and manifest)."""
     from ..agents.policy import MLPPolicy, find_policy_dir
 
-    if spec.startswith("zoo:") or spec.endswith(".onnx"):
+    parsed = BotSpec.parse(spec)
+    if parsed.kind in ("zoo", "onnx"):
         import onnx
         from onnx import numpy_helper
 
         from ..agents.onnx_bot import ZOO_DIR, read_manifest
 
-        path = ZOO_DIR / f"{spec[4:]}.onnx" if spec.startswith("zoo:") else Path(spec)
+        path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
         if not path.is_file():
             raise ValueError(f"--init {spec}: no ONNX bot at {path}")
         manifest = read_manifest(path)
@@ -459,7 +461,7 @@ class ExpertConfig:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
             raise ValueError(f"expert option learning_rate={self.learning_rate!r} must be a positive number")
-        if self.prior_student and not (self.teacher == "mcts" or self.teacher.startswith("mcts:")):
+        if self.prior_student and BotSpec.parse(self.teacher).kind != "mcts":
             raise ValueError(f"prior_student needs an mcts teacher, not {self.teacher!r}")
 
 
@@ -469,7 +471,7 @@ def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool) ->
         return teacher
     if "," in str(student_dir) or "=" in str(student_dir):
         raise ValueError(f"the run directory {student_dir} holds ',' or '=', which an mcts spec cannot carry")
-    return f"{teacher}{',' if ':' in teacher else ':'}prior={student_dir}"
+    return str(BotSpec.parse(teacher).with_option("prior", str(student_dir)))
 
 
 def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, progress: bool = False,

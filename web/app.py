@@ -50,6 +50,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
+from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
 from .tables import HUMAN, Store, Table, TableError, Timeline, read_records
@@ -142,18 +143,12 @@ async def read_json(request: Request, limit: int) -> Any:
 
 def _specs_within(spec: str) -> list[str]:
     """The spec and the bot specs nested in it (an ``mcts`` spec's ``rollout=`` and ``prior=``)."""
-    parts = [spec]
-    if spec == "mcts" or spec.startswith("mcts:"):
-        for item in spec.partition(":")[2].split(","):
-            key, _, value = item.partition("=")
-            if key.strip() in ("rollout", "prior"):
-                parts.append(value.strip())
-    return parts
+    return [str(part) for part in BotSpec.parse(spec).within()]
 
 
 def _is_local(spec: str) -> bool:
-    """A spec that runs a program or reads a file on the server."""
-    return spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
+    """A spec that runs a program or reads a file on the server (decided by ``BotSpec.local``)."""
+    return BotSpec.parse(spec).local
 
 
 class WebState:
