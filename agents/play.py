@@ -31,11 +31,11 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..envs import get_game
+from ..envs import games, get_game
 from .infoset import feed
 
-# Games where every seat may see the whole state, so the game's full rendering leaks nothing.
-PUBLIC_GAMES = frozenset({"tiny_minotaur", "minefield"})
+# Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
+PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
@@ -145,7 +145,7 @@ class TerminalGame:
         self.bots = {other: load_bot(spec, self.game, self.config, seeds.randrange(2**63))
                      for other, spec in enumerate(self.specs) if other != seat}
         self.read, self.write = read, write
-        self.public = self.game.name in PUBLIC_GAMES
+        self.public = self.game.public
         self.announce = self.public and not self.game.simultaneous
         encoder = self.game.encoder
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters

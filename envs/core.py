@@ -164,6 +164,13 @@ class Game:
     def env_name(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    @property
+    def public(self) -> bool:
+        """Every seat may see the whole state (the rules declare no ``HIDDEN_FIELDS``; the leak tests
+        check the classification): the game's full rendering leaks nothing, so terminal play and the web
+        page may show it to anyone."""
+        return not getattr(self.rules, "HIDDEN_FIELDS", frozenset())
+
     # Modules do not pickle: a Game travels as the names of its rules and encoder modules and is rebuilt
     # from them, so that envs, states and bots holding one pickle (process pools, Ray workers) and
     # deepcopy (tree search, snapshots). A Game is immutable, so a copy is the Game itself.
