@@ -30,8 +30,8 @@ def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[list[dict],
     """A Ray task: plays a batch of deals with one :class:`DealPlayer`; for each deal, its games' summaries
     and their lines already encoded as JSON lines (the driver writes the text as it is, without decoding
     or encoding any record)."""
-    from .results import game_summary
-    from .runner import DealPlayer, encode_lines
+    from .game_files import encode_lines, game_summary
+    from .runner import DealPlayer
     from .schedule import Settings
 
     player = DealPlayer(Settings(**settings))
@@ -56,7 +56,7 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     Every game is a pure function of (seed, deal, rotation), so the lines equal the local backend's.
     A killed driver loses only the batches in flight: ``--resume`` replays the games missing from
     the game files, the same way as after a local run."""
-    from .runner import GamesFile
+    from .game_files import GamesFile
 
     ray = connect(address)
     cpus = cluster_cpus(ray)

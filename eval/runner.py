@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import json
 import multiprocessing
 import os
 import queue
@@ -39,17 +38,18 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..envs.make import make_env
 from .backends import start_method
+from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
 from .loop import play_game
 from .ratings import places_from_scores
-from .results import Tally, game_summary
+from .results import Tally
 from .schedule import Settings
 from .seating import derived_seed, score_of, seating
 
@@ -181,35 +181,6 @@ def _follow_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="tavernzoo-parent-watch").start()
     if os.getppid() != parent:  # died before the signal was armed
         raise _ParentGone()
-
-
-def encode_lines(lines: Iterable[dict]) -> str:
-    """Game lines as JSON lines, byte for byte what ``json.dumps`` writes (game lines are trees, so the
-    encoder's check for circular references is only cost)."""
-    return "".join(_ENCODER.encode(line) + "\n" for line in lines)
-
-
-_ENCODER = json.JSONEncoder(check_circular=False)
-
-
-class GamesFile:
-    """Appends game lines to one file, of which it is the only writer (a line is whole or, after a kill,
-    the cut last one that :func:`~tavernzoo.eval.results.scan_games` drops on resume)."""
-
-    def __init__(self, path: str | Path):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
-
-    def write(self, lines: Iterable[dict]) -> None:
-        self.write_text(encode_lines(lines))
-
-    def write_text(self, text: str) -> None:
-        """Lines already encoded (one JSON object and a newline each)."""
-        self._handle.write(text)
-        self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
 
 
 def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:
