@@ -166,6 +166,7 @@ class MCTSBot(BotBase):
             self._closed = ClosedLoopTree(game.name, self.rules, self.seats, options.c, self._random,
                                           self._rollout, prior, PRIOR_BIAS)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         self.last_search: dict[str, Any] = {}
 
@@ -357,7 +358,7 @@ class MCTSBot(BotBase):
         mask = self._mask
         mask[:] = 0
         mask[legal] = 1
-        self.game.encoder.encode(state, seat, self._buffer)
+        self._observer.encode(state, seat, self._buffer)
         return int((bot or self._policy).act({"observation": self._buffer, "action_mask": mask}))
 
     def _rollout(self, state: Any) -> list[float]:

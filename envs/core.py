@@ -164,6 +164,13 @@ class Game:
     def env_name(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    def make_observer(self) -> Any:
+        """What fills observations for one consumer (an env, a search): an object with ``encode(state,
+        seat, out)``. An encoder that keeps something between calls (a per-round vector, blocks already
+        written) defines ``Observer``, and each consumer gets its own; otherwise the encoder itself."""
+        observer = getattr(self.encoder, "Observer", None)
+        return observer() if observer is not None else self.encoder
+
     @property
     def public(self) -> bool:
         """Every seat may see the whole state (the rules declare no ``HIDDEN_FIELDS``; the leak tests

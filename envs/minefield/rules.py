@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
 
@@ -160,7 +159,6 @@ class State:
     last_battles: tuple[Battle, ...] = ()  # in that order
     last_mine_rolls: tuple[tuple[int, int], ...] = ()  # (d10, side) rolled for that round (or at start)
     last_eliminated: tuple[int, ...] = ()
-    obs_cache: Any = None  # the encoder's per-round scratch (encode.py); never read by the rules
 
 
 def num_seats(config: Config) -> int:
@@ -390,15 +388,12 @@ from ..core import clone_state as _clone_state  # noqa: E402 - kept with the sec
 HIDDEN_FIELDS: frozenset[str] = frozenset()
 PUBLIC_FIELDS = frozenset(("config", "chance", "alive", "num_alive", "mines", "round", "out_order", "values", "over",
                            "truncated", "winner", "end_reason", "last_targets", "last_order", "last_battles",
-                           "last_mine_rolls", "last_eliminated", "obs_cache"))
+                           "last_mine_rolls", "last_eliminated"))
 
 
 def clone(state: State, chance: Chance | None = None) -> State:
-    """A copy sharing nothing mutable (its Chance copied too, or ``chance`` in its place; the encoder's
-    scratch is not carried)."""
-    new = _clone_state(state, chance)
-    new.obs_cache = None
-    return new
+    """A copy sharing nothing mutable (its Chance copied too, or ``chance`` in its place)."""
+    return _clone_state(state, chance)
 
 
 def determinize(state: State, seat: int, chance: Chance) -> State:
