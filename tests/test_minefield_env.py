@@ -309,8 +309,6 @@ def test_heuristic_learns_whether_opponents_repeat_their_targets():
 def test_each_env_encodes_through_its_own_observer_and_the_state_holds_no_cache():
     import dataclasses
 
-    from tavernzoo.envs.minefield import encode
-
     assert not any("cache" in field.name for field in dataclasses.fields(rules.State))
     first, second = minefield_v0.parallel_env(num_players=5), minefield_v0.parallel_env(num_players=5)
     first.reset(seed=3)
