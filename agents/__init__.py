@@ -1,7 +1,10 @@
 """Bots: the ``Bot`` protocol, the built-in bots and the one loader of bot specs.
 
 A bot acts on the env's observation dict (``{"observation", "action_mask"}``) and returns an action
-index; ``reset()`` is called before each game. Every command that takes bots takes the same spec
+index; ``reset()`` is called before each game. The built-in bots subclass :class:`~.base.BotBase`, which
+has a default for every other hook hosts call (``begin_game``, ``observe_view``,
+``observe_information_state``, ``game_over``, ``close``: the table in agents/base.py); hosts drive any
+other object through :func:`~.base.as_bot`. Every command that takes bots takes the same spec
 strings, resolved by :func:`load_bot`:
 
 * ``random`` — uniform over the legal actions (every game);
@@ -25,12 +28,15 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..envs import Game, get_game
+from .base import BotBase, as_bot
 from .random_bot import RandomBot
+from .spec import BotSpec
 
 
 @runtime_checkable
 class Bot(Protocol):
-    """Something that picks legal actions: ``act(observation) -> int`` and ``reset()`` per game."""
+    """The least a bot has: ``act(observation) -> int`` and ``reset()`` per game (hosts call the other
+    hooks through :func:`~.base.as_bot`; :class:`~.base.BotBase` has them all)."""
 
     name: str
 
@@ -53,40 +59,42 @@ def builtin_bots(game: Game | str) -> dict[str, Any]:
     return bots
 
 
-def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None = None) -> Bot:
-    """The bot named by ``spec`` for ``game`` (with its ``config``), seeded with ``seed``."""
+def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: int | None = None) -> Bot:
+    """The bot named by ``spec`` (a string, or a :class:`~.spec.BotSpec` parsed from one) for ``game``
+    (with its ``config``), seeded with ``seed``."""
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
     bots = builtin_bots(game)
-    if spec in bots:
-        return bots[spec](config, seed)
-    if spec == "mcts" or spec.startswith("mcts:"):
+    spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    if spec.kind == "name" and spec.mode is None and spec.name in bots:
+        return bots[spec.name](config, seed)
+    if spec.kind == "mcts":
         from .mcts import make_mcts_bot
 
-        return make_mcts_bot(spec, game, config, seed)
-    if spec.startswith("cmd:"):
+        return make_mcts_bot(spec, game, config, seed, load_bot)
+    if spec.kind == "cmd":
         from .external import ExternalBot
 
-        return ExternalBot(config, seed, spec[len("cmd:"):], game)
-    if spec.startswith("zoo:"):
+        return ExternalBot(config, seed, spec.name, game)
+    if spec.kind == "zoo":
         from .onnx_bot import load_zoo_bot
 
-        return load_zoo_bot(spec[len("zoo:"):] or game.name, game, config, seed)
-    if spec.endswith(".onnx"):
+        return load_zoo_bot(spec.format()[len("zoo:"):] or game.name, game, config, seed)
+    if spec.kind == "onnx":
         from .onnx_bot import OnnxBot
 
-        return OnnxBot(config, seed, spec, game)
-    path, _, mode = spec.partition("@")
-    if Path(path).exists():
+        return OnnxBot(config, seed, spec.name, game)
+    mode = spec.mode or ""
+    if Path(spec.name).exists():
         from .policy import PolicyBot
 
         if mode not in ("", "sample"):
-            raise ValueError(f"bot spec {spec!r}: after '@' only 'sample' is valid")
-        return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
+            raise ValueError(f"bot spec {str(spec)!r}: after '@' only 'sample' is valid")
+        return PolicyBot(config, seed, spec.name, game, deterministic=mode != "sample")
     raise ValueError(
-        f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
+        f"unknown bot spec {str(spec)!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
         "path, BOT.onnx, zoo:GAME, cmd:PROGRAM or mcts[:OPTIONS]"
     )
 
 
-__all__ = ["Bot", "RandomBot", "builtin_bots", "load_bot"]
+__all__ = ["Bot", "BotBase", "BotSpec", "RandomBot", "as_bot", "builtin_bots", "load_bot"]

@@ -1,10 +1,116 @@
-"""What the built-in bots share: reading the legal actions from a mask, and the rule-based bots' base."""
+"""What bots share: the base class of every bot, the one way hosts drive one, the legal actions of a mask.
+
+Every host (the game loop, the tournament's guard, the training report, expert labelling, the bot
+server) calls the same hooks, in the same order, on every bot:
+
+==============================================  =============================================  ===========
+hook                                            when the host calls it                         default
+==============================================  =============================================  ===========
+``begin_game(seat, seed)``                      before each game: the seat it holds; ``seed``  ``reset()``
+                                                None (keep your own) or a per-game seed
+``reset()``                                     (by ``begin_game``) a new game                 nothing
+``observe_view(view)``                          before each ``act``, if ``wants_view``         nothing
+``observe_information_state(state, seat)``      before each ``act``, if                        nothing
+                                                ``wants_information_state``
+``act(observation) -> int``                     its seat's turn                                (required)
+``game_over(returns, seat)``                    after each game (``returns`` None after a      nothing
+                                                forfeit)
+``close()``                                     when the host is done with the bot             nothing
+==============================================  =============================================  ===========
+
+Built-in bots subclass :class:`BotBase`. Hosts take any object with ``act`` and ``reset`` (the ``Bot``
+protocol: a bot someone writes for themselves need not subclass anything) through :func:`as_bot`, the
+one place that asks an object which hooks it has. Programs speaking the bot protocol (``cmd:``) are
+:class:`~tavernzoo.agents.external.ExternalBot`, a BotBase like the others.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+
+class BotBase:
+    """The base of a bot: a default for every hook a host calls (the table in the module docstring)."""
+
+    name = "bot"
+    wants_view = False
+    """True: the host hands the seat's view (``observe_view``) before each ``act``."""
+    wants_information_state = False
+    """True: the host hands the seat's information state (``observe_information_state``) before each
+    ``act``; building one clones and redeals the game, so only search bots ask."""
+
+    def begin_game(self, seat: int, seed: int | None = None) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        pass
+
+    def observe_view(self, view: dict[str, Any]) -> None:
+        pass
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        pass
+
+    def act(self, observation: dict[str, Any]) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define act(observation)")
+
+    def game_over(self, returns: Any, seat: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def as_bot(bot: Any) -> BotBase:
+    """``bot`` with every hook: itself if it is a :class:`BotBase`, else a :class:`HookedBot` around it."""
+    return bot if isinstance(bot, BotBase) else HookedBot(bot)
+
+
+class HookedBot(BotBase):
+    """A bot that is no :class:`BotBase` (only ``act`` and ``reset`` are required), with every hook: each
+    one it defines is called, the others are the defaults."""
+
+    def __init__(self, bot: Any):
+        self.bot = bot
+        self.name = getattr(bot, "name", type(bot).__name__)
+        self.wants_view = hasattr(bot, "observe_view")
+
+    @property
+    def wants_information_state(self) -> bool:  # asked each move: a bot may change its mind
+        return hasattr(self.bot, "observe_information_state") and getattr(self.bot, "wants_information_state", True)
+
+    def begin_game(self, seat: int, seed: int | None = None) -> None:
+        begin = getattr(self.bot, "begin_game", None)
+        if begin is None:
+            self.bot.reset()
+        elif seed is None:
+            begin(seat)  # a begin_game(seat) written before seeds were passed
+        else:
+            begin(seat, seed)
+
+    def reset(self) -> None:
+        self.bot.reset()
+
+    def observe_view(self, view: dict[str, Any]) -> None:
+        self.bot.observe_view(view)
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        self.bot.observe_information_state(state, seat)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return self.bot.act(observation)
+
+    def game_over(self, returns: Any, seat: int) -> None:
+        game_over = getattr(self.bot, "game_over", None)
+        if game_over is not None:
+            game_over(returns, seat)
+
+    def close(self) -> None:
+        close = getattr(self.bot, "close", None)
+        if close is not None:
+            close()
 
 
 def legal_actions(observation: dict[str, Any], bot_name: str) -> list[int]:
@@ -16,7 +122,7 @@ def legal_actions(observation: dict[str, Any], bot_name: str) -> list[int]:
     return legal
 
 
-class RuleBot:
+class RuleBot(BotBase):
     """Base of the built-in rule-based bots that keep nothing between games: they hold the game's config
     (the game's defaults when none is given, if ``config_type`` is set) and ``reset()`` does nothing."""
 
@@ -27,6 +133,3 @@ class RuleBot:
         if config is None and self.config_type is not None:
             config = self.config_type()
         self.config = config
-
-    def reset(self) -> None:
-        pass

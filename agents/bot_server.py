@@ -19,7 +19,6 @@ frontends sharing a server name their sessions. The newest :data:`MAX_SESSIONS` 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -29,7 +28,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..envs import games, get_game
+from .base import as_bot
 from .infoset import WANTS_INFORMATION_STATE, state_from_json
+from .spec import BotSpec
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # bytes of one request line or body
@@ -49,41 +50,41 @@ def error_reply(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "error": message}
 
 
-def spec_envs(spec: str) -> list[str]:
+def spec_envs(spec: str | BotSpec) -> list[str]:
     """The env names ``spec`` can play (all games for ``cmd:``); ValueError if it names no bot at all."""
     from . import builtin_bots
 
-    if spec.startswith("zoo:"):
+    spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    if spec.kind == "zoo":
         from .onnx_bot import read_manifest, zoo_bots
 
-        name = spec[len("zoo:"):].partition("@")[0]
         bots = zoo_bots()
-        if name not in bots:
-            raise ValueError(f"there is no zoo bot for {name!r}; available: {', '.join(bots) or 'none'}")
-        return [read_manifest(bots[name])["env"]]
-    if spec.endswith(".onnx"):
+        if spec.name not in bots:
+            raise ValueError(f"there is no zoo bot for {spec.name!r}; available: {', '.join(bots) or 'none'}")
+        return [read_manifest(bots[spec.name])["env"]]
+    if spec.kind == "onnx":
         from .onnx_bot import read_manifest
 
-        return [read_manifest(spec)["env"]]
-    if spec.startswith("cmd:"):
+        return [read_manifest(spec.name)["env"]]
+    if spec.kind == "cmd":
         from .external import parse_command
 
-        parse_command(spec[len("cmd:"):])
+        parse_command(spec.name)
         return [game.env_name for game in games().values()]
-    if spec == "mcts" or spec.startswith("mcts:"):
+    if spec.kind == "mcts":
         from .mcts import parse_options
 
         parse_options(spec, "")  # bad options fail at startup, not at the first hello
         return [game.env_name for game in games().values()]
-    path = Path(spec.partition("@")[0])
+    path = Path(spec.name)
     if path.exists():
         from .policy import find_policy_dir, read_policy_meta
 
         meta = read_policy_meta(find_policy_dir(path) / "policy.json")
         return [meta.get("env", "?")]
-    envs = [game.env_name for game in games().values() if spec in builtin_bots(game)]
+    envs = [game.env_name for game in games().values() if spec.mode is None and spec.name in builtin_bots(game)]
     if not envs:
-        raise ValueError(f"unknown bot spec {spec!r}; valid: random, heuristic (or a game's other built-in bots), "
+        raise ValueError(f"unknown bot spec {str(spec)!r}; valid: random, heuristic (or a game's other built-in bots), "
                          "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM")
     return envs
 
@@ -93,7 +94,8 @@ class BotSession:
 
     def __init__(self, spec: str, envs: list[str] | None = None):
         self.spec = spec
-        self.envs = envs if envs is not None else spec_envs(spec)
+        self.parsed = BotSpec.parse(spec)
+        self.envs = envs if envs is not None else spec_envs(self.parsed)
         self.game: Any = None
         self.config: Any = None
         self.bot: Any = None
@@ -107,7 +109,7 @@ class BotSession:
         name = getattr(self.bot, "name", None) or self.spec
         envs = [self.game.env_name] if self.game is not None else self.envs
         reply = {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
-        if hasattr(self.bot, "observe_information_state"):  # a search bot (docs/search.md)
+        if self.bot is not None and self.bot.wants_information_state:  # a search bot (docs/search.md)
             reply["wants"] = [WANTS_INFORMATION_STATE]
         return reply
 
@@ -171,7 +173,7 @@ class BotSession:
     def _load(self, game: Any, config: Any, seed: int | None) -> Any:
         from . import load_bot
 
-        return load_bot(self.spec, game, config, seed)
+        return as_bot(load_bot(self.parsed, game, config, seed))
 
     def _new_game(self, request: dict[str, Any]) -> dict[str, Any]:
         seat, seed = request.get("seat"), request.get("seed")
@@ -179,7 +181,7 @@ class BotSession:
             raise ProtocolError("bad_request", f"new_game needs 'seat', an integer from 0 to {self.seats - 1}")
         if seed is not None and not _is_int(seed):
             raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
-        if seed is not None and not self.spec.startswith("cmd:"):
+        if seed is not None and self.parsed.kind != "cmd":
             # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
             self.bot = self._load(self.game, self.config, seed)
         self.bot.reset()
@@ -205,7 +207,7 @@ class BotSession:
         mask = self._mask(request)
         if not mask.any():
             raise ProtocolError("illegal_state", "the action mask has no legal action: nothing to decide")
-        if "information_state" in request and hasattr(self.bot, "observe_information_state"):
+        if "information_state" in request and self.bot.wants_information_state:
             try:
                 info = state_from_json(self.game, self.config, request["information_state"])
             except (ValueError, TypeError) as error:
@@ -345,55 +347,3 @@ class BotSessions:
                 if self.sessions.get(key, (None, None))[1] is session:
                     del self.sessions[key]
         return reply
-
-
-# --- the command line ------------------------------------------------------------------------------------
-
-
-def add_parser(commands: Any) -> None:
-    """``tavernzoo bot BOT_SPEC`` and ``tavernzoo serve --bot BOT_SPEC --port P``."""
-    bot = commands.add_parser(
-        "bot", help="serve a bot over the bot protocol on stdin/stdout (JSON lines)",
-        description="Answer bot-protocol requests (docs/bot-protocol.md) read from stdin, one JSON object per "
-        "line, with one JSON reply per line on stdout, until 'quit' or the end of input. BOT_SPEC is any bot "
-        "spec: heuristic, random, zoo:GAME, BOT.onnx, a training checkpoint.",
-    )
-    bot.add_argument("spec", metavar="BOT_SPEC", help="the bot to serve (or 'check': a compliance run of CMD)")
-    check = bot.add_argument_group("tavernzoo bot check CMD", "a bot-protocol compliance run of the external "
-                                   "program CMD ('PROGRAM ARGS'): every violation is reported; exit status 1 if any")
-    check.add_argument("command", nargs="?", metavar="CMD", help="the program to check (with 'check')")
-    check.add_argument("--game", action="append", default=[], help="check this game only (repeatable; default all)")
-    check.add_argument("--games", type=int, default=2, help="games to play of each game it plays (default 2)")
-    check.add_argument("--move-timeout", type=float, default=10.0, help="seconds for each reply (default 10)")
-    bot.set_defaults(run=run_bot)
-    serve = commands.add_parser(
-        "serve", help="serve a bot over the bot protocol on HTTP (for web frontends)",
-        description="Answer bot-protocol requests POSTed as JSON to / (GET / gives the hello reply). Binds to "
-        "127.0.0.1 unless --host says otherwise; anyone who can reach the port can use the bot.",
-    )
-    serve.add_argument("--bot", required=True, metavar="BOT_SPEC", help="the bot to serve")
-    serve.add_argument("--port", type=int, default=8765, help="TCP port; 0 picks a free one (default 8765)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
-    serve.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
-    serve.set_defaults(run=run_serve)
-
-
-def run_bot(args: argparse.Namespace) -> int:
-    if args.spec == "check":
-        from .compliance import run_check
-
-        return run_check(args)
-    if args.command is not None:
-        raise ValueError(f"tavernzoo bot takes one BOT_SPEC; got {args.spec!r} and {args.command!r} "
-                         "(to check a program: tavernzoo bot check CMD)")
-    spec_envs(args.spec)  # a bad spec fails now, with exit status 2, not at the first hello
-    return serve_stdio(args.spec)
-
-
-def run_serve(args: argparse.Namespace) -> int:
-    from ..web.server import run_server
-
-    spec_envs(args.bot)  # a bad spec fails now, with exit status 2
-    return run_server(bot=args.bot, web=False, host=args.host, port=args.port, quiet=args.quiet,
-                      banner=lambda url: f"serving {args.bot} ({', '.join(spec_envs(args.bot))}) on {url} "
-                      "(Ctrl-C stops)")

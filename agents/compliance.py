@@ -209,8 +209,9 @@ def _check_errors(program: _Program, game: Any, report: Report, timeout: float) 
 
 
 def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report) -> None:
-    from ..eval.match import make_env, play_game
-    from ..eval.runner import Forfeit, Guard
+    from ..envs.make import make_env
+    from ..eval.guard import Forfeit, Guard
+    from ..eval.loop import play_game
     from . import load_bot
     from .external import ExternalBot
 

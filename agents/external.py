@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import BotBase
+
 PROTOCOL = 1
 MAX_LINE_BYTES = 1 << 20
 """The longest reply line accepted (a reply is a small JSON object; this leaves room for long names)."""
@@ -65,9 +67,10 @@ class BotFailure(RuntimeError):
         self.reason = reason
 
 
-class ExternalBot:
+class ExternalBot(BotBase):
     """A bot played by an external program over JSON lines (see the module docstring)."""
 
+    wants_view = True  # sent with the next act (a program may use it or not)
     move_timeout: float = 10.0
     start_timeout: float = 30.0
 
@@ -119,7 +122,7 @@ class ExternalBot:
         reply = self._expect(self._request(message, self.move_timeout), "action")
         return self._action_index(reply, legal)
 
-    # --- optional hooks the tournament runner uses ------------------------------------------------------
+    # --- the hooks hosts call (agents/base.py) -----------------------------------------------------------
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         """Start a game at ``seat``; ``seed`` (when given) reseeds the seeds sent in ``new_game``."""

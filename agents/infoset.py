@@ -9,11 +9,13 @@ information states, so nothing hidden passes through (docs/search.md names one k
 Wyvern loot); the bot then samples full states from it with ``rules.determinize(info_state, seat, chance)``.
 
 Hosts hand it over with :func:`feed` just before asking a bot to act (the match loop, the tournament
-runner, terminal play): a bot that defines ``observe_information_state(state, seat)`` gets it, a bot that
-defines ``observe_view(view)`` gets the seat's view. Over the bot protocol the host sends the same
-information state as JSON in the ``act`` message (``"information_state"``, :func:`state_to_json`) when
-the bot's ``hello`` reply asks for it (``"wants": ["information_state"]``); :func:`state_from_json`
-rebuilds it on the bot's side. docs/search.md explains the design.
+runner, terminal play): a bot whose ``wants_information_state`` is true gets it through
+``observe_information_state(state, seat)``, one whose ``wants_view`` is true gets the seat's view through
+``observe_view(view)`` (agents/base.py has the hooks; a bot that is no BotBase is asked through
+``as_bot``). Over the bot protocol the host sends the same information state as JSON in the ``act``
+message (``"information_state"``, :func:`state_to_json`) when the bot's ``hello`` reply asks for it
+(``"wants": ["information_state"]``); :func:`state_from_json` rebuilds it on the bot's side.
+docs/search.md explains the design.
 """
 
 from __future__ import annotations
@@ -22,21 +24,21 @@ import dataclasses
 from typing import Any
 
 from ..envs.core import Chance
+from .base import as_bot
 
 WANTS_INFORMATION_STATE = "information_state"
 
 
 def feed(bot: Any, env: Any, agent: str) -> None:
     """Before ``bot`` acts as ``agent`` in ``env``: hand it the view and/or the information state it takes."""
-    observe_view = getattr(bot, "observe_view", None)
-    if observe_view is not None:
-        observe_view(env.unwrapped.view(agent))
-    observe = getattr(bot, "observe_information_state", None)
+    bot = as_bot(bot)
+    if bot.wants_view:
+        bot.observe_view(env.unwrapped.view(agent))
     # Building one clones and redeals the state: only for a bot that will use it.
-    if observe is not None and getattr(bot, "wants_information_state", True):
+    if bot.wants_information_state:
         unwrapped = env.unwrapped
         seat = unwrapped.possible_agents.index(agent)
-        observe(unwrapped.game.rules.information_state(unwrapped.game_state, seat), seat)
+        bot.observe_information_state(unwrapped.game.rules.information_state(unwrapped.game_state, seat), seat)
 
 
 # --- JSON, for the bot protocol --------------------------------------------------------------------------

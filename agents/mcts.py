@@ -29,14 +29,19 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..envs import games
 from ..envs.core import Chance
+from .base import BotBase
 from .base import legal_actions as mask_actions
-from .mcts_closed import STATE_KEYS, ClosedLoopTree
+from .mcts_closed import ClosedLoopTree
+from .search_hooks import SearchHooks, search_hooks
+from .spec import BotSpec
 
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
@@ -50,16 +55,6 @@ OPTION_HELP = {
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
 }
 
-# Defaults per game, chosen so a move takes under a second on one core of the 2-core reference machine
-# (docs/search.md has the measured speeds and results). In MiniSteel and Wyvern the opponents' play after
-# the tree matters most: rollouts by the heuristic bot, cut short and scored by the value estimate, beat
-# three times as many random rollouts.
-DEFAULTS = {
-    "tiny_minotaur": {"sims": 3000, "depth": 0, "tree": "closed", "c": 3.0},
-    "minefield": {"sims": 1000, "depth": 0},
-    "ministeel": {"sims": 100, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
-    "wyvern": {"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
-}
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 
 
@@ -75,11 +70,12 @@ class Options:
     seed: int | None = None
 
 
-def parse_options(spec: str, game_name: str) -> Options:
+def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     """The options of an ``mcts`` spec; ValueError naming the bad option and the valid ones."""
-    values: dict[str, Any] = dict(DEFAULTS.get(game_name, {}))
-    _, _, text = spec.partition(":")
-    for position, item in enumerate(part.strip() for part in text.split(",") if part.strip()):
+    values: dict[str, Any] = dict(search_hooks(game_name).defaults)  # the game's own (agents/<game>.py)
+    parsed = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    spec = str(parsed)  # as written, for the messages
+    for position, item in enumerate(parsed.options):
         key, sep, raw = item.partition("=")
         if not sep:
             if position != 0:
@@ -116,33 +112,6 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
     return value
 
 
-# --- value estimates for rollouts cut short -----------------------------------------------------------------
-
-
-def _ministeel_value(state: Any) -> list[float]:
-    """Returns a cut-off MiniSteel rollout is worth: the leader by HP left (poison counting against it)."""
-    n = state.n
-    strength = [(state.hp[s] - 2 * state.poison[s]) if state.alive[s] else -100 for s in range(n)]
-    return _lead_values(strength, 10.0)
-
-
-def _wyvern_value(state: Any) -> list[float]:
-    """Returns a cut-off Wyvern rollout is worth: the race to the win level, led by level."""
-    return _lead_values([float(level) for level in state.level], float(state.config.win_level))
-
-
-def _lead_values(strength: list[float], scale: float) -> list[float]:
-    """Each seat's lead over its best rival, as a fraction of ``scale``, in [-1, 1]."""
-    values = []
-    for seat, mine in enumerate(strength):
-        best_other = max(v for s, v in enumerate(strength) if s != seat)
-        values.append(max(-1.0, min(1.0, (mine - best_other) / scale)))
-    return values
-
-
-VALUE_ESTIMATES = {"ministeel": _ministeel_value, "wyvern": _wyvern_value}
-
-
 # --- the tree ------------------------------------------------------------------------------------------------
 
 
@@ -160,33 +129,36 @@ class Node:
         self.prior = -2  # the prior bot's move here (-2: not asked yet)
 
 
-class MCTSBot:
+class MCTSBot(BotBase):
     """Information-set MCTS (see the module docstring); acts on the information state its host hands over."""
 
     name = "mcts"
+    wants_information_state = True
 
-    def __init__(self, game: Any, config: Any, seed: int | None, options: Options):
-        self.game, self.config, self.options = game, config, options
+    def __init__(self, game: Any, config: Any, seed: int | None, options: Options, load_bot: Callable):
+        # load_bot (agents.load_bot, handed in by it: this module is below the loader) loads the policies
+        self.game, self.config, self.options, self._load_bot = game, config, options, load_bot
         self.rules = game.rules
         self.seats = self.rules.num_seats(config)
         self.simultaneous = game.simultaneous
         self._random = random.Random(options.seed if options.seed is not None else seed)
         self._info: Any = None
         self._seat = -1
-        self._value = VALUE_ESTIMATES.get(game.name)
+        hooks = search_hooks(game.name)  # what the game declares for search (agents/<game>.py: SEARCH)
+        self._value = hooks.value
         if options.depth and self._value is None:
             # A cut-off rollout would score an unfinished game's returns: zeros, whatever the position.
             raise ValueError(f"mcts depth={options.depth}: {game.name} has no value estimate for a cut-off "
                              f"rollout; use depth=0 (rollouts play to the end) or one of "
-                             f"{', '.join(sorted(VALUE_ESTIMATES))}")
+                             f"{', '.join(_games_with(lambda hooks: hooks.value))}")
         self._policy = self._load_policy("rollout", options.rollout, "random")
         self._prior_bot = self._load_policy("prior", options.prior, "none")
         self._closed: ClosedLoopTree | None = None
         if options.tree == "closed":
-            if self.simultaneous or game.name not in STATE_KEYS:
+            if self.simultaneous or hooks.closed_loop is None:
                 raise ValueError(f"mcts tree=closed: {game.name} has hidden information or simultaneous moves, "
                                  f"so its search must sample states (tree=open); closed-loop games: "
-                                 f"{', '.join(sorted(STATE_KEYS))}")
+                                 f"{', '.join(_games_with(lambda hooks: hooks.closed_loop))}")
             prior = None
             if self._prior_bot is not None:
                 def prior(state: Any, seat: int, legal: list[int]) -> int:
@@ -194,21 +166,21 @@ class MCTSBot:
             self._closed = ClosedLoopTree(game.name, self.rules, self.seats, options.c, self._random,
                                           self._rollout, prior, PRIOR_BIAS)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         self.last_search: dict[str, Any] = {}
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
             return None
-        if spec == "mcts" or spec.startswith("mcts:"):
+        kind = BotSpec.parse(spec).kind
+        if kind == "mcts":
             raise ValueError(f"an mcts {role} policy cannot itself be mcts")
-        if spec.startswith("cmd:"):
+        if kind == "cmd":
             # Every simulation would call the program; and a program must not start from inside a spec.
             raise ValueError(f"an mcts {role} policy cannot be an external program ({spec!r}); use a built-in, "
                              "zoo, exported or checkpoint bot")
-        from . import load_bot
-
-        return load_bot(spec, self.game, self.config, self._random.randrange(2**31))
+        return self._load_bot(spec, self.game, self.config, self._random.randrange(2**31))
 
     def reset(self) -> None:
         self._info = None
@@ -386,7 +358,7 @@ class MCTSBot:
         mask = self._mask
         mask[:] = 0
         mask[legal] = 1
-        self.game.encoder.encode(state, seat, self._buffer)
+        self._observer.encode(state, seat, self._buffer)
         return int((bot or self._policy).act({"observation": self._buffer, "action_mask": mask}))
 
     def _rollout(self, state: Any) -> list[float]:
@@ -417,6 +389,11 @@ class MCTSBot:
         return list(rules.returns(state))
 
 
-def make_mcts_bot(spec: str, game: Any, config: Any, seed: int | None) -> MCTSBot:
-    """The ``mcts`` bot a spec names (``load_bot`` calls this)."""
-    return MCTSBot(game, config, seed, parse_options(spec, game.name))
+def _games_with(declared: Callable[[SearchHooks], Any]) -> list[str]:
+    """The games whose search declarations have what ``declared`` picks."""
+    return [name for name in games() if declared(search_hooks(name))]
+
+
+def make_mcts_bot(spec: str | BotSpec, game: Any, config: Any, seed: int | None, load_bot: Callable) -> MCTSBot:
+    """The ``mcts`` bot a spec names (``load_bot`` calls this, handing itself in for the policies)."""
+    return MCTSBot(game, config, seed, parse_options(spec, game.name), load_bot)

@@ -5,7 +5,8 @@ states that different dice lead to, and a decision after a die roll cannot depen
 game where nothing is hidden (Tiny Minotaur: both decks are public, only future dice are unknown) the
 search can instead walk the game's own state graph:
 
-* **Decision nodes are states**, found by a hashable key (:data:`STATE_KEYS`) in a transposition table
+* **Decision nodes are states**, found by a hashable key (the game's ``SEARCH.closed_loop.key``,
+  :mod:`.search_hooks`) in a transposition table
   shared by all simulations of a move (and by the moves of one game, below).
   Positions reached along different paths, such as the miss-miss loop of Tiny Minotaur (a miss hands
   the turn over with nothing else changed), are one node, so what one path learns, every path knows.
@@ -33,12 +34,12 @@ state's visits equal its evaluations plus its edges' visits (plus, for a finishe
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..envs.core import Chance, ReplayError
+from .search_hooks import ClosedLoopGame, search_hooks  # noqa: F401 - ClosedLoopGame: importable here
 
 # Faces of a single die roll enumerated exactly when an edge is first tried; larger draws are sampled.
 MAX_ENUMERATED_FACES = 64
@@ -49,68 +50,6 @@ ENUMERATE_AT_VISITS = 4
 # The table is dropped beyond this many states (memory stays bounded in long games).
 MAX_TABLE_STATES = 200_000
 NEVER = 2**62  # an edge's ``enumerate_at`` once it is enumerated or cannot be
-
-
-def _tiny_minotaur_key(state: Any) -> tuple:
-    """Everything that decides the rest of a Tiny Minotaur game once the matchup is dealt: HP, both decks,
-    phase, pending hit and seat to act. The turn counter is left out, as the solver leaves it out: it only
-    matters at the engine's safety cap of ``max_turns`` (200), which docs/oracle.md finds is almost never
-    reached; leaving it out lets the miss-miss loop close on itself. Fields fixed for the whole game
-    (archetypes, tiers, windows, damage, config) are checked once per table (:func:`_tiny_minotaur_game`)."""
-    cards0, cards1 = state.cards
-    return (state.to_act, state.phase, state.pending_card, state.hp[0], state.hp[1], *cards0, *cards1)
-
-
-def _tiny_minotaur_game(state: Any) -> tuple:
-    """The parts of a Tiny Minotaur state that stay fixed for a whole game: a table is only reused while
-    they are equal."""
-    return (state.config, state.archetypes, state.bosses, state.tiers, state.windows, state.damage)
-
-
-# The fields of a Tiny Minotaur State that the rules mutate in place (tests/test_search.py checks that every
-# other field holds nothing mutable, so a field added later cannot be shared by mistake).
-TINY_MINOTAUR_MUTABLE_FIELDS = ("hp", "cards", "last_events", "chance")
-
-
-def _tiny_minotaur_copy(state: Any, chance: Chance) -> Any:
-    """``clone_state(state, chance)`` for a Tiny Minotaur State, several times faster: the search copies a
-    state for every simulation and every die face it enumerates, and the generic copy inspects every value."""
-    kind = state.__class__
-    new = kind.__new__(kind)
-    for name in _shared_fields(kind):
-        setattr(new, name, getattr(state, name))
-    new.hp = state.hp[:]
-    new.cards = [deck[:] for deck in state.cards]
-    new.last_events = state.last_events[:]
-    new.chance = chance
-    return new
-
-
-def _shared_fields(kind: type) -> tuple[str, ...]:
-    names = _SHARED_FIELDS.get(kind)
-    if names is None:
-        names = _SHARED_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)
-                                             if f.name not in TINY_MINOTAUR_MUTABLE_FIELDS)
-    return names
-
-
-_SHARED_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-class ClosedLoopGame(NamedTuple):
-    """What closed-loop search needs of a game beyond its rules: the state key, the parts fixed for a
-    whole game (a table is reused only while they are equal), and a fast ``copy(state, chance)``."""
-
-    key: Callable[[Any], tuple]
-    fixed: Callable[[Any], tuple]
-    copy: Callable[[Any, Chance], Any]
-
-
-# Games whose states can be searched closed-loop. A game with hidden information cannot be: its search
-# must sample what the seat does not see (:mod:`.mcts`).
-STATE_KEYS: dict[str, ClosedLoopGame] = {
-    "tiny_minotaur": ClosedLoopGame(_tiny_minotaur_key, _tiny_minotaur_game, _tiny_minotaur_copy),
-}
 
 
 class Edge:
@@ -163,10 +102,11 @@ class ClosedLoopTree:
     def __init__(self, game_name: str, rules: Any, seats: int, c: float, rng: Any,
                  rollout: Callable[[Any], list[float]],
                  prior: Callable[[Any, int, list[int]], int] | None = None, prior_bias: float = 1.0):
-        if game_name not in STATE_KEYS:
+        closed_loop = search_hooks(game_name).closed_loop  # declared by the game (agents/<game>.py)
+        if closed_loop is None:
             raise ValueError(f"closed-loop search needs a game without hidden information and a state key; "
-                             f"{game_name} has none (games: {', '.join(sorted(STATE_KEYS))})")
-        self.key, self.game_key, self.copy = STATE_KEYS[game_name]
+                             f"{game_name} declares none (SEARCH.closed_loop in agents/{game_name}.py)")
+        self.key, self.game_key, self.copy = closed_loop
         self.rules, self.seats, self.c, self.rng = rules, seats, c, rng
         self.rollout, self.prior, self.prior_bias = rollout, prior, prior_bias
         self.table: dict[Any, StateNode] = {}

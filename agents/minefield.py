@@ -30,10 +30,11 @@ import numpy as np
 
 from ..envs.minefield.encode import layout
 from ..envs.minefield.rules import Config
-from .base import legal_actions
+from .base import BotBase, legal_actions
+from .search_hooks import SearchHooks
 
 
-class HeuristicBot:
+class HeuristicBot(BotBase):
     """Attacks whoever is most likely to be gone before its attack, or to be attacking it anyway."""
 
     name = "heuristic"
@@ -157,3 +158,8 @@ def _gone_before_me(order: list[int], predicted: dict[int, dict[int, float]]) ->
 
 
 BOTS = {"heuristic": HeuristicBot}
+
+
+# Search (agents/search_hooks.py): a move takes under a second on one core of the 2-core reference machine
+# (docs/search.md); rollouts play to the end (a round is short), open-loop (the rounds are simultaneous).
+SEARCH = SearchHooks(defaults={"sims": 1000, "depth": 0})

@@ -13,7 +13,6 @@ action) and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .base import BotBase
 
 MANIFEST_FORMAT = "tavernzoo-onnx-bot"  # the same as export.MANIFEST_FORMAT (export imports onnx; we must not)
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
@@ -133,7 +134,7 @@ def open_session(onnx_path: Path, manifest: dict[str, Any]) -> Any:
     return session
 
 
-class OnnxBot:
+class OnnxBot(BotBase):
     """An exported bot: the best legal action of its ONNX policy (or a sample, if not deterministic)."""
 
     def __init__(self, config: Any, seed: int | None, path: str | os.PathLike, game: Any,
@@ -147,9 +148,6 @@ class OnnxBot:
         self.name = f"onnx:{path.name}"
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
 
     def run(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(actions, masked logits)`` of a batch, straight from the graph."""
@@ -195,73 +193,3 @@ def load_zoo_bot(game_name: str, game: Any, config: Any, seed: int | None) -> On
     bot = OnnxBot(config, seed, bots[name], game, deterministic=mode != "sample")
     bot.name = f"zoo:{game_name}"
     return bot
-
-
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """``tavernzoo zoo``: the bundled bots."""
-    parser = commands.add_parser(
-        "zoo", help="list the bundled pretrained bots (bot spec zoo:GAME)",
-        description="List the pretrained bots shipped with tavernzoo, one per game, with what they were trained "
-        "on and their measured strength. Use one as a bot spec: zoo:GAME (zoo:GAME@sample samples its moves).",
-    )
-    parser.add_argument("--json", action="store_true", help="print the manifests as JSON")
-    parser.set_defaults(run=run_zoo)
-    return parser
-
-
-def run_zoo(args: argparse.Namespace) -> int:
-    bots = zoo_bots()
-    manifests = {name: read_manifest(path) for name, path in bots.items()}
-    if args.json:
-        print(json.dumps(manifests, indent=1))
-        return 0
-    if not bots:
-        print("no zoo bots are installed")
-        return 0
-    from rich.table import Table
-
-    from tavernzoo.cli import console
-
-    table = Table(title="zoo bots (bot spec zoo:GAME)", title_justify="left")
-    for column in ("spec", "options", "training", "vs random", "vs heuristic", "fair"):
-        table.add_column(column, justify="right" if column in ("vs random", "vs heuristic", "fair") else "left",
-                         overflow="fold")
-    for name, manifest in manifests.items():
-        provenance = manifest.get("provenance", {})
-        strength = manifest.get("strength", {})
-        options = provenance.get("game_config") or {}
-        seats = strength.get("seats")
-        table.add_row(
-            f"zoo:{name}", " ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults",
-            _training(provenance),
-            _strength(strength.get("random")), _strength(strength.get("heuristic")),
-            f"{1 / seats:.3f}" if isinstance(seats, int) else "-",
-        )
-    console().print(table)
-    print("vs X: the bot's score (win share, 95% interval) with X in every other seat; fair: the score of an "
-          "equal bot. See docs/zoo.md.")
-    return 0
-
-
-def _training(provenance: dict[str, Any]) -> str:
-    """How the bot was trained, in a few words: its PPO steps, and the teacher a distilled start came from."""
-    steps = provenance.get("timesteps")
-    expert = provenance.get("expert")
-    started = provenance.get("started_from")
-    parts = []
-    if isinstance(expert, dict) and expert.get("teacher"):
-        samples = expert.get("samples")
-        parts.append(f"distilled from {expert['teacher']}"
-                     + (f" ({samples:,} positions)" if isinstance(samples, int) else ""))
-    elif started:
-        parts.append("warm start")  # provenance.started_from tells which, in a sentence
-    if isinstance(steps, int) and (steps or not parts):
-        parts.append(f"{steps:,} PPO steps")
-    return ", then ".join(parts) or "?"
-
-
-def _strength(entry: Any) -> str:
-    if not isinstance(entry, dict):
-        return "-"
-    low, high = entry["score_ci"]
-    return f"{entry['score']:.3f} ±{(high - low) / 2:.3f}"

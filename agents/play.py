@@ -28,17 +28,16 @@ a simultaneous game the others' choices stay secret until the round is played.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..envs import get_game
+from ..envs import games, get_game
 from .infoset import feed
 
-# Games where every seat may see the whole state, so the game's full rendering leaks nothing.
-PUBLIC_GAMES = frozenset({"tiny_minotaur", "minefield"})
+# Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
+PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
@@ -185,7 +184,7 @@ class TerminalGame:
         self.bots = {other: load_bot(spec, self.game, self.config, seeds.randrange(2**63))
                      for other, spec in enumerate(self.specs) if other != seat}
         self.read, self.write = read, write
-        self.public = self.game.name in PUBLIC_GAMES
+        self.public = self.game.public
         self.announce = self.public and not self.game.simultaneous
         encoder = self.game.encoder
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters
@@ -215,7 +214,7 @@ class TerminalGame:
 
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""
-        from ..eval.match import make_env
+        from ..envs.make import make_env
 
         env = make_env(self.game, self.config)
         env.reset(seed=self.seed)
@@ -288,7 +287,7 @@ class TerminalGame:
             self.write(f"hint: {hint}")
 
     def finish(self, env: Any, me: str, totals: list[float]) -> None:
-        from ..eval.match import score_of
+        from ..eval.seating import score_of
 
         self.write("")
         self.write(self.table(env, me))
@@ -296,30 +295,3 @@ class TerminalGame:
         verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
         returns = ", ".join(f"player_{s}: {value:+g}" for s, value in enumerate(totals))
         self.write(f"game over: {verdict} (returns {returns})")
-
-
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """``tavernzoo play GAME --vs BOT_SPEC [--vs ...] [--seat N] [--seed S] [--set KEY=VALUE]``."""
-    parser = commands.add_parser(
-        "play", help="play a game in the terminal against bots",
-        description="Play GAME in the terminal against bots, seeing only what your seat may see. Each turn pick "
-        "a legal action by number or name; ? shows the table again, q leaves. One --vs fills every other seat; "
-        "repeat --vs to give each other seat its own bot (in seat order).",
-    )
-    parser.add_argument("game", help="game name (tavernzoo games lists them)")
-    parser.add_argument("--vs", action="append", default=[], metavar="BOT_SPEC",
-                        help="the bots: heuristic (default), random, zoo:GAME, BOT.onnx, a checkpoint, ...")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0: you start the seating)")
-    parser.add_argument("--seed", type=int, help="seed of the deal and the bots (default: a fresh one, printed)")
-    parser.add_argument("--config", metavar="FILE", help="game options from a TOML or JSON file")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="one game option (repeatable); VALUE is JSON or a comma list: classes=sword,magic")
-    parser.set_defaults(run=run_play)
-    return parser
-
-
-def run_play(args: argparse.Namespace) -> int:
-    from tavernzoo.cli import parse_config
-
-    TerminalGame(args.game, args.vs, args.seat, args.seed, parse_config(args)).play()
-    return 0

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import BotBase
+
 POLICY_FORMAT = "tavernzoo-policy"
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
@@ -134,7 +136,7 @@ def find_policy_dir(path: str | os.PathLike) -> Path:
     raise ValueError(f"{path} is neither a policy checkpoint (policy.json) nor a training run (checkpoints/latest)")
 
 
-class PolicyBot:
+class PolicyBot(BotBase):
     """A trained policy as a bot: the best legal action of its network (or a sample, if stochastic)."""
 
     def __init__(self, config: Any, seed: int | None, path: str | os.PathLike, game: Any,
@@ -152,9 +154,6 @@ class PolicyBot:
         self.name = f"policy:{path}"
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
-
-    def reset(self) -> None:
-        pass
 
     def act(self, observation: dict[str, Any]) -> int:
         action = self.policy.act(observation["observation"][None, :], observation["action_mask"][None, :],

@@ -5,19 +5,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import legal_actions
+from .base import BotBase, legal_actions
 
 
-class RandomBot:
+class RandomBot(BotBase):
     """Picks uniformly among the legal actions of the mask, from its own seeded generator."""
 
     name = "random"
 
     def __init__(self, config: Any = None, seed: int | None = None):
         self._random = random.Random(seed)
-
-    def reset(self) -> None:
-        pass
 
     def act(self, observation: dict[str, Any]) -> int:
         legal = legal_actions(observation, self.name)

@@ -18,6 +18,7 @@ import numpy as np
 from ..envs.wyvern import encode as E
 from ..envs.wyvern import rules as R
 from .base import RuleBot, legal_actions
+from .search_hooks import SearchHooks, lead_values
 
 _WINDOW, _ASK, _COUNTER, _LOOT_ORDER, _LOOT_PICK, _DISCARD = (R.WINDOW, R.ASK, R.COUNTER, R.LOOT_ORDER,
                                                               R.LOOT_PICK, R.DISCARD)
@@ -268,3 +269,16 @@ class _Context:
 
 
 BOTS = {"heuristic": HeuristicBot}
+
+
+# --- search (agents/search_hooks.py) ------------------------------------------------------------------------
+# As in MiniSteel: heuristic rollouts cut short and scored by the value estimate (docs/search.md).
+
+
+def _value(state: Any) -> list[float]:
+    """Returns a cut-off Wyvern rollout is worth: the race to the win level, led by level."""
+    return lead_values([float(level) for level in state.level], float(state.config.win_level))
+
+
+SEARCH = SearchHooks(defaults={"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
+                     value=_value)

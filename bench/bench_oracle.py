@@ -67,7 +67,7 @@ def command_table(args) -> None:
     pairs = list(itertools.product(sides, sides))
     todo = [(a, b) for a, b in (reversed(pairs) if args.reverse else pairs) if a[1] >= b[1]]  # lower tier: second
     if args.ray:  # one Ray task per matchup (seconds each), on this machine or --address's cluster
-        from tavernzoo.eval.ray_backend import map_tasks
+        from tavernzoo.eval.backends import map_tasks
 
         solved = map_tasks(lambda pair: first_mover(config, *pair), todo, address=args.address, batch=1)
     else:

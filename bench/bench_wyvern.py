@@ -50,7 +50,9 @@ def encoder_only(players: int, repeats: int, modules: list[str], games: int = 12
     encoders = {name: importlib.import_module(name) for name in ["tavernzoo.envs.wyvern.encode", *modules]}
     out = np.empty(next(iter(encoders.values())).OBSERVATION_SIZE, np.float32)
 
-    def replay(encoder) -> float:
+    def replay(module) -> float:
+        # an encoder with an Observer is timed through one, as an env holds one
+        encoder = None if module is None else (module.Observer() if hasattr(module, "Observer") else module)
         start, decisions = time.process_time(), 0
         for seed, moves in recorded:
             state = rules.new_game(config, Chance(seed))

@@ -65,6 +65,7 @@ def set_table(env: Any, game: Game, render_mode: str | None, config: dict[str, A
     env.metadata = {**env.metadata, "name": game.env_name}
     env._rules = game.rules
     env._encoder = game.encoder
+    env._observer = game.make_observer()  # this env's own: an encoder's cache is per env, never global
     env.possible_agents = [f"player_{seat}" for seat in range(game.rules.num_seats(env.config))]
     env._seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
     env.action_names = game.action_names(env.config)
@@ -143,12 +144,13 @@ class TableMethods:
     # ``game`` (which pickles by module name) and are bound again on arrival.
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["_rules"], state["_encoder"]
+        del state["_rules"], state["_encoder"], state["_observer"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._rules, self._encoder = self.game.rules, self.game.encoder
+        self._observer = self.game.make_observer()  # a fresh one: it keeps nothing the game needs
 
     def view(self, agent: str) -> dict[str, Any]:
         """Everything ``agent`` may see, JSON-serialisable, with its legal action names."""
@@ -271,7 +273,7 @@ class TavernAECEnv(TableMethods, AECEnv):
         seat = self._seat_of[agent]
         # The encoder fills the same scratch array every time (an encoder may keep what it needs to write
         # into it fast); the caller gets a copy of its own.
-        self._encoder.encode(state, seat, self._scratch)
+        self._observer.encode(state, seat, self._scratch)
         observation = self._scratch.copy()
         # The mask is set byte by byte in a bytearray, then viewed as int8 (a writable array that owns
         # its bytearray alone): cheaper than fancy-indexing a zero array with a list.

@@ -164,6 +164,20 @@ class Game:
     def env_name(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    def make_observer(self) -> Any:
+        """What fills observations for one consumer (an env, a search): an object with ``encode(state,
+        seat, out)``. An encoder that keeps something between calls (a per-round vector, blocks already
+        written) defines ``Observer``, and each consumer gets its own; otherwise the encoder itself."""
+        observer = getattr(self.encoder, "Observer", None)
+        return observer() if observer is not None else self.encoder
+
+    @property
+    def public(self) -> bool:
+        """Every seat may see the whole state (the rules declare no ``HIDDEN_FIELDS``; the leak tests
+        check the classification): the game's full rendering leaks nothing, so terminal play and the web
+        page may show it to anyone."""
+        return not getattr(self.rules, "HIDDEN_FIELDS", frozenset())
+
     # Modules do not pickle: a Game travels as the names of its rules and encoder modules and is rebuilt
     # from them, so that envs, states and bots holding one pickle (process pools, Ray workers) and
     # deepcopy (tree search, snapshots). A Game is immutable, so a copy is the Game itself.
@@ -202,10 +216,11 @@ def _rebuild_game(name: str, version: int, title: str, rules: Any, encoder: Any,
         return importlib.import_module(value) if isinstance(value, str) else value
 
     game = Game(name, version, title, part(rules), part(encoder), simultaneous)
-    from .registry import games  # here: the registry imports this module
-
-    known = games().get(name)
-    return known if known == game else game  # the registry's own instance where it is the same game
+    # The registry's own instance where it is the same game: the GAME its package declares (what the
+    # registry collects), found without importing the registry, which imports this module.
+    package = game.rules.__name__.rpartition(".")[0]
+    known = getattr(importlib.import_module(package), "GAME", None) if package else None
+    return known if known == game else game
 
 
 # --- configuration -----------------------------------------------------------------------------------

@@ -157,13 +157,13 @@ class TavernParallelEnv(TableMethods, ParallelEnv):
 
     def _encode(self, seat: int) -> np.ndarray:
         observation = np.empty(self._obs_size, dtype=np.float32)
-        self._encoder.encode(self.game_state, seat, observation)
+        self._observer.encode(self.game_state, seat, observation)
         return observation
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         state = self.game_state
         observation = np.empty(self._obs_size, dtype=np.float32)
-        self._encoder.encode(state, seat, observation)
+        self._observer.encode(state, seat, observation)
         mask = np.zeros(self._num_actions, dtype=np.int8)
         for action in self._rules.legal_actions(state, seat):  # item by item: faster than a fancy index here
             mask[action] = 1

@@ -8,7 +8,6 @@ deals, the independent unit.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -18,61 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..agents import Bot, load_bot
-from ..agents.infoset import feed
+from ..agents import load_bot
+from ..agents.base import as_bot
 from ..envs import Game, get_game
+from ..envs.core import config_to_dict
+from ..envs.make import make_env
+from .backends import BACKENDS, map_tasks, progress_bar, start_method
+from .loop import play_game
+from .seating import entry_labels, score_of
 from .stats import mean_interval
 
-
-def make_env(game: Game, config: Any = None, render_mode: str | None = None, *, raw: bool = False):
-    """The wrapped PettingZoo AEC env of ``game`` (an illegal move loses and ends the game); with ``raw``,
-    the same env without PettingZoo's wrappers (an illegal move raises), for a caller that checks every
-    action itself, as the tournament's :class:`~tavernzoo.eval.runner.Guard` does."""
-    module = importlib.import_module(f"tavernzoo.envs.{game.env_name}")
-    make = module.raw_env if raw else module.env
-    return make(render_mode=render_mode, **_config_kwargs(game, config))
-
-
-def _config_kwargs(game: Game, config: Any) -> dict[str, Any]:
-    from ..envs.core import config_to_dict
-
-    return config_to_dict(game.make_config(config))
-
-
-def play_game(env: Any, bots: Sequence[Bot], seed: int, seat_names: Sequence[str] | None = None):
-    """Play one game: ``bots[seat]`` plays seat ``seat``. Returns ``(returns, record)``.
-
-    ``returns`` are each seat's summed rewards; ``record`` is the replayable game record.
-    """
-    env.reset(seed=seed)
-    for seat, bot in enumerate(bots):
-        # Bots that care which seat they hold (external programs) are told; the rest just reset.
-        begin = getattr(bot, "begin_game", None)
-        if begin is not None:
-            begin(seat)
-        else:
-            bot.reset()
-    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
-    totals = [0.0] * len(bots)
-    for agent in env.agent_iter():
-        observation, reward, termination, truncation, _ = env.last()
-        seat = seat_of[agent]
-        totals[seat] += reward
-        if termination or truncation:
-            env.step(None)
-            continue
-        feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
-        env.step(bots[seat].act(observation))
-    record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
-    return totals, record
-
-
-def score_of(returns: Sequence[float], seat: int) -> float:
-    """Win share of ``seat``: 1 for the sole best return, 1/k for a top shared by k seats, else 0."""
-    top = max(returns)
-    if returns[seat] != top:
-        return 0.0
-    return 1.0 / sum(1 for value in returns if value == top)
+# The game loop, env construction and seats live in leaf modules; their names stay importable from here.
+__all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "entry_labels", "make_env",
+           "match_blocks", "play_game", "play_match", "score_of"]
 
 
 @dataclass
@@ -112,23 +69,9 @@ class MatchResult:
     rows: list[BotRow]
 
 
-def entry_labels(bot_specs: Sequence[str]) -> list[str]:
-    """Display names: a spec entered more than once is numbered (``random #2``)."""
-    labels = []
-    for i, spec in enumerate(bot_specs):
-        if bot_specs.count(spec) > 1:
-            labels.append(f"{spec} #{bot_specs[: i + 1].count(spec)}")
-        else:
-            labels.append(spec)
-    return labels
-
-
 BLOCK_DEALS = 64
 """Deals played by one set of bots: bots are built afresh (and reseeded) every block, so that blocks can be
 played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task)."""
-
-BACKENDS = ("local", "ray")
-
 
 @dataclass(frozen=True)
 class MatchBlock:
@@ -192,8 +135,7 @@ class _BlockPlayer:
                 if on_game is not None:
                     on_game(1)
         for bot in bots:
-            if hasattr(bot, "close"):
-                bot.close()
+            as_bot(bot).close()
         return games, "".join(records)
 
 
@@ -230,8 +172,6 @@ def play_match(
     processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
     ``workers`` is then unused): the same seed gives the same games, results and records everywhere.
     """
-    from ..envs.core import config_to_dict
-
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
     seats = game.rules.num_seats(config)
@@ -250,15 +190,13 @@ def play_match(
     blocks = match_blocks(seed, seats, deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
-            bot = load_bot(spec, game, config, seed=0)
-            if hasattr(bot, "close"):
-                bot.close()
+            as_bot(load_bot(spec, game, config, seed=0)).close()
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
     arguments = [(game.name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
-    bar = _progress(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
+    bar = progress_bar(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:
         advance = bar.update if bar is not None else None
         for played, records in _played_blocks(arguments, backend, workers, address, advance):
@@ -292,8 +230,6 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
     """Each block's games and records, in block order, played where asked; ``advance(n)`` counts games
     as they end here, or a block's games as the block comes back from a worker."""
     if backend == "ray":
-        from .ray_backend import map_tasks
-
         # Blocks finish in any order; they are handed on in order (a block waits for those before it).
         waiting: dict[int, tuple] = {}
         next_block = 0
@@ -313,7 +249,6 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .runner import start_method
 
     context = multiprocessing.get_context(start_method())
     with ProcessPoolExecutor(min(workers, len(arguments)), mp_context=context) as pool:
@@ -323,10 +258,3 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
             yield result
 
 
-def _progress(enabled: bool, total: int, description: str):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)

@@ -16,7 +16,8 @@ of wins ``W``, draws ``D`` and losses ``L``, the way cutechess-cli and fastchess
 
 Multi-player tables are rated with OpenSkill's Plackett-Luce model (``openskill>=6.2``): every game is
 a ranking of its seats (ties allowed), processed in a fixed order; each bot gets ``mu``, ``sigma`` and the
-conservative ``ordinal = mu - 3 sigma``.
+conservative ``ordinal = mu - 3 sigma``. :class:`PlackettLuceTally` is the same model updated one
+game at a time, for the tournament's running tally.
 """
 
 from __future__ import annotations
@@ -182,3 +183,75 @@ def openskill_ratings(games: Iterable[tuple[Sequence[int], Sequence[int]]], play
 def _finite(value: float) -> float | None:
     """JSON has no infinity: None stands for an unbounded value."""
     return value if math.isfinite(value) else None
+
+
+class PlackettLuceTally:
+    """OpenSkill's Plackett-Luce ratings (``openskill.models.PlackettLuce()`` with its defaults, one player
+    a team, ranks given), updated one game at a time without the library's per-game copies and checks.
+
+    The arithmetic is the library's (openskill 6.2, ``PlackettLuce.rate`` and ``_compute``), step for
+    step in the same order, so the ratings are the same to the last bit
+    (:func:`tavernzoo.eval.ratings.openskill_ratings` computes them with the library itself, and the
+    tests compare the two); it costs a few microseconds a game instead of about a hundred.
+    """
+
+    MU, SIGMA = 25.0, 25.0 / 3.0
+    BETA, KAPPA, TAU = 25.0 / 6.0, 0.0001, 25.0 / 300.0
+
+    def __init__(self, players: int):
+        self.mu = [self.MU] * players
+        self.sigma = [self.SIGMA] * players
+
+    def rate(self, entries: Sequence[int], places: Sequence[float]) -> None:
+        tau_squared = self.TAU * self.TAU
+        # rate(): sigma corrected with tau; teams sorted by rank (stable), the sorted ranks as ints.
+        order = sorted(range(len(entries)), key=lambda seat: places[seat])
+        ranks = sorted(float(place) for place in places)
+        mus = [self.mu[entries[seat]] for seat in order]
+        sigmas = [math.sqrt(self.sigma[entries[seat]] * self.sigma[entries[seat]] + tau_squared) for seat in order]
+        rank = [int(value) for value in ranks]
+        # _calculate_team_ratings: one player, balance off: mu and sigma**2 summed from 0.0
+        team_mu = [0.0 + mu * 1.0 for mu in mus]
+        team_sigma_squared = [0.0 + (sigma * 1.0) ** 2 for sigma in sigmas]
+        beta_squared = self.BETA**2
+        collective = 0.0
+        for value in team_sigma_squared:
+            collective += value + beta_squared
+        c = math.sqrt(collective)
+        sum_q: dict[int, float] = {}
+        for i in range(len(order)):
+            summed = math.exp(team_mu[i] / c)
+            for q in range(len(order)):
+                if rank[i] >= rank[q]:
+                    sum_q[q] = sum_q[q] + summed if q in sum_q else summed
+        sums = list(sum_q.values())
+        a = [sum(1 for q in rank if q == r) for r in rank]
+        for i in range(len(order)):
+            omega = 0.0
+            delta = 0.0
+            i_mu_over_c = math.exp(team_mu[i] / c)
+            for q in range(len(order)):
+                ratio = i_mu_over_c / sums[q]
+                if rank[q] <= rank[i]:
+                    delta += ratio * (1 - ratio) / a[q]
+                    if q == i:
+                        omega += (1 - ratio) / a[q]
+                    else:
+                        omega -= ratio / a[q]
+            sigma_squared = team_sigma_squared[i]
+            omega *= sigma_squared / c
+            delta *= sigma_squared / c**2
+            delta *= math.sqrt(sigma_squared) / c
+            mu, sigma = mus[i], sigmas[i]
+            if omega >= 0:
+                mu += (sigma**2 / sigma_squared) * omega * 1.0
+                sigma *= math.sqrt(max(1 - (sigma**2 / sigma_squared) * delta * 1.0, self.KAPPA))
+            else:
+                mu += (sigma**2 / sigma_squared) * omega / 1.0
+                sigma *= math.sqrt(max(1 - (sigma**2 / sigma_squared) * delta / 1.0, self.KAPPA))
+            entry = entries[order[i]]
+            self.mu[entry], self.sigma[entry] = mu, sigma
+
+    def ratings(self) -> list[dict[str, float]]:
+        return [{"mu": mu, "sigma": sigma, "ordinal": 1 * ((mu - 3.0 * sigma) + (0 / 1))}
+                for mu, sigma in zip(self.mu, self.sigma, strict=True)]

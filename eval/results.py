@@ -1,14 +1,6 @@
-"""A tournament's results: its game files, the running tally, the SPRT, the leaderboard.
+"""A tournament's results: the running tally, the SPRT, the leaderboard (printed by :mod:`.leaderboard`).
 
-Game files (in the tournament's ``--out``)
-    ``games.jsonl`` holds one line per finished game (deal, rotation, seed, entries by seat, bots,
-    returns, scores, places, forfeit, the full replayable record). A run with worker processes has each
-    worker append its games to its own part, ``games/part-K.jsonl``; when the run ends the parts are
-    appended to ``games.jsonl`` and removed, so a finished tournament is one file, as before. A run that
-    was killed leaves its parts; ``--resume`` reads ``games.jsonl`` and every part (:func:`scan_games`),
-    so it finds every game that was written, by any layout. A line that is not a game line is reported
-    with its file and line number and left out (its game is played again on ``--resume``); of two copies
-    of a game (a kill between appending a part and removing it), the first counts.
+Game files: :mod:`.game_files` (their names are importable from here).
 
 The running tally (:class:`Tally`)
     Results are computed as games end, from each game's line without its record (a worker sends its
@@ -27,191 +19,29 @@ SPRT (``--sprt``, two entries in a two-player game: candidate first)
 
 from __future__ import annotations
 
-import json
-import logging
 import math
-import shutil
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from .ratings import Sprt, elo_estimate
+from .game_files import (  # noqa: F401 - importable from here, as before
+    GAMES_FILE,
+    PARTS_DIR,
+    game_files,
+    game_key,
+    game_summary,
+    merge_parts,
+    part_path,
+    read_games,
+    scan_games,
+)
+from .leaderboard import print_results  # noqa: F401 - importable from here, as before
+from .ratings import PlackettLuceTally, Sprt, elo_estimate
 from .schedule import Settings, make_tables
 from .stats import z_value
 
-GAMES_FILE = "games.jsonl"
-PARTS_DIR = "games"
 RESULTS_FILE = "results.json"
-
-log = logging.getLogger("tavernzoo.tournament")
-
-
-# --- game files -----------------------------------------------------------------------------------------
-
-
-def part_path(out: str | Path, worker: int) -> Path:
-    """The part that worker ``worker`` of a run appends its games to."""
-    return Path(out) / PARTS_DIR / f"part-{worker}.jsonl"
-
-
-def game_files(out: str | Path) -> list[Path]:
-    """``games.jsonl`` (if there) and then the parts a killed run left, in the order they are read."""
-    out = Path(out)
-    files = [out / GAMES_FILE] if (out / GAMES_FILE).exists() else []
-    parts = out / PARTS_DIR
-    if parts.is_dir():
-        files += sorted(parts.glob("part-*.jsonl"), key=lambda path: (len(path.name), path.name))
-    return files
-
-
-def scan_games(out: str | Path, settings: Settings | None = None, *, repair: bool = False,
-               quiet: bool = False, records: bool = False) -> Iterator[dict]:
-    """Every game line of the tournament in ``out``, once each (the first copy of each (deal, rotation)),
-    from all its :func:`game_files`, streamed. Without ``records`` each line comes without its record
-    (what the tally needs), so memory holds one record at a time. ``repair``, ``settings`` and ``quiet``
-    as in :func:`read_games`."""
-    seen: set[tuple[int, int]] = set()
-    for path in game_files(out):
-        for line in _scan_file(path, settings, repair=repair, quiet=quiet, records=records):
-            key = game_key(line)
-            if key not in seen:
-                seen.add(key)
-                yield line
-
-
-def read_games(path: str | Path, repair: bool = False, settings: Settings | None = None,
-               quiet: bool = False) -> list[dict]:
-    """The game lines of one file, such as ``games.jsonl`` (first copy of each (deal, rotation)). With
-    ``repair``, a last line cut short by a killed run is removed from the file. A line that is not a game
-    line (of a tournament with ``settings``, when given) is left out with a warning naming its line
-    number: its game counts as not played, so ``--resume`` plays it again (``quiet``: no warnings)."""
-    lines, seen = [], set()
-    for line in _scan_file(Path(path), settings, repair=repair, quiet=quiet, records=True):
-        key = game_key(line)
-        if key not in seen:
-            seen.add(key)
-            lines.append(line)
-    return lines
-
-
-def _scan_file(path: Path, settings: Settings | None, *, repair: bool, quiet: bool,
-               records: bool) -> Iterator[dict]:
-    if not path.exists():
-        return
-    if repair:
-        _drop_cut_line(path)
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-                problem = _game_line_problem(line, settings)
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                problem = f"not JSON ({error})"
-            except RecursionError:
-                problem = "nested too deeply"
-            if problem:
-                if not quiet:
-                    log.warning("%s line %d skipped: %s", path, number, problem)
-                continue
-            if not records:
-                line.pop("record", None)
-            yield line
-
-
-def _drop_cut_line(path: Path) -> None:
-    """Cut a last line that a kill left without its newline (its game is played again)."""
-    size = path.stat().st_size
-    if not size:
-        return
-    with open(path, "r+b") as handle:
-        handle.seek(size - 1)
-        if handle.read(1) == b"\n":
-            return
-        # Look back in blocks for the last complete line; a record is bounded, so this ends quickly.
-        end = size
-        while end > 0:
-            start = max(0, end - (1 << 16))
-            handle.seek(start)
-            block = handle.read(end - start)
-            cut = block.rfind(b"\n")
-            if cut >= 0:
-                handle.truncate(start + cut + 1)
-                return
-            end = start
-        handle.truncate(0)
-
-
-def merge_parts(out: str | Path) -> int:
-    """Append every part of ``out`` to its ``games.jsonl`` and remove the part (then the folder); the
-    number of parts merged. A kill between the append and the removal leaves a game twice, of which
-    :func:`scan_games` counts the first."""
-    out = Path(out)
-    parts = [path for path in game_files(out) if path.parent.name == PARTS_DIR]
-    if not parts:
-        return 0
-    target = out / GAMES_FILE
-    _drop_cut_line(target) if target.exists() else None
-    with open(target, "ab") as sink:
-        for part in parts:
-            _drop_cut_line(part)
-            with open(part, "rb") as source:
-                shutil.copyfileobj(source, sink, 1 << 20)
-            sink.flush()
-            part.unlink()
-    try:
-        (out / PARTS_DIR).rmdir()
-    except OSError:  # something else lives there: leave it
-        pass
-    return len(parts)
-
-
-def _game_line_problem(line: Any, settings: Settings | None) -> str | None:
-    """What makes ``line`` unfit to count as a game (None if nothing)."""
-    if not isinstance(line, dict):
-        return f"a {type(line).__name__}, not a game object"
-    for key in ("deal", "rotation"):
-        value = line.get(key)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            return f"{key}={value!r} is not a whole number >= 0"
-    fields = {key: line.get(key) for key in ("entries", "scores", "places")}
-    if not all(isinstance(value, list) for value in fields.values()):
-        return "entries, scores and places must be lists"
-    if len({len(value) for value in fields.values()}) != 1 or not fields["entries"]:
-        return "entries, scores and places must have one item per seat"
-    seats = len(fields["entries"])
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in fields["entries"] + fields["places"]):
-        return "entries and places must hold whole numbers"
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in fields["scores"]):
-        return "scores must hold numbers"
-    returns = line.get("returns")
-    if returns is not None and (not isinstance(returns, list) or len(returns) != seats
-                                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in returns)):
-        return "returns must be null or one number per seat"
-    forfeit = line.get("forfeit")
-    if forfeit is not None and not (isinstance(forfeit, dict) and forfeit.get("seat") in range(seats)):
-        return "forfeit must be null or name the forfeiting seat"
-    if settings is not None:
-        if seats != settings.seats or line["rotation"] >= seats:
-            return f"it seats {seats} players in rotation {line['rotation']}; this tournament seats {settings.seats}"
-        if any(entry >= len(settings.bots) for entry in fields["entries"]):
-            return f"entries {fields['entries']} name bots beyond the {len(settings.bots)} of this tournament"
-        if len(set(fields["entries"])) != seats:
-            return f"entries {fields['entries']} seat one bot twice"
-    return None
-
-
-def game_key(line: dict) -> tuple[int, int]:
-    """A game line's place in the run: (deal, rotation)."""
-    return (line["deal"], line["rotation"])
-
-
-def game_summary(line: dict) -> dict:
-    """A game line without its record: what the tally needs, and what a worker sends its parent."""
-    return {key: value for key, value in line.items() if key != "record"}
 
 
 # --- the running tally ----------------------------------------------------------------------------------
@@ -447,139 +277,9 @@ def counted_mean_interval(counts: Counter, confidence: float = 0.95) -> tuple[fl
     return (mean, mean - half, mean + half)
 
 
-class PlackettLuceTally:
-    """OpenSkill's Plackett-Luce ratings (``openskill.models.PlackettLuce()`` with its defaults, one player
-    a team, ranks given), updated one game at a time without the library's per-game copies and checks.
-
-    The arithmetic is the library's (openskill 6.2, ``PlackettLuce.rate`` and ``_compute``), step for
-    step in the same order, so the ratings are the same to the last bit
-    (:func:`tavernzoo.eval.ratings.openskill_ratings` computes them with the library itself, and the
-    tests compare the two); it costs a few microseconds a game instead of about a hundred.
-    """
-
-    MU, SIGMA = 25.0, 25.0 / 3.0
-    BETA, KAPPA, TAU = 25.0 / 6.0, 0.0001, 25.0 / 300.0
-
-    def __init__(self, players: int):
-        self.mu = [self.MU] * players
-        self.sigma = [self.SIGMA] * players
-
-    def rate(self, entries: Sequence[int], places: Sequence[float]) -> None:
-        tau_squared = self.TAU * self.TAU
-        # rate(): sigma corrected with tau; teams sorted by rank (stable), the sorted ranks as ints.
-        order = sorted(range(len(entries)), key=lambda seat: places[seat])
-        ranks = sorted(float(place) for place in places)
-        mus = [self.mu[entries[seat]] for seat in order]
-        sigmas = [math.sqrt(self.sigma[entries[seat]] * self.sigma[entries[seat]] + tau_squared) for seat in order]
-        rank = [int(value) for value in ranks]
-        # _calculate_team_ratings: one player, balance off: mu and sigma**2 summed from 0.0
-        team_mu = [0.0 + mu * 1.0 for mu in mus]
-        team_sigma_squared = [0.0 + (sigma * 1.0) ** 2 for sigma in sigmas]
-        beta_squared = self.BETA**2
-        collective = 0.0
-        for value in team_sigma_squared:
-            collective += value + beta_squared
-        c = math.sqrt(collective)
-        sum_q: dict[int, float] = {}
-        for i in range(len(order)):
-            summed = math.exp(team_mu[i] / c)
-            for q in range(len(order)):
-                if rank[i] >= rank[q]:
-                    sum_q[q] = sum_q[q] + summed if q in sum_q else summed
-        sums = list(sum_q.values())
-        a = [sum(1 for q in rank if q == r) for r in rank]
-        for i in range(len(order)):
-            omega = 0.0
-            delta = 0.0
-            i_mu_over_c = math.exp(team_mu[i] / c)
-            for q in range(len(order)):
-                ratio = i_mu_over_c / sums[q]
-                if rank[q] <= rank[i]:
-                    delta += ratio * (1 - ratio) / a[q]
-                    if q == i:
-                        omega += (1 - ratio) / a[q]
-                    else:
-                        omega -= ratio / a[q]
-            sigma_squared = team_sigma_squared[i]
-            omega *= sigma_squared / c
-            delta *= sigma_squared / c**2
-            delta *= math.sqrt(sigma_squared) / c
-            mu, sigma = mus[i], sigmas[i]
-            if omega >= 0:
-                mu += (sigma**2 / sigma_squared) * omega * 1.0
-                sigma *= math.sqrt(max(1 - (sigma**2 / sigma_squared) * delta * 1.0, self.KAPPA))
-            else:
-                mu += (sigma**2 / sigma_squared) * omega / 1.0
-                sigma *= math.sqrt(max(1 - (sigma**2 / sigma_squared) * delta / 1.0, self.KAPPA))
-            entry = entries[order[i]]
-            self.mu[entry], self.sigma[entry] = mu, sigma
-
-    def ratings(self) -> list[dict[str, float]]:
-        return [{"mu": mu, "sigma": sigma, "ordinal": 1 * ((mu - 3.0 * sigma) + (0 / 1))}
-                for mu, sigma in zip(self.mu, self.sigma, strict=True)]
-
-
 def _number(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, value)) if math.isfinite(value) else (0.0 if value < 0 else 1.0)
-
-
-# --- the table ------------------------------------------------------------------------------------------
-
-
-def print_results(results: dict[str, Any], file=None) -> None:
-    """The leaderboard (and SPRT, forfeits) as a rich table."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from tavernzoo.cli import console as make_console
-
-    console = Console(file=file) if file is not None else make_console()
-    duel = results["seats"] == 2
-    title = (f"{results['game']} {results['format']}: {results['games']} games, {results['deals']} deals x "
-             f"{results['seats']} seatings, seed {results['seed']}")
-    table = Table(title=title, title_justify="left")
-    columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
-    columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
-    for column in columns:
-        table.add_column(column, justify="left" if column == "bot" else "right")
-    for row in results["leaderboard"]:
-        cells = [str(row["rank"]), row["bot"], str(row["games"]), f"{row['wins']}-{row['draws']}-{row['losses']}",
-                 str(row["forfeits"]), _with_ci(row["score"], row["score_ci"]),
-                 _with_ci(row["deal_score"], row["deal_score_ci"])]
-        if duel:
-            elo, error = row.get("elo"), row.get("elo_error")
-            cells += [("-" if elo is None else f"{elo:+.0f}") + ("" if error is None else f" ± {error:.0f}"),
-                      f"{100 * row['los']:.1f}%"]
-        else:
-            cells += [_fmt(row["avg_place"], ".2f"), f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"]
-        table.add_row(*cells)
-    console.print(table)
-    if not results["cycle"]["complete"]:
-        console.print(f"[yellow]note:[/] the schedule covers every pair in every seat after "
-                      f"{results['cycle']['deals']} deals; this run has {results['deals']}", highlight=False)
-    sprt = results.get("sprt")
-    if sprt:
-        verdict = {"H1": "H1 accepted (the first bot is better)", "H0": "H0 accepted (not better)"}.get(
-            sprt["decision"], "no decision yet")
-        console.print(f"SPRT [{sprt['elo0']:g}, {sprt['elo1']:g}] alpha {sprt['alpha']:g} beta {sprt['beta']:g}: "
-                      f"LLR {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {sprt['games']} "
-                      f"games: {verdict}", highlight=False)
-    if results["forfeits"]:
-        console.print(f"{len(results['forfeits'])} forfeit(s); the first:", highlight=False)
-        for item in results["forfeits"][:5]:
-            console.print(f"  deal {item['deal']} rotation {item['rotation']}: {item['bot']} ({item['kind']}) "
-                          f"{item['reason']}", highlight=False, markup=False)
-
-
-def _with_ci(value: float | None, interval: Sequence[float]) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
-
-
-def _fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import json
 import multiprocessing
 import os
 import queue
@@ -39,16 +38,23 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..agents.infoset import feed
-from ..envs.aec import as_action
+from ..envs.make import make_env
+from .backends import start_method
+from .game_files import GamesFile, encode_lines, game_summary
+from .guard import Forfeit, Guard
+from .loop import play_game
 from .ratings import places_from_scores
-from .results import Tally, game_summary
-from .schedule import Settings, derived_seed, seating
+from .results import Tally
+from .schedule import Settings
+from .seating import derived_seed, score_of, seating
+
+__all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
+           "run_workers", "start_method"]
 
 Task = tuple[int, tuple[int, ...], list[int]]
 """One deal to play: (deal, table, rotations already played)."""
@@ -63,57 +69,6 @@ workers finish together and that little is played past an SPRT decision."""
 # --- playing deals (in a worker process, or in this one) ----------------------------------------------
 
 
-class Forfeit(Exception):  # noqa: N818 - a game outcome, not an error of the runner
-    """Raised inside a game when the bot at ``seat`` forfeits it."""
-
-    def __init__(self, seat: int, kind: str, reason: str):
-        super().__init__(f"seat {seat} forfeits ({kind}): {reason}")
-        self.seat, self.kind, self.reason = seat, kind, reason
-
-
-class Guard:
-    """Wraps a bot for one game: turns its failures and illegal actions into a :class:`Forfeit`."""
-
-    def __init__(self, bot: Any, seat: int, seed: int, env: Any):
-        self.bot, self.seat, self.seed, self.env = bot, seat, seed, env
-        self.name = getattr(bot, "name", type(bot).__name__)
-
-    def reset(self) -> None:
-        try:
-            if hasattr(self.bot, "begin_game"):
-                self.bot.begin_game(self.seat, self.seed)
-            else:
-                self.bot.reset()
-        except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
-            raise _forfeit(self.seat, error) from None
-
-    def act(self, observation: dict[str, Any]) -> int:
-        mask = observation["action_mask"]
-        try:
-            feed(self.bot, self.env, f"player_{self.seat}")  # the view / information state it takes
-            action = self.bot.act(observation)
-        except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
-            raise _forfeit(self.seat, error) from None
-        try:  # an integer only: a bot's True or 1.7 is no move (as the envs hold it)
-            index = as_action(action, len(mask))
-            legal = bool(mask[index])
-        except (TypeError, ValueError):
-            legal = False
-        if not legal:
-            from ..agents.external import clip
-
-            raise Forfeit(self.seat, "illegal", f"action {clip(repr(action), 100)} is not legal now")
-        return index
-
-
-def _forfeit(seat: int, error: Exception) -> Forfeit:
-    from ..agents.external import clip
-
-    kind = getattr(error, "kind", None) or "error"
-    reason = getattr(error, "reason", None) or f"{type(error).__name__}: {error}"
-    return Forfeit(seat, clip(str(kind), 40), clip(str(reason)))
-
-
 class DealPlayer:
     """Plays deals for one process: one env, fresh bots per deal, external programs kept running.
 
@@ -123,9 +78,8 @@ class DealPlayer:
     """
 
     def __init__(self, settings: Settings):
-        from ..agents import builtin_bots
+        from ..agents import BotSpec, builtin_bots
         from ..envs import get_game
-        from .match import make_env
 
         self.settings = settings
         self.game = get_game(settings.game)
@@ -133,15 +87,17 @@ class DealPlayer:
         self.env = make_env(self.game, self.config, raw=True)
         self._external: dict[int, Any] = {}
         self._builtin = builtin_bots(self.game)
+        self._specs = [BotSpec.parse(spec) for spec in settings.bots]
 
     def _bot(self, entry: int, deal: int) -> Any:
         from ..agents import load_bot
 
-        spec = self.settings.bots[entry]
+        spec = self._specs[entry]
         seed = derived_seed(self.settings.seed, "bot", deal, entry)
-        if spec in self._builtin:  # load_bot's answer, without re-validating the config every deal
-            return self._builtin[spec](self.config, seed)
-        if spec.startswith("cmd:"):
+        if spec.kind == "name" and spec.mode is None and spec.name in self._builtin:
+            # load_bot's answer, without re-validating the config every deal
+            return self._builtin[spec.name](self.config, seed)
+        if spec.kind == "cmd":
             # A program is started once per process and reseeded every game (begin_game).
             if entry not in self._external:
                 bot = load_bot(spec, self.game, self.config, seed=0)
@@ -153,8 +109,6 @@ class DealPlayer:
     def play_deal(self, deal: int, table: Sequence[int], skip: frozenset[int] = frozenset()) -> Iterator[dict]:
         """Every rotation of ``deal`` at ``table``, yielding each game's line; rotations in ``skip`` are
         played (the bots' state carries over within a deal) but not yielded."""
-        from .match import play_game
-
         settings = self.settings
         seed = derived_seed(settings.seed, "deal", deal)
         bots = {entry: self._bot(entry, deal) for entry in table}
@@ -162,15 +116,14 @@ class DealPlayer:
         for rotation in range(n):
             entries = seating(table, rotation)
             labels = [settings.labels[entry] for entry in entries]
-            # Only programs told their seed each game (begin_game) need the per-game seed.
-            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation)
-                            if hasattr(bots[entry], "begin_game") else 0, self.env)
+            # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
+            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation), self.env)
                       for seat, entry in enumerate(entries)]
             forfeit = None
             try:
                 returns, record = play_game(self.env, guards, seed, labels)
                 returns = [float(value) for value in returns]
-                scores = [_share(returns, seat) for seat in range(n)]
+                scores = [score_of(returns, seat) for seat in range(n)]
                 places = places_from_scores(returns)
             except Forfeit as lost:
                 record = self.env.unwrapped.record(seats=labels)
@@ -179,13 +132,11 @@ class DealPlayer:
                 places = [n if seat == lost.seat else 1 for seat in range(n)]
                 forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
                            "kind": lost.kind, "reason": lost.reason}
-            for seat, entry in enumerate(entries):
-                bot = bots[entry]
-                if hasattr(bot, "game_over") and getattr(bot, "alive", True):
-                    try:
-                        bot.game_over(returns, seat)
-                    except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
-                        pass
+            for seat, guard in enumerate(guards):
+                try:  # (a program that died is told nothing: its game_over returns at once)
+                    guard.bot.game_over(returns, seat)
+                except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
+                    pass
             if rotation in skip:
                 continue
             yield {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
@@ -195,12 +146,6 @@ class DealPlayer:
         for bot in self._external.values():
             bot.close()
         self._external.clear()
-
-
-def _share(returns: Sequence[float], seat: int) -> float:
-    from .match import score_of
-
-    return score_of(returns, seat)
 
 
 class _ParentGone(BaseException):
@@ -236,35 +181,6 @@ def _follow_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="tavernzoo-parent-watch").start()
     if os.getppid() != parent:  # died before the signal was armed
         raise _ParentGone()
-
-
-def encode_lines(lines: Iterable[dict]) -> str:
-    """Game lines as JSON lines, byte for byte what ``json.dumps`` writes (game lines are trees, so the
-    encoder's check for circular references is only cost)."""
-    return "".join(_ENCODER.encode(line) + "\n" for line in lines)
-
-
-_ENCODER = json.JSONEncoder(check_circular=False)
-
-
-class GamesFile:
-    """Appends game lines to one file, of which it is the only writer (a line is whole or, after a kill,
-    the cut last one that :func:`~tavernzoo.eval.results.scan_games` drops on resume)."""
-
-    def __init__(self, path: str | Path):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
-
-    def write(self, lines: Iterable[dict]) -> None:
-        self.write_text(encode_lines(lines))
-
-    def write_text(self, text: str) -> None:
-        """Lines already encoded (one JSON object and a newline each)."""
-        self._handle.write(text)
-        self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
 
 
 def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:
@@ -330,14 +246,6 @@ def run_here(settings: Settings, tasks: Iterator[Task], games_path: str | Path, 
 def batch_size(deals: int, workers: int) -> int:
     """Deals per task: about sixteen tasks per worker, at most :data:`MAX_BATCH` deals each."""
     return max(1, min(MAX_BATCH, deals // (16 * workers)))
-
-
-def start_method() -> str:
-    """``fork`` on Linux when this process runs no other thread (forking threads can deadlock), else
-    ``spawn``."""
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
 
 
 def run_workers(settings: Settings, tasks: Iterator[Task], part_paths: Sequence[str | Path], record: Record,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .ratings import Sprt
+from .seating import derived_seed, entry_labels, seating  # noqa: F401 - seating, derived_seed: importable here
 
 FORMATS = ("round-robin", "gauntlet")
 SETTINGS_FILE = "tournament.json"
@@ -91,17 +92,6 @@ def make_tables(entries: int, seats: int, fmt: str = "round-robin", seed: int = 
     return tables
 
 
-def seating(table: Sequence[int], rotation: int) -> list[int]:
-    """The entry at each seat in ``rotation``: ``table[i]`` sits at seat ``(i + rotation) % n``."""
-    n = len(table)
-    return [table[(seat - rotation) % n] for seat in range(n)]
-
-
-def derived_seed(seed: int, *parts: Any) -> int:
-    """A seed that depends only on the tournament seed and ``parts`` (deal, rotation, entry...)."""
-    return random.Random(":".join(map(str, ("tavernzoo-tournament", seed, *parts)))).randrange(2**63)
-
-
 # --- settings -------------------------------------------------------------------------------------------
 
 
@@ -134,9 +124,9 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
                   seed: int = 0, move_timeout: float = 10.0, sprt: Sequence[float] | None = None) -> Settings:
     """Validated settings: the game and config exist, every spec loads, the sizes fit."""
     from ..agents import load_bot
+    from ..agents.base import as_bot
     from ..envs import get_game
     from ..envs.core import config_to_dict
-    from .match import entry_labels
 
     spec_game = get_game(game)
     validated = spec_game.make_config(config)
@@ -154,16 +144,14 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
                              f"(candidate, then champion); got {len(bots)} bots and {seats} seats")
     for spec in bots:  # fail here, on a typo, rather than in a worker
-        bot = load_bot(spec, spec_game, validated, seed=0)
-        if hasattr(bot, "close"):
-            bot.close()
+        as_bot(load_bot(spec, spec_game, validated, seed=0)).close()
     return Settings(spec_game.name, list(bots), config_to_dict(validated), fmt, seed, games, float(move_timeout),
                     list(sprt) if sprt is not None else None, entry_labels(list(bots)), seats)
 
 
 def read_settings(out: str | Path) -> dict[str, Any]:
     """The stored settings of the tournament in ``out``, checked to be one (else a ValueError)."""
-    from tavernzoo.cli import read_table_file
+    from tavernzoo.userio import read_table_file
 
     path = Path(out) / SETTINGS_FILE
     if not path.exists():

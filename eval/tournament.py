@@ -5,10 +5,10 @@
                          [--sprt ELO0 ELO1 ALPHA BETA] [--move-timeout SECONDS] [--set KEY=VALUE]
                          [--backend local|ray [--address ADDR]]
 
-This module is the entry point: :func:`run_tournament` and the command line. The parts live beside it:
-:mod:`.schedule` (entries, tables, seatings, seeds, settings), :mod:`.runner` (playing deals, forfeits,
-worker processes), :mod:`.ray_backend` (deals as Ray tasks) and :mod:`.results` (reading ``games.jsonl``,
-the SPRT, the leaderboard); their names are importable from here too.
+This module is the entry point, :func:`run_tournament` (the command is tavernzoo/commands/tournament.py).
+The parts live beside it: :mod:`.schedule` (entries, tables, seatings, seeds, settings), :mod:`.runner`
+(playing deals, forfeits, worker processes), :mod:`.ray_backend` (deals as Ray tasks) and :mod:`.results`
+(reading ``games.jsonl``, the SPRT, the leaderboard); their names are importable from here too.
 
 Files (``--out DIR``)
     ``tournament.json`` the settings; ``games.jsonl`` one line per finished game (deal, rotation, seed,
@@ -26,16 +26,15 @@ Files (``--out DIR``)
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .backends import BACKENDS, progress_bar
 from .results import (
     GAMES_FILE,
     PARTS_DIR,
@@ -64,22 +63,26 @@ from .schedule import (
 
 __all__ = [
     "BACKENDS", "FORMATS", "GAMES_FILE", "HEATMAP_FILE", "PARTS_DIR", "RESULTS_FILE", "SETTINGS_FILE",
-    "Settings", "Tally", "add_parser", "compute_results", "derived_seed", "main",
+    "Settings", "Tally", "compute_results", "derived_seed",
     "make_settings", "make_tables", "offset_triples", "print_results", "read_games", "read_settings",
-    "required_triples", "run_command", "run_tournament", "scan_games", "seating",
+    "required_triples", "run_tournament", "scan_games", "seating",
 ]
-
-BACKENDS = ("local", "ray")
 
 
 def __getattr__(name: str) -> Any:
     # The runner (envs, bots, numpy) is imported when a tournament is played, not when the command line is
     # built; its names stay importable from here.
-    if name in ("DealPlayer", "Forfeit", "Guard"):
+    if name == "DealPlayer":
         from . import runner
 
-        return getattr(runner, name)
+        return runner.DealPlayer
+    if name in ("Forfeit", "Guard"):
+        from . import guard
+
+        return getattr(guard, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 HEATMAP_FILE = "heatmap.png"
 
 log = logging.getLogger("tavernzoo.tournament")
@@ -139,7 +142,7 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
                 yield deal, tables[deal % len(tables)], sorted(done)
 
     remaining = 0 if missing_deals == 0 else settings.deals * settings.seats - sum(map(len, played.values()))
-    bar = _progress(progress, remaining, f"{settings.game} tournament")
+    bar = progress_bar(progress, remaining, f"{settings.game} tournament")
 
     def record(games: list[dict]) -> None:
         """Every finished game's summary, as its deal ends: tally, log, progress."""
@@ -173,111 +176,3 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     results = tally.results()
     (out / RESULTS_FILE).write_text(json.dumps(results, indent=1) + "\n")
     return results
-
-
-# --- the command ----------------------------------------------------------------------------------------
-
-
-def add_parser(commands) -> argparse.ArgumentParser:
-    """Register ``tavernzoo tournament`` on the CLI's subparsers."""
-    from tavernzoo.cli import _add_config_arguments
-
-    parser = commands.add_parser(
-        "tournament",
-        help="a tournament between bots: duplicate deals, every seat, ratings, forfeits, resume",
-        description="Play a round-robin or gauntlet between bots. Every deal is replayed under every seat "
-        "rotation; tables cover every pair of bots in every pair of seats. Prints the leaderboard and writes "
-        "games.jsonl, results.json and heatmap.png into --out.",
-    )
-    parser.add_argument("game", help="game name (tavernzoo games lists them)")
-    parser.add_argument("--bots", nargs="+", metavar="SPEC",
-                        help="bot specs: random, heuristic, a checkpoint, BOT.onnx, zoo:GAME, 'cmd:PROGRAM ARGS' "
-                        "(a spec given twice enters twice; on --resume: default the stored ones)")
-    parser.add_argument("--games", type=int, default=1000,
-                        help="games to play in all, rounded up to whole deals (default 1000; with --sprt the most)")
-    parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
-                        help="worker processes playing games in parallel (default: up to 4)")
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help="local: worker processes on this machine (default); ray: deals as Ray tasks "
-                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
-    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
-                        "default: start one on this machine)")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="round-robin (every pair, the default) or gauntlet (the first bot against the rest)")
-    parser.add_argument("--seed", type=int, help="seed of the schedule, deals and bots (default 0)")
-    parser.add_argument("--out", metavar="DIR", help="output directory (default: runs/tournament-GAME-seedS)")
-    parser.add_argument("--resume", action="store_true", help="continue the killed or finished tournament in --out")
-    parser.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
-                        help="stop once the first bot is shown ELO1 better (H1) or not ELO0 better (H0)")
-    parser.add_argument("--move-timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="time limit of one decision of an external bot (default 10)")
-    _add_config_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true",
-                        help="hide the progress bar (hidden anyway when stderr is not a terminal)")
-    parser.add_argument("--no-plot", action="store_true", help="skip heatmap.png")
-    parser.add_argument("--json", action="store_true",
-                        help="print the results (as in results.json) as one JSON document instead of the table")
-    parser.set_defaults(run=run_command)
-    return parser
-
-
-def run_command(args: argparse.Namespace) -> int:
-    from tavernzoo.cli import parse_config
-
-    out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
-    config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
-    if args.resume:
-        # What --resume is not told again comes from the stored settings.
-        stored = read_settings(out)
-        bots, config = bots or stored["bots"], config or stored["config"]
-        fmt = fmt or stored["format"]
-        seed = stored["seed"] if seed is None else seed
-        sprt = sprt or stored["sprt"]
-    if not bots:
-        raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
-    settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
-                             move_timeout=args.move_timeout, sprt=sprt)
-    if args.address and args.backend != "ray":
-        raise ValueError("--address names a Ray cluster: it needs --backend ray")
-    results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress,
-                             backend=args.backend, address=args.address)
-    if not args.json:
-        print_results(results)
-    plotted = False
-    if not args.no_plot and results["games"]:
-        from .plots import pairwise_heatmap
-
-        try:
-            pairwise_heatmap(results, out / HEATMAP_FILE)
-            plotted = True
-        except ImportError as error:
-            print(f"no heatmap: {error}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(results, indent=1))
-        return 0
-    print(f"games: {out / GAMES_FILE}  results: {out / RESULTS_FILE}"
-          + (f"  heatmap: {out / HEATMAP_FILE}" if plotted else ""))
-    return 0
-
-
-def _progress(enabled: bool, total: int, description: str):
-    if not enabled or total <= 0:
-        return None
-    from tqdm.auto import tqdm
-
-    # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tavernzoo.eval.tournament ...``: the same as ``tavernzoo tournament ...``."""
-    parser = argparse.ArgumentParser(prog="tavernzoo")
-    add_parser(parser.add_subparsers())
-    args = parser.parse_args(["tournament", *(sys.argv[1:] if argv is None else argv)])
-    from tavernzoo.cli import run_guarded
-
-    return run_guarded(args.run, args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

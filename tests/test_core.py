@@ -83,3 +83,17 @@ def test_mean_interval_matches_hand_computed_values():
     # sd = sqrt(1/3), half = 1.959964 * sqrt(1/3) / 2
     assert mean == 0.5 and high - mean == pytest.approx(1.959964 * math.sqrt(1 / 3) / 2, rel=1e-5)
     assert mean_interval([0.3])[1] == -math.inf
+
+
+def test_an_unpickled_game_is_the_registrys_own_instance():
+    import pickle
+    from dataclasses import replace
+
+    from tavernzoo.envs import games
+
+    for game in games().values():
+        assert pickle.loads(pickle.dumps(game)) is game
+    # A game that is not the registered one (another title) arrives as itself, equal but its own.
+    other = replace(next(iter(games().values())), title="a house variant")
+    copy = pickle.loads(pickle.dumps(other))
+    assert copy == other and copy is not other

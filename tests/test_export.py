@@ -277,7 +277,7 @@ def test_measuring_with_workers_gives_the_same_strength(tiny_bot):
 
 
 def test_the_zoo_listing_says_how_each_bot_was_trained():
-    from tavernzoo.agents.onnx_bot import _training
+    from tavernzoo.commands.zoo import _training
 
     assert _training({"timesteps": 301056}) == "301,056 PPO steps"
     assert _training({"timesteps": 0, "expert": {"teacher": "oracle", "samples": 161885}}) == \

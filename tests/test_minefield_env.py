@@ -252,7 +252,7 @@ def test_heuristic_attacks_whoever_attacked_it_when_others_repeat_their_attacks(
     env.reset(seed=0)
     state = env.game_state
     state.last_battles = ((3, 0, rules.STANDOFF, ((5, 30),)),)
-    state.round, state.obs_cache = 1, None
+    state.round = 1
     bot = load_bot("heuristic", "minefield", config, seed=0)
     observation = env._observe(0)
     scores = bot.target_scores(observation["observation"])
@@ -291,7 +291,7 @@ def test_heuristic_learns_whether_opponents_repeat_their_targets():
         env.reset(seed=0)
         state = env.game_state
         state.last_battles = tuple((a, t, rules.STANDOFF, ((5, 30),)) for a, t in targets.items())
-        state.round, state.obs_cache = round_number, None
+        state.round = round_number
         return env._observe(0)
 
     stubborn = load_bot("heuristic", "minefield", {"num_players": 5}, seed=0)
@@ -304,3 +304,26 @@ def test_heuristic_learns_whether_opponents_repeat_their_targets():
     assert fickle.persistence == 0.0
     stubborn.reset()
     assert stubborn.persistence == 0.5
+
+
+def test_each_env_encodes_through_its_own_observer_and_the_state_holds_no_cache():
+    import dataclasses
+
+    assert not any("cache" in field.name for field in dataclasses.fields(rules.State))
+    first, second = minefield_v0.parallel_env(num_players=5), minefield_v0.parallel_env(num_players=5)
+    first.reset(seed=3)
+    second.reset(seed=4)
+    assert isinstance(first._observer, encode.Observer) and first._observer is not second._observer
+    for _ in range(3):
+        state = first.game_state
+        for seat in range(5):  # the observer's vector (built once this round) is the uncached one
+            size = encode.observation_size(state.config)
+            cached, plain = np.empty(size, np.float32), np.empty(size, np.float32)
+            first._observer.encode(state, seat, cached)
+            encode.encode(state, seat, plain)
+            assert np.array_equal(cached, plain)
+        actions = {agent: int(np.flatnonzero(first._observe(first.possible_agents.index(agent))["action_mask"])[0])
+                   for agent in first.agents}
+        first.step(actions)
+        if not first.agents:
+            break

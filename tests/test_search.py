@@ -307,9 +307,10 @@ def test_closed_loop_chance_outcomes_are_the_dice_odds():
 
 
 def test_closed_loop_state_copy_matches_the_rules_clone():
-    from tavernzoo.agents.mcts_closed import STATE_KEYS, TINY_MINOTAUR_MUTABLE_FIELDS
+    from tavernzoo.agents.tiny_minotaur import MUTABLE_FIELDS as TINY_MINOTAUR_MUTABLE_FIELDS
+    from tavernzoo.agents.tiny_minotaur import SEARCH
 
-    copy = STATE_KEYS["tiny_minotaur"].copy
+    copy = SEARCH.closed_loop.copy
     game, states = positions("tiny_minotaur", {}, 20, seed=22)
     for state in states:
         chance = Chance(5)

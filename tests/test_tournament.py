@@ -353,14 +353,14 @@ def test_the_command_prints_the_leaderboard_and_writes_results_and_heatmap(tmp_p
     assert results["games"] == 6 and results["config"]["num_players"] == 3
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # --resume needs only the game and the directory: bots, options and seed come from tournament.json
-    from tavernzoo.eval.tournament import main
+    from tavernzoo.commands.tournament import main
 
     assert main(["wyvern", "--out", str(out), "--resume", "--games", "9", "--no-progress", "--no-plot"]) == 0
     assert json.loads((out / "results.json").read_text())["games"] == 9
 
 
 def test_main_reports_user_errors_with_exit_status_2(tmp_path, capsys):
-    from tavernzoo.eval.tournament import main
+    from tavernzoo.commands.tournament import main
 
     assert main(["ministeel", "--bots", "random", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
     assert "at least 4 bot entries" in capsys.readouterr().err

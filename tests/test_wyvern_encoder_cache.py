@@ -1,8 +1,9 @@
-"""Wyvern's encoder keeps each game's player blocks between calls and rewrites only what changed
-(envs/wyvern/encode.py). These tests hold it to ``encode_uncached``, which computes every slot from the
-state alone, bit for bit: on every decision of seeded random games at 2-6 players, for every seat, with
-games played in turns, on clones, determinizations and information states, after changes made by hand,
-and with a table left by another game. A stale cache shows up here as a mismatch."""
+"""Wyvern's encoder (an :class:`~tavernzoo.envs.wyvern.encode.Observer`, one per env or search) keeps each
+game's player blocks between calls and rewrites only what changed (envs/wyvern/encode.py). These tests
+hold it to ``encode_uncached``, which computes every slot from the state alone, bit for bit: on every
+decision of seeded random games at 2-6 players, for every seat, with games played in turns, on clones,
+determinizations and information states, after changes made by hand, and with a table left by another
+game. A stale cache shows up here as a mismatch."""
 
 from __future__ import annotations
 
@@ -23,12 +24,16 @@ CONFIGS = [
 ]
 
 
-def assert_encodes_as_uncached(state: rules.State, seats=None, where: str = "") -> None:
+OBSERVER = encode.Observer()  # the tests' own, as an env has its own
+
+
+def assert_encodes_as_uncached(state: rules.State, seats=None, where: str = "", observer=None) -> None:
+    observer = observer or OBSERVER
     cached = np.empty(encode.OBSERVATION_SIZE, np.float32)
     fresh = np.empty(encode.OBSERVATION_SIZE, np.float32)
     for seat in range(state.n) if seats is None else seats:
         cached.fill(np.nan)  # a slot the encoder forgot to write shows up as NaN
-        encode.encode(state, seat, cached)
+        observer.encode(state, seat, cached)
         encode.encode_uncached(state, seat, fresh)
         if not np.array_equal(cached, fresh):
             wrong = np.flatnonzero(cached != fresh)
@@ -190,28 +195,44 @@ def test_a_table_left_by_another_game_is_rewritten_not_trusted():
     for _ in range(200):
         rules.apply(first, pick.choice(rules.legal_actions(first)))
     assert_encodes_as_uncached(first)
-    encode._TABLES[id(second)] = encode._TABLES[id(first)]
+    OBSERVER.tables[id(second)] = OBSERVER.tables[id(first)]
     assert_encodes_as_uncached(second, where="the second game on the first one's table")
     assert_encodes_as_uncached(first, where="the first game after the second")
 
 
-def test_a_new_state_never_starts_from_another_threads_table():
-    """The web server plays each table in a thread of its own. A new state's table starts as a copy of the
-    table used last, trusted wherever its saved inputs equal the new state's; another thread's table may be
-    half rewritten at that moment (its arrays not yet matching its saved inputs), so it is never copied.
-    Here the other thread's table is spoilt on purpose, inputs intact: a copy of it would show."""
+def test_a_new_state_never_starts_from_another_observers_table():
+    """Every consumer has its own Observer (the web server plays each table, with its own env, in a thread
+    of its own). A new state's table starts as a copy of the table its observer used last, trusted
+    wherever its saved inputs equal the new state's; another observer's table (perhaps half rewritten at
+    that moment in another thread) is never copied. Here the other observer's table is spoilt on purpose,
+    inputs intact: a copy of it would show."""
     import threading
 
     state = _new({"num_players": 6}, 41)
     pick = random.Random(41)
     for _ in range(50):
         rules.apply(state, pick.choice(rules.legal_actions(state)))
-    worker = threading.Thread(target=encode.encode, args=(state, state.to_act,
+    theirs, mine = encode.Observer(), encode.Observer()
+    worker = threading.Thread(target=theirs.encode, args=(state, state.to_act,
                                                           np.empty(encode.OBSERVATION_SIZE, np.float32)))
     worker.start()
     worker.join()
-    encode._TABLES[id(state)].array[:] = 0.5  # "half rewritten": every slot wrong, every saved input right
-    assert_encodes_as_uncached(rules.clone(state), where="a copy, encoded after another thread's game")
+    theirs.tables[id(state)].array[:] = 0.5  # "half rewritten": every slot wrong, every saved input right
+    assert_encodes_as_uncached(rules.clone(state), where="a copy, encoded after another observer's game",
+                               observer=mine)
+
+
+def test_the_module_encode_keeps_nothing_and_envs_have_their_own_observers():
+    from tavernzoo.envs import wyvern_v1
+
+    state = _new({"num_players": 3}, 5)
+    before = np.empty(encode.OBSERVATION_SIZE, np.float32)
+    encode.encode(state, 0, before)
+    fresh = np.empty(encode.OBSERVATION_SIZE, np.float32)
+    encode.encode_uncached(state, 0, fresh)
+    assert np.array_equal(before, fresh)
+    first, second = wyvern_v1.raw_env(), wyvern_v1.raw_env()
+    assert isinstance(first._observer, encode.Observer) and first._observer is not second._observer
 
 
 def test_out_must_be_a_float32_vector_of_the_observation_size_and_the_seat_at_the_table():

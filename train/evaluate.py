@@ -24,7 +24,7 @@ What matches ``play_match`` with the same seed, and what does not:
   distributed sample.
 
 ``backend`` names where the games run: ``"local"`` (this process) or ``"ray"``, which maps
-:func:`play_games` over shards of ``lanes`` games as Ray tasks (eval/ray_backend.py). Each game is
+:func:`play_games` over shards of ``lanes`` games as Ray tasks (eval/backends.py). Each game is
 independent and keyed by its index, so the table is the same on either.
 """
 
@@ -40,13 +40,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..agents import builtin_bots, load_bot
+from ..agents.base import as_bot
 from ..agents.infoset import feed
 from ..envs import Game
-from ..eval.match import BotRow, MatchResult, entry_labels, score_of
+from ..eval.backends import BACKENDS, map_tasks, progress_bar
+from ..eval.match import BotRow, MatchResult
+from ..eval.seating import entry_labels, score_of
 from ..eval.stats import mean_interval
 from .selfplay import make_raw_env
-
-BACKENDS = ("local", "ray")
 
 
 class Actor(Protocol):
@@ -113,7 +114,7 @@ def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str
         makers.append({entry: None if entry in policy_entries else bot_maker(spec, game, config)
                        for entry, spec in enumerate(bot_specs)})
     opponents = ", ".join(" ".join(lineup[1:]) for lineup in lineups)
-    bar = _progress(progress, len(jobs), f"{game.name}: policy vs {opponents}")
+    bar = progress_bar(progress, len(jobs), f"{game.name}: policy vs {opponents}")
     try:
         if backend == "ray":
             returns = _play_on_ray(game, config, actor, makers, entry_seeds, jobs, lanes, address, bar)
@@ -132,8 +133,6 @@ def _play_on_ray(game: Game, config: Any, actor: Actor, makers: list, entry_seed
                  jobs: list[GameJob], lanes: int, address: str | None, bar: Any) -> dict[tuple[int, int], list[float]]:
     """:func:`play_games` over shards of ``lanes`` jobs, one Ray task each (the actor, the bot makers and
     the shard travel; each task builds its own envs), results gathered as tasks finish."""
-    from ..eval.ray_backend import map_tasks
-
     shards = [jobs[start:start + lanes] for start in range(0, len(jobs), lanes)]
     play_shard = functools.partial(_play_shard, game, config, actor, makers, entry_seeds, lanes)
     returns: dict[tuple[int, int], list[float]] = {}
@@ -194,8 +193,8 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
             maker = makers[job.match][entry]
             bot = None if maker is None else maker(game_bot_seed(entry_seeds[job.match][entry], job.index))
             if bot is not None:
-                begin = getattr(bot, "begin_game", None)
-                begin(seat) if begin is not None else bot.reset()
+                bot = as_bot(bot)
+                bot.begin_game(seat, None)
             bots.append(bot)
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         return _Table(job, env, bots, seat_of, [0.0] * seats)
@@ -264,9 +263,3 @@ def tally(game_name: str, bot_specs: Sequence[str], seats: int, deals: int, seed
     return MatchResult(game_name, deals, deals * seats, seats, seed, rows)
 
 
-def _progress(enabled: bool, total: int, description: str):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)

@@ -2,8 +2,8 @@
 
 One round:
 
-1. **Collect** (``collect``): ``games`` seeded games are played through the one match loop
-   (``eval.match.play_game``), over ``workers`` processes. At every labelled seat the *teacher* is asked
+1. **Collect** (``collect``, :mod:`.labelling`): ``games`` seeded games are played through the one game
+   loop (``eval.loop.play_game``), over ``workers`` processes. At every labelled seat the *teacher* is asked
    for its move and for a policy target over the actions (below); with probability ``dagger`` the
    *student* (the previous round's network) plays the move instead, while the teacher still labels the
    position (DAgger: the student learns on the positions its own play leads to). The other seats are
@@ -35,265 +35,25 @@ A run directory (``out``) is a training run: ``config.json`` (the student's Trai
     expert/round_K/      policy.json + policy.npz of round K's student
     expert/samples.npz   every labelled position so far (plain arrays): ``--samples RUN`` starts another
                          run from them, e.g. to retrain with other epochs without labelling again
+                         (:mod:`.samples` reads and writes it)
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
-import random
 import time
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..agents.spec import BotSpec
+from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
+from .samples import Samples
+
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
-
-
-def _declared_bytes(source: Path, names: tuple[str, ...]) -> int:
-    """The bytes that the arrays ``names`` of the ``.npz`` at ``source`` would take, by their headers (read
-    without reading the arrays: np.load allocates what a header declares before reading the data)."""
-    total = 0
-    with zipfile.ZipFile(source) as archive:
-        members = set(archive.namelist())
-        for name in names:
-            if f"{name}.npy" not in members:
-                continue  # load() names what is missing
-            with archive.open(f"{name}.npy") as handle:
-                version = np.lib.format.read_magic(handle)
-                if version not in ((1, 0), (2, 0)):
-                    raise ValueError(f"{name}: .npy format version {version}")
-                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                               else np.lib.format.read_array_header_2_0)
-                shape, _, dtype = read_header(handle)
-                if dtype.hasobject:
-                    raise ValueError(f"{name}: Python objects (would need unpickling)")
-            total += math.prod(shape) * dtype.itemsize
-    return total
-
-
-@dataclass
-class Samples:
-    """Labelled positions; row i of every array is one decision.
-
-    observations float32 (n, observation_size); masks bool (n, actions); targets float32 (n, actions),
-    each row a distribution over that row's legal actions; values float32 (n,), the deciding seat's final
-    return in its game.
-    """
-
-    observations: np.ndarray
-    masks: np.ndarray
-    targets: np.ndarray
-    values: np.ndarray
-
-    @classmethod
-    def empty(cls, observation_size: int, actions: int) -> Samples:
-        return cls(np.zeros((0, observation_size), np.float32), np.zeros((0, actions), bool),
-                   np.zeros((0, actions), np.float32), np.zeros(0, np.float32))
-
-    @classmethod
-    def concat(cls, parts: list[Samples]) -> Samples:
-        return cls(*(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("observations", "masks", "targets", "values")))
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    FIELDS = ("observations", "masks", "targets", "values")
-    # What a samples file may hold, its arrays' sizes as their headers declare them, before anything is read:
-    # 4 GiB is over a million Wyvern positions (2.3 kB of observation each).
-    MAX_BYTES = 4 << 30
-
-    def save(self, path: Path) -> None:
-        """Write the samples as one ``.npz`` of plain arrays, atomically (labelling is the costly part)."""
-        partial = path.with_name(path.name + ".partial")
-        with open(partial, "wb") as handle:
-            np.savez(handle, **{name: getattr(self, name) for name in self.FIELDS})
-        os.replace(partial, path)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, observation_size: int, actions: int) -> Samples:
-        """Samples saved by :meth:`save` (an expert run's ``expert/samples.npz``) for a game with this
-        observation size and action count; ValueError naming what does not fit. Never unpickles."""
-        source = Path(path)
-        if source.is_dir():
-            source = source / "expert" / "samples.npz"
-        try:
-            # The headers first: np.load allocates what a header declares before it reads any data.
-            declared = _declared_bytes(source, cls.FIELDS)
-            if declared <= cls.MAX_BYTES:
-                with np.load(source, allow_pickle=False) as archive:
-                    arrays = {name: archive[name] for name in cls.FIELDS if name in archive.files}
-        except FileNotFoundError:
-            raise ValueError(f"--samples {path}: no such file (give an expert run directory or its "
-                             "expert/samples.npz)") from None
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # not a zip of plain arrays (pickle refused)
-            raise ValueError(f"--samples {path}: not a samples file of an expert run (an .npz of plain "
-                             f"arrays: {', '.join(cls.FIELDS)})") from None
-        if declared > cls.MAX_BYTES:
-            raise ValueError(f"--samples {path}: its arrays declare {declared / 2**30:.1f} GiB; at most "
-                             f"{cls.MAX_BYTES / 2**30:.0f} GiB of samples are read")
-        missing = [name for name in cls.FIELDS if name not in arrays]
-        if missing:
-            raise ValueError(f"--samples {path}: no {', '.join(missing)} array in it; an expert run's "
-                             f"samples hold {', '.join(cls.FIELDS)}")
-        rows = len(arrays["values"])
-        shapes = {"observations": (rows, observation_size), "masks": (rows, actions),
-                  "targets": (rows, actions), "values": (rows,)}
-        for name, shape in shapes.items():
-            if arrays[name].shape != shape:
-                raise ValueError(f"--samples {path}: {name} has shape {arrays[name].shape}, this game and "
-                                 f"table need {shape} (observation size {observation_size}, {actions} actions)")
-        samples = cls(arrays["observations"].astype(np.float32), arrays["masks"].astype(bool),
-                      arrays["targets"].astype(np.float32), arrays["values"].astype(np.float32))
-        if not all(np.isfinite(getattr(samples, name)).all() for name in ("observations", "targets", "values")):
-            raise ValueError(f"--samples {path}: holds values that are not finite numbers")
-        return samples
-
-
-def teacher_target(teacher: Any, observation: dict[str, Any], action: int) -> np.ndarray:
-    """The policy target for the position the teacher just chose ``action`` in (see the module docstring)."""
-    mask = np.asarray(observation["action_mask"], dtype=bool)
-    target = np.zeros(len(mask), np.float32)
-    visits = getattr(teacher, "visit_distribution", None)
-    values = getattr(teacher, "values", None)
-    if visits is not None:
-        for a, share in visits().items():
-            target[a] = share
-    elif values is not None:
-        by_action = values(observation)
-        best = max(by_action.values())
-        optimal = [a for a, v in by_action.items() if v >= best - 1e-9]
-        target[optimal] = 1.0 / len(optimal)
-    else:
-        target[action] = 1.0
-    if not math.isclose(float(target.sum()), 1.0, abs_tol=1e-5) or (target[~mask] != 0).any():
-        raise RuntimeError(f"{getattr(teacher, 'name', teacher)}: its target {target} is not a distribution over "
-                           "the legal actions")
-    return target
-
-
-class Labeller:
-    """A seat's bot during collection: the teacher labels every decision; the student may play it.
-
-    Passes the teacher's information-state and view hooks through, so search teachers get what the
-    match loop hands them (``agents.infoset.feed``).
-    """
-
-    def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random):
-        self.teacher, self.student, self.dagger, self.rng = teacher, student, dagger, rng
-        self.name = f"labelled:{getattr(teacher, 'name', 'teacher')}"
-        for hook in ("observe_information_state", "observe_view"):
-            if hasattr(teacher, hook):
-                setattr(self, hook, getattr(teacher, hook))
-        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def reset(self) -> None:
-        self.teacher.reset()
-        if self.student is not None:
-            self.student.reset()
-        self.rows = []
-
-    def act(self, observation: dict[str, Any]) -> int:
-        action = int(self.teacher.act(observation))
-        mask = np.asarray(observation["action_mask"], dtype=bool)
-        if mask.sum() > 1:
-            self.rows.append((np.array(observation["observation"], np.float32), mask.copy(),
-                              teacher_target(self.teacher, observation, action)))
-            if self.student is not None and self.rng.random() < self.dagger:
-                return int(self.student.act(observation))
-        return action
-
-
-# --- collection ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CollectJob:
-    """What every worker needs to play and label games (picklable: specs and paths only)."""
-
-    game: str
-    game_config: dict[str, Any]
-    teacher: str
-    opponents: str | None
-    student: str | None  # a policy directory, or None in the first round
-    dagger: float
-    seed: int
-
-
-_worker_state: dict[str, Any] = {}
-
-
-def _worker_init(job: CollectJob) -> None:
-    from ..envs import get_game
-    from ..eval.match import make_env
-
-    game = get_game(job.game)
-    config = game.make_config(job.game_config)
-    _worker_state.update(job=job, game=game, config=config, env=make_env(game, config))
-
-
-def _play_one(index: int) -> tuple[int, Samples]:
-    """Game ``index`` of the job: its own seeds, so the result does not depend on the worker."""
-    from ..agents import load_bot
-    from ..eval.match import play_game
-
-    job, game, config, env = (_worker_state[k] for k in ("job", "game", "config", "env"))
-    seats = game.rules.num_seats(config)
-    seed = job.seed * 1_000_003 + index
-    rng = random.Random(seed)
-    labelled = range(seats) if job.opponents is None else [index % seats]
-    bots: list[Any] = []
-    for seat in range(seats):
-        if seat in labelled:
-            teacher = load_bot(job.teacher, game, config, seed=rng.randrange(2**31))
-            student = load_bot(job.student, game, config, seed=0) if job.student and job.dagger > 0 else None
-            bots.append(Labeller(teacher, student, job.dagger, random.Random(rng.randrange(2**31))))
-        else:
-            bots.append(load_bot(job.opponents, game, config, seed=rng.randrange(2**31)))
-    returns, _ = play_game(env, bots, seed=rng.randrange(2**31))
-    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
-    parts = [Samples.empty(size, actions)]
-    for seat in labelled:
-        rows = bots[seat].rows
-        if rows:
-            parts.append(Samples(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]),
-                                 np.stack([r[2] for r in rows]), np.full(len(rows), returns[seat], np.float32)))
-    return index, Samples.concat(parts)
-
-
-def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0) -> Samples:
-    """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order."""
-    from ..eval.match import _progress
-
-    bar = _progress(progress, games, f"labelling ({job.teacher})")
-    results: dict[int, Samples] = {}
-    indices = range(first_game, first_game + games)
-    try:
-        if workers <= 1:
-            _worker_init(job)
-            for index in indices:
-                results[index] = _play_one(index)[1]
-                if bar is not None:
-                    bar.update(1)
-        else:
-            import multiprocessing
-
-            # spawn: the parent holds torch's thread pools, which a forked child must not inherit.
-            with multiprocessing.get_context("spawn").Pool(workers, _worker_init, (job,)) as pool:
-                for index, samples in pool.imap_unordered(_play_one, indices):
-                    results[index] = samples
-                    if bar is not None:
-                        bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    return Samples.concat([results[i] for i in indices])
 
 
 # --- the student -------------------------------------------------------------------------------------------
@@ -316,13 +76,14 @@ def read_actor(spec: str) -> Any:
     exported ``BOT.onnx`` or ``zoo:GAME`` (its ``w{i}``/``b{i}`` initializers and manifest)."""
     from ..agents.policy import MLPPolicy, find_policy_dir
 
-    if spec.startswith("zoo:") or spec.endswith(".onnx"):
+    parsed = BotSpec.parse(spec)
+    if parsed.kind in ("zoo", "onnx"):
         import onnx
         from onnx import numpy_helper
 
         from ..agents.onnx_bot import ZOO_DIR, read_manifest
 
-        path = ZOO_DIR / f"{spec[4:]}.onnx" if spec.startswith("zoo:") else Path(spec)
+        path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
         if not path.is_file():
             raise ValueError(f"--init {spec}: no ONNX bot at {path}")
         manifest = read_manifest(path)
@@ -447,7 +208,7 @@ class ExpertConfig:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
             raise ValueError(f"expert option learning_rate={self.learning_rate!r} must be a positive number")
-        if self.prior_student and not (self.teacher == "mcts" or self.teacher.startswith("mcts:")):
+        if self.prior_student and BotSpec.parse(self.teacher).kind != "mcts":
             raise ValueError(f"prior_student needs an mcts teacher, not {self.teacher!r}")
 
 
@@ -457,7 +218,7 @@ def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool) ->
         return teacher
     if "," in str(student_dir) or "=" in str(student_dir):
         raise ValueError(f"the run directory {student_dir} holds ',' or '=', which an mcts spec cannot carry")
-    return f"{teacher}{',' if ':' in teacher else ':'}prior={student_dir}"
+    return str(BotSpec.parse(teacher).with_option("prior", str(student_dir)))
 
 
 def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, progress: bool = False,
@@ -523,61 +284,3 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     report["checkpoint"] = str(trainer._latest_checkpoint())
     write_json_atomic(trainer.out / "expert.json", report)
     return report
-
-
-# --- the command ---------------------------------------------------------------------------------------------
-
-
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    parser = commands.add_parser(
-        "expert", help="expert iteration: train the network on a teacher's moves (mcts visits, the oracle)",
-        description="Play seeded games in which a teacher bot (mcts: its visit counts; the Tiny Minotaur oracle: "
-        "its optimal moves; any bot: its moves) labels every decision, train the training network on those "
-        "targets, and repeat with the student playing part of the moves (DAgger). The result is an ordinary "
-        "training run: export it, use it as a bot, or fine-tune it with `tavernzoo train --resume DIR`.")
-    parser.add_argument("game", help="game name")
-    parser.add_argument("--teacher", default="mcts", metavar="SPEC", help="the teacher bot spec (default mcts)")
-    parser.add_argument("--opponents", metavar="SPEC", help="a bot spec for the unlabelled seats (default: the "
-                        "teacher plays every seat); with it, one seat a game, rotating, is the teacher's")
-    parser.add_argument("--rounds", type=int, default=1, help="collect/train rounds (default 1)")
-    parser.add_argument("--games", type=int, default=100, help="games per round (default 100)")
-    parser.add_argument("--epochs", type=int, default=10, help="passes over all samples per round (default 10)")
-    parser.add_argument("--dagger", type=float, default=0.5,
-                        help="from round 2 (round 1 with --init), the share of labelled moves the student "
-                        "plays (default 0.5)")
-    parser.add_argument("--prior-student", action="store_true",
-                        help="an mcts teacher searches with the latest student as its prior")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
-    parser.add_argument("--init", metavar="BOT", help="start the student from this policy's weights: a checkpoint "
-                        "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
-    parser.add_argument("--samples", metavar="RUN", help="start from the labelled positions of an earlier expert "
-                        "run (RUN or RUN/expert/samples.npz; same game and table); with --games 0, only retrain")
-    parser.add_argument("--workers", type=int, default=2, help="processes playing games (default 2)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a training option of the student (repeatable), as for `tavernzoo train`")
-    parser.add_argument("--seed", type=int, help="seed (default 0)")
-    parser.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-expert-seedSEED)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.set_defaults(run=run_command)
-    return parser
-
-
-def run_command(args: argparse.Namespace) -> int:
-    import sys
-
-    from tavernzoo.cli import parse_set
-
-    from .config import make_train_config
-
-    overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
-    train_config = make_train_config(args.game, None, overrides, seed=args.seed)
-    expert = ExpertConfig(teacher=args.teacher, opponents=args.opponents, rounds=args.rounds, games=args.games,
-                          epochs=args.epochs, dagger=args.dagger, prior_student=args.prior_student,
-                          learning_rate=args.lr, workers=args.workers, init=args.init,
-                          samples=args.samples)
-    out = args.out or f"runs/{train_config.game}-expert-seed{train_config.seed}"
-    report = run_expert(train_config, expert, out, progress=not args.no_progress and sys.stderr.isatty())
-    print(f"checkpoint: {report['checkpoint']}  (a bot spec; export it, or fine-tune with "
-          f"`tavernzoo train --resume {out}`)")
-    print(json.dumps(report["rounds"][-1], indent=1))
-    return 0

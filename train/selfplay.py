@@ -21,7 +21,6 @@ moves, with a TypeError or ValueError naming it, since no policy over the space 
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 from collections import defaultdict
@@ -38,15 +37,14 @@ from ..agents import load_bot
 from ..agents.policy import MLPPolicy
 from ..envs import Game
 from ..envs.aec import as_action
-from ..envs.core import config_to_dict
+from ..envs.make import make_env
 from .config import TrainConfig
 from .lean_policy import TorchActor
 
 
 def make_raw_env(game: Game, config: Any):
     """The game's raw AEC env (no wrappers: the learner and the league only ever play legal actions)."""
-    module = importlib.import_module(f"tavernzoo.envs.{game.env_name}")
-    return module.raw_env(**config_to_dict(config))
+    return make_env(game, config, raw=True)
 
 
 def outcome_score(reward: float) -> float:

@@ -51,6 +51,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
+from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
 from .tables import HUMAN, Store, Table, TableError, Timeline, read_records, refuse_server_files
@@ -144,30 +145,17 @@ async def read_json(request: Request, limit: int) -> Any:
         raise BodyError(400, f"the request body is not JSON ({error})") from None
 
 
-def _specs_within(spec: str) -> list[str]:
-    """The spec and the bot specs nested in it (an ``mcts`` spec's ``rollout=`` and ``prior=``)."""
-    parts = [spec]
-    if spec == "mcts" or spec.startswith("mcts:"):
-        for item in spec.partition(":")[2].split(","):
-            key, _, value = item.partition("=")
-            if key.strip() in ("rollout", "prior"):
-                parts.append(value.strip())
-    return parts
-
-
 def _is_local(spec: str, game: Any) -> bool:
-    """Whether a spec (one of :func:`_specs_within`) may run a program or read a file on the server: all
-    but a built-in bot of ``game``, a bundled ``zoo:`` bot and an ``mcts`` spec (whose nested specs are
-    judged on their own). Decided from the text alone: the disk is never asked whether a path exists."""
+    """Whether a spec may run a program or read a file on the server (:meth:`BotSpec.local`): all but a
+    built-in bot of ``game``, a bundled ``zoo:`` bot and an ``mcts`` spec whose nested specs pass. Decided
+    from the text alone: the disk is never asked whether a path exists."""
     from ..agents import builtin_bots
     from ..agents.onnx_bot import zoo_bots
 
-    if spec in builtin_bots(game) or spec == "none" or spec == "mcts" or spec.startswith("mcts:"):
-        return False
-    if spec.startswith("zoo:"):
-        name, _, mode = spec[len("zoo:"):].partition("@")
-        return (name or game.name) not in zoo_bots() or mode not in ("", "sample")
-    return True
+    zoo = set(zoo_bots())
+    if game.name in zoo:
+        zoo.add("")  # zoo: alone is the game played
+    return BotSpec.parse(spec).local(builtin_bots(game), zoo)
 
 
 class WebState:
@@ -200,7 +188,7 @@ class WebState:
                 raise TableError(f"no uploaded bot {spec!r} (an upload is kept {self.limits.idle_seconds / 60:g} "
                                  "minutes after its last use; upload it again)")
             return str(path)
-        if not self.allow_local and any(_is_local(part, game) for part in _specs_within(spec)):
+        if not self.allow_local and _is_local(spec, game):
             from ..agents import builtin_bots
 
             raise TableError(

@@ -25,9 +25,10 @@ from typing import Any
 from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, event_mark, new_events
 from ..envs import Chance, Game, ReplayError, get_game
 from ..envs.core import file_options
+from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn
-from ..eval.match import make_env, score_of
-from ..eval.runner import Forfeit, Guard
+from ..eval.guard import Forfeit, Guard
+from ..eval.seating import score_of
 
 HUMAN = "human"
 

@@ -38,6 +38,9 @@ name                   size        contents
 =====================  ==========  ===============================================================
 
 Total ``N*N + 11*N + 105`` (165 at 4 players, 257 at 8, 725 at 20). ``layout(N)`` gives the slices.
+
+An env encodes through its own :class:`Observer` (``Game.make_observer``), which builds the round's
+vector once for all seats; :func:`encode` builds it on every call.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from .rules import (
     VOID,
     Config,
     State,
+    action_names,  # noqa: F401 - the rules' own names, served by the encoder (Game.action_names)
     mine_numbers,
     mines_as_numbers,
     round_limit,
@@ -103,11 +107,6 @@ def layout(n: int) -> Layout:
     return Layout(n=n, size=at, **offsets)
 
 
-@cache
-def action_names(config: Config) -> tuple[str, ...]:
-    return tuple(f"target:{seat}" for seat in range(config.num_players))
-
-
 def observation_size(config: Config) -> int:
     return layout(config.num_players).size
 
@@ -126,7 +125,7 @@ def action_label(state: State, action: int) -> str:
 #
 # The observation of every seat is one gather from a per-round "absolute" vector: the same blocks
 # indexed by absolute seat, plus a constant block E = (1, 0, ..., 0) from which the own-seat one-hot is
-# gathered. The absolute vector is built once per round and kept in ``state.obs_cache``.
+# gathered. An Observer builds the absolute vector once per round and keeps it.
 
 
 @cache
@@ -165,10 +164,6 @@ def _mine_vector(mines: int) -> np.ndarray:
 
 
 def _absolute(state: State) -> np.ndarray:
-    cache_entry = state.obs_cache
-    key = state.round  # every apply_joint plays a round, so the round number keys the cache
-    if cache_entry is not None and cache_entry[0] == key:
-        return cache_entry[1]
     config = state.config
     n = config.num_players
     lay = layout(n)
@@ -195,13 +190,32 @@ def _absolute(state: State) -> np.ndarray:
     base[lay.mine_share] = mine_count / 100.0
     base[lay.finals] = 1.0 if state.num_alive == 2 and not state.over else 0.0
     base[lay.mines_known] = 1.0 if mine_count else 0.0
-    state.obs_cache = (key, base)
     return base
 
 
 def encode(state: State, seat: int, out: np.ndarray) -> None:
-    """Fill ``out`` (float32[observation_size]) with the observation of ``seat``."""
+    """Fill ``out`` (float32[observation_size]) with the observation of ``seat`` (keeping nothing: a
+    consumer that encodes every seat of a round uses an :class:`Observer`)."""
     _absolute(state).take(_gather_indices(state.config.num_players)[seat], out=out)
+
+
+class Observer:
+    """One consumer's encoder (an env's, a search's): :func:`encode`, with the round's absolute vector
+    built once for every seat. It holds the last state it encoded: every ``apply_joint`` plays a round,
+    so the same state object at the same round number has the same vector."""
+
+    __slots__ = ("_state", "_round", "_base")
+
+    def __init__(self) -> None:
+        self._state: State | None = None
+        self._round = -1
+        self._base: np.ndarray | None = None
+
+    def encode(self, state: State, seat: int, out: np.ndarray) -> None:
+        if state is not self._state or state.round != self._round:
+            self._base = _absolute(state)
+            self._state, self._round = state, state.round
+        self._base.take(_gather_indices(state.config.num_players)[seat], out=out)
 
 
 # --- views and rendering -----------------------------------------------------------------------------

@@ -20,14 +20,14 @@ every host step happens inside :func:`apply_joint`. docs/rules/minefield.md mark
   added to the mines already there), ``double_whammy=True`` (every mine roll is two rolls, their
   union; overlapping numbers count once).
 
-Actions: ``target:<seat>`` is action ``<seat>`` (names in :mod:`.encode`), legal for a living player
+Actions: ``target:<seat>`` is action ``<seat>`` (:func:`action_names`), legal for a living player
 against any other living player.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
 
@@ -159,11 +159,16 @@ class State:
     last_battles: tuple[Battle, ...] = ()  # in that order
     last_mine_rolls: tuple[tuple[int, int], ...] = ()  # (d10, side) rolled for that round (or at start)
     last_eliminated: tuple[int, ...] = ()
-    obs_cache: Any = None  # the encoder's per-round scratch (encode.py); never read by the rules
 
 
 def num_seats(config: Config) -> int:
     return config.num_players
+
+
+@cache
+def action_names(config: Config) -> tuple[str, ...]:
+    """The actions' stable names: ``target:<seat>`` is action ``<seat>``."""
+    return tuple(f"target:{seat}" for seat in range(config.num_players))
 
 
 def round_limit(config: Config) -> int:
@@ -353,9 +358,11 @@ def _check_joint(state: State, joint: dict[int, int]) -> None:
         if isinstance(target, bool) or not isinstance(target, int) or not (
             0 <= target < n and alive[target] and target != seat
         ):
+            # (a bool target is named as written, target:True: it is no seat)
             name = f"target:{target}" if isinstance(target, int) and 0 <= target < n else target
+            names = action_names(state.config)
             raise IllegalActionError(
-                name, [f"target:{other}" for other in legal_actions(state, seat)], f"seat {seat}"
+                name, [names[other] for other in legal_actions(state, seat)], f"seat {seat}"
             )
 
 
@@ -381,15 +388,12 @@ from ..core import clone_state as _clone_state  # noqa: E402 - kept with the sec
 HIDDEN_FIELDS: frozenset[str] = frozenset()
 PUBLIC_FIELDS = frozenset(("config", "chance", "alive", "num_alive", "mines", "round", "out_order", "values", "over",
                            "truncated", "winner", "end_reason", "last_targets", "last_order", "last_battles",
-                           "last_mine_rolls", "last_eliminated", "obs_cache"))
+                           "last_mine_rolls", "last_eliminated"))
 
 
 def clone(state: State, chance: Chance | None = None) -> State:
-    """A copy sharing nothing mutable (its Chance copied too, or ``chance`` in its place; the encoder's
-    scratch is not carried)."""
-    new = _clone_state(state, chance)
-    new.obs_cache = None
-    return new
+    """A copy sharing nothing mutable (its Chance copied too, or ``chance`` in its place)."""
+    return _clone_state(state, chance)
 
 
 def determinize(state: State, seat: int, chance: Chance) -> State:

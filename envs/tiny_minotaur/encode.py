@@ -60,7 +60,8 @@ from typing import Any
 
 import numpy as np
 
-from .rules import (
+from .rules import (  # ACTION_NAMES: the rules' own, importable here as before
+    ACTION_NAMES,
     ALL_ARCHETYPES,
     ATTACK_BOSS,
     ATTACK_MIDDLING,
@@ -73,7 +74,6 @@ from .rules import (
     GAME_OVER,
     HEAL,
     MIDDLING,
-    NUM_ACTIONS,
     PASS,
     REACT_DODGE,
     REACT_HEAL,
@@ -85,18 +85,6 @@ from .rules import (
     State,
     load_ruleset,
 )
-
-ACTION_NAMES = (
-    "attack:regular",
-    "attack:middling",
-    "attack:stronk",
-    "attack:boss",
-    "pass",
-    "react:dodge",
-    "react:heal",
-    "react:take",
-)
-assert len(ACTION_NAMES) == NUM_ACTIONS
 
 PLAYER_BLOCK = 28
 ME, OPPONENT, TABLE = 0, PLAYER_BLOCK, 2 * PLAYER_BLOCK

@@ -45,6 +45,18 @@ ATTACK_CARDS = (REGULAR, MIDDLING, STRONK, BOSS)
 # Actions.
 ATTACK_REGULAR, ATTACK_MIDDLING, ATTACK_STRONK, ATTACK_BOSS, PASS, REACT_DODGE, REACT_HEAL, REACT_TAKE = range(8)
 NUM_ACTIONS = 8
+# Their stable names, the index being the action (the encoder and records use these).
+ACTION_NAMES = (
+    "attack:regular",
+    "attack:middling",
+    "attack:stronk",
+    "attack:boss",
+    "pass",
+    "react:dodge",
+    "react:heal",
+    "react:take",
+)
+assert len(ACTION_NAMES) == NUM_ACTIONS
 
 # Phases.
 ATTACK_PHASE, REACT_PHASE, GAME_OVER = range(3)
@@ -346,8 +358,6 @@ def _action_index(state: State, action: object) -> int:
     try:
         return operator.index(action)
     except TypeError:
-        from .encode import ACTION_NAMES
-
         legal = [ACTION_NAMES[a] for a in legal_actions(state)]
         raise IllegalActionError(action, legal, "not an action index") from None
 
@@ -370,8 +380,6 @@ def apply(state: State, action: int) -> None:
     if action.__class__ is not int:  # numpy integers are welcome; anything else is not an action
         action = _action_index(state, action)
     if not _is_legal(state, action):
-        from .encode import ACTION_NAMES  # only on the error path: names for the message
-
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal_actions(state)])
     seat = state.to_act

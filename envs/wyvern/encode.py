@@ -93,7 +93,6 @@ ask (phase counter) / 5. All clipped to [0, 1].
 
 from __future__ import annotations
 
-import threading
 from functools import cache
 from itertools import compress, count
 from operator import ne
@@ -329,7 +328,8 @@ def _fight_slots(state: State) -> np.ndarray:
 # How :func:`encode` avoids recomputing what did not change. Most decisions change little that is public:
 # three quarters of a random game's decisions are taken in a fight, mostly passes and help talks.
 #
-# * Per game (``_TABLES``, by the id of its State; the state encoded last is checked first, by identity): a
+# * Per game, in each :class:`Observer` (an env's, a search's: ``tables``, by the id of the State; the state
+#   encoded last is checked first, by identity): a
 #   :class:`_Table` keeps copies of every input of the player blocks and the blocks made from them, in seat
 #   order and then again (so that every rotation to an observer is one slice), without the role flags; each
 #   seat's hand; the fight's slots. Each call compares the state's lists with the copies (a few list
@@ -351,16 +351,12 @@ def _fight_slots(state: State) -> np.ndarray:
 # Writes go through memoryviews of the float32 arrays: a Python float stored in a 'f' memoryview is rounded
 # to float32 as numpy's assignment rounds it, at half the cost of a numpy item write.
 #
-# Threads (the web server plays each table in one of its own): a table is written only by the thread that
-# encodes its state, and a new table copies only a table of its own thread. Encoding one state from two
-# threads at once is not supported (no caller does).
+# Threads (the web server plays each table in one of its own): every consumer has its own Observer, so a
+# table is written and copied only by the one consumer that owns it. ``_CACHES`` is shared: its blocks are
+# never written once stored.
 _CACHES: dict[tuple, dict] = {}
 _CACHE_LIMIT = 20_000
-_TABLES: dict[int, _Table] = {}
-_TABLES_LIMIT = 256  # tables kept (emptied when full; a search encodes many short-lived copies)
-# The state encoded last and its table (a new state's table starts as a copy of it). Holding the state keeps
-# its id from being reused, so the next call with the same state skips the lookup.
-_LAST_TABLE: list[Any] = [None, None]
+_TABLES_LIMIT = 256  # tables an observer keeps (emptied when full; a search encodes many short-lived copies)
 _STALE = object()  # a saved input that equals nothing: the slots it feeds are rewritten
 # The block slots filled from the numbers (the pile sizes, then the talks), one kind per n numbers: the slot,
 # what is added to the number and what the sum is divided by (None: the config's help_rounds), capped at 1.
@@ -375,27 +371,20 @@ _ZEROS = memoryview(np.zeros(OBSERVATION_SIZE, np.float32))
 # Where seat ``who``'s block starts in the observation of ``seat`` at an n-seat table: _BLOCK_AT[n][seat][who].
 _BLOCK_AT = {n: [[(who - seat) % n * PLAYER_BLOCK for who in range(n)] for seat in range(n)]
              for n in range(1, MAX_PLAYERS + 1)}
-# Per ``out`` array encode writes into (an env passes the same one every time, and several envs may take
-# turns): the array, a memoryview of it and views of its head (the first k blocks, for every k) and of its
-# tail (from HAND.start), by the id of the array; the one used last is checked first. The views keep their
-# arrays alive (so an id is not reused while its entry lasts) and numpy will not resize them in place.
-_VIEWS: dict[int, tuple] = {}
-_VIEWS_LIMIT = 256
-_LAST_VIEW: list[Any] = [None, None, None, None]
+_VIEWS_LIMIT = 256  # out arrays an observer keeps views of (emptied when full)
 
 
 class _Table:
     """One game's player blocks as :func:`encode` wrote them last, in seat order (role flags left out), each
     seat's hand and the fight's slots, with copies of the inputs they were made from."""
 
-    __slots__ = ("thread", "config", "n", "bases", "number_slots", "public", "rests", "sizes", "talks", "written",
+    __slots__ = ("config", "n", "bases", "number_slots", "public", "rests", "sizes", "talks", "written",
                  "array", "blocks", "rotated", "fight_key", "fight", "hands", "tails")
 
     def __init__(self, config: Config, n: int, like: _Table | None = None):
         """A table with nothing written (every slot to be written on first use), or a copy of ``like``, the
         table of another state at the same config and table size: a search's copies of a game start from
         the table of the game they were copied from, and the first encoding rewrites only what differs."""
-        self.thread = threading.get_ident()  # the thread that writes it (see _table_of)
         self.config, self.n = config, n
         caches_key = (config.win_level, config.help_rounds, config.run_target, config.paladin_helper_wins_ties)
         self.bases = _CACHES.setdefault(caches_key, {})
@@ -521,131 +510,158 @@ def _write_hand(table: _Table, seat: int, hand: list[int]) -> None:
     table.hands[seat] = list(hand)
 
 
-def _table_of(state: State, config: Config, n: int, like: _Table | None) -> _Table:
-    """The table of ``state`` (made on its first call, as a copy of ``like``, the table used last, when that
-    has the same config and table size), remembered as the table used last."""
-    table = _TABLES.get(id(state))
-    if table is None or table.config is not config or table.n != n:
-        if len(_TABLES) >= _TABLES_LIMIT:
-            _TABLES.clear()
-        # Copy only a table of this thread: another thread's (the web server plays each table in a thread
-        # of its own) may be half rewritten, its arrays not yet matching its saved inputs.
-        if like is not None and (like.config is not config or like.n != n or like.thread != threading.get_ident()):
-            like = None
-        table = _TABLES[id(state)] = _Table(config, n, like)
-    _LAST_TABLE[:] = state, table
-    return table
+class Observer:
+    """One consumer's encoder (an env's, a search's): :func:`encode`'s observations, rewriting only what
+    changed since this observer's last call for the same game (see the comment above ``_CACHES``).
 
+    ``tables``: each game's :class:`_Table`, by the id of its State; ``last_table``: the state encoded last
+    and its table (a new state's table starts as a copy of it; holding the state keeps its id from being
+    reused, so the next call with the same state skips the lookup). ``views``: per ``out`` array (an env
+    passes the same one every time) the array, a memoryview of it and views of its head (the first k
+    blocks, for every k) and of its tail (from HAND.start), by the id of the array; ``last_view``: the one
+    used last. The views keep their arrays alive (an id is not reused while its entry lasts) and numpy
+    will not resize them in place."""
 
-def _views_of(out: np.ndarray) -> tuple:
-    """``out`` with its views (see ``_VIEWS``), made on first use; remembered as the array used last."""
-    views = _VIEWS.get(id(out))
-    if views is None or views[0] is not out:
-        try:
-            view = memoryview(out)
-            heads, tail = [view[:k * PLAYER_BLOCK] for k in range(MAX_PLAYERS + 1)], view[HAND.start:]
-        except (TypeError, ValueError, NotImplementedError):
-            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), got {out!r:.60}") from None
-        if len(_VIEWS) >= _VIEWS_LIMIT:
-            _VIEWS.clear()
-        views = _VIEWS[id(out)] = out, view, heads, tail
-    _LAST_VIEW[:] = views
-    return views
+    __slots__ = ("tables", "last_table", "views", "last_view")
+
+    def __init__(self) -> None:
+        self.tables: dict[int, _Table] = {}
+        self.last_table: list[Any] = [None, None]
+        self.views: dict[int, tuple] = {}
+        self.last_view: list[Any] = [None, None, None, None]
+
+    def _table_of(self, state: State, config: Config, n: int, like: _Table | None) -> _Table:
+        """The table of ``state`` (made on its first call, as a copy of ``like``, the table used last, when
+        that has the same config and table size), remembered as the table used last."""
+        tables = self.tables
+        table = tables.get(id(state))
+        if table is None or table.config is not config or table.n != n:
+            if len(tables) >= _TABLES_LIMIT:
+                tables.clear()
+            if like is not None and (like.config is not config or like.n != n):
+                like = None
+            table = tables[id(state)] = _Table(config, n, like)
+        self.last_table[:] = state, table
+        return table
+
+    def _views_of(self, out: np.ndarray) -> tuple:
+        """``out`` with its views (see the class docstring), made on first use; remembered as the array
+        used last."""
+        views = self.views.get(id(out))
+        if views is None or views[0] is not out:
+            try:
+                view = memoryview(out)
+                heads, tail = [view[:k * PLAYER_BLOCK] for k in range(MAX_PLAYERS + 1)], view[HAND.start:]
+            except (TypeError, ValueError, NotImplementedError):
+                raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
+                                 f"got {out!r:.60}") from None
+            if len(self.views) >= _VIEWS_LIMIT:
+                self.views.clear()
+            views = self.views[id(out)] = out, view, heads, tail
+        self.last_view[:] = views
+        return views
+
+    def encode(self, state: State, seat: int, out: np.ndarray) -> None:
+        """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
+        :func:`encode_uncached` writes, without recomputing what did not change since this game's last
+        call here."""
+        last_out, view, heads, tail = self.last_view
+        if out is not last_out:
+            _, view, heads, tail = self._views_of(out)
+        n = state.n
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
+        config = state.config
+        phase = state.phase
+        in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
+        last_state, table = self.last_table
+        if state is not last_state or table.config is not config or table.n != n:
+            table = self._table_of(state, config, n, table)
+        if _public(state) != table.public:
+            _write_bases(state, table)
+        sizes = _sizes(state)
+        if sizes != table.sizes:
+            _write_numbers(table, sizes, 0)
+            table.sizes = sizes
+        talks = _talks(state, in_combat)
+        if talks != table.talks:
+            offers, best, asks, last = talks
+            _write_numbers(table, [*offers, *best, *asks, *last], 3 * n)
+            table.talks = offers[:], best[:], asks[:], last[:]
+        hand = state.hand[seat]
+        if hand != table.hands[seat]:
+            _write_hand(table, seat, hand)
+        # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table. Then my
+        # hand, and zeros for the rest.
+        try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
+            heads[n][:] = table.rotated[seat]
+            if n < MAX_PLAYERS:
+                view[n * PLAYER_BLOCK:HAND.start] = _ZEROS[n * PLAYER_BLOCK:HAND.start]
+            tail[:] = table.tails[seat]
+        except (ValueError, TypeError, NotImplementedError):
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
+                             f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}") from None
+        # The role flags, each in the block of the one seat it marks (block r is seat + r).
+        at = _BLOCK_AT[n][seat]
+        if phase != OVER and state.active >= 0:
+            view[at[state.active] + P_ACTIVE] = 1.0
+        if in_combat:
+            if state.fighter >= 0:
+                view[at[state.fighter] + P_FIGHTER] = 1.0
+            if state.helper >= 0:
+                view[at[state.helper] + P_HELPER] = 1.0
+            if state.ask_seat >= 0:
+                view[at[state.ask_seat] + P_ASKED] = 1.0
+        dying = state.dying
+        if dying >= 0:
+            view[at[dying] + P_DYING] = 1.0
+        if phase == LOOT_PICK and state.looter >= 0:
+            view[at[state.looter] + P_LOOTER] = 1.0
+        if state.helped_by >= 0:
+            view[at[state.helped_by] + P_HELPED] = 1.0
+        # The rest is sparse: only its non-zero slots are written.
+        view[PHASE.start + phase] = 1.0
+        if phase != OVER and state.to_act == seat:
+            view[MY_TURN] = 1.0
+        if state.door_card >= 0:
+            view[DOOR.start + state.door_card] = 1.0
+        if in_combat:
+            fighter, helper, rests = state.fighter, state.helper, table.rests
+            key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
+                   rests[fighter], rests[helper] if helper >= 0 else None)
+            if key != table.fight_key:
+                _write_fight(state, table.fight)
+                table.fight_key = key
+            view[MONSTER.start:BAD.stop] = table.fight
+            # The help talks' numbers, which change with nearly every offer and ask, are written here.
+            if helper >= 0:
+                view[COMBAT.start + C_SPLIT] = state.split / 5.0
+            if phase == ASK:
+                view[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
+            elif phase == COUNTER:
+                view[COMBAT.start + C_BID] = state.bid / 5.0
+        if dying >= 0:
+            view[DEATH.start + state.death_kind - 1] = 1.0
+        x = state.turn / config.max_turns
+        view[TURN] = x if x < 1.0 else 1.0
+        x = state.steps / config.max_steps
+        view[STEPS] = x if x < 1.0 else 1.0
+        if state.gold:
+            x = state.gold / config.gold_per_level
+            view[GOLD_SOLD] = x if x < 1.0 else 1.0
+        if state.halfling_sold:
+            view[HALFLING_SOLD] = 1.0
+        if len(hand) > config.hand_limit:  # the seat's own limit is never below the config's
+            over = len(hand) - hand_limit(state, seat)
+            if over > 0:
+                view[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
 
 
 def encode(state: State, seat: int, out: np.ndarray) -> None:
-    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``: what
-    :func:`encode_uncached` writes, without recomputing what did not change since this game's last call."""
-    last_out, view, heads, tail = _LAST_VIEW
-    if out is not last_out:
-        _, view, heads, tail = _views_of(out)
-    n = state.n
-    if not 0 <= seat < n:
-        raise ValueError(f"seat {seat!r} is not at this table: valid seats are 0..{n - 1}")
-    config = state.config
-    phase = state.phase
-    in_combat = state.monster >= 0 and phase in IN_COMBAT_PHASES
-    last_state, table = _LAST_TABLE
-    if state is not last_state or table.config is not config or table.n != n:
-        table = _table_of(state, config, n, table)
-    if _public(state) != table.public:
-        _write_bases(state, table)
-    sizes = _sizes(state)
-    if sizes != table.sizes:
-        _write_numbers(table, sizes, 0)
-        table.sizes = sizes
-    talks = _talks(state, in_combat)
-    if talks != table.talks:
-        offers, best, asks, last = talks
-        _write_numbers(table, [*offers, *best, *asks, *last], 3 * n)
-        table.talks = offers[:], best[:], asks[:], last[:]
-    hand = state.hand[seat]
-    if hand != table.hands[seat]:
-        _write_hand(table, seat, hand)
-    # The blocks in egocentric order: seats seat..n-1, then 0..seat-1; no blocks past the table. Then my
-    # hand, and zeros for the rest.
-    try:  # a memoryview copies only between equal formats and shapes: float32[OBSERVATION_SIZE]
-        heads[n][:] = table.rotated[seat]
-        if n < MAX_PLAYERS:
-            view[n * PLAYER_BLOCK:HAND.start] = _ZEROS[n * PLAYER_BLOCK:HAND.start]
-        tail[:] = table.tails[seat]
-    except (ValueError, TypeError, NotImplementedError):
-        raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},), "
-                         f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}") from None
-    # The role flags, each in the block of the one seat it marks (block r is seat + r).
-    at = _BLOCK_AT[n][seat]
-    if phase != OVER and state.active >= 0:
-        view[at[state.active] + P_ACTIVE] = 1.0
-    if in_combat:
-        if state.fighter >= 0:
-            view[at[state.fighter] + P_FIGHTER] = 1.0
-        if state.helper >= 0:
-            view[at[state.helper] + P_HELPER] = 1.0
-        if state.ask_seat >= 0:
-            view[at[state.ask_seat] + P_ASKED] = 1.0
-    dying = state.dying
-    if dying >= 0:
-        view[at[dying] + P_DYING] = 1.0
-    if phase == LOOT_PICK and state.looter >= 0:
-        view[at[state.looter] + P_LOOTER] = 1.0
-    if state.helped_by >= 0:
-        view[at[state.helped_by] + P_HELPED] = 1.0
-    # The rest is sparse: only its non-zero slots are written.
-    view[PHASE.start + phase] = 1.0
-    if phase != OVER and state.to_act == seat:
-        view[MY_TURN] = 1.0
-    if state.door_card >= 0:
-        view[DOOR.start + state.door_card] = 1.0
-    if in_combat:
-        fighter, helper, rests = state.fighter, state.helper, table.rests
-        key = (state.monster, state.monster_bonus, state.party_bonus, state.run_bonus, state.source,
-               rests[fighter], rests[helper] if helper >= 0 else None)
-        if key != table.fight_key:
-            _write_fight(state, table.fight)
-            table.fight_key = key
-        view[MONSTER.start:BAD.stop] = table.fight
-        # The help talks' numbers, which change with nearly every offer and ask, are written here.
-        if helper >= 0:
-            view[COMBAT.start + C_SPLIT] = state.split / 5.0
-        if phase == ASK:
-            view[COMBAT.start + C_ASK_SPLIT] = state.ask_split / 5.0
-        elif phase == COUNTER:
-            view[COMBAT.start + C_BID] = state.bid / 5.0
-    if dying >= 0:
-        view[DEATH.start + state.death_kind - 1] = 1.0
-    x = state.turn / config.max_turns
-    view[TURN] = x if x < 1.0 else 1.0
-    x = state.steps / config.max_steps
-    view[STEPS] = x if x < 1.0 else 1.0
-    if state.gold:
-        x = state.gold / config.gold_per_level
-        view[GOLD_SOLD] = x if x < 1.0 else 1.0
-    if state.halfling_sold:
-        view[HALFLING_SOLD] = 1.0
-    if len(hand) > config.hand_limit:  # the seat's own limit is never below the config's
-        over = len(hand) - hand_limit(state, seat)
-        if over > 0:
-            view[OVER_LIMIT] = over / 5.0 if over < 5 else 1.0
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with the observation of ``seat``, keeping nothing between
+    calls (a fresh :class:`Observer` each time): a consumer that encodes again and again has its own
+    Observer (``Game.make_observer``), as every env and search does."""
+    Observer().encode(state, seat, out)
 
 
 def encode_uncached(state: State, seat: int, out: np.ndarray) -> None:

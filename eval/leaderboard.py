@@ -1,0 +1,61 @@
+"""A tournament's results printed: the leaderboard (and SPRT, forfeits) as a rich table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def print_results(results: dict[str, Any], file=None) -> None:
+    """The leaderboard (and SPRT, forfeits) as a rich table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tavernzoo.userio import console as make_console
+
+    console = Console(file=file) if file is not None else make_console()
+    duel = results["seats"] == 2
+    title = (f"{results['game']} {results['format']}: {results['games']} games, {results['deals']} deals x "
+             f"{results['seats']} seatings, seed {results['seed']}")
+    table = Table(title=title, title_justify="left")
+    columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
+    columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in results["leaderboard"]:
+        cells = [str(row["rank"]), row["bot"], str(row["games"]), f"{row['wins']}-{row['draws']}-{row['losses']}",
+                 str(row["forfeits"]), _with_ci(row["score"], row["score_ci"]),
+                 _with_ci(row["deal_score"], row["deal_score_ci"])]
+        if duel:
+            elo, error = row.get("elo"), row.get("elo_error")
+            cells += [("-" if elo is None else f"{elo:+.0f}") + ("" if error is None else f" ± {error:.0f}"),
+                      f"{100 * row['los']:.1f}%"]
+        else:
+            cells += [_fmt(row["avg_place"], ".2f"), f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"]
+        table.add_row(*cells)
+    console.print(table)
+    if not results["cycle"]["complete"]:
+        console.print(f"[yellow]note:[/] the schedule covers every pair in every seat after "
+                      f"{results['cycle']['deals']} deals; this run has {results['deals']}", highlight=False)
+    sprt = results.get("sprt")
+    if sprt:
+        verdict = {"H1": "H1 accepted (the first bot is better)", "H0": "H0 accepted (not better)"}.get(
+            sprt["decision"], "no decision yet")
+        console.print(f"SPRT [{sprt['elo0']:g}, {sprt['elo1']:g}] alpha {sprt['alpha']:g} beta {sprt['beta']:g}: "
+                      f"LLR {sprt['llr']:.2f} ({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {sprt['games']} "
+                      f"games: {verdict}", highlight=False)
+    if results["forfeits"]:
+        console.print(f"{len(results['forfeits'])} forfeit(s); the first:", highlight=False)
+        for item in results["forfeits"][:5]:
+            console.print(f"  deal {item['deal']} rotation {item['rotation']}: {item['bot']} ({item['kind']}) "
+                          f"{item['reason']}", highlight=False, markup=False)
+
+
+def _with_ci(value: float | None, interval: Sequence[float]) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)

@@ -1,0 +1,92 @@
+"""What every command shares: running one with a user's mistakes reported as one line, game options.
+
+The commands (one module each, beside this one) are the thin layer over the library; nothing in the
+library imports this package or tavernzoo/cli.py (tests/test_layering.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from tavernzoo.eval.backends import BACKENDS
+from tavernzoo.userio import console, parse_set, read_table_file
+
+
+def run_guarded(run, args: argparse.Namespace) -> int:
+    """``run(args)``, with a user's mistake (ValueError, OSError), a failed external bot or Ctrl-C reported
+    as one line on stderr and an exit status instead of a traceback."""
+    from tavernzoo.agents.external import BotFailure
+
+    try:
+        return run(args)
+    except BrokenPipeError:
+        # The reader left (`tavernzoo zoo | head -3`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (ValueError, OSError) as error:
+        return fail(_describe(error))
+    except BotFailure as failure:
+        return fail(f"an external bot failed ({failure.kind}): {failure.reason}", status=1)
+    except KeyboardInterrupt:
+        return fail("interrupted", status=130)
+
+
+def fail(message: str, status: int = 2) -> int:
+    """Print ``error: message`` on stderr as one line; return the exit status."""
+    console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return status
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="game options from a TOML or JSON file")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="one game option (repeatable); VALUE is JSON or a comma list: classes=sword,magic")
+
+
+def parse_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Game options from ``--config FILE`` then ``--set KEY=VALUE`` (later wins)."""
+    options: dict[str, Any] = {}
+    if args.config:
+        options.update(read_table_file(args.config, "--config", "game options",
+                                       ' (JSON: {"num_players": 3}, or a .toml file)'))
+    options.update(parse_set(args.set))
+    return options
+
+
+
+def run_alone(name: str, add_parser: Any, argv: list[str] | None = None) -> int:
+    """``python -m tavernzoo.commands.NAME ARGS``: the same as ``tavernzoo NAME ARGS``."""
+    parser = argparse.ArgumentParser(prog="tavernzoo")
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args([name, *(sys.argv[1:] if argv is None else argv)])
+    return run_guarded(args.run, args)
+
+
+def add_backend_arguments(parser: Any, what: str = "the games") -> None:
+    """``--workers``, ``--backend`` and ``--address`` for a command that plays a match (``match``, ``export
+    --measure``); :func:`backend_options` reads them back as ``play_match``'s keywords."""
+    parser.add_argument("--workers", type=int, default=1,
+                        help=f"local processes playing {what}, a block of 64 deals each (default 1: this "
+                        "process); the results do not depend on it")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help=f"local (default) or ray: {what} as Ray tasks, with the same results "
+                        "(pip install 'tavernzoo[ray]'; docs/distributed.md)")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
+
+
+def backend_options(args: Any) -> dict[str, Any]:
+    """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    return {"backend": args.backend, "workers": args.workers, "address": args.address}
+

@@ -1,0 +1,61 @@
+"""``tavernzoo match``: seat-rotated games between bots, with a result table (eval/match.py plays them)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.table import Table
+
+from tavernzoo.userio import console
+
+from .common import add_backend_arguments, add_config_arguments, backend_options, parse_config
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    match = commands.add_parser(
+        "match",
+        help="play seat-rotated games between bots and print the result table",
+        description="Play deals between bots, each deal once per seat rotation (seats swapped in a duel), "
+        "and print wins, draws, losses and the score with its 95% interval.",
+    )
+    match.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
+    match.add_argument("--bots", nargs="+", default=["heuristic", "random"], metavar="SPEC",
+                       help="one bot spec per seat: random, heuristic, ... (default: heuristic random)")
+    match.add_argument("--games", type=int, default=1000,
+                       help="games to play, rounded up to whole deals (default 1000)")
+    match.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    add_config_arguments(match)
+    match.add_argument("--records", metavar="FILE", help="append every finished game's record to FILE (JSON lines)")
+    match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
+                       "stderr is not a terminal)")
+    match.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    add_backend_arguments(match)
+    match.set_defaults(run=run_match)
+    return match
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from tavernzoo.eval.match import play_match
+
+    config = parse_config(args)
+    result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
+                        progress=not args.no_progress, records_path=args.records, **backend_options(args))
+    if args.json:
+        rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                 "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return}
+                for row in result.rows]
+        print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
+                          "seed": result.seed, "config": config, "rows": rows}, indent=1))
+        return 0
+    table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
+                  f"seed {result.seed}", title_justify="left")
+    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in result.rows:
+        table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
+                      f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
+    console().print(table)
+    return 0
+

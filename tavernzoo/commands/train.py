@@ -1,0 +1,64 @@
+"""``tavernzoo train``: self-play training (train/run.py); checkpoints become bots."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from rich.table import Table
+
+from tavernzoo.userio import console, parse_set
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    train = commands.add_parser(
+        "train",
+        help="train a policy by self-play (MaskablePPO against an opponent league)",
+        description="Train a policy for GAME by self-play; checkpoints become bots (pass the run directory "
+        "or a checkpoint as a bot spec). With no options: the game's default budget (about 10 minutes "
+        "on 2 cores), then a report against random and the heuristic.",
+    )
+    train.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
+    train.add_argument("--timesteps", type=int, help="learner decisions to train for (default: per game)")
+    train.add_argument("--config", metavar="FILE", help="training options from a TOML file ([train] table)")
+    train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}")
+    train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
+    train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR")
+    train.add_argument("--seed", type=int, help="seed of the run (default 0)")
+    train.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    train.set_defaults(run=run_train)
+    return train
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        from tavernzoo.train.config import make_train_config
+        from tavernzoo.train.run import Trainer
+    except ImportError as error:
+        raise ValueError(f"training needs the training extras ({error.name} is missing): "
+                         "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
+    if args.resume:
+        trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps)
+    else:
+        overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
+        config = make_train_config(args.game, args.config, overrides, timesteps=args.timesteps, seed=args.seed)
+        out = args.out or f"runs/{config.game}-seed{config.seed}"
+        trainer = Trainer(config, out)
+    out = console()
+    out.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
+                  highlight=False)
+    report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
+    table = Table(title=f"{trainer.game.name}: trained policy after {report['timesteps']:,} timesteps "
+                  f"({report['train_seconds']:.0f} s)", title_justify="left")
+    for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
+        table.add_column(column, justify="left" if column == "opponents" else "right")
+    for name, row in report.get("against", {}).items():
+        table.add_row(f"{name} x{row['seats'] - 1}", str(row["games"]), str(row["wins"]), str(row["draws"]),
+                      str(row["losses"]), f"{row['score']:.3f}",
+                      f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
+    out.print(table)
+    out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
+    return 0
+

@@ -1,0 +1,172 @@
+"""Expert iteration's collection: seeded games in which a teacher labels every decision at its seats.
+
+:func:`collect` plays games ``first_game ..`` of a :class:`CollectJob` through the one game loop
+(``eval.loop.play_game``) over worker processes; each labelled seat is a :class:`Labeller` (the teacher
+labels, the student may play: DAgger), and :func:`teacher_target` is the policy target of one decision
+(train/expert.py's docstring: the targets by what the teacher offers). The result is a
+:class:`~tavernzoo.train.samples.Samples` in game order, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import BotBase, as_bot
+from .samples import Samples
+
+
+def teacher_target(teacher: Any, observation: dict[str, Any], action: int) -> np.ndarray:
+    """The policy target for the position the teacher just chose ``action`` in (train/expert.py: Targets)."""
+    mask = np.asarray(observation["action_mask"], dtype=bool)
+    target = np.zeros(len(mask), np.float32)
+    visits = getattr(teacher, "visit_distribution", None)
+    values = getattr(teacher, "values", None)
+    if visits is not None:
+        for a, share in visits().items():
+            target[a] = share
+    elif values is not None:
+        by_action = values(observation)
+        best = max(by_action.values())
+        optimal = [a for a, v in by_action.items() if v >= best - 1e-9]
+        target[optimal] = 1.0 / len(optimal)
+    else:
+        target[action] = 1.0
+    if not math.isclose(float(target.sum()), 1.0, abs_tol=1e-5) or (target[~mask] != 0).any():
+        raise RuntimeError(f"{getattr(teacher, 'name', teacher)}: its target {target} is not a distribution over "
+                           "the legal actions")
+    return target
+
+
+class Labeller(BotBase):
+    """A seat's bot during collection: the teacher labels every decision; the student may play it.
+
+    Passes the teacher's information-state and view hooks through, so search teachers get what the
+    match loop hands them (``agents.infoset.feed``).
+    """
+
+    def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random):
+        self.teacher, self.student, self.dagger, self.rng = teacher, student, dagger, rng
+        self.name = f"labelled:{getattr(teacher, 'name', 'teacher')}"
+        self._hooks = as_bot(teacher)
+        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def wants_view(self) -> bool:
+        return self._hooks.wants_view
+
+    @property
+    def wants_information_state(self) -> bool:
+        return self._hooks.wants_information_state
+
+    def observe_view(self, view: dict[str, Any]) -> None:
+        self._hooks.observe_view(view)
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        self._hooks.observe_information_state(state, seat)
+
+    def reset(self) -> None:
+        self.teacher.reset()
+        if self.student is not None:
+            self.student.reset()
+        self.rows = []
+
+    def act(self, observation: dict[str, Any]) -> int:
+        action = int(self.teacher.act(observation))
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if mask.sum() > 1:
+            self.rows.append((np.array(observation["observation"], np.float32), mask.copy(),
+                              teacher_target(self.teacher, observation, action)))
+            if self.student is not None and self.rng.random() < self.dagger:
+                return int(self.student.act(observation))
+        return action
+
+
+# --- collection ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CollectJob:
+    """What every worker needs to play and label games (picklable: specs and paths only)."""
+
+    game: str
+    game_config: dict[str, Any]
+    teacher: str
+    opponents: str | None
+    student: str | None  # a policy directory, or None in the first round
+    dagger: float
+    seed: int
+
+
+_worker_state: dict[str, Any] = {}
+
+
+def _worker_init(job: CollectJob) -> None:
+    from ..envs import get_game
+    from ..envs.make import make_env
+
+    game = get_game(job.game)
+    config = game.make_config(job.game_config)
+    _worker_state.update(job=job, game=game, config=config, env=make_env(game, config))
+
+
+def _play_one(index: int) -> tuple[int, Samples]:
+    """Game ``index`` of the job: its own seeds, so the result does not depend on the worker."""
+    from ..agents import load_bot
+    from ..eval.loop import play_game
+
+    job, game, config, env = (_worker_state[k] for k in ("job", "game", "config", "env"))
+    seats = game.rules.num_seats(config)
+    seed = job.seed * 1_000_003 + index
+    rng = random.Random(seed)
+    labelled = range(seats) if job.opponents is None else [index % seats]
+    bots: list[Any] = []
+    for seat in range(seats):
+        if seat in labelled:
+            teacher = load_bot(job.teacher, game, config, seed=rng.randrange(2**31))
+            student = load_bot(job.student, game, config, seed=0) if job.student and job.dagger > 0 else None
+            bots.append(Labeller(teacher, student, job.dagger, random.Random(rng.randrange(2**31))))
+        else:
+            bots.append(load_bot(job.opponents, game, config, seed=rng.randrange(2**31)))
+    returns, _ = play_game(env, bots, seed=rng.randrange(2**31))
+    size, actions = game.encoder.observation_size(config), len(game.action_names(config))
+    parts = [Samples.empty(size, actions)]
+    for seat in labelled:
+        rows = bots[seat].rows
+        if rows:
+            parts.append(Samples(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]),
+                                 np.stack([r[2] for r in rows]), np.full(len(rows), returns[seat], np.float32)))
+    return index, Samples.concat(parts)
+
+
+def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0) -> Samples:
+    """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order."""
+    from ..eval.backends import progress_bar
+
+    bar = progress_bar(progress, games, f"labelling ({job.teacher})")
+    results: dict[int, Samples] = {}
+    indices = range(first_game, first_game + games)
+    try:
+        if workers <= 1:
+            _worker_init(job)
+            for index in indices:
+                results[index] = _play_one(index)[1]
+                if bar is not None:
+                    bar.update(1)
+        else:
+            import multiprocessing
+
+            # spawn: the parent holds torch's thread pools, which a forked child must not inherit.
+            with multiprocessing.get_context("spawn").Pool(workers, _worker_init, (job,)) as pool:
+                for index, samples in pool.imap_unordered(_play_one, indices):
+                    results[index] = samples
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Samples.concat([results[i] for i in indices])
