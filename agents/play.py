@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..envs import games, get_game
+from .base import as_bot
 from .infoset import feed
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
@@ -181,7 +182,7 @@ class TerminalGame:
         seeds = random.Random(self.seed)
         self.seat = seat
         self.specs = specs[:seat] + ["you"] + specs[seat:]
-        self.bots = {other: load_bot(spec, self.game, self.config, seeds.randrange(2**63))
+        self.bots = {other: as_bot(load_bot(spec, self.game, self.config, seeds.randrange(2**63)))
                      for other, spec in enumerate(self.specs) if other != seat}
         self.read, self.write = read, write
         self.public = self.game.public
@@ -218,8 +219,8 @@ class TerminalGame:
 
         env = make_env(self.game, self.config)
         env.reset(seed=self.seed)
-        for bot in self.bots.values():
-            bot.reset()
+        for seat, bot in self.bots.items():
+            bot.begin_game(seat, None)  # the seat it holds (a cmd: program is told); None: its own seeds
         me = env.possible_agents[self.seat]
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         opponents = ", ".join(f"player_{s}: {spec}" for s, spec in enumerate(self.specs) if s != self.seat)
@@ -246,6 +247,7 @@ class TerminalGame:
                         action = self.ask(env, me, observation)
                     except LeftGame:
                         self.write("you left the game")
+                        self.game_over(None)
                         return None
             else:
                 feed(self.bots[seat], env, agent)
@@ -255,7 +257,16 @@ class TerminalGame:
             env.step(action)
             self.report_events(env)
         self.finish(env, me, totals)
+        self.game_over(totals)
         return totals
+
+    def game_over(self, returns: list[float] | None) -> None:
+        """Tell the bots the game ended (``returns`` None: the person left) and let them go."""
+        for seat, bot in self.bots.items():
+            try:
+                bot.game_over(returns, seat)
+            finally:
+                bot.close()
 
     def ask(self, env: Any, me: str, observation: dict[str, Any]) -> int:
         names = env.unwrapped.action_names

@@ -248,3 +248,31 @@ def test_a_whole_game_in_a_pseudo_terminal(game):
     assert "hint: 'no such move' is not a legal action here" in text
     assert len(re.findall(r"player_0> ", text)) >= 5  # the person chose at least two moves (and asked thrice)
     assert text.rstrip().splitlines()[-1].startswith("game over: you ")
+
+
+def test_each_bot_is_told_its_seat_and_the_end_of_the_game():
+    """A bot (a cmd: program too) hears which seat it holds, as in a match, and that the game ended."""
+    from tavernzoo.agents.base import BotBase
+
+    calls = []
+
+    class Recorder(BotBase):
+        def begin_game(self, seat, seed=None):
+            calls.append(("begin", seat))
+
+        def act(self, observation):
+            return int(observation["action_mask"].nonzero()[0][0])
+
+        def game_over(self, returns, seat):
+            calls.append(("over", seat, returns is not None))
+
+        def close(self):
+            calls.append(("close",))
+
+    game = TerminalGame("ministeel", ["random"], seat=1, seed=3, config={"num_players": 3},
+                        read=Script(first=()), write=lambda line: None)
+    game.bots = {seat: Recorder() for seat in game.bots}
+    assert game.play() is not None
+    assert sorted(call for call in calls if call[0] == "begin") == [("begin", 0), ("begin", 2)]
+    assert sorted(call for call in calls if call[0] == "over") == [("over", 0, True), ("over", 2, True)]
+    assert calls.count(("close",)) == 2

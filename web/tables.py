@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..agents.base import as_bot
 from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, event_mark, new_events
 from ..envs import Chance, Game, ReplayError, get_game
 from ..envs.core import file_options
@@ -223,9 +224,9 @@ class Table:
         elif self.game.rules.is_terminal(state):
             self.returns = [float(value) for value in self.game.rules.returns(state)]
         for seat, bot in self.bots.items():
-            if hasattr(bot, "game_over") and getattr(bot, "alive", True):
+            if getattr(bot, "alive", True):  # a program that died is not asked again
                 try:
-                    bot.game_over(self.returns, seat)
+                    as_bot(bot).game_over(self.returns, seat)
                 except Exception:  # noqa: BLE001, S110 - the game is over either way
                     pass
         if self.human is not None and lost is not None:
@@ -310,12 +311,10 @@ class Table:
 
     def close_bots(self) -> None:
         for bot in self.bots.values():
-            close = getattr(bot, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:  # noqa: BLE001, S110 - closing is best effort
-                    pass
+            try:
+                as_bot(bot).close()
+            except Exception:  # noqa: BLE001, S110 - closing is best effort
+                pass
 
     def close(self) -> None:
         self.closed = True
