@@ -23,8 +23,8 @@ A leaf module: it imports nothing else of tavernzoo.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Collection
+from dataclasses import dataclass, field
 
 KINDS = ("mcts", "cmd", "zoo", "onnx", "name")
 NESTED_OPTIONS = ("rollout", "prior")
