@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .core import Chance, Game, ReplayError, config_to_dict, plain_int
-from .registry import get_game
+from .registry import earlier_versions, get_game
 
 FORMAT = "tavernzoo-record"
 FORMAT_VERSION = 1
@@ -81,7 +81,10 @@ def replay(record: Any) -> tuple[Game, Any]:
     except ValueError as error:
         raise ReplayError(str(error)) from None
     if record["env"] != game.env_name:
-        raise ReplayError(f"record is for {record['env']!r}; this tavernzoo has {game.env_name!r}")
+        earlier = earlier_versions().get(record["env"])  # a version the game still plays (ministeel_v1)
+        if earlier is None or earlier.name != game.name:
+            raise ReplayError(f"record is for {record['env']!r}; this tavernzoo has {game.env_name!r}")
+        game = earlier
     try:
         config = game.make_config(record["config"])
     except ValueError as error:

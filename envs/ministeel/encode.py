@@ -90,6 +90,7 @@ import numpy as np
 
 from .rules import (
     ACTION_CARD,
+    ACTION_NAMES,
     ACTION_OFFSET,
     ACTION_TYPE,
     ACTIONS,
@@ -101,6 +102,7 @@ from .rules import (
     DAGGER,
     DARK,
     DECK_SIZE,
+    DRAW_PHASE,
     EQUIP,
     FATE,
     FLAME_SHOT,
@@ -111,7 +113,7 @@ from .rules import (
     KINDS,
     MAGNIFYING_GLASS,
     MAX_PLAYERS,
-    NUM_ACTIONS,
+    NO_DRAW,
     NUM_KINDS,
     PHASE_NAMES,
     PICK,
@@ -124,6 +126,7 @@ from .rules import (
     STEEL_SHIELD,
     SWORD,
     TOKEN,
+    V1_NUM_ACTIONS,
     WOODEN_SHIELD,
     Config,
     State,
@@ -132,32 +135,6 @@ from .rules import (
     MAIN as MAIN_PHASE,
 )
 
-
-def _name(kind: int, card: int, offset: int) -> str:
-    target = "self" if offset == 0 else f"seat+{offset}"
-    if kind == PLAY_AT:
-        return f"play:{KINDS[card]}>{target}"
-    if kind == PLAY:
-        return f"play:{KINDS[card]}"
-    if kind == EQUIP:
-        return f"equip:{KINDS[card]}"
-    if kind == COMBO:
-        return f"combo:{KINDS[card]}+poison>{target}"
-    if kind == TOKEN:
-        return "token:draw"
-    if kind == FORFEIT:
-        return f"forfeit:discard_{KINDS[card]}"
-    if kind == FORFEIT_EMPTY:
-        return "forfeit:empty_hand"
-    if kind == REACT:
-        return "react:none" if card < 0 else f"react:{KINDS[card]}"
-    if kind == PICK:
-        return f"pick:{KINDS[card]}"
-    raise AssertionError(kind)
-
-
-ACTION_NAMES = tuple(_name(*action) for action in ACTIONS)
-assert len(ACTION_NAMES) == NUM_ACTIONS == len(set(ACTION_NAMES))
 
 PLAYER_BLOCK = 11
 PRESENT, ALIVE, HP, POISON_TOKENS, DRAW_TOKENS, HAND_SIZE, GLOVES, ARMOR, SATCHEL, SKIPS, DECIDES = range(11)
@@ -179,8 +156,13 @@ DECK = PICK_SOURCE.stop  # 151
 DISCARD = slice(DECK + 1, DECK + 1 + NUM_KINDS)  # 152-174
 TURN = DISCARD.stop  # 175
 KNOWN = slice(TURN + 1, TURN + 1 + (MAX_PLAYERS - 1) * NUM_KINDS)  # 176-290
-OBSERVATION_SIZE = KNOWN.stop
-assert OBSERVATION_SIZE == 291
+V1_OBSERVATION_SIZE = KNOWN.stop  # v1's layout, and v2's with token_timing=own_turn
+DRAW_WINDOW = V1_OBSERVATION_SIZE  # 291: a Card Draw window is open (phase draw)
+DRAW_BOUNDARY = DRAW_WINDOW + 1  # 292: ... at a turn boundary (0: between two actions of a turn)
+OBSERVATION_SIZE = DRAW_BOUNDARY + 1
+assert V1_OBSERVATION_SIZE == 291 and OBSERVATION_SIZE == 293
+
+__all__ = ["ACTION_NAMES"]  # re-exported: the rules own the names
 
 
 def player_block(offset: int) -> int:
@@ -189,11 +171,13 @@ def player_block(offset: int) -> int:
 
 
 def action_names(config: Config) -> tuple[str, ...]:
-    return ACTION_NAMES
+    """All 141 names; without Card Draw windows (``own_turn``, v1) the first 140, v1's table."""
+    return ACTION_NAMES if config.draw_windows else ACTION_NAMES[:V1_NUM_ACTIONS]
 
 
 def observation_size(config: Config) -> int:
-    return OBSERVATION_SIZE
+    """293 floats; without Card Draw windows (``own_turn``, v1) the first 291, v1's layout."""
+    return OBSERVATION_SIZE if config.draw_windows else V1_OBSERVATION_SIZE
 
 
 def _target_name(state: State | None, offset: int) -> str:
@@ -220,6 +204,8 @@ def describe_action(action: int, state: State | None = None) -> str:
         return f"combo: {KINDS[card]} with a Poison on {who} (one action; the poison lands if damage does)"
     if kind == TOKEN:
         return "use a Card Draw token: draw three cards (no action)"
+    if kind == NO_DRAW:
+        return "keep your Card Draw tokens for now (you are asked again after the next action)"
     if kind == FORFEIT:
         cost = " (a Dark card: costs 1 HP)" if card in DARK else ""
         return f"forfeit an action, discarding {KINDS[card]}{cost}"
@@ -247,6 +233,8 @@ def action_label(state: State, action: int) -> str:
         return f"equip {_card(card)}"
     if kind == TOKEN:
         return "Card Draw token (draw 3)"
+    if kind == NO_DRAW:
+        return "no draw now (keep the tokens)"
     if kind == FORFEIT:
         return f"forfeit: discard {_card(card)}" + (" (-1 HP)" if card in DARK else "")
     if kind == FORFEIT_EMPTY:
@@ -294,7 +282,8 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     # A card kind never has more cards anywhere than its copies in the deck, so these stay within [0, 1].
     out[HAND] = [count * inverse for count, inverse in zip(hands[seat], _INVERSE_COUNTS, strict=True)]
     phase = state.phase
-    out[PHASE.start + phase] = 1.0
+    if phase != DRAW_PHASE:  # v2's window has its own slot after v1's layout (DRAW_WINDOW)
+        out[PHASE.start + phase] = 1.0
     actions_left = state.actions_left / config.actions_per_turn
     out[ACTIONS_LEFT] = actions_left if actions_left < 1.0 else 1.0
     if phase != GAME_OVER:
@@ -307,6 +296,10 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
         out[TARGET.start + (state.target - seat) % n] = 1.0
         if state.shield >= 0:
             out[SHIELD_RAISED.start + _SHIELD_SLOT[state.shield]] = 1.0
+    elif phase == DRAW_PHASE:
+        out[DRAW_WINDOW] = 1.0
+        if state.window_next >= 0:
+            out[DRAW_BOUNDARY] = 1.0
     elif phase == PICK_PHASE:
         if to_act == seat:
             out[OFFERED] = [count * inverse for count, inverse in zip(state.pick, _INVERSE_COUNTS, strict=True)]
@@ -366,6 +359,9 @@ def view(state: State, seat: int) -> dict[str, Any]:
         pick = {"seat": state.to_act, "source": KINDS[state.pick_source]}
         if state.to_act == seat:
             pick["cards"] = _counts(state.pick)
+    window = None
+    if state.phase == DRAW_PHASE:
+        window = {"seat": state.to_act, "asked": list(state.window), "turn_boundary": state.window_next >= 0}
     return {
         "you": seat,
         "players": [_player_view(state, who, seat) for who in range(state.n)],
@@ -377,6 +373,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "actions_left": state.actions_left,
         "pending_attack": pending,
         "pick": pick,
+        "draw_window": window,
         "deck_size": len(state.deck),
         "discard": _counts(state.discard),
         "turn": state.turn,
@@ -434,6 +431,8 @@ def _seat_render(state: State, seat: int) -> str:
         shield = f"; {_card(state.shield)} raised" if state.shield >= 0 else ""
         lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with {_card(state.attack_card)} "
                      f"({state.damage} damage{extra}{', combo' if state.combo else ''}){shield}")
+    if phase == DRAW_PHASE:
+        lines.append(f"  {_window_line(state)}")
     if phase == PICK_PHASE:
         source = _card(state.pick_source)
         if state.to_act == seat:
@@ -443,6 +442,16 @@ def _seat_render(state: State, seat: int) -> str:
     lines.append(f"  discard pile: {_listing(state.discard) or 'empty'}")
     lines.append(f"  {LEGEND}")
     return "\n".join(lines)
+
+
+def _window_line(state: State) -> str:
+    """The open Card Draw window in words: when it is, who decides, who is asked after."""
+    when = "at the turn boundary" if state.window_next >= 0 else f"between player_{state.turn_seat}'s actions"
+    if state.window_next >= 0 and state.turn == 0:
+        when = "before the first turn"
+    later = ", ".join(f"player_{s}" for s in state.window[1:])
+    return (f"Card Draw window {when}: player_{state.to_act} may use a token (draw {state.config.token_cards}) "
+            f"or pass" + (f"; then {later}" if later else ""))
 
 
 def _listing(counts: list[int]) -> str:
@@ -468,6 +477,8 @@ def render(state: State, seat: int | None = None) -> str:
     if state.phase in (REACT_PHASE, ANSWER):
         lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with "
                      f"{KINDS[state.attack_card]} ({state.damage}{', poison' if state.poisons else ''})")
+    if state.phase == DRAW_PHASE:
+        lines.append(f"  {_window_line(state)}")
     for audience, text in state.log:
         lines.append(f"  {text}" + ("" if audience is None else " [private]"))
     if state.phase == GAME_OVER:
