@@ -10,6 +10,6 @@ from ..core import Game
 from . import encode, rules, rules_v1
 
 GAME = Game(name="ministeel", version=2, title="MiniSteel", rules=rules, encoder=encode)
-GAME_V1 = Game(name="ministeel", version=1, title="MiniSteel v1 (ministeel_v2 with token_timing=own_turn)",
+GAME_V1 = Game(name="ministeel", version=1, title="MiniSteel v1: ministeel_v2 with token_timing=own_turn",
                rules=rules_v1, encoder=encode)
 EARLIER_VERSIONS = (GAME_V1,)

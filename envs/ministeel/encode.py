@@ -93,7 +93,6 @@ from .rules import (
     ACTION_NAMES,
     ACTION_OFFSET,
     ACTION_TYPE,
-    ACTIONS,
     ANSWER,
     BLADED_SHIELD,
     CARD_TEXT,
@@ -116,7 +115,6 @@ from .rules import (
     NO_DRAW,
     NUM_KINDS,
     PHASE_NAMES,
-    PICK,
     PICK_PHASE,
     PLAY,
     PLAY_AT,
@@ -134,7 +132,6 @@ from .rules import (
 from .rules import (
     MAIN as MAIN_PHASE,
 )
-
 
 PLAYER_BLOCK = 11
 PRESENT, ALIVE, HP, POISON_TOKENS, DRAW_TOKENS, HAND_SIZE, GLOVES, ARMOR, SATCHEL, SKIPS, DECIDES = range(11)
