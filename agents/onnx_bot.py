@@ -7,8 +7,9 @@ played, with the same observation size and action names, and the ONNX file must 
 manifest records; anything else is refused with a ValueError saying what differs.
 
 The zoo: ``agents/zoo/<game>.onnx`` + ``<game>.json``, one pretrained bot per game, shipped as package
-data (and ``<env>.onnx`` for an earlier version a game still plays, ``zoo:ministeel_v1``); ``zoo:GAME`` loads it (``zoo:GAME@sample`` samples from the policy instead of taking its best
-action) and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.md).
+data (and ``<env>.onnx`` for an earlier version a game still plays, ``zoo:ministeel_v1``);
+``zoo:GAME`` loads it (``zoo:GAME@sample`` samples from the policy instead of taking its best action)
+and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.md).
 """
 
 from __future__ import annotations
