@@ -6,7 +6,8 @@ equipment and skipped turns. The discard pile is public. Everything is egocentri
 their offset from the observer (``seat+1`` is the next seat in turn order), and targets in action names
 are offsets from the actor, so one policy plays every seat.
 
-Actions (140, the same for 2-6 players; ``k`` is 1..5, a target offset that must name a seat in play)
+Actions (141, the same for 2-6 players; ``k`` is 1..5, a target offset that must name a seat in play;
+140, without ``token:pass``, with ``token_timing=own_turn`` and in v1)
 =================================================================================================
 =======  ====================================  ===============================================================
 idx      name                                  when legal (your turn, main phase, unless said otherwise)
@@ -20,19 +21,28 @@ idx      name                                  when legal (your turn, main phase
 57-59    ``equip:<card>``                      spiked_glove (< 2 worn), armor, satchel (< 1 worn); no action
 60-84    ``combo:<attack>+poison>seat+k``      you hold the attack and a Poison: dagger, hatchet, sword,
                                                flame_shot, bladed_shield
-85       ``token:draw``                        you hold a Card Draw token; no action
+85       ``token:draw``                        you hold a Card Draw token; no action. Also in a Card Draw
+                                               window (phase draw, v2): you are asked, so you hold one
 86-108   ``forfeit:discard_<card>``            you hold that card (one per kind, in ``KINDS`` order)
 109      ``forfeit:empty_hand``                your hand is empty
 110-116  ``react:<card>``, ``react:none``      wooden_shield, steel_shield, bladed_shield, confusion_dust,
                                                remedy: you are attacked and hold the card; hook_rope: your
                                                target raised a shield; none: either
 117-139  ``pick:<card>``                       you keep that card of a Magnifying Glass draw or a Scythe haul
+140      ``token:pass``                        a Card Draw window asks you (v2): keep your tokens for now
 =======  ====================================  ===============================================================
 
-Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 291)
-============================================================
+Card Draw windows (v2, ``token_timing=any_time``): after each completed action of the turn's player
+(its card fully resolved), at each turn boundary and before the first turn, every other seat in play
+holding a token is asked in seat order (the next player is not asked at a boundary): ``token:draw``
+(asked again while it holds a token) or ``token:pass``. docs/rules/ministeel.md, interpretation 20.
+
+Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 293; 291, v1's layout, with
+``token_timing=own_turn`` and in v1)
+=========================================================================================
 Six 11-slot player blocks: ``me`` at 0-10, then ``seat+1`` .. ``seat+5`` at 11, 22, 33, 44, 55 (all zero
-for offsets beyond the table). Then my hand at 66-88, the table at 89-175 and my memory at 176-290.
+for offsets beyond the table). Then my hand at 66-88, the table at 89-175, my memory at 176-290 and the
+Card Draw window at 291-292 (v2: appended, so every v1 index keeps its meaning).
 
 Memory: what this seat has seen since the last shuffle. Its public part is the discard pile (152-174):
 every card played, forfeited, destroyed or thrown away after a pick goes there, and a reshuffle empties
@@ -62,9 +72,10 @@ offset  player block (``PLAYER_BLOCK`` = 11)
 idx      hand and table
 =======  =========================================================================================
 66-88    my hand: count of each card kind / its copies in the deck (``KINDS`` order)
-89-93    phase one-hot: main, react, answer, pick, over
+89-93    phase one-hot: main, react, answer, pick, over (all zero in a Card Draw window: 291)
 94       actions left this turn / actions_per_turn
-95-100   whose turn it is, by offset (0: me .. 5)
+95-100   whose turn it is, by offset (0: me .. 5); in a turn-boundary window the turn just ended
+         (before the first turn: the first player's)
 101-107  pending attack card one-hot: dagger, hatchet, sword, flame_shot, bladed_shield, fate, poison
 108      pending physical damage / 10 (capped at 1)
 109      pending attack carries a Poison
@@ -79,6 +90,8 @@ idx      hand and table
 175      turns begun / max_turns
 176-290  ``KNOWN``: cards I know ``seat+k`` holds in hand, k = 1..5 (23 kinds each, ``KINDS`` order, at
          176 + 23 (k-1)): count / its copies in the deck; zero for offsets beyond the table
+291      a Card Draw window is open (phase draw; the seat deciding has its block's slot 10 set)
+292      ... at a turn boundary or before the first turn (0: between two actions of the turn's player)
 =======  =========================================================================================
 """
 
