@@ -2,8 +2,8 @@
 
 The heuristic, in order: keep the most valuable card offered; always hook away a raised shield; react
 with the cheapest card that stops most of an attack (Confusion Dust against big hits, Remedy against
-Poison); in a Card Draw window (v2) draw when its hand holds no shield or Confusion Dust, or at most two
-cards, else keep the token; on its own turn equip everything, use a Card Draw token on a short hand, cure heavy poison,
+Poison); in a Card Draw window (v2) draw when its hand is full (the turn's refill loses nothing) but
+holds no shield or Confusion Dust, else keep the token; on its own turn equip everything, use a Card Draw token on a short hand, cure heavy poison,
 heal when hurt, then strike the weakest opponent with its strongest attack (as a Poison combo when it
 holds a Poison), finishing with utility cards, and forfeit its least valuable card when nothing else is
 worth an action. Measured strength: docs/rules/ministeel.md.
@@ -79,13 +79,14 @@ class HeuristicBot(RuleBot):
         return R.REACT_NONE
 
     def _window(self, obs: np.ndarray) -> int:
-        """Draw between other players' actions when the hand holds nothing to stop a hit, or almost nothing.
-
-        An opponent always has an action coming when this seat is asked (the turn's player between its
-        actions; at a turn boundary the next player, never this seat), so the draw can pay off before it
-        is this seat's turn; otherwise the token is kept for its own turn's short hand."""
+        """Draw between other players' actions when the hand holds nothing to stop a hit and is already
+        full: an opponent always has an action coming when this seat is asked (the turn's player between
+        its actions; at a turn boundary the next player, never this seat), so a shield drawn now can
+        count before this seat's turn. A shorter hand keeps the token: the turn's draw up to six would
+        bring fewer cards after a draw now, and the token drawn after it brings three more (measured:
+        drawing on any hand without a defence did worse than never drawing in a window, docs/rules)."""
         hand = [round(float(obs[E.HAND.start + k]) * R.COUNTS[k]) for k in range(R.NUM_KINDS)]
-        if not any(hand[card] for card in DEFENCES) or sum(hand) <= 2:
+        if sum(hand) >= self.config.hand_size and not any(hand[card] for card in DEFENCES):
             return R.TOKEN_DRAW
         return R.TOKEN_PASS
 

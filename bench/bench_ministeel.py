@@ -19,7 +19,9 @@ Then the cost of the Card Draw windows (issue 28), v2 (``token_timing=any_time``
       and with every seat the heuristic (the heuristic keeps its tokens in most windows: the case that
       asks most);
   (e) env() agent-steps per CPU-second, seeded loop, both timings in turns, and games per CPU-second
-      (steps per second over decisions per random game).
+      (steps per second over decisions per random game);
+  (f) whether the heuristic's window rule helps it: two heuristics against two that always pass in a
+      window, seats alternating, ``--games`` x 10 games; each side's win share per seat (0.25: no effect).
 Not a test: the figures go to docs/performance.md.
 """
 
@@ -98,6 +100,32 @@ def token_timing_cost(args: argparse.Namespace) -> None:
         print(f"  {name}: {per_second:,.0f} random games per CPU-second")
 
 
+def window_rule_check(games: int) -> None:
+    from tavernzoo.agents.ministeel import HeuristicBot
+    from tavernzoo.envs import ministeel_v2
+    from tavernzoo.eval.stats import mean_interval
+
+    class NeverInWindows(HeuristicBot):
+        def _window(self, obs):
+            return rules.TOKEN_PASS
+
+    env = ministeel_v2.raw_env(num_players=4)
+    shares = []  # per game: the win share per seat of the two heuristics that draw in windows
+    for game in range(games):
+        drawing = (0, 2) if game % 2 == 0 else (1, 3)
+        bots = [(HeuristicBot if seat in drawing else NeverInWindows)(env.config, seat) for seat in range(4)]
+        env.reset(seed=game // 2)  # each deal twice, the sides swapped
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            env.step(None if termination or truncation else bots[env.possible_agents.index(agent)].act(observation))
+        shares.append(0.5 if env.game_state.winner in drawing else 0.0)
+    deals = [(a + b) / 2 for a, b in zip(shares[::2], shares[1::2], strict=True)]
+    mean, low, high = mean_interval(deals)
+    print(f"\nheuristic (its window rule) vs heuristic that never draws in a window, 2 + 2 seats, {games} games:"
+          f"\n  win share per seat of the window rule {mean:.3f} ({low:.3f}-{high:.3f}); the other side "
+          f"{0.5 - mean:.3f}; 0.250 is no effect")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per entry, all rounds (default 4)")
@@ -110,6 +138,7 @@ def main() -> None:
     against_texas_holdem("ministeel", "MiniSteel", ministeel_v2, rules, args, same_games=40,
                          texas_target=2.5, engine_target=None)
     token_timing_cost(args)
+    window_rule_check(10 * args.games)
 
 
 if __name__ == "__main__":

@@ -374,9 +374,24 @@ def _window_observation(hand: dict[str, int]) -> dict:
     return {"observation": out, "action_mask": mask}
 
 
-def test_heuristic_draws_in_a_window_only_without_defences():
+def test_heuristic_draws_in_a_window_only_on_a_full_hand_without_defences():
     bot = load_bot("heuristic", "ministeel", {"num_players": 3}, seed=0)
     assert bot.act(_window_observation({"dagger": 3, "sword": 2, "potion": 1})) == R.TOKEN_DRAW
-    assert bot.act(_window_observation({"dagger": 1})) == R.TOKEN_DRAW  # almost nothing in hand
-    assert bot.act(_window_observation({"dagger": 3, "steel_shield": 1, "potion": 1})) == R.TOKEN_PASS
-    assert bot.act(_window_observation({"sword": 2, "confusion_dust": 1})) == R.TOKEN_PASS
+    assert bot.act(_window_observation({"dagger": 3, "sword": 2, "potion": 2})) == R.TOKEN_DRAW
+    assert bot.act(_window_observation({"dagger": 3, "sword": 2})) == R.TOKEN_PASS  # its turn refills it
+    assert bot.act(_window_observation({"dagger": 3, "steel_shield": 1, "potion": 2})) == R.TOKEN_PASS
+    assert bot.act(_window_observation({"hatchet": 5, "confusion_dust": 1})) == R.TOKEN_PASS
+
+
+def test_a_v1_record_replays_as_v1_everywhere_records_are_read():
+    from tavernzoo.envs.core import ReplayError
+    from tavernzoo.web.tables import Timeline
+
+    env = ministeel_v1.raw_env(num_players=3)
+    _play_env(env, 7, random.Random(7))
+    record = json.loads(json.dumps(env.record()))
+    timeline = Timeline(record)
+    assert timeline.game is GAME_V1 and timeline.state(timeline.steps - 1).hp == env.game_state.hp
+    assert replay(record)[0] is GAME_V1
+    with pytest.raises(ReplayError, match="record is for 'ministeel_v0'; this tavernzoo has 'ministeel_v2'"):
+        replay({**record, "env": "ministeel_v0"})

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..agents.play import PUBLIC_GAMES
-from ..envs import Chance, Game, ReplayError, get_game
-from ..envs.records import check_record, play_joint, play_turn
+from ..envs import Chance, Game, ReplayError
+from ..envs.records import check_record, play_joint, play_turn, record_game
 from ..eval.match import make_env, score_of
 from ..eval.runner import Forfeit, Guard
 
@@ -304,12 +304,7 @@ class Timeline:
     def __init__(self, record: dict[str, Any]):
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
-        try:
-            self.game = get_game(record["game"])
-        except ValueError as error:
-            raise ReplayError(str(error)) from None
-        if record["env"] != self.game.env_name:
-            raise ReplayError(f"the record is for {record['env']!r}; this tavernzoo has {self.game.env_name!r}")
+        self.game = record_game(record)  # an earlier version the game still plays too (ministeel_v1)
         try:
             self.config = self.game.make_config(record["config"])
         except (TypeError, ValueError) as error:
