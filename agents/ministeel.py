@@ -3,10 +3,10 @@
 The heuristic, in order: keep the most valuable card offered; always hook away a raised shield; react
 with the cheapest card that stops most of an attack (Confusion Dust against big hits, Remedy against
 Poison); in a Card Draw window (v2) draw when its hand is full (the turn's refill loses nothing) but
-holds no shield or Confusion Dust, else keep the token; on its own turn equip everything, use a Card Draw token on a short hand, cure heavy poison,
-heal when hurt, then strike the weakest opponent with its strongest attack (as a Poison combo when it
-holds a Poison), finishing with utility cards, and forfeit its least valuable card when nothing else is
-worth an action. Measured strength: docs/rules/ministeel.md.
+holds no shield or Confusion Dust, else keep the token; on its own turn equip everything, use a Card
+Draw token on a short hand, cure heavy poison, heal when hurt, then strike the weakest opponent with its
+strongest attack (as a Poison combo when it holds a Poison), finishing with utility cards, and forfeit
+its least valuable card when nothing else is worth an action. Measured strength: docs/rules/ministeel.md.
 """
 
 from __future__ import annotations

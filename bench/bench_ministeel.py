@@ -2,6 +2,7 @@
 and what v2's Card Draw windows cost against v1's timing.
 
     python bench/bench_ministeel.py [--seconds 4] [--repeats 8] [--players 4] [--games 200]
+    python bench/bench_ministeel.py --token-use 200     # only (g), how zoo:ministeel spends its tokens
 
 Prints agent-steps per CPU-second (medians over rounds taken in turns, see bench/common.py) for
   (a) the MiniSteel rules engine alone (legal_actions / apply),
@@ -21,7 +22,10 @@ Then the cost of the Card Draw windows (issue 28), v2 (``token_timing=any_time``
   (e) env() agent-steps per CPU-second, seeded loop, both timings in turns, and games per CPU-second
       (steps per second over decisions per random game);
   (f) whether the heuristic's window rule helps it: two heuristics against two that always pass in a
-      window, seats alternating, ``--games`` x 10 games; each side's win share per seat (0.25: no effect).
+      window, seats alternating, ``--games`` x 10 games; each side's win share per seat (0.25: no effect);
+  (g) with ``--token-use N``, instead of all the above: zoo:ministeel in one seat (rotating) and three
+      heuristics, N games at 4 players: how often each draws when a Card Draw window asks it, and how many
+      tokens the bot uses on its own turn.
 Not a test: the figures go to docs/performance.md.
 """
 
@@ -126,13 +130,49 @@ def window_rule_check(games: int) -> None:
           f"{0.5 - mean:.3f}; 0.250 is no effect")
 
 
+def token_use(games: int) -> None:
+    from tavernzoo.agents import load_bot
+    from tavernzoo.envs import ministeel_v2
+
+    env = ministeel_v2.raw_env(num_players=4)
+    zoo = load_bot("zoo:ministeel", env.game, env.config, seed=0)
+    heuristics = [load_bot("heuristic", env.game, env.config, seed=seat) for seat in range(4)]
+    asked, drew, own_turn = {"zoo:ministeel": 0, "heuristic": 0}, {"zoo:ministeel": 0, "heuristic": 0}, 0
+    for game in range(games):
+        bot_seat = game % 4
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            action = (zoo if seat == bot_seat else heuristics[seat]).act(observation)
+            who = "zoo:ministeel" if seat == bot_seat else "heuristic"
+            if observation["action_mask"][rules.TOKEN_PASS]:
+                asked[who] += 1
+                drew[who] += action == rules.TOKEN_DRAW
+            elif action == rules.TOKEN_DRAW and who == "zoo:ministeel":
+                own_turn += 1
+            env.step(action)
+    print(f"zoo:ministeel and three heuristics, {games} games at 4 players:")
+    for who in asked:
+        print(f"  {who}: asked in {asked[who]} Card Draw windows, drew in {drew[who]}")
+    print(f"  zoo:ministeel used {own_turn} tokens on its own turn")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per entry, all rounds (default 4)")
     parser.add_argument("--repeats", type=int, default=8, help="rounds, entries taken in turns (default 8)")
     parser.add_argument("--players", type=int, default=4, help="players at both tables (default 4)")
     parser.add_argument("--games", type=int, default=200, help="games per count of decisions (default 200)")
+    parser.add_argument("--token-use", type=int, default=0, metavar="N",
+                        help="only measure how zoo:ministeel spends its tokens, over N games")
     args = parser.parse_args()
+    if args.token_use:
+        token_use(args.token_use)
+        return
     from tavernzoo.envs import ministeel_v2
 
     against_texas_holdem("ministeel", "MiniSteel", ministeel_v2, rules, args, same_games=40,

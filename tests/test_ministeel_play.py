@@ -395,3 +395,17 @@ def test_a_v1_record_replays_as_v1_everywhere_records_are_read():
     assert replay(record)[0] is GAME_V1
     with pytest.raises(ReplayError, match="record is for 'ministeel_v0'; this tavernzoo has 'ministeel_v2'"):
         replay({**record, "env": "ministeel_v0"})
+
+
+def test_the_v1_zoo_bot_plays_v1_and_is_refused_for_v2_naming_the_option():
+    from tavernzoo.agents.onnx_bot import zoo_bots
+
+    if "ministeel_v1" not in zoo_bots():
+        pytest.skip("zoo:ministeel_v1 is not bundled")
+    assert load_bot("zoo:ministeel_v1", GAME_V1, seed=0).name == "zoo:ministeel_v1"
+    for options in ({}, {"token_timing": "own_turn"}):
+        with pytest.raises(ValueError, match=r"is a bot for ministeel_v1 \(MiniSteel v1: ministeel_v2 with "
+                                             r"token_timing=own_turn\), not for ministeel_v2; play it in ministeel_v1"):
+            load_bot("zoo:ministeel_v1", GAME, options, seed=0)
+    with pytest.raises(ValueError, match="is a bot for ministeel_v2 .*not for ministeel_v1"):
+        load_bot("zoo:ministeel", GAME_V1, seed=0)
