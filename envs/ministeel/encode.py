@@ -215,7 +215,7 @@ def describe_action(action: int, state: State | None = None) -> str:
     if kind == TOKEN:
         return "use a Card Draw token: draw three cards (no action)"
     if kind == NO_DRAW:
-        return "keep your Card Draw tokens for now (you are asked again after the next action)"
+        return "keep your Card Draw tokens for now (you are asked again at the next Card Draw window)"
     if kind == FORFEIT:
         cost = " (a Dark card: costs 1 HP)" if card in DARK else ""
         return f"forfeit an action, discarding {KINDS[card]}{cost}"
@@ -417,6 +417,8 @@ def _seat_render(state: State, seat: int) -> str:
     if phase == GAME_OVER:
         result = f"player_{state.winner} wins" if state.winner >= 0 else "no winner"
         head = f"game over: {result} ({state.end_reason.replace('_', ' ')})"
+    elif phase == DRAW_PHASE:
+        head = f"Card Draw window {_window_when(state)}: player_{state.to_act} decides"
     else:
         head = (f"player_{state.turn_seat}'s turn, {state.actions_left} action(s) left"
                 + ("" if phase == MAIN_PHASE else f", {PHASE_NAMES[phase]}: player_{state.to_act} decides"))
@@ -454,14 +456,17 @@ def _seat_render(state: State, seat: int) -> str:
     return "\n".join(lines)
 
 
+def _window_when(state: State) -> str:
+    if state.window_next < 0:
+        return f"between player_{state.turn_seat}'s actions"
+    return "before the first turn" if state.turn == 0 else "at the turn boundary"
+
+
 def _window_line(state: State) -> str:
     """The open Card Draw window in words: when it is, who decides, who is asked after."""
-    when = "at the turn boundary" if state.window_next >= 0 else f"between player_{state.turn_seat}'s actions"
-    if state.window_next >= 0 and state.turn == 0:
-        when = "before the first turn"
     later = ", ".join(f"player_{s}" for s in state.window[1:])
-    return (f"Card Draw window {when}: player_{state.to_act} may use a token (draw {state.config.token_cards}) "
-            f"or pass" + (f"; then {later}" if later else ""))
+    return (f"Card Draw window {_window_when(state)}: player_{state.to_act} may use a token "
+            f"(draw {state.config.token_cards}) or pass" + (f"; then {later}" if later else ""))
 
 
 def _listing(counts: list[int]) -> str:
