@@ -409,3 +409,13 @@ def test_the_v1_zoo_bot_plays_v1_and_is_refused_for_v2_naming_the_option():
             load_bot("zoo:ministeel_v1", GAME, options, seed=0)
     with pytest.raises(ValueError, match="is a bot for ministeel_v2 .*not for ministeel_v1"):
         load_bot("zoo:ministeel", GAME_V1, seed=0)
+
+
+def test_a_tournament_of_v1_plays_v1():
+    from tavernzoo.eval.runner import DealPlayer
+    from tavernzoo.eval.schedule import make_settings
+
+    settings = make_settings("ministeel_v1", ["heuristic", "random"], 4, config={"num_players": 2})
+    assert settings.game == "ministeel_v1" and "token_timing" not in settings.config
+    assert DealPlayer(settings).game is GAME_V1
+    assert make_settings("ministeel", ["heuristic", "random"], 4, config={"num_players": 2}).game == "ministeel"
