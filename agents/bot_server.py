@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..envs import games, get_game
+from ..envs.registry import earlier_versions
 from .base import as_bot
 from .infoset import WANTS_INFORMATION_STATE, state_from_json
 from .spec import BotSpec
@@ -82,7 +83,8 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
 
         meta = read_policy_meta(find_policy_dir(path) / "policy.json")
         return [meta.get("env", "?")]
-    envs = [game.env_name for game in games().values() if spec.mode is None and spec.name in builtin_bots(game)]
+    envs = [game.env_name for game in [*games().values(), *earlier_versions().values()]
+            if spec.mode is None and spec.name in builtin_bots(game)]
     if not envs:
         raise ValueError(f"unknown bot spec {str(spec)!r}; valid: random, heuristic (or a game's other built-in bots), "
                          "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM")
@@ -157,7 +159,10 @@ class BotSession:
         try:
             game = get_game(name if name is not None else env)
             if env is not None and env != game.env_name:
-                raise ValueError(f"{env} is not an env this tavernzoo has; {game.name} is {game.env_name}")
+                earlier = earlier_versions().get(env)  # a version the game still plays (ministeel_v1)
+                if earlier is None or earlier.name != game.name:
+                    raise ValueError(f"{env} is not an env this tavernzoo has; {game.name} is {game.env_name}")
+                game = earlier
             if game.env_name not in self.envs:
                 raise ValueError(f"{self.spec} plays {', '.join(self.envs)}, not {game.env_name}")
             config = game.make_config(config)

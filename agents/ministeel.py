@@ -2,10 +2,11 @@
 
 The heuristic, in order: keep the most valuable card offered; always hook away a raised shield; react
 with the cheapest card that stops most of an attack (Confusion Dust against big hits, Remedy against
-Poison); on its own turn equip everything, use a Card Draw token on a short hand, cure heavy poison,
-heal when hurt, then strike the weakest opponent with its strongest attack (as a Poison combo when it
-holds a Poison), finishing with utility cards, and forfeit its least valuable card when nothing else is
-worth an action. Measured strength: docs/rules/ministeel.md.
+Poison); in a Card Draw window (v2) draw when its hand is full (the turn's refill loses nothing) but
+holds no shield or Confusion Dust, else keep the token; on its own turn equip everything, use a Card
+Draw token on a short hand, cure heavy poison, heal when hurt, then strike the weakest opponent with its
+strongest attack (as a Poison combo when it holds a Poison), finishing with utility cards, and forfeit
+its least valuable card when nothing else is worth an action. Measured strength: docs/rules/ministeel.md.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ CARD_VALUE = {
 VALUE = tuple(CARD_VALUE[kind] for kind in R.KINDS)
 # Strongest first; the Bladed Shield rolls a die (3.5 on average) and is kept for defence when possible.
 ATTACK_ORDER = (R.SWORD, R.FLAME_SHOT, R.HATCHET, R.BLADED_SHIELD, R.DAGGER)
+# What stops (part of) a physical hit: a seat holding none draws in a Card Draw window (v2).
+DEFENCES = (R.WOODEN_SHIELD, R.STEEL_SHIELD, R.BLADED_SHIELD, R.CONFUSION_DUST)
 
 
 class HeuristicBot(RuleBot):
@@ -40,7 +43,9 @@ class HeuristicBot(RuleBot):
         legal = set(legal_actions(observation, self.name))
         obs = observation["observation"]
         phase = int(np.argmax(obs[E.PHASE]))
-        if phase == R.PICK_PHASE:
+        if R.TOKEN_PASS in legal:  # a Card Draw window (v2): its phase has its own slot, not in E.PHASE
+            choice = self._window(obs)
+        elif phase == R.PICK_PHASE:
             choice = self._pick(legal)
         elif phase == R.ANSWER:
             choice = R.REACT_INDEX[R.HOOK_ROPE]
@@ -72,6 +77,18 @@ class HeuristicBot(RuleBot):
             if action in legal:
                 return action
         return R.REACT_NONE
+
+    def _window(self, obs: np.ndarray) -> int:
+        """Draw between other players' actions when the hand holds nothing to stop a hit and is already
+        full: an opponent always has an action coming when this seat is asked (the turn's player between
+        its actions; at a turn boundary the next player, never this seat), so a shield drawn now can
+        count before this seat's turn. A shorter hand keeps the token: the turn's draw up to six would
+        bring fewer cards after a draw now, and the token drawn after it brings three more (measured:
+        drawing on any hand without a defence did worse than never drawing in a window, docs/rules)."""
+        hand = [round(float(obs[E.HAND.start + k]) * R.COUNTS[k]) for k in range(R.NUM_KINDS)]
+        if sum(hand) >= self.config.hand_size and not any(hand[card] for card in DEFENCES):
+            return R.TOKEN_DRAW
+        return R.TOKEN_PASS
 
     def _main(self, obs: np.ndarray, legal: set[int]) -> int:
         hand = [round(float(obs[E.HAND.start + k]) * R.COUNTS[k]) for k in range(R.NUM_KINDS)]

@@ -7,8 +7,9 @@ played, with the same observation size and action names, and the ONNX file must 
 manifest records; anything else is refused with a ValueError saying what differs.
 
 The zoo: ``agents/zoo/<game>.onnx`` + ``<game>.json``, one pretrained bot per game, shipped as package
-data; ``zoo:GAME`` loads it (``zoo:GAME@sample`` samples from the policy instead of taking its best
-action) and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.md).
+data (and ``<env>.onnx`` for an earlier version a game still plays, ``zoo:ministeel_v1``);
+``zoo:GAME`` loads it (``zoo:GAME@sample`` samples from the policy instead of taking its best action)
+and ``tavernzoo zoo`` lists them with their measured strength (docs/zoo.md).
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ def _get(document: Any, key: str) -> Any:
 def check_manifest(manifest: dict[str, Any], game: Any, config: Any, source: str) -> None:
     """Refuse (ValueError) a bot whose manifest does not fit ``game`` with ``config``."""
     if manifest["game"] != game.name or manifest["env"] != game.env_name:
+        from ..envs.registry import earlier_versions
+
+        earlier = earlier_versions().get(manifest["env"])
+        if earlier is not None and earlier.name == game.name:  # a version the game still plays: say how
+            raise ValueError(f"{source} is a bot for {manifest['env']} ({earlier.title}), not for {game.env_name}; "
+                             f"play it in {manifest['env']} (the game name {manifest['env']}, e.g. tavernzoo "
+                             f"match {manifest['env']} --bots ...)")
         raise ValueError(f"{source} is a bot for {manifest['env']} ({manifest['game']}), not for {game.env_name}; "
                          "use a bot exported for this game and env version")
     names = list(game.action_names(config))
@@ -188,8 +196,9 @@ def load_zoo_bot(game_name: str, game: Any, config: Any, seed: int | None) -> On
     if name not in bots:
         available = ", ".join(f"zoo:{n}" for n in bots) or "none are installed"
         raise ValueError(f"there is no zoo bot for {name!r}; available: {available}")
-    if name != game.name:
-        raise ValueError(f"zoo:{name} plays {name}, not {game.name}; use zoo:{game.name}")
+    plays = read_manifest(bots[name])["game"]  # zoo:ministeel_v1 plays ministeel (its earlier version)
+    if plays != game.name:
+        raise ValueError(f"zoo:{name} plays {plays}, not {game.name}; use zoo:{game.name}")
     bot = OnnxBot(config, seed, bots[name], game, deterministic=mode != "sample")
     bot.name = f"zoo:{game_name}"
     return bot

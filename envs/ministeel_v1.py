@@ -1,22 +1,14 @@
-"""MiniSteel as a PettingZoo AEC environment.
+"""MiniSteel v1 as a PettingZoo AEC environment: Card Draw tokens in your own main phase only.
 
-``env(**config)`` is the wrapped environment (an illegal move loses and ends the game, as in PettingZoo
-classic); ``raw_env(**config)`` raises IllegalActionError instead. Options: ``tavernzoo games``.
-Rules, action table and observation layout: :mod:`tavernzoo.envs.ministeel.rules` and ``.encode``;
-the rules as implemented, every interpretation marked: docs/rules/ministeel.md.
-
-Eliminated players leave ``env.agents`` at once, paid -1/(N-1); the winner gets +1 at the end.
-
-Version history
----------------
-* v0 — first release: 2-6 players, the full card sheet, reactions, Hook Rope answers, Poison combos.
-* v1 — the observation grows from 176 to 291 floats: ``KNOWN``, the cards a seat knows each other seat
-  holds (memory of a Swap Rope, a Hook Rope, a hooked shield). Fate targets opponents only unless
-  ``fate_on_self=True``; the Scythe attacks first and takes its cards afterwards (the rulebook's order).
+The current version is :mod:`tavernzoo.envs.ministeel_v2` (its docstring holds the version history).
+This module plays v1 exactly (the same engine with v1's options, :class:`~tavernzoo.envs.ministeel.rules.
+ConfigV1`: v1's 291-float observation, 140 actions and records named ``ministeel_v1``), so that v1
+records replay and v1 bots (``zoo:ministeel_v1``) play the game they were trained on. ``ministeel_v2``
+with ``token_timing=own_turn`` plays the same rules, observations and actions under the v2 name.
 """
 
 from .aec import make_env_factories
-from .ministeel import GAME
+from .ministeel import GAME_V1 as GAME
 
 env, raw_env = make_env_factories(GAME)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .core import Chance, Game, ReplayError, config_to_dict, plain_int
-from .registry import get_game
+from .registry import earlier_versions, get_game
 
 FORMAT = "tavernzoo-record"
 FORMAT_VERSION = 1
@@ -76,12 +76,7 @@ def replay(record: Any) -> tuple[Game, Any]:
     wrong shape, chance outcomes its seed does not draw, an action the rules refuse, or different returns.
     """
     check_record(record)
-    try:
-        game = get_game(record["game"])
-    except ValueError as error:
-        raise ReplayError(str(error)) from None
-    if record["env"] != game.env_name:
-        raise ReplayError(f"record is for {record['env']!r}; this tavernzoo has {game.env_name!r}")
+    game = record_game(record)
     try:
         config = game.make_config(record["config"])
     except ValueError as error:
@@ -99,6 +94,21 @@ def replay(record: Any) -> tuple[Game, Any]:
     if mismatch is not None:
         raise ReplayError(mismatch[1])
     return game, state
+
+
+def record_game(record: dict[str, Any]) -> Game:
+    """The game (and version) a checked record was played in: its ``game`` at the record's ``env``, which
+    may be an earlier version the game still plays (``ministeel_v1``); ReplayError for any other."""
+    try:
+        game = get_game(record["game"])
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
+    if record["env"] != game.env_name:
+        earlier = earlier_versions().get(record["env"])
+        if earlier is None or earlier.name != game.name:
+            raise ReplayError(f"record is for {record['env']!r}; this tavernzoo has {game.env_name!r}")
+        game = earlier
+    return game
 
 
 def _replay_actions(game: Game, config: Any, chance: Chance, record: dict[str, Any]) -> Any:

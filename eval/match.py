@@ -194,7 +194,7 @@ def play_match(
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
-    arguments = [(game.name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
+    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
     bar = progress_bar(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:

@@ -145,7 +145,10 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
                              f"(candidate, then champion); got {len(bots)} bots and {seats} seats")
     for spec in bots:  # fail here, on a typo, rather than in a worker
         as_bot(load_bot(spec, spec_game, validated, seed=0)).close()
-    return Settings(spec_game.name, list(bots), config_to_dict(validated), fmt, seed, games, float(move_timeout),
+    # An earlier version a game still plays (ministeel_v1) is kept by its env name: by the game's name
+    # alone the workers would play the current version.
+    name = spec_game.name if get_game(spec_game.name) is spec_game else spec_game.env_name
+    return Settings(name, list(bots), config_to_dict(validated), fmt, seed, games, float(move_timeout),
                     list(sprt) if sprt is not None else None, entry_labels(list(bots)), seats)
 
 

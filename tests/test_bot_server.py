@@ -126,8 +126,11 @@ def test_a_hello_the_bot_cannot_serve_is_refused(onnx_bot, hello, code, words):
 
 def test_a_builtin_spec_plays_whichever_game_the_hello_names():
     session = BotSession("heuristic")
-    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v1", "minefield_v0", "ministeel_v1", "wyvern_v1"}
-    assert session.handle({"type": "hello", "protocol": 1, "game": "ministeel"})["games"] == ["ministeel_v1"]
+    assert set(session.hello_reply()["games"]) >= {"tiny_minotaur_v1", "minefield_v0", "ministeel_v2", "ministeel_v1",
+                                                   "wyvern_v1"}
+    assert session.handle({"type": "hello", "protocol": 1, "game": "ministeel"})["games"] == ["ministeel_v2"]
+    v1 = BotSession("heuristic").handle({"type": "hello", "protocol": 1, "env": "ministeel_v1"})
+    assert v1["games"] == ["ministeel_v1"]  # an earlier version the game still plays
     assert session.handle_line(b"{not json")["code"] == "bad_json"
     assert session.handle_line(b"[1, 2]")["code"] == "bad_request"
     assert session.handle_line(b"[" * 100_000)["code"] == "bad_json"  # too deep for the parser, not a crash

@@ -30,11 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CLI = ("tavernzoo.cli", "tavernzoo.commands")
 TOP_FLOORS = ("train", "web")
 
-ALLOWED: dict[tuple[str, str], str] = {
-    # MiniSteel's rules take their action names from its encoder; envs/ministeel/ is being rewritten
-    # elsewhere, with its names moving into the rules.
-    ("tavernzoo.envs.ministeel.rules", "tavernzoo.envs.ministeel.encode"): "MiniSteel's action names",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _modules(root: Path) -> dict[str, Path]:

@@ -16,7 +16,12 @@ from tavernzoo.envs.ministeel import rules as R
 
 
 def table(n=4, hands=None, seat=0, hp=None, poison=None, equipment=None, tokens=None, **options):
-    """A game in seat ``seat``'s main phase with the given hands (dicts of card name -> count)."""
+    """A game in seat ``seat``'s main phase with the given hands (dicts of card name -> count).
+
+    The scenarios of single cards and rules play with ``token_timing=own_turn`` (no Card Draw windows
+    between actions, whose asking would interleave every scenario); the windows' own tests pass
+    ``token_timing="any_time"``."""
+    options.setdefault("token_timing", R.OWN_TURN)
     config = R.Config(num_players=n, **options)
     state = R.new_game(config, Chance(0))
     for s in range(n):
@@ -44,6 +49,7 @@ def table(n=4, hands=None, seat=0, hp=None, poison=None, equipment=None, tokens=
         state.tokens[s] = value
     state.turn_seat = state.to_act = seat
     state.phase = R.MAIN
+    state.window, state.window_next, state.turn = [], -1, 1  # past the window before the first turn
     state.actions_left = config.actions_per_turn
     state.chance = Chance.scripted([])  # any unscripted chance use fails loudly
     assert R.card_total(state) == 100
@@ -101,8 +107,11 @@ def test_bad_config_names_the_option(options, message):
 
 def test_action_names_are_stable_and_egocentric():
     names = encode.ACTION_NAMES
-    assert len(names) == len(set(names)) == R.NUM_ACTIONS == 140
+    assert len(names) == len(set(names)) == R.NUM_ACTIONS == 141
+    assert names is R.ACTION_NAMES  # the rules own the names; the encoder re-exports them
+    assert GAME.action_names(R.Config(token_timing=R.OWN_TURN)) == names[:140] == GAME.action_names(R.ConfigV1())
     for name in ("play:sword>seat+1", "react:steel_shield", "combo:hatchet+poison>seat+2", "token:draw",
+                 "token:pass",
                  "forfeit:discard_dagger", "pick:potion", "play:fate>self", "react:none", "react:hook_rope",
                  "equip:armor", "play:scythe", "forfeit:empty_hand", "play:bladed_shield>seat+5"):
         assert name in names
@@ -117,14 +126,17 @@ def test_action_and_observation_tables_match_the_encoder_docstring():
              60: "combo:dagger+poison>seat+1", 84: "combo:bladed_shield+poison>seat+5", 85: "token:draw",
              86: "forfeit:discard_dagger", 108: "forfeit:discard_doom_dragon", 109: "forfeit:empty_hand",
              110: "react:wooden_shield", 115: "react:hook_rope", 116: "react:none", 117: "pick:dagger",
-             139: "pick:doom_dragon"}
+             139: "pick:doom_dragon", 140: "token:pass"}
     assert {i: names[i] for i in table} == table
     assert (encode.HAND.start, encode.PHASE.start, encode.ACTIONS_LEFT, encode.TURN_OF.start) == (66, 89, 94, 95)
     assert (encode.PENDING_CARD.start, encode.PENDING_DAMAGE, encode.ATTACKER.start, encode.TARGET.start) == (
         101, 108, 111, 117)
     assert (encode.SHIELD_RAISED.start, encode.OFFERED.start, encode.PICK_SOURCE.start, encode.DECK) == (
         123, 126, 149, 151)
-    assert (encode.DISCARD.start, encode.TURN, encode.KNOWN.start, encode.OBSERVATION_SIZE) == (152, 175, 176, 291)
+    assert (encode.DISCARD.start, encode.TURN, encode.KNOWN.start, encode.V1_OBSERVATION_SIZE) == (152, 175, 176, 291)
+    assert (encode.DRAW_WINDOW, encode.DRAW_BOUNDARY, encode.OBSERVATION_SIZE) == (291, 292, 293)
+    assert encode.observation_size(R.Config()) == 293 and encode.observation_size(R.ConfigV1()) == 291
+    assert encode.observation_size(R.Config(token_timing=R.OWN_TURN)) == 291
 
 
 def test_illegal_action_raises_and_changes_nothing():
@@ -143,7 +155,7 @@ def test_illegal_action_raises_and_changes_nothing():
 def test_setup_rolls_for_first_player_and_high_ties_reroll():
     shuffle = [(i + 1, 0) for i in range(99, 0, -1)]
     chance = Chance.scripted([face(6), face(6), face(2), face(3), face(5), *shuffle])
-    state = R.new_game(R.Config(num_players=3), chance)
+    state = R.new_game(R.Config(num_players=3, token_timing=R.OWN_TURN), chance)
     assert chance.exhausted
     assert state.initiative_rolls == [[6, 6, 2], [3, 5, 0]]
     assert state.first_seat == state.turn_seat == state.to_act == 1
@@ -220,6 +232,137 @@ def test_empty_deck_is_reshuffled_from_the_discard_pile():
     state.chance = Chance(3)
     act(state, "token:draw")
     assert sum(state.hands[0]) == 4 and len(state.deck) == 96 and sum(state.discard) == 0
+
+
+# --- Card Draw tokens at any time (v2, interpretation 20) -----------------------------------------------
+# "Card Draw tokens can be played at any time to draw three free cards per token from the deck. Note:
+# Players cannot use Card Draw tokens as a reaction to an opponent's attack."
+
+
+def on_top(state, *names):
+    """Put these cards on top of the deck, the first named drawn first."""
+    for name in reversed(names):
+        state.deck.remove(R.KINDS.index(name))
+        state.deck.append(R.KINDS.index(name))
+
+
+def test_a_token_drawn_between_an_opponents_two_attacks_can_stop_the_second():
+    state = table(n=3, hands={0: {"sword": 2}, 1: {"dagger": 1}}, token_timing=R.ANY_TIME)
+    on_top(state, "steel_shield", "potion", "potion")
+    act(state, "play:sword>seat+1")  # no shield yet: no reaction, 3 damage; the action is complete
+    assert state.hp[1] == 7 and state.phase == R.DRAW_PHASE and state.window == [1, 2] and state.to_act == 1
+    assert legal(state) == ["token:draw", "token:pass"]
+    act(state, "token:draw")
+    assert hand(state, 1) == {"dagger": 1, "steel_shield": 1, "potion": 2} and state.tokens[1] == 1
+    assert state.to_act == 1 and legal(state) == ["token:draw", "token:pass"]  # a token left: asked again
+    act(state, "token:pass")
+    assert state.to_act == 2
+    act(state, "token:pass")
+    assert state.phase == R.MAIN and state.to_act == 0 and state.actions_left == 1 and state.tokens == [2, 1, 2]
+    act(state, "play:sword>seat+1")
+    assert state.phase == R.REACT_PHASE and legal(state) == ["react:steel_shield", "react:none"]
+    act(state, "react:steel_shield")
+    assert state.hp[1] == 6
+
+
+def test_no_draw_is_offered_while_an_attack_on_you_is_pending():
+    state = table(n=2, hands={0: {"sword": 1, "hook_rope": 1, "dagger": 1}, 1: {"wooden_shield": 1}},
+                  token_timing=R.ANY_TIME)
+    act(state, "play:sword>seat+1")
+    assert state.phase == R.REACT_PHASE and state.to_act == 1 and state.tokens[1] == 2
+    assert "token:draw" not in legal(state)  # not as a reaction
+    act(state, "react:wooden_shield")
+    assert state.phase == R.ANSWER and "token:draw" not in legal(state)  # the attack is still pending
+    act(state, "react:none")
+    assert state.hp[1] == 8 and state.phase == R.DRAW_PHASE and state.to_act == 1  # now it is over
+
+
+def test_a_seat_with_no_tokens_is_never_asked():
+    state = table(n=4, hands={0: {"dagger": 2}}, tokens={1: 0, 2: 1, 3: 0}, token_timing=R.ANY_TIME)
+    act(state, "play:dagger>seat+1")
+    assert state.window == [2] and state.to_act == 2
+    act(state, "token:draw")  # its last token: not asked again
+    assert state.phase == R.MAIN and state.to_act == 0
+    state.tokens = [0, 0, 0, 0]
+    act(state, "play:dagger>seat+2")  # the last action: the turn passes at once, nobody holds a token
+    assert state.phase == R.MAIN and state.turn_seat == state.to_act == 1
+
+
+def test_equipping_and_the_players_own_token_open_no_window():
+    state = table(n=2, hands={0: {"armor": 1, "dagger": 1}}, token_timing=R.ANY_TIME)
+    act(state, "equip:armor")
+    act(state, "token:draw")
+    assert state.phase == R.MAIN and state.to_act == 0 and state.actions_left == 2
+
+
+def test_a_window_opens_after_an_action_that_needed_a_pick():
+    state = table(n=2, hands={0: {"magnifying_glass": 1, "dagger": 1}}, token_timing=R.ANY_TIME)
+    on_top(state, "potion", "remedy")
+    dice(state, face(2))
+    act(state, "play:magnifying_glass")
+    assert state.phase == R.PICK_PHASE and "token:draw" not in legal(state)
+    act(state, "pick:potion")
+    assert state.phase == R.DRAW_PHASE and state.to_act == 1 and state.window_next == -1
+
+
+def test_the_turn_boundary_asks_everyone_but_the_next_player_and_the_last_player_last():
+    state = table(n=3, hands={0: {"dagger": 2}}, token_timing=R.ANY_TIME)
+    act(state, "forfeit:discard_dagger")
+    act(state, "token:pass")
+    act(state, "token:pass")
+    act(state, "forfeit:discard_dagger")  # the turn ends: player_1 plays next and draws in its own turn
+    assert state.phase == R.DRAW_PHASE and state.window == [2, 0] and state.window_next == 1
+    assert state.turn_seat == 0 and state.turn == 1
+    act(state, "token:pass")
+    act(state, "token:draw")  # player_0, after its own last action
+    assert state.to_act == 0 and sum(state.hands[0]) == 3
+    act(state, "token:pass")
+    assert state.phase == R.MAIN and state.turn_seat == state.to_act == 1 and state.turn == 2
+    assert sum(state.hands[1]) == 6  # its turn began: drawn up to six
+
+
+def test_the_turn_boundary_skips_past_a_tripped_player():
+    state = table(n=3, hands={0: {"trip_rope": 1, "dagger": 1}}, token_timing=R.ANY_TIME, tokens={1: 1, 2: 1})
+    act(state, "play:trip_rope>seat+1")
+    act(state, "token:pass")
+    act(state, "token:pass")
+    act(state, "forfeit:discard_dagger")
+    assert state.window == [1, 0]  # player_1's turn is skipped: player_2 plays next and is not asked
+    act(state, "token:pass")
+    act(state, "token:pass")
+    assert state.turn_seat == 2 and state.skips[1] == 0
+
+
+def test_before_the_first_turn_everyone_but_the_first_player_is_asked():
+    state = R.new_game(R.Config(num_players=4), Chance(5))
+    first = state.first_seat
+    assert state.phase == R.DRAW_PHASE and state.turn == 0
+    assert state.window == [(first + k) % 4 for k in (1, 2, 3)] and state.window_next == first
+    for _ in range(3):
+        act(state, "token:pass")
+    assert state.phase == R.MAIN and state.turn_seat == state.to_act == first and state.turn == 1
+    assert R.new_game(R.Config(num_players=4, token_timing=R.OWN_TURN), Chance(5)).phase == R.MAIN
+
+
+def test_a_window_in_the_observation_view_and_rendering():
+    state = table(n=3, hands={0: {"dagger": 2}}, token_timing=R.ANY_TIME)
+    act(state, "play:dagger>seat+1")
+    out = np.zeros(encode.OBSERVATION_SIZE, np.float32)
+    encode.encode(state, 1, out)
+    assert out[encode.DRAW_WINDOW] == 1 and out[encode.DRAW_BOUNDARY] == 0 and not out[encode.PHASE].any()
+    assert out[encode.player_block(0) + encode.DECIDES] == 1
+    view = encode.view(state, 2)
+    assert view["phase"] == "draw" and view["draw_window"] == {"seat": 1, "asked": [1, 2], "turn_boundary": False}
+    assert "Card Draw window between player_0's actions: player_1 may use a token (draw 3) or pass; then " \
+           "player_2" in encode.render(state, 2)
+    assert [encode.action_label(state, a) for a in R.legal_actions(state)] == [
+        "Card Draw token (draw 3)", "no draw now (keep the tokens)"]
+    act(state, "token:pass")
+    act(state, "token:pass")
+    act(state, "forfeit:discard_dagger")
+    encode.encode(state, 2, out)
+    assert out[encode.DRAW_WINDOW] == out[encode.DRAW_BOUNDARY] == 1
+    assert "Card Draw window at the turn boundary" in encode.render(state)
 
 
 # --- attacks ---------------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from tavernzoo.agents import load_bot
-from tavernzoo.envs import ministeel_v1
+from tavernzoo.envs import ministeel_v1, ministeel_v2
 from tavernzoo.envs.core import Chance
-from tavernzoo.envs.ministeel import GAME, encode
+from tavernzoo.envs.ministeel import GAME, GAME_V1, encode
 from tavernzoo.envs.ministeel import rules as R
 from tavernzoo.envs.records import replay
 
@@ -27,7 +27,7 @@ RANDOM_GAMES = 3000 if FULL else 250
 HOUSE_RULES = [
     {},
     {"steal_equipment": False, "armor_vs_unblockable": True, "flame_needs_damage": True, "fate_on_self": False,
-     "skipped_turn_poison": True},
+     "skipped_turn_poison": True, "token_timing": R.OWN_TURN},
     {"starting_hp": 5, "hp_cap": 12, "hand_size": 3, "draw_tokens": 0, "actions_per_turn": 3, "poison_limit": 2},
 ]
 
@@ -53,12 +53,46 @@ def check_invariants(state: R.State) -> None:
             assert all(0 <= k <= h for k, h in zip(state.known[observer][holder], state.hands[holder], strict=True))
     if state.phase != R.PICK_PHASE:
         assert sum(state.pick) == 0
+    if state.phase == R.DRAW_PHASE:  # a Card Draw window: asked only when the rulebook allows a draw
+        check_window(state)
+    else:
+        assert state.window == [] and state.window_next == -1
     assert state.decisions <= R.max_game_length(config)
     values = R.returns(state)
     assert all(-1.0 <= v <= 1.0 for v in values)
     for seat in R.seats_out(state):
         if state.end_reason != R.ALL_OUT:
             assert values[seat] == pytest.approx(-1 / (state.n - 1))
+
+
+def check_window(state: R.State) -> None:
+    """The seat asked in a Card Draw window holds a token, is in the game, is not the seat to act next
+    (the turn's player between its actions, the next player at a turn boundary), and no attack, shield
+    answer or pick is pending: the window is never a reaction."""
+    config, seat = state.config, state.to_act
+    assert config.draw_windows and state.window and state.window[0] == seat
+    assert state.alive[seat] and state.tokens[seat] > 0
+    assert state.attacker == state.target == state.shield == -1 and sum(state.pick) == 0
+    assert len(set(state.window)) == len(state.window)
+    if state.window_next < 0:
+        assert seat != state.turn_seat and state.actions_left > 0
+    else:
+        assert seat != next_turn_seat(state)
+    assert R.legal_actions(state) == [R.TOKEN_DRAW, R.TOKEN_PASS]
+
+
+def next_turn_seat(state: R.State) -> int:
+    """At a turn boundary (or before the first turn): the seat whose turn comes next, Trip Ropes counted."""
+    if state.turn == 0:
+        return state.first_seat
+    skips, seat = state.skips[:], state.turn_seat
+    while True:
+        seat = (seat + 1) % state.n
+        if not state.alive[seat]:
+            continue
+        if not skips[seat]:
+            return seat
+        skips[seat] -= 1
 
 
 def random_game(config: R.Config, seed: int, check=check_invariants) -> R.State:
@@ -89,6 +123,34 @@ def test_seeded_random_play_keeps_every_invariant():
         ends[state.end_reason] = ends.get(state.end_reason, 0) + 1
     # No game comes near the declared limits; a few Plague Skulls put everyone out at once.
     assert set(ends) <= {R.LAST_STANDING, R.ALL_OUT} and ends[R.LAST_STANDING] > 0.9 * RANDOM_GAMES
+
+
+def test_card_draw_windows_open_only_with_any_time_and_only_for_token_holders():
+    """Seeded random play (the short form of the test above, every table size): windows open with
+    ``any_time`` (every window decision checked by ``check_window``), never with ``own_turn`` or v1."""
+    asked = {R.ANY_TIME: 0, R.OWN_TURN: 0, "v1": 0}
+
+    def count(state):
+        check_invariants(state)
+        if state.phase == R.DRAW_PHASE:
+            key = "v1" if type(state.config) is R.ConfigV1 else state.config.token_timing
+            asked[key] += 1
+
+    for game in range(60):
+        players = 2 + game % 5
+        for config in (R.Config(num_players=players), R.Config(num_players=players, token_timing=R.OWN_TURN),
+                       R.ConfigV1(num_players=players)):
+            random_game(config, seed=1000 + game, check=count)
+    assert asked[R.ANY_TIME] > 500 and asked[R.OWN_TURN] == asked["v1"] == 0
+
+
+def test_own_turn_plays_v1_exactly():
+    """``token_timing=own_turn`` and v1 give the same game from the same seed and moves."""
+    for players in (2, 4, 6):
+        v2 = random_game(R.Config(num_players=players, token_timing=R.OWN_TURN), seed=players)
+        v1 = random_game(R.ConfigV1(num_players=players), seed=players)
+        assert v2.chance.outcomes == v1.chance.outcomes and v2.decisions == v1.decisions
+        assert (v2.hp, v2.hands, v2.finishing_order) == (v1.hp, v1.hands, v1.finishing_order)
 
 
 def test_same_seed_same_game():
@@ -168,10 +230,23 @@ def test_a_seat_sees_its_own_hand():
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_pettingzoo_api_and_seed_tests(players):
-    api_test(ministeel_v1.env(num_players=players), num_cycles=300)
-    api_test(ministeel_v1.raw_env(num_players=players), num_cycles=300)
-    seed_test(lambda: ministeel_v1.env(num_players=players), num_cycles=100)
+@pytest.mark.parametrize("module", [ministeel_v2, ministeel_v1], ids=["v2", "v1"])
+def test_pettingzoo_api_and_seed_tests(module, players):
+    api_test(module.env(num_players=players), num_cycles=300)
+    api_test(module.raw_env(num_players=players), num_cycles=300)
+    seed_test(lambda: module.env(num_players=players), num_cycles=100)
+
+
+def test_the_envs_spaces_follow_the_version_and_token_timing():
+    for env, size, actions, name in ((ministeel_v2.env(), 293, 141, "ministeel_v2"),
+                                     (ministeel_v2.env(token_timing="own_turn"), 291, 140, "ministeel_v2"),
+                                     (ministeel_v1.env(), 291, 140, "ministeel_v1")):
+        assert env.observation_space("player_0")["observation"].shape == (size,)
+        assert env.action_space("player_0").n == actions and env.metadata["name"] == name
+    with pytest.raises(ValueError, match="token_timing"):
+        ministeel_v1.env(token_timing="any_time")  # v1 has no such option
+    with pytest.raises(ValueError, match="token_timing='sometimes' is not valid; choose one of: any_time, own_turn"):
+        ministeel_v2.env(token_timing="sometimes")
 
 
 def _play_env(env, seed: int, rng: random.Random):
@@ -194,7 +269,7 @@ def _play_env(env, seed: int, rng: random.Random):
 
 
 def test_eliminated_agents_leave_with_their_final_return():
-    env = ministeel_v1.env(num_players=4)
+    env = ministeel_v2.env(num_players=4)
     rng = random.Random(0)
     saw_elimination = False
     for seed in range(20):
@@ -211,7 +286,7 @@ def test_eliminated_agents_leave_with_their_final_return():
 
 
 def test_a_cut_off_game_truncates_the_env():
-    env = ministeel_v1.raw_env(num_players=3, max_turns=2)
+    env = ministeel_v2.raw_env(num_players=3, max_turns=2)
     env.reset(seed=1)
     rng = random.Random(1)
     while env.agents:
@@ -225,22 +300,24 @@ def test_a_cut_off_game_truncates_the_env():
     assert R.is_truncated(env.game_state) and agent
 
 
-def test_records_replay_to_the_same_final_state():
+@pytest.mark.parametrize(("module", "expected"), [(ministeel_v2, GAME), (ministeel_v1, GAME_V1)], ids=["v2", "v1"])
+def test_records_replay_to_the_same_final_state(module, expected):
     rng = random.Random(3)
     for players in (2, 4, 6):
-        env = ministeel_v1.raw_env(num_players=players)
+        env = module.raw_env(num_players=players)
         _play_env(env, 100 + players, rng)
         record = json.loads(json.dumps(env.record()))
+        assert record["env"] == expected.env_name and ("token_timing" in record["config"]) == (expected is GAME)
         game, state = replay(record)
         original = env.game_state
-        assert game is GAME and record["returns"] == list(R.returns(original))
+        assert game is expected and record["returns"] == list(R.returns(original))
         assert (state.hp, state.hands, state.deck, state.discard, state.finishing_order, state.end_reason) == (
             original.hp, original.hands, original.deck, original.discard, original.finishing_order,
             original.end_reason)
 
 
 def test_view_names_legal_actions():
-    env = ministeel_v1.raw_env(num_players=3)
+    env = ministeel_v2.raw_env(num_players=3)
     env.reset(seed=4)
     view = env.view(env.agent_selection)
     assert view["game"] == "ministeel" and view["legal_actions"] and "hand" in view["players"][view["you"]]
@@ -260,10 +337,11 @@ def test_heuristic_beats_random_at_four_players():
     assert heuristic.score_ci[0] > 0.25, heuristic
 
 
-def test_heuristic_plays_legal_moves_at_every_table_size():
+@pytest.mark.parametrize("module", [ministeel_v2, ministeel_v1], ids=["v2", "v1"])
+def test_heuristic_plays_legal_moves_at_every_table_size(module):
     for players in range(2, 7):
-        bots = [load_bot("heuristic", "ministeel", {"num_players": players}, seed=s) for s in range(players)]
-        env = ministeel_v1.raw_env(num_players=players)  # raises on any illegal action
+        bots = [load_bot("heuristic", module.GAME, {"num_players": players}, seed=s) for s in range(players)]
+        env = module.raw_env(num_players=players)  # raises on any illegal action
         env.reset(seed=players)
         for agent in env.agent_iter():
             observation, _, termination, truncation, _ = env.last()
@@ -282,3 +360,62 @@ def test_the_fast_legality_check_agrees_with_legal_actions():
             action = rng.choice(sorted(legal))
             R.apply(state, np.int64(action))
         assert not any(R.is_legal(state, a) for a in range(R.NUM_ACTIONS))
+
+
+def _window_observation(hand: dict[str, int]) -> dict:
+    state = R.new_game(R.Config(num_players=3), Chance(1))
+    assert state.phase == R.DRAW_PHASE
+    seat = state.to_act
+    state.hands[seat] = [hand.get(kind, 0) for kind in R.KINDS]
+    out = np.zeros(encode.OBSERVATION_SIZE, np.float32)
+    encode.encode(state, seat, out)
+    mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    mask[R.legal_actions(state)] = 1
+    return {"observation": out, "action_mask": mask}
+
+
+def test_heuristic_draws_in_a_window_only_on_a_full_hand_without_defences():
+    bot = load_bot("heuristic", "ministeel", {"num_players": 3}, seed=0)
+    assert bot.act(_window_observation({"dagger": 3, "sword": 2, "potion": 1})) == R.TOKEN_DRAW
+    assert bot.act(_window_observation({"dagger": 3, "sword": 2, "potion": 2})) == R.TOKEN_DRAW
+    assert bot.act(_window_observation({"dagger": 3, "sword": 2})) == R.TOKEN_PASS  # its turn refills it
+    assert bot.act(_window_observation({"dagger": 3, "steel_shield": 1, "potion": 2})) == R.TOKEN_PASS
+    assert bot.act(_window_observation({"hatchet": 5, "confusion_dust": 1})) == R.TOKEN_PASS
+
+
+def test_a_v1_record_replays_as_v1_everywhere_records_are_read():
+    from tavernzoo.envs.core import ReplayError
+    from tavernzoo.web.tables import Timeline
+
+    env = ministeel_v1.raw_env(num_players=3)
+    _play_env(env, 7, random.Random(7))
+    record = json.loads(json.dumps(env.record()))
+    timeline = Timeline(record)
+    assert timeline.game is GAME_V1 and timeline.state(timeline.steps - 1).hp == env.game_state.hp
+    assert replay(record)[0] is GAME_V1
+    with pytest.raises(ReplayError, match="record is for 'ministeel_v0'; this tavernzoo has 'ministeel_v2'"):
+        replay({**record, "env": "ministeel_v0"})
+
+
+def test_the_v1_zoo_bot_plays_v1_and_is_refused_for_v2_naming_the_option():
+    from tavernzoo.agents.onnx_bot import zoo_bots
+
+    if "ministeel_v1" not in zoo_bots():
+        pytest.skip("zoo:ministeel_v1 is not bundled")
+    assert load_bot("zoo:ministeel_v1", GAME_V1, seed=0).name == "zoo:ministeel_v1"
+    for options in ({}, {"token_timing": "own_turn"}):
+        with pytest.raises(ValueError, match=r"is a bot for ministeel_v1 \(MiniSteel v1: ministeel_v2 with "
+                                             r"token_timing=own_turn\), not for ministeel_v2; play it in ministeel_v1"):
+            load_bot("zoo:ministeel_v1", GAME, options, seed=0)
+    with pytest.raises(ValueError, match="is a bot for ministeel_v2 .*not for ministeel_v1"):
+        load_bot("zoo:ministeel", GAME_V1, seed=0)
+
+
+def test_a_tournament_of_v1_plays_v1():
+    from tavernzoo.eval.runner import DealPlayer
+    from tavernzoo.eval.schedule import make_settings
+
+    settings = make_settings("ministeel_v1", ["heuristic", "random"], 4, config={"num_players": 2})
+    assert settings.game == "ministeel_v1" and "token_timing" not in settings.config
+    assert DealPlayer(settings).game is GAME_V1
+    assert make_settings("ministeel", ["heuristic", "random"], 4, config={"num_players": 2}).game == "ministeel"

@@ -24,10 +24,10 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, event_mark, new_events
-from ..envs import Chance, Game, ReplayError, get_game
+from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
-from ..envs.records import check_record, play_joint, play_turn
+from ..envs.records import check_record, play_joint, play_turn, record_game
 from ..eval.guard import Forfeit, Guard
 from ..eval.seating import score_of
 
@@ -330,12 +330,7 @@ class Timeline:
     def __init__(self, record: dict[str, Any], allow_local: bool = False):
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
-        try:
-            self.game = get_game(record["game"])
-        except ValueError as error:
-            raise ReplayError(str(error)) from None
-        if record["env"] != self.game.env_name:
-            raise ReplayError(f"the record is for {record['env']!r}; this tavernzoo has {self.game.env_name!r}")
+        self.game = record_game(record)  # an earlier version the game still plays too (ministeel_v1)
         try:
             refuse_server_files(self.game, record["config"], allow_local)
         except TableError as error:

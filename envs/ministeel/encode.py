@@ -6,7 +6,8 @@ equipment and skipped turns. The discard pile is public. Everything is egocentri
 their offset from the observer (``seat+1`` is the next seat in turn order), and targets in action names
 are offsets from the actor, so one policy plays every seat.
 
-Actions (140, the same for 2-6 players; ``k`` is 1..5, a target offset that must name a seat in play)
+Actions (141, the same for 2-6 players; ``k`` is 1..5, a target offset that must name a seat in play;
+140, without ``token:pass``, with ``token_timing=own_turn`` and in v1)
 =================================================================================================
 =======  ====================================  ===============================================================
 idx      name                                  when legal (your turn, main phase, unless said otherwise)
@@ -20,19 +21,28 @@ idx      name                                  when legal (your turn, main phase
 57-59    ``equip:<card>``                      spiked_glove (< 2 worn), armor, satchel (< 1 worn); no action
 60-84    ``combo:<attack>+poison>seat+k``      you hold the attack and a Poison: dagger, hatchet, sword,
                                                flame_shot, bladed_shield
-85       ``token:draw``                        you hold a Card Draw token; no action
+85       ``token:draw``                        you hold a Card Draw token; no action. Also in a Card Draw
+                                               window (phase draw, v2): you are asked, so you hold one
 86-108   ``forfeit:discard_<card>``            you hold that card (one per kind, in ``KINDS`` order)
 109      ``forfeit:empty_hand``                your hand is empty
 110-116  ``react:<card>``, ``react:none``      wooden_shield, steel_shield, bladed_shield, confusion_dust,
                                                remedy: you are attacked and hold the card; hook_rope: your
                                                target raised a shield; none: either
 117-139  ``pick:<card>``                       you keep that card of a Magnifying Glass draw or a Scythe haul
+140      ``token:pass``                        a Card Draw window asks you (v2): keep your tokens for now
 =======  ====================================  ===============================================================
 
-Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 291)
-============================================================
+Card Draw windows (v2, ``token_timing=any_time``): after each completed action of the turn's player
+(its card fully resolved), at each turn boundary and before the first turn, every other seat in play
+holding a token is asked in seat order (the next player is not asked at a boundary): ``token:draw``
+(asked again while it holds a token) or ``token:pass``. docs/rules/ministeel.md, interpretation 20.
+
+Observation (float32, all in [0, 1]; ``OBSERVATION_SIZE`` = 293; 291, v1's layout, with
+``token_timing=own_turn`` and in v1)
+=========================================================================================
 Six 11-slot player blocks: ``me`` at 0-10, then ``seat+1`` .. ``seat+5`` at 11, 22, 33, 44, 55 (all zero
-for offsets beyond the table). Then my hand at 66-88, the table at 89-175 and my memory at 176-290.
+for offsets beyond the table). Then my hand at 66-88, the table at 89-175, my memory at 176-290 and the
+Card Draw window at 291-292 (v2: appended, so every v1 index keeps its meaning).
 
 Memory: what this seat has seen since the last shuffle. Its public part is the discard pile (152-174):
 every card played, forfeited, destroyed or thrown away after a pick goes there, and a reshuffle empties
@@ -62,9 +72,10 @@ offset  player block (``PLAYER_BLOCK`` = 11)
 idx      hand and table
 =======  =========================================================================================
 66-88    my hand: count of each card kind / its copies in the deck (``KINDS`` order)
-89-93    phase one-hot: main, react, answer, pick, over
+89-93    phase one-hot: main, react, answer, pick, over (all zero in a Card Draw window: 291)
 94       actions left this turn / actions_per_turn
-95-100   whose turn it is, by offset (0: me .. 5)
+95-100   whose turn it is, by offset (0: me .. 5); in a turn-boundary window the turn just ended
+         (before the first turn: the first player's)
 101-107  pending attack card one-hot: dagger, hatchet, sword, flame_shot, bladed_shield, fate, poison
 108      pending physical damage / 10 (capped at 1)
 109      pending attack carries a Poison
@@ -79,6 +90,8 @@ idx      hand and table
 175      turns begun / max_turns
 176-290  ``KNOWN``: cards I know ``seat+k`` holds in hand, k = 1..5 (23 kinds each, ``KINDS`` order, at
          176 + 23 (k-1)): count / its copies in the deck; zero for offsets beyond the table
+291      a Card Draw window is open (phase draw; the seat deciding has its block's slot 10 set)
+292      ... at a turn boundary or before the first turn (0: between two actions of the turn's player)
 =======  =========================================================================================
 """
 
@@ -90,9 +103,9 @@ import numpy as np
 
 from .rules import (
     ACTION_CARD,
+    ACTION_NAMES,
     ACTION_OFFSET,
     ACTION_TYPE,
-    ACTIONS,
     ANSWER,
     BLADED_SHIELD,
     CARD_TEXT,
@@ -101,6 +114,7 @@ from .rules import (
     DAGGER,
     DARK,
     DECK_SIZE,
+    DRAW_PHASE,
     EQUIP,
     FATE,
     FLAME_SHOT,
@@ -111,10 +125,9 @@ from .rules import (
     KINDS,
     MAGNIFYING_GLASS,
     MAX_PLAYERS,
-    NUM_ACTIONS,
+    NO_DRAW,
     NUM_KINDS,
     PHASE_NAMES,
-    PICK,
     PICK_PHASE,
     PLAY,
     PLAY_AT,
@@ -124,6 +137,7 @@ from .rules import (
     STEEL_SHIELD,
     SWORD,
     TOKEN,
+    V1_NUM_ACTIONS,
     WOODEN_SHIELD,
     Config,
     State,
@@ -131,33 +145,6 @@ from .rules import (
 from .rules import (
     MAIN as MAIN_PHASE,
 )
-
-
-def _name(kind: int, card: int, offset: int) -> str:
-    target = "self" if offset == 0 else f"seat+{offset}"
-    if kind == PLAY_AT:
-        return f"play:{KINDS[card]}>{target}"
-    if kind == PLAY:
-        return f"play:{KINDS[card]}"
-    if kind == EQUIP:
-        return f"equip:{KINDS[card]}"
-    if kind == COMBO:
-        return f"combo:{KINDS[card]}+poison>{target}"
-    if kind == TOKEN:
-        return "token:draw"
-    if kind == FORFEIT:
-        return f"forfeit:discard_{KINDS[card]}"
-    if kind == FORFEIT_EMPTY:
-        return "forfeit:empty_hand"
-    if kind == REACT:
-        return "react:none" if card < 0 else f"react:{KINDS[card]}"
-    if kind == PICK:
-        return f"pick:{KINDS[card]}"
-    raise AssertionError(kind)
-
-
-ACTION_NAMES = tuple(_name(*action) for action in ACTIONS)
-assert len(ACTION_NAMES) == NUM_ACTIONS == len(set(ACTION_NAMES))
 
 PLAYER_BLOCK = 11
 PRESENT, ALIVE, HP, POISON_TOKENS, DRAW_TOKENS, HAND_SIZE, GLOVES, ARMOR, SATCHEL, SKIPS, DECIDES = range(11)
@@ -179,8 +166,13 @@ DECK = PICK_SOURCE.stop  # 151
 DISCARD = slice(DECK + 1, DECK + 1 + NUM_KINDS)  # 152-174
 TURN = DISCARD.stop  # 175
 KNOWN = slice(TURN + 1, TURN + 1 + (MAX_PLAYERS - 1) * NUM_KINDS)  # 176-290
-OBSERVATION_SIZE = KNOWN.stop
-assert OBSERVATION_SIZE == 291
+V1_OBSERVATION_SIZE = KNOWN.stop  # v1's layout, and v2's with token_timing=own_turn
+DRAW_WINDOW = V1_OBSERVATION_SIZE  # 291: a Card Draw window is open (phase draw)
+DRAW_BOUNDARY = DRAW_WINDOW + 1  # 292: ... at a turn boundary (0: between two actions of a turn)
+OBSERVATION_SIZE = DRAW_BOUNDARY + 1
+assert V1_OBSERVATION_SIZE == 291 and OBSERVATION_SIZE == 293
+
+__all__ = ["ACTION_NAMES"]  # re-exported: the rules own the names
 
 
 def player_block(offset: int) -> int:
@@ -189,11 +181,13 @@ def player_block(offset: int) -> int:
 
 
 def action_names(config: Config) -> tuple[str, ...]:
-    return ACTION_NAMES
+    """All 141 names; without Card Draw windows (``own_turn``, v1) the first 140, v1's table."""
+    return ACTION_NAMES if config.draw_windows else ACTION_NAMES[:V1_NUM_ACTIONS]
 
 
 def observation_size(config: Config) -> int:
-    return OBSERVATION_SIZE
+    """293 floats; without Card Draw windows (``own_turn``, v1) the first 291, v1's layout."""
+    return OBSERVATION_SIZE if config.draw_windows else V1_OBSERVATION_SIZE
 
 
 def _target_name(state: State | None, offset: int) -> str:
@@ -220,6 +214,8 @@ def describe_action(action: int, state: State | None = None) -> str:
         return f"combo: {KINDS[card]} with a Poison on {who} (one action; the poison lands if damage does)"
     if kind == TOKEN:
         return "use a Card Draw token: draw three cards (no action)"
+    if kind == NO_DRAW:
+        return "keep your Card Draw tokens for now (you are asked again at the next Card Draw window)"
     if kind == FORFEIT:
         cost = " (a Dark card: costs 1 HP)" if card in DARK else ""
         return f"forfeit an action, discarding {KINDS[card]}{cost}"
@@ -247,6 +243,8 @@ def action_label(state: State, action: int) -> str:
         return f"equip {_card(card)}"
     if kind == TOKEN:
         return "Card Draw token (draw 3)"
+    if kind == NO_DRAW:
+        return "no draw now (keep the tokens)"
     if kind == FORFEIT:
         return f"forfeit: discard {_card(card)}" + (" (-1 HP)" if card in DARK else "")
     if kind == FORFEIT_EMPTY:
@@ -294,7 +292,8 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
     # A card kind never has more cards anywhere than its copies in the deck, so these stay within [0, 1].
     out[HAND] = [count * inverse for count, inverse in zip(hands[seat], _INVERSE_COUNTS, strict=True)]
     phase = state.phase
-    out[PHASE.start + phase] = 1.0
+    if phase != DRAW_PHASE:  # v2's window has its own slot after v1's layout (DRAW_WINDOW)
+        out[PHASE.start + phase] = 1.0
     actions_left = state.actions_left / config.actions_per_turn
     out[ACTIONS_LEFT] = actions_left if actions_left < 1.0 else 1.0
     if phase != GAME_OVER:
@@ -307,6 +306,10 @@ def encode(state: State, seat: int, out: np.ndarray) -> None:
         out[TARGET.start + (state.target - seat) % n] = 1.0
         if state.shield >= 0:
             out[SHIELD_RAISED.start + _SHIELD_SLOT[state.shield]] = 1.0
+    elif phase == DRAW_PHASE:
+        out[DRAW_WINDOW] = 1.0
+        if state.window_next >= 0:
+            out[DRAW_BOUNDARY] = 1.0
     elif phase == PICK_PHASE:
         if to_act == seat:
             out[OFFERED] = [count * inverse for count, inverse in zip(state.pick, _INVERSE_COUNTS, strict=True)]
@@ -366,6 +369,9 @@ def view(state: State, seat: int) -> dict[str, Any]:
         pick = {"seat": state.to_act, "source": KINDS[state.pick_source]}
         if state.to_act == seat:
             pick["cards"] = _counts(state.pick)
+    window = None
+    if state.phase == DRAW_PHASE:
+        window = {"seat": state.to_act, "asked": list(state.window), "turn_boundary": state.window_next >= 0}
     return {
         "you": seat,
         "players": [_player_view(state, who, seat) for who in range(state.n)],
@@ -377,6 +383,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "actions_left": state.actions_left,
         "pending_attack": pending,
         "pick": pick,
+        "draw_window": window,
         "deck_size": len(state.deck),
         "discard": _counts(state.discard),
         "turn": state.turn,
@@ -410,6 +417,8 @@ def _seat_render(state: State, seat: int) -> str:
     if phase == GAME_OVER:
         result = f"player_{state.winner} wins" if state.winner >= 0 else "no winner"
         head = f"game over: {result} ({state.end_reason.replace('_', ' ')})"
+    elif phase == DRAW_PHASE:
+        head = f"Card Draw window {_window_when(state)}: player_{state.to_act} decides"
     else:
         head = (f"player_{state.turn_seat}'s turn, {state.actions_left} action(s) left"
                 + ("" if phase == MAIN_PHASE else f", {PHASE_NAMES[phase]}: player_{state.to_act} decides"))
@@ -434,6 +443,8 @@ def _seat_render(state: State, seat: int) -> str:
         shield = f"; {_card(state.shield)} raised" if state.shield >= 0 else ""
         lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with {_card(state.attack_card)} "
                      f"({state.damage} damage{extra}{', combo' if state.combo else ''}){shield}")
+    if phase == DRAW_PHASE:
+        lines.append(f"  {_window_line(state)}")
     if phase == PICK_PHASE:
         source = _card(state.pick_source)
         if state.to_act == seat:
@@ -443,6 +454,19 @@ def _seat_render(state: State, seat: int) -> str:
     lines.append(f"  discard pile: {_listing(state.discard) or 'empty'}")
     lines.append(f"  {LEGEND}")
     return "\n".join(lines)
+
+
+def _window_when(state: State) -> str:
+    if state.window_next < 0:
+        return f"between player_{state.turn_seat}'s actions"
+    return "before the first turn" if state.turn == 0 else "at the turn boundary"
+
+
+def _window_line(state: State) -> str:
+    """The open Card Draw window in words: when it is, who decides, who is asked after."""
+    later = ", ".join(f"player_{s}" for s in state.window[1:])
+    return (f"Card Draw window {_window_when(state)}: player_{state.to_act} may use a token "
+            f"(draw {state.config.token_cards}) or pass" + (f"; then {later}" if later else ""))
 
 
 def _listing(counts: list[int]) -> str:
@@ -468,6 +492,8 @@ def render(state: State, seat: int | None = None) -> str:
     if state.phase in (REACT_PHASE, ANSWER):
         lines.append(f"  pending: player_{state.attacker} -> player_{state.target} with "
                      f"{KINDS[state.attack_card]} ({state.damage}{', poison' if state.poisons else ''})")
+    if state.phase == DRAW_PHASE:
+        lines.append(f"  {_window_line(state)}")
     for audience, text in state.log:
         lines.append(f"  {text}" + ("" if audience is None else " [private]"))
     if state.phase == GAME_OVER:

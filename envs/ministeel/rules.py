@@ -9,15 +9,20 @@ interpretation (``[I]`` below):
 * A turn: take 1 HP per Poison token (never below 1 HP), draw up to 6 cards (7 with a Satchel), then two
   actions. An action plays one card, plays a combo (an attack with a Poison card [I]: the poison lands
   only if physical damage gets through), or is forfeited by discarding one card (a Dark card costs 1 HP).
-  Equipping and Card Draw tokens (3 cards each) use no action; tokens only on your own turn, never as a
-  reaction. An empty deck is reshuffled from the discard pile.
+  Equipping and Card Draw tokens (3 cards each) use no action. Tokens "at any time", never as a
+  reaction [I]: in your own main phase, and (v2, ``token_timing=any_time``) in a Card Draw window after
+  each completed action of another player and at each turn boundary, where every other seat in play
+  holding a token is asked in seat order, draw or pass (``own_turn``: your own main phase only, as v1).
+  An empty deck is reshuffled from the discard pile.
 * Reactions are separate decisions: the defender of a blockable attack or Poison chooses a shield,
   Confusion Dust, Remedy or nothing; the attacker may answer a shield with a Hook Rope (taking it).
 * A player at 0 HP is out unless a Resurrection Scepter in hand revives them [I]; 5 Poison tokens put a
   player out. The last player alive wins (+1); every other player gets -1/(N-1) the moment they are out.
 
-Actions: one fixed table (``ACTIONS``, names in :mod:`.encode`), by card kind and by target relative to
-the actor (``seat+1`` .. ``seat+5``), the same for every table size. Cards are held as counts by kind.
+Actions: one fixed table (``ACTIONS``, its stable names ``ACTION_NAMES``; the table is in
+:mod:`.encode`'s docstring), by card kind and by target relative to the actor (``seat+1`` .. ``seat+5``),
+the same for every table size; ``token:pass`` (index 140) exists only with ``token_timing=any_time``.
+Cards are held as counts by kind.
 """
 
 from __future__ import annotations
@@ -79,8 +84,8 @@ SHIELDS = (WOODEN_SHIELD, STEEL_SHIELD, BLADED_SHIELD)
 
 # --- the action table --------------------------------------------------------------------------------------
 
-# Action types.
-PLAY_AT, PLAY, EQUIP, COMBO, TOKEN, FORFEIT, FORFEIT_EMPTY, REACT, PICK = range(9)
+# Action types (NO_DRAW: v2's Card Draw window, "not now").
+PLAY_AT, PLAY, EQUIP, COMBO, TOKEN, FORFEIT, FORFEIT_EMPTY, REACT, PICK, NO_DRAW = range(10)
 TARGETED = (DAGGER, HATCHET, SWORD, FLAME_SHOT, POISON, HOOK_ROPE, SWAP_ROPE, TRIP_ROPE, BLADED_SHIELD)
 UNTARGETED = (SCYTHE, POTION, REMEDY, MAGNIFYING_GLASS, PLAGUE_SKULL, DOOM_DRAGON)
 COMBO_ATTACKS = (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD)  # each "+ poison"
@@ -99,6 +104,8 @@ ACTIONS += [(FORFEIT, card, -1) for card in range(NUM_KINDS)]
 ACTIONS.append((FORFEIT_EMPTY, -1, -1))
 ACTIONS += [(REACT, card, -1) for card in REACTIONS]
 ACTIONS += [(PICK, card, -1) for card in range(NUM_KINDS)]
+V1_NUM_ACTIONS = len(ACTIONS)  # 140: v1's table, and v2's with token_timing=own_turn
+ACTIONS.append((NO_DRAW, -1, -1))  # appended, so every older index keeps its meaning
 NUM_ACTIONS = len(ACTIONS)
 ACTION_TYPE = tuple(a[0] for a in ACTIONS)
 ACTION_CARD = tuple(a[1] for a in ACTIONS)
@@ -114,10 +121,46 @@ FORFEIT_NOTHING = _INDEX[(FORFEIT_EMPTY, -1, -1)]
 REACT_INDEX = {card: _INDEX[(REACT, card, -1)] for card in REACTIONS}
 REACT_NONE = REACT_INDEX[-1]
 PICK_INDEX = tuple(_INDEX[(PICK, card, -1)] for card in range(NUM_KINDS))
+TOKEN_PASS = _INDEX[(NO_DRAW, -1, -1)]
 
-# Phases: the seat to act chooses a main action, a reaction, an answer to a shield, or a card to keep.
-MAIN, REACT_PHASE, ANSWER, PICK_PHASE, GAME_OVER = range(5)
-PHASE_NAMES = ("main", "react", "answer", "pick", "over")
+
+def _action_name(kind: int, card: int, offset: int) -> str:
+    target = "self" if offset == 0 else f"seat+{offset}"
+    if kind == PLAY_AT:
+        return f"play:{KINDS[card]}>{target}"
+    if kind == PLAY:
+        return f"play:{KINDS[card]}"
+    if kind == EQUIP:
+        return f"equip:{KINDS[card]}"
+    if kind == COMBO:
+        return f"combo:{KINDS[card]}+poison>{target}"
+    if kind == TOKEN:
+        return "token:draw"
+    if kind == NO_DRAW:
+        return "token:pass"
+    if kind == FORFEIT:
+        return f"forfeit:discard_{KINDS[card]}"
+    if kind == FORFEIT_EMPTY:
+        return "forfeit:empty_hand"
+    if kind == REACT:
+        return "react:none" if card < 0 else f"react:{KINDS[card]}"
+    if kind == PICK:
+        return f"pick:{KINDS[card]}"
+    raise AssertionError(kind)
+
+
+# The stable names (the action table is in encode.py's docstring); records and bots speak them.
+ACTION_NAMES = tuple(_action_name(*action) for action in ACTIONS)
+assert len(ACTION_NAMES) == NUM_ACTIONS == len(set(ACTION_NAMES))
+
+# Phases: the seat to act chooses a main action, a reaction, an answer to a shield, a card to keep, or
+# (v2) whether to use a Card Draw token in a window between other players' actions.
+MAIN, REACT_PHASE, ANSWER, PICK_PHASE, GAME_OVER, DRAW_PHASE = range(6)
+PHASE_NAMES = ("main", "react", "answer", "pick", "over", "draw")
+
+# When Card Draw tokens may be used (docs/rules/ministeel.md, interpretation 20).
+ANY_TIME, OWN_TURN = "any_time", "own_turn"
+TOKEN_TIMINGS = (ANY_TIME, OWN_TURN)
 
 # Why a game ended.
 LAST_STANDING, ALL_OUT, TURN_LIMIT, DECISION_LIMIT = "last_standing", "all_out", "turn_limit", "decision_limit"
@@ -128,8 +171,9 @@ BOOL = (True, False)
 
 
 @dataclass(frozen=True)
-class Config:
-    """Options of one MiniSteel game; every value is checked, bad ones raise ValueError."""
+class ConfigV1:
+    """Options of one ``ministeel_v1`` game (Card Draw tokens only in your own main phase); every value
+    is checked, bad ones raise ValueError. v2's :class:`Config` adds ``token_timing``."""
 
     num_players: int = option(4, "players at the table", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
     starting_hp: int = option(10, "hit points each player starts with")
@@ -173,6 +217,28 @@ class Config:
             if not isinstance(getattr(self, name), int):
                 raise ValueError(f"{name} must be an integer, got {getattr(self, name)!r}")
 
+    @property
+    def draw_windows(self) -> bool:
+        """True when token holders are asked between other players' actions (v2's ``any_time``)."""
+        return False
+
+
+@dataclass(frozen=True)
+class Config(ConfigV1):
+    """Options of one MiniSteel game (v2); every value is checked, bad ones raise ValueError."""
+
+    token_timing: str = option(ANY_TIME, "when Card Draw tokens may be used: any_time (also between other "
+                                         "players' actions and at turn boundaries) or own_turn (only in your "
+                                         "own main phase, as in v1)", choices=TOKEN_TIMINGS)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("token_timing", self.token_timing, TOKEN_TIMINGS)
+
+    @property
+    def draw_windows(self) -> bool:
+        return self.token_timing == ANY_TIME
+
 
 # --- state ---------------------------------------------------------------------------------------------------
 
@@ -212,6 +278,11 @@ class State:
     # Cards drawn or taken and waiting for the player to keep one (Magnifying Glass, Scythe).
     pick: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)
     pick_source: int = -1
+    # v2's Card Draw window (phase ``draw``): the seats still to be asked, in order (the first decides now),
+    # and, at a turn boundary, the seat whose turn ``_start_turn`` begins when it closes (-1: between two
+    # actions of ``turn_seat``).
+    window: list[int] = field(default_factory=list)
+    window_next: int = -1
     eliminated: list[int] = field(default_factory=list)  # seats in the order they went out
     out_at: list[int] = field(default_factory=list)  # per seat: the decision that put it out (-1: alive)
     finishing_order: list[int] = field(default_factory=list)  # at the end: first place to last
@@ -260,7 +331,9 @@ def new_game(config: Config, chance: Chance) -> State:
     )
     for i in range(n):
         _draw(state, (first + i) % n, config.hand_size)
-    _start_turn(state, first)
+    state.turn_seat = first
+    if not (config.draw_windows and _open_window(state, first, first, first)):
+        _start_turn(state, first)
     return state
 
 
@@ -465,8 +538,9 @@ def _end(state: State, reason: str) -> None:
     state.finishing_order = survivors + state.eliminated[::-1]
 
 
-def _settle(state: State) -> None:
-    """After every decision: end the game, or the turn, when the rules say so."""
+def _settle(state: State, completed: bool) -> None:
+    """After every decision: end the game, or the turn, when the rules say so; with ``draw_windows``,
+    open a Card Draw window when the decision ``completed`` an action (and so at a turn boundary)."""
     alive = state.alive.count(True)
     if alive <= 1:
         _end(state, LAST_STANDING if alive == 1 else ALL_OUT)
@@ -474,9 +548,73 @@ def _settle(state: State) -> None:
     if state.decisions >= state.config.max_decisions:
         _end(state, DECISION_LIMIT)
         return
-    if not state.alive[state.turn_seat] or (state.phase == MAIN and state.actions_left <= 0):
+    if state.phase == DRAW_PHASE:
+        return
+    seat = state.turn_seat
+    if not state.alive[seat] or (state.phase == MAIN and state.actions_left <= 0):
         state.phase = MAIN
-        _start_turn(state, _next_alive(state, state.turn_seat))
+        following = _next_alive(state, seat)
+        if state.config.draw_windows and _open_window(state, seat + 1, _upcoming_seat(state, seat), following):
+            return
+        _start_turn(state, following)
+    elif completed and state.phase == MAIN and state.config.draw_windows:
+        _open_window(state, seat + 1, seat, -1)
+
+
+# --- v2: Card Draw tokens between other players' actions (docs/rules/ministeel.md, interpretation 20) ---------
+
+
+def _open_window(state: State, start: int, excluded: int, following: int) -> bool:
+    """Ask every seat in play holding a token, in seat order from ``start``, except ``excluded`` (the
+    seat to act next: it may draw in its own main phase, which is never worse), whether to draw now.
+    ``following``: the seat whose turn begins when the window closes (-1: ``turn_seat`` acts on).
+    False, and nothing changed, when nobody is to be asked."""
+    n = state.n
+    asked = [s % n for s in range(start, start + n)
+             if s % n != excluded and state.alive[s % n] and state.tokens[s % n]]
+    if not asked:
+        return False
+    state.window = asked
+    state.window_next = following
+    state.phase = DRAW_PHASE
+    state.to_act = asked[0]
+    return True
+
+
+def _upcoming_seat(state: State, seat: int) -> int:
+    """The seat whose turn comes after ``seat``'s, Trip Rope skips counted (what ``_start_turn`` will find,
+    without changing anything)."""
+    skips = state.skips[:]
+    following = _next_alive(state, seat)
+    while skips[following]:
+        skips[following] -= 1
+        following = _next_alive(state, following)
+    return following
+
+
+def _window_decision(state: State, draw: bool) -> None:
+    """The seat asked draws (and is asked again while it holds a token) or passes; then the next is asked,
+    and when nobody is left the game goes on: ``turn_seat``'s next action, or the next turn."""
+    seat = state.to_act
+    if draw:
+        state.tokens[seat] -= 1
+        drawn = _draw(state, seat, state.config.token_cards)
+        state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        if state.tokens[seat]:
+            return
+    else:
+        state.log.append((None, f"player_{seat} keeps their Card Draw tokens for now"))
+    window = state.window
+    window.pop(0)
+    if window:
+        state.to_act = window[0]
+        return
+    state.phase = MAIN
+    following, state.window_next = state.window_next, -1
+    if following >= 0:
+        _start_turn(state, following)
+    else:
+        state.to_act = state.turn_seat
 
 
 def _start_turn(state: State, seat: int) -> None:
@@ -546,6 +684,8 @@ def legal_actions(state: State) -> list[int]:
         return [REACT_INDEX[HOOK_ROPE], REACT_NONE]
     if phase == PICK_PHASE:
         return [PICK_INDEX[kind] for kind in range(NUM_KINDS) if state.pick[kind]]
+    if phase == DRAW_PHASE:
+        return [TOKEN_DRAW, TOKEN_PASS]
     return []
 
 
@@ -628,6 +768,8 @@ def is_legal(state: State, action: int) -> bool:
         return kind == REACT and (card < 0 or card == HOOK_ROPE)
     if phase == PICK_PHASE:
         return kind == PICK and state.pick[card] > 0
+    if phase == DRAW_PHASE:
+        return kind == TOKEN or kind == NO_DRAW
     return False
 
 
@@ -639,22 +781,28 @@ def apply(state: State, action: int) -> None:
     if type(action) is not int and not isinstance(action, bool) and hasattr(action, "__index__"):
         action = action.__index__()
     if not is_legal(state, action):
-        from .encode import ACTION_NAMES  # only on the error path: names for the message
-
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal_actions(state)])
     state.log = []
     state.decisions += 1
     phase = state.phase
+    # An action is complete when its card has resolved: a main-phase play, combo or forfeit that needs
+    # no further decision, or the reaction, answer or pick that finishes it. Equipping and tokens are not
+    # actions.
+    completed = True
     if phase == MAIN:
+        completed = ACTION_TYPE[action] != TOKEN and ACTION_TYPE[action] != EQUIP
         _main(state, action)
     elif phase == REACT_PHASE:
         _react(state, ACTION_CARD[action])
     elif phase == ANSWER:
         _answer(state, ACTION_CARD[action])
+    elif phase == DRAW_PHASE:
+        completed = False
+        _window_decision(state, action == TOKEN_DRAW)
     else:
         _keep(state, ACTION_CARD[action])
-    _settle(state)
+    _settle(state, completed)
 
 
 def _main(state: State, action: int) -> None:
@@ -974,8 +1122,8 @@ HIDDEN_FIELDS = frozenset(("hands", "deck", "pick", "log", "known"))
 PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "equipment", "skips", "alive",
                            "discard", "initiative_rolls", "first_seat", "turn_seat", "to_act", "phase",
                            "actions_left", "turn", "decisions", "attacker", "target", "attack_card", "damage",
-                           "poisons", "combo", "shield", "pick_source", "eliminated", "out_at", "finishing_order",
-                           "winner", "end_reason"))
+                           "poisons", "combo", "shield", "pick_source", "window", "window_next", "eliminated",
+                           "out_at", "finishing_order", "winner", "end_reason"))
 
 
 def clone(state: State) -> State:

@@ -206,6 +206,8 @@ const renderers = {
         ["actions left", view.actions_left], ["deck", view.deck_size], ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null]]),
       a ? h("p", { class: "pending", text: attackText(view, a) }) : null,
       pick ? h("div", {}, h("p", { text: `${seatName(view, pick.seat)} picks from ${pretty(pick.source)}` }), has(pick.cards) ? cardsOf(pick.cards) : null) : null,
+      // v2's Card Draw window: who may use a token now (draw 3 or pass), and who is asked after.
+      view.draw_window ? h("p", { class: "pending", text: `Card Draw window${view.draw_window.turn_boundary ? " at the turn boundary" : " between actions"}: ${seatName(view, view.draw_window.seat)} may draw 3 or pass` + (view.draw_window.asked.length > 1 ? `; then ${view.draw_window.asked.slice(1).map((s) => seatName(view, s)).join(", ")}` : "") }) : null,
       view.discard ? h("div", {}, h("div", { class: "label", text: "discard pile" }), cardsOf(view.discard)) : null));
     return root;
   },
