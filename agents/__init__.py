@@ -15,7 +15,9 @@ strings, resolved by :func:`load_bot`:
 * ``cmd:PROGRAM ARGS`` — an external program speaking the bot protocol (docs/bot-protocol.md,
   :mod:`.external`);
 * ``mcts`` or ``mcts:OPTIONS`` — information-set Monte Carlo tree search on the rules engine
-  (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md).
+  (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md);
+* ``llm:MODEL@URL[,options]`` — a language model behind an OpenAI-compatible chat-completions server
+  (:mod:`.llm`, docs/llm.md).
 """
 
 from __future__ import annotations
@@ -68,6 +70,10 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
         from .external import ExternalBot
 
         return ExternalBot(config, seed, spec[len("cmd:"):], game)
+    if spec.startswith("llm:"):  # a language model (agents/llm.py; its parse_llm_spec parses the spec)
+        from .llm import make_llm_bot
+
+        return make_llm_bot(spec, game, config, seed)
     if spec.startswith("zoo:"):
         from .onnx_bot import load_zoo_bot
 
@@ -85,7 +91,7 @@ def load_bot(spec: str, game: Game | str, config: Any = None, seed: int | None =
         return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
     raise ValueError(
         f"unknown bot spec {spec!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
-        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM or mcts[:OPTIONS]"
+        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM, mcts[:OPTIONS] or llm:MODEL@URL"
     )
 
 

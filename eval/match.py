@@ -64,7 +64,27 @@ def play_game(env: Any, bots: Sequence[Bot], seed: int, seat_names: Sequence[str
         feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
         env.step(bots[seat].act(observation))
     record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
+    stats = [game_stats_of(bot) for bot in bots]
+    if any(item is not None for item in stats):
+        record["bot_stats"] = stats
     return totals, record
+
+
+def game_stats_of(bot: Any) -> dict[str, Any] | None:
+    """The bot's own counts for the game just played (``game_stats()``: the ``llm:`` bot's requests,
+    illegal answers, tokens, latency), or None for a bot without them."""
+    stats = getattr(bot, "game_stats", None)
+    return stats() if stats is not None else None
+
+
+def add_stats(total: dict[str, Any], stats: dict[str, Any] | None) -> None:
+    """Sum one game's ``game_stats`` into ``total`` (numbers add up; ``games`` counts the games)."""
+    if not stats:
+        return
+    total["games"] = total.get("games", 0) + 1
+    for key, value in stats.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            total[key] = round(total.get(key, 0) + value, 6)
 
 
 def score_of(returns: Sequence[float], seat: int) -> float:
@@ -88,6 +108,8 @@ class BotRow:
     score: float = 0.0
     score_ci: tuple[float, float] = (0.0, 1.0)
     per_deal_scores: list[float] = field(default_factory=list, repr=False)
+    bot_stats: dict[str, Any] = field(default_factory=dict)
+    """The bot's ``game_stats`` summed over its games (the ``llm:`` bot's; empty for other bots)."""
 
     @property
     def mean_return(self) -> float:
@@ -173,8 +195,8 @@ class _BlockPlayer:
         self.env = make_env(self.game, self.config)
 
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
-             ) -> tuple[list[tuple[list[float], list[int]]], str]:
-        """Each game's returns and seating (entry at each seat), in play order; the records as JSON lines
+             ) -> tuple[list[tuple[list[float], list[int], list | None]], str]:
+        """Each game's returns, seating (entry at each seat) and bot stats, in play order; the records as JSON lines
         (empty without records). ``on_game(1)`` is called as each game ends (the progress bar)."""
         seats = len(self.specs)
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
@@ -186,7 +208,7 @@ class _BlockPlayer:
                 seating = [(seat - rotation) % seats for seat in range(seats)]
                 returns, record = play_game(self.env, [bots[entry] for entry in seating], deal_seed,
                                             [self.labels[entry] for entry in seating])
-                games.append((list(returns), seating))
+                games.append((list(returns), seating, record.get("bot_stats")))
                 if self.records:
                     records.append(json.dumps(record) + "\n")
                 if on_game is not None:
@@ -265,12 +287,14 @@ def play_match(
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
-            for index, (returns, seating) in enumerate(played):
+            for index, (returns, seating, stats) in enumerate(played):
                 if index % seats == 0:
                     deal_scores = [0.0] * seats
                 for seat, entry in enumerate(seating):
                     share = score_of(returns, seat)
                     rows[entry].add_game(returns[seat], share)
+                    if stats is not None:
+                        add_stats(rows[entry].bot_stats, stats[seat])
                     deal_scores[entry] += share / seats
                 if index % seats == seats - 1:
                     for entry, row in enumerate(rows):

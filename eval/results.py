@@ -394,6 +394,7 @@ class _EntryTally:
         self.deal_means: Counter[float] = Counter()
         self.deal_wins = self.deal_draws = self.deal_losses = 0
         self.last_deal_shares: list[float] = []
+        self.bot_stats: dict[str, Any] = {}
 
     def add(self, line: dict, seat: int) -> None:
         share = line["scores"][seat]
@@ -407,6 +408,11 @@ class _EntryTally:
         if line["returns"] is not None:
             self.return_sum += line["returns"][seat]
             self.returns += 1
+        stats = line.get("bot_stats")
+        if isinstance(stats, list) and len(stats) > seat and isinstance(stats[seat], dict):
+            from .match import add_stats
+
+            add_stats(self.bot_stats, stats[seat])
 
     def end_deal(self, shares: list[float], seats: int) -> None:
         """The entry's shares in one deal's counted games, in rotation order."""
@@ -430,6 +436,7 @@ class _EntryTally:
             "deal_wins": self.deal_wins, "deal_draws": self.deal_draws, "deal_losses": self.deal_losses,
             "mean_return": _number(self.return_sum / self.returns) if self.returns else None,
             "avg_place": _number(self.place_sum / self.games) if self.games else None,
+            **({"bot_stats": dict(self.bot_stats)} if self.bot_stats else {}),
         }
 
 
@@ -544,6 +551,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
     table = Table(title=title, title_justify="left")
     columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
     columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
+    llm = any(row.get("bot_stats") for row in results["leaderboard"])
+    columns += list(LLM_COLUMNS) if llm else []
     for column in columns:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in results["leaderboard"]:
@@ -556,6 +565,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
                       f"{100 * row['los']:.1f}%"]
         else:
             cells += [_fmt(row["avg_place"], ".2f"), f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"]
+        if llm:
+            cells += llm_cells(row.get("bot_stats"))
         table.add_row(*cells)
     console.print(table)
     if not results["cycle"]["complete"]:
@@ -573,6 +584,20 @@ def print_results(results: dict[str, Any], file=None) -> None:
         for item in results["forfeits"][:5]:
             console.print(f"  deal {item['deal']} rotation {item['rotation']}: {item['bot']} ({item['kind']}) "
                           f"{item['reason']}", highlight=False, markup=False)
+
+
+LLM_COLUMNS = ("requests", "illegal", "LLM forfeits", "tokens in/out", "s/move")
+"""Columns for bots that count their requests (``llm:`` bots' ``bot_stats``); '-' for the others."""
+
+
+def llm_cells(stats: dict[str, Any] | None) -> list[str]:
+    """The :data:`LLM_COLUMNS` cells of one row's summed ``bot_stats``."""
+    if not stats:
+        return ["-"] * len(LLM_COLUMNS)
+    moves = stats.get("moves", 0)
+    per_move = f"{stats.get('latency_s', 0) / moves:.2f}" if moves else "-"
+    return [str(stats.get("requests", 0)), str(stats.get("illegal", 0)), str(stats.get("forfeits", 0)),
+            f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}", per_move]
 
 
 def _with_ci(value: float | None, interval: Sequence[float]) -> str:

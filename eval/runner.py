@@ -153,7 +153,7 @@ class DealPlayer:
     def play_deal(self, deal: int, table: Sequence[int], skip: frozenset[int] = frozenset()) -> Iterator[dict]:
         """Every rotation of ``deal`` at ``table``, yielding each game's line; rotations in ``skip`` are
         played (the bots' state carries over within a deal) but not yielded."""
-        from .match import play_game
+        from .match import game_stats_of, play_game
 
         settings = self.settings
         seed = derived_seed(settings.seed, "deal", deal)
@@ -188,8 +188,12 @@ class DealPlayer:
                         pass
             if rotation in skip:
                 continue
-            yield {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
-                   "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
+            line = {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
+                    "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
+            stats = [game_stats_of(bots[entry]) for entry in entries]  # the llm: bots' counts, forfeits too
+            if any(item is not None for item in stats):
+                line["bot_stats"] = record["bot_stats"] = stats
+            yield line
 
     def close(self) -> None:
         for bot in self._external.values():
