@@ -49,6 +49,7 @@ import http.client
 import json
 import os
 import random
+import re
 import socket
 import ssl
 import time
@@ -108,19 +109,25 @@ def parse_llm_spec(spec: str) -> LLMSpec:
     if not spec.startswith("llm:"):
         raise ValueError(f"bot spec {spec!r} is not an llm: spec; {usage}")
     head, *options = spec[len("llm:"):].split(",")
-    model, at, url = head.rpartition("@")
-    if not at or not model.strip() or not url:
+    # The model name ends at the first "@http://" or "@https://" (a model name may hold an @ itself).
+    found = re.match(r"^(.+?)@(https?://.*)$", head, flags=re.IGNORECASE)
+    if found is None:
+        model, at, url = head.partition("@")
+        if at and model.strip() and url:
+            raise ValueError(f"bot spec {spec!r}: the URL {url!r} must be http:// or https:// with a host; {usage}")
         raise ValueError(f"bot spec {spec!r} names no MODEL@URL; {usage}")
+    model, url = found.groups()
     parsed = urllib.parse.urlsplit(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+    if parsed.username or parsed.password or "@" in parsed.netloc:
+        # Not echoed: the spec holds a secret.
+        raise ValueError("an llm: bot spec must put no credentials in its URL; the API key comes from the "
+                         f"environment variable {DEFAULT_KEY_ENV} (or key_env=NAME)")
+    if not parsed.hostname:
         raise ValueError(f"bot spec {spec!r}: the URL {url!r} must be http:// or https:// with a host; {usage}")
     try:
         parsed.port  # noqa: B018 - raises on a bad port
     except ValueError:
         raise ValueError(f"bot spec {spec!r}: the URL {url!r} has an invalid port") from None
-    if parsed.username or parsed.password:
-        raise ValueError(f"bot spec {spec!r}: put no credentials in the URL; the API key comes from the "
-                         f"environment variable {DEFAULT_KEY_ENV} (or key_env=NAME)")
     values: dict[str, Any] = {}
     for option in options:
         name, eq, value = option.partition("=")

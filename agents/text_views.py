@@ -98,7 +98,7 @@ def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -
         description = encoder.describe_action(index, info_state)
         if label is not None:
             shown = label(info_state, index)
-            if shown != names[index] and shown not in description:
+            if shown != names[index] and "player_" in shown and "player_" not in description:
                 description = f"{shown}: {description}"
         actions.append(LegalAction(index, names[index], description))
     return actions

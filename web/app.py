@@ -152,8 +152,10 @@ def _specs_within(spec: str) -> list[str]:
 
 
 def _is_local(spec: str) -> bool:
-    """A spec that runs a program or reads a file on the server."""
-    return spec.startswith("cmd:") or spec.endswith(".onnx") or Path(spec.partition("@")[0]).exists()
+    """A spec that runs a program or reads a file on the server, or (``llm:``) has the server call a URL
+    with its API key."""
+    return (spec.startswith(("cmd:", "llm:")) or spec.endswith(".onnx")
+            or Path(spec.partition("@")[0]).exists())
 
 
 class WebState:
