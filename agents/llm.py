@@ -50,7 +50,6 @@ import json
 import os
 import random
 import re
-import socket
 import ssl
 import time
 import urllib.parse
@@ -235,7 +234,7 @@ class ChatClient:
                 connection.request("POST", self._path, body=data, headers=headers)
                 connection.sock.settimeout(left())
                 response = connection.getresponse()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 raise self._fail("timeout", f"{where} did not answer within the move's {spec.time:g} s") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
                 raise self._fail("connect", f"cannot reach {where}: {error}") from None
@@ -271,7 +270,7 @@ class ChatClient:
             try:
                 connection.sock.settimeout(left()) if connection.sock is not None else None
                 chunk = response.read1(1 << 14) if hasattr(response, "read1") else response.read(1 << 14)
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 raise self._fail("timeout", f"{where} stopped sending within the move's {self.spec.time:g} s") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
                 raise self._fail("connect", f"the connection to {where} broke: {error}") from None

@@ -28,12 +28,11 @@ a network service (``cmd:``, paths, ``.onnx``, ``llm:``) are refused unless the 
 from __future__ import annotations
 
 import argparse
+import threading
 from typing import Any
 
-import threading
-
 from .agents.text_views import EventTracker, seat_view
-from .envs import get_game, games
+from .envs import games, get_game
 from .web.tables import HUMAN, Store, Table, TableError
 
 MAX_TABLES = 16

@@ -283,8 +283,9 @@ def test_mcp_over_stdio_plays_tables_with_the_sdks_client():
             assert {g["game"] for g in games} == {"minefield", "ministeel", "tiny_minotaur", "wyvern"}
             first = (await client.call_tool("new_table", {"game": "tiny_minotaur", "opponents": ["random"],
                                                           "seed": 1})).structured_content
-            second = (await client.call_tool("new_table", {"game": "ministeel", "seat": 1, "opponents": ["random"],
-                                                           "options": {"num_players": 3}, "seed": 2})).structured_content
+            second = (await client.call_tool("new_table", {
+                "game": "ministeel", "seat": 1, "opponents": ["random"], "options": {"num_players": 3}, "seed": 2,
+            })).structured_content
             assert first["table"] != second["table"] and "## Legal actions" in first["text"]
             bad = await client.call_tool("act", {"table": first["table"], "action": "fly"})
             assert bad.is_error and "'fly' is not legal now; legal: attack:regular" in bad.content[0].text
