@@ -165,8 +165,14 @@ class Tables:
         text = str(action).strip()
         name = names[int(text)] if text.isdigit() and text.isascii() and int(text) < len(names) else text
         with table.lock:
-            table.act(name)
-            table.tracker.take()
+            # The lines shown before this decision are done with; what follows (this move's outcome
+            # included) is collected for the next one.
+            shown = table.tracker.take()
+            try:
+                table.act(name)
+            except TableError:
+                table.tracker.pending[:0] = shown
+                raise
         table.advance()
         return self.view(key)
 
