@@ -309,3 +309,36 @@ def test_mcp_over_stdio_plays_tables_with_the_sdks_client():
             assert closed == {"table": first["table"], "closed": True}
 
     asyncio.run(asyncio.wait_for(session(), 240))
+
+
+def test_mcp_tables_refuse_bad_input_with_one_sentence():
+    from tavernzoo.mcp_server import Tables
+    from tavernzoo.web.tables import TableError
+
+    tables = Tables()
+    for arguments, words in (
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game": "tiny_minotaur", "seat": 2}, "seat 2 is not a seat of tiny_minotaur"),
+        ({"game": "tiny_minotaur", "seat": True}, "seat True"),
+        ({"game": "tiny_minotaur", "opponents": ["random", "random"]}, "give one opponent for all"),
+        ({"game": "tiny_minotaur", "opponents": ["human"]}, "opponents are bot specs"),
+        ({"game": "tiny_minotaur", "opponents": ["llm:m@http://127.0.0.1:9/v1"]}, "--allow-local"),
+        ({"game": "tiny_minotaur", "options": {"starting_hp": "many"}}, "starting_hp"),
+        ({"game": "tiny_minotaur", "options": [1]}, "options must be an object"),
+        ({"game": "tiny_minotaur", "seed": -1}, "seed -1"),
+    ):
+        with pytest.raises((TableError, ValueError, TypeError)) as caught:
+            tables.new_table(**arguments)
+        assert words in str(caught.value), (arguments, str(caught.value))
+    table = tables.new_table("ministeel", options={"num_players": 2}, opponents=["random"], seed=3)["table"]
+    with pytest.raises(TableError, match="format 'yaml'; valid: text, json"):
+        tables.view(table, "yaml")
+    with pytest.raises(TableError, match="not legal now"):
+        tables.act(table, "999")
+    # What the seat sees next starts with its own move's outcome, after it was told the earlier lines once.
+    legal = tables.legal_actions(table)
+    move = next(action for action in legal if action["name"].startswith("play:"))
+    after = tables.act(table, move["name"])["text"]
+    since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
+    assert since.splitlines()[0].startswith("player_0 ")
+    assert "initiative rolls" not in since
