@@ -23,10 +23,10 @@ from tavernzoo.eval.tournament import run_tournament
 
 # Small tables, so that every game ends in a few dozen decisions.
 GAMES = [
-    ("tiny_minotaur", {"max_turns": 30}),
+    ("tiny_minotaur", {"max_turns": 16}),
     ("minefield", {"num_players": 3}),
-    ("ministeel", {"num_players": 2, "max_turns": 12}),
-    ("wyvern", {"num_players": 2, "max_turns": 6}),
+    ("ministeel", {"num_players": 2, "max_turns": 8}),
+    ("wyvern", {"num_players": 2, "max_turns": 4}),
 ]
 
 
