@@ -431,9 +431,12 @@ class LLMBot:
         from .text_views import seat_view_of
 
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
-        if self._view is None or self._info is None:
-            raise BotFailure("protocol", "the host handed the llm bot no view of its seat (agents.infoset.feed)")
-        seat_view = seat_view_of(self.game, self._view, self._info, self.seat, legal)
+        if self._info is None:
+            raise BotFailure("protocol", "the host handed the llm bot no information state of its seat "
+                             "(agents.infoset.feed does)")
+        # Over the bot protocol only the information state arrives; the seat's view of it is the same view.
+        view = self._view if self._view is not None else self.game.encoder.view(self._info, self.seat)
+        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal)
         self._view = self._info = None
         self.stats.moves += 1
         prompt = seat_view.text()

@@ -342,3 +342,23 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
     since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
     assert since.splitlines()[0].startswith("player_0 ")
     assert "initiative rolls" not in since
+
+
+def test_the_information_state_alone_is_enough_to_act(fake):
+    # Over the bot protocol a host sends the information state and no view: the bot builds the same view.
+    from tavernzoo.agents.text_views import seat_view
+    from tavernzoo.envs.core import Chance
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    state = game.rules.new_game(config, Chance(8))
+    seat = game.rules.current_seat(state)
+    bot = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    bot.begin_game(seat)
+    bot.observe_information_state(game.rules.information_state(state, seat), seat)
+    mask = [0] * len(game.action_names(config))
+    for index in game.rules.legal_actions(state):
+        mask[index] = 1
+    action = bot.act({"observation": None, "action_mask": mask})
+    assert action == game.rules.legal_actions(state)[0]
+    assert bot.last_prompt == seat_view(game, state, seat).text()
