@@ -77,7 +77,13 @@ class SeatView:
         if rules:
             parts.append("## Rules\n" + self.rules.strip())
         if since:
-            parts.append("## Since your last decision\n" + ("\n".join(self.since) if self.since else "(nothing new)"))
+            if self.since:
+                body = "\n".join(self.since)
+            elif getattr(self.game.encoder, "events", None) is None:
+                body = "(this game's view below lists its latest events)"
+            else:
+                body = "(nothing new)"
+            parts.append("## Since your last decision\n" + body)
         parts.append("## What you see\n" + self.table_text())
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
