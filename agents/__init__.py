@@ -18,7 +18,9 @@ strings, resolved by :func:`load_bot`:
 * ``cmd:PROGRAM ARGS`` — an external program speaking the bot protocol (docs/bot-protocol.md,
   :mod:`.external`);
 * ``mcts`` or ``mcts:OPTIONS`` — information-set Monte Carlo tree search on the rules engine
-  (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md).
+  (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md);
+* ``llm:MODEL@URL[,options]`` — a language model behind an OpenAI-compatible chat-completions server
+  (:mod:`.llm`, docs/llm.md).
 """
 
 from __future__ import annotations
@@ -76,6 +78,10 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
         from .external import ExternalBot
 
         return ExternalBot(config, seed, spec.name, game)
+    if spec.kind == "llm":  # a language model (agents/llm.py parses the rest of the spec)
+        from .llm import make_llm_bot
+
+        return make_llm_bot(spec.format(), game, config, seed)
     if spec.kind == "zoo":
         from .onnx_bot import load_zoo_bot
 
@@ -93,7 +99,7 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
         return PolicyBot(config, seed, spec.name, game, deterministic=mode != "sample")
     raise ValueError(
         f"unknown bot spec {str(spec)!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
-        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM or mcts[:OPTIONS]"
+        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM, mcts[:OPTIONS] or llm:MODEL@URL"
     )
 
 

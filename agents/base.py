@@ -15,6 +15,8 @@ hook                                            when the host calls it          
 ``act(observation) -> int``                     its seat's turn                                (required)
 ``game_over(returns, seat)``                    after each game (``returns`` None after a      nothing
                                                 forfeit)
+``game_stats() -> dict | None``                  after each game: the bot's own counts (an      None
+                                                ``llm:`` bot's requests, tokens, latency)
 ``close()``                                     when the host is done with the bot             nothing
 ==============================================  =============================================  ===========
 
@@ -58,6 +60,10 @@ class BotBase:
 
     def game_over(self, returns: Any, seat: int) -> None:
         pass
+
+    def game_stats(self) -> dict[str, Any] | None:
+        """Counts of the game just played that results tables sum per bot (None: nothing to count)."""
+        return None
 
     def close(self) -> None:
         pass
@@ -106,6 +112,10 @@ class HookedBot(BotBase):
         game_over = getattr(self.bot, "game_over", None)
         if game_over is not None:
             game_over(returns, seat)
+
+    def game_stats(self) -> dict[str, Any] | None:
+        game_stats = getattr(self.bot, "game_stats", None)
+        return game_stats() if game_stats is not None else None
 
     def close(self) -> None:
         close = getattr(self.bot, "close", None)

@@ -52,7 +52,8 @@ def error_reply(code: str, message: str) -> dict[str, Any]:
 
 
 def spec_envs(spec: str | BotSpec) -> list[str]:
-    """The env names ``spec`` can play (all games for ``cmd:``); ValueError if it names no bot at all."""
+    """The env names ``spec`` can play (all games for ``cmd:``, ``mcts`` and ``llm:``); ValueError if it names no
+    bot at all."""
     from . import builtin_bots
 
     spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
@@ -72,6 +73,11 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
 
         parse_command(spec.name)
         return [game.env_name for game in games().values()]
+    if spec.kind == "llm":
+        from .llm import parse_llm_spec
+
+        parse_llm_spec(spec.format())  # a bad spec fails at startup, not at the first hello
+        return [game.env_name for game in games().values()]
     if spec.kind == "mcts":
         from .mcts import parse_options
 
@@ -87,7 +93,7 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
             if spec.mode is None and spec.name in builtin_bots(game)]
     if not envs:
         raise ValueError(f"unknown bot spec {str(spec)!r}; valid: random, heuristic (or a game's other built-in bots), "
-                         "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM")
+                         "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM, mcts[:OPTIONS], llm:MODEL@URL")
     return envs
 
 

@@ -6,6 +6,7 @@
     ``mcts``, ``mcts:OPTIONS``  mcts    ``options``: the comma-separated items (``400``,
                                         ``rollout=heuristic``), as written
     ``cmd:PROGRAM ARGS``        cmd     ``name``: the command line
+    ``llm:MODEL@URL,OPTIONS``   llm     ``name``: all after ``llm:`` (agents/llm.py parses it)
     ``zoo:GAME[@MODE]``         zoo     ``name``: the game ('' for the game played), ``mode``
     ``PATH.onnx``               onnx    ``name``: the path
     ``NAME[@MODE]``             name    ``name``: a game's built-in bot (without ``@``) or else a
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-KINDS = ("mcts", "cmd", "zoo", "onnx", "name")
+KINDS = ("mcts", "cmd", "llm", "zoo", "onnx", "name")
 NESTED_OPTIONS = ("rollout", "prior")
 """The mcts options whose value is itself a bot spec."""
 
@@ -51,6 +52,8 @@ class BotSpec:
             return cls("mcts", options=items, text=text)
         if text.startswith("cmd:"):
             return cls("cmd", text[len("cmd:"):], text=text)
+        if text.startswith("llm:"):
+            return cls("llm", text[len("llm:"):], text=text)
         if text.startswith("zoo:"):
             name, at, mode = text[len("zoo:"):].partition("@")
             return cls("zoo", name, mode if at else None, text=text)
@@ -63,7 +66,7 @@ class BotSpec:
         if self.kind == "mcts":
             return "mcts" + (":" + ",".join(self.options) if self.options else "")
         mode = "" if self.mode is None else "@" + self.mode
-        return {"cmd": "cmd:", "zoo": "zoo:", "onnx": "", "name": ""}[self.kind] + self.name + mode
+        return {"cmd": "cmd:", "llm": "llm:", "zoo": "zoo:", "onnx": "", "name": ""}[self.kind] + self.name + mode
 
     def __str__(self) -> str:
         return self.text or self.format()

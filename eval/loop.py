@@ -34,5 +34,18 @@ def play_game(env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str
         feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
         env.step(bots[seat].act(observation))
     record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
+    stats = [bot.game_stats() for bot in bots]
+    if any(item is not None for item in stats):
+        record["bot_stats"] = stats
     return totals, record
+
+
+def add_stats(total: dict[str, Any], stats: dict[str, Any] | None) -> None:
+    """Sum one game's ``game_stats`` into ``total`` (numbers add up; ``games`` counts the games)."""
+    if not stats:
+        return
+    total["games"] = total.get("games", 0) + 1
+    for key, value in stats.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            total[key] = round(total.get(key, 0) + value, 6)
 

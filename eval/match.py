@@ -23,7 +23,7 @@ from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from .backends import BACKENDS, map_tasks, progress_bar, start_method
-from .loop import play_game
+from .loop import add_stats, play_game
 from .seating import entry_labels, score_of
 from .stats import mean_interval
 
@@ -45,6 +45,8 @@ class BotRow:
     score: float = 0.0
     score_ci: tuple[float, float] = (0.0, 1.0)
     per_deal_scores: list[float] = field(default_factory=list, repr=False)
+    bot_stats: dict[str, Any] = field(default_factory=dict)
+    """The bot's ``game_stats`` summed over its games (the ``llm:`` bot's; empty for other bots)."""
 
     @property
     def mean_return(self) -> float:
@@ -116,8 +118,8 @@ class _BlockPlayer:
         self.env = make_env(self.game, self.config)
 
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
-             ) -> tuple[list[tuple[list[float], list[int]]], str]:
-        """Each game's returns and seating (entry at each seat), in play order; the records as JSON lines
+             ) -> tuple[list[tuple[list[float], list[int], list | None]], str]:
+        """Each game's returns, seating (entry at each seat) and bot stats, in play order; the records as JSON lines
         (empty without records). ``on_game(1)`` is called as each game ends (the progress bar)."""
         seats = len(self.specs)
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
@@ -129,7 +131,7 @@ class _BlockPlayer:
                 seating = [(seat - rotation) % seats for seat in range(seats)]
                 returns, record = play_game(self.env, [bots[entry] for entry in seating], deal_seed,
                                             [self.labels[entry] for entry in seating])
-                games.append((list(returns), seating))
+                games.append((list(returns), seating, record.get("bot_stats")))
                 if self.records:
                     records.append(json.dumps(record) + "\n")
                 if on_game is not None:
@@ -203,12 +205,14 @@ def play_match(
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
-            for index, (returns, seating) in enumerate(played):
+            for index, (returns, seating, stats) in enumerate(played):
                 if index % seats == 0:
                     deal_scores = [0.0] * seats
                 for seat, entry in enumerate(seating):
                     share = score_of(returns, seat)
                     rows[entry].add_game(returns[seat], share)
+                    if stats is not None:
+                        add_stats(rows[entry].bot_stats, stats[seat])
                     deal_scores[entry] += share / seats
                 if index % seats == seats - 1:
                     for entry, row in enumerate(rows):

@@ -37,6 +37,7 @@ from .game_files import (  # noqa: F401 - importable from here, as before
     scan_games,
 )
 from .leaderboard import print_results  # noqa: F401 - importable from here, as before
+from .loop import add_stats
 from .ratings import PlackettLuceTally, Sprt, elo_estimate
 from .schedule import Settings, make_tables
 from .stats import z_value
@@ -224,6 +225,7 @@ class _EntryTally:
         self.deal_means: Counter[float] = Counter()
         self.deal_wins = self.deal_draws = self.deal_losses = 0
         self.last_deal_shares: list[float] = []
+        self.bot_stats: dict[str, Any] = {}
 
     def add(self, line: dict, seat: int) -> None:
         share = line["scores"][seat]
@@ -237,6 +239,9 @@ class _EntryTally:
         if line["returns"] is not None:
             self.return_sum += line["returns"][seat]
             self.returns += 1
+        stats = line.get("bot_stats")
+        if isinstance(stats, list) and len(stats) > seat and isinstance(stats[seat], dict):
+            add_stats(self.bot_stats, stats[seat])
 
     def end_deal(self, shares: list[float], seats: int) -> None:
         """The entry's shares in one deal's counted games, in rotation order."""
@@ -260,6 +265,7 @@ class _EntryTally:
             "deal_wins": self.deal_wins, "deal_draws": self.deal_draws, "deal_losses": self.deal_losses,
             "mean_return": _number(self.return_sum / self.returns) if self.returns else None,
             "avg_place": _number(self.place_sum / self.games) if self.games else None,
+            **({"bot_stats": dict(self.bot_stats)} if self.bot_stats else {}),
         }
 
 

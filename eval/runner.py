@@ -139,8 +139,12 @@ class DealPlayer:
                     pass
             if rotation in skip:
                 continue
-            yield {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
-                   "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
+            line = {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
+                    "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
+            stats = [guard.bot.game_stats() for guard in guards]  # the llm: bots' counts, forfeits too
+            if any(item is not None for item in stats):
+                line["bot_stats"] = record["bot_stats"] = stats
+            yield line
 
     def close(self) -> None:
         for bot in self._external.values():

@@ -14,6 +14,7 @@
     tavernzoo bot SPEC / serve --bot SPEC    any bot over the bot protocol (stdin/stdout, or HTTP on loopback)
     tavernzoo play GAME --vs SPEC            play against bots in the terminal
     tavernzoo web                            play, watch and replay games in a browser (on loopback)
+    tavernzoo mcp                            tavernzoo's tables as an MCP server (stdio), for LLM agents
     tavernzoo bot check CMD                  a bot-protocol compliance run of an external program
     tavernzoo replay FILE                    replay a game record (JSON, or JSON lines) and check it
 """
@@ -60,6 +61,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve a bot over the bot protocol on HTTP (for web frontends)",
     "play": "play a game in the terminal against bots",
     "web": "play, watch and replay games in a browser (a page served on loopback)",
+    "mcp": "serve tavernzoo's tables to MCP clients over stdio (docs/llm.md)",
     "replay": "replay game records and check they reproduce their results",
 }
 

@@ -1,0 +1,489 @@
+"""Language models at the table: the ``llm:`` bot spec, an OpenAI-compatible client and a strict harness.
+
+Spec (parsed once by :func:`parse_llm_spec` into an :class:`LLMSpec`)::
+
+    llm:MODEL@URL[,option=value...]
+    llm:qwen2.5-7b@http://127.0.0.1:8080/v1,temperature=0.2,time=30,structured=on
+
+``URL`` is the server's OpenAI-compatible base (``.../v1``; ``/chat/completions`` is appended unless the
+URL already ends with it); http or https. Options:
+
+=============== ======================================================================== =========
+option          meaning                                                                  default
+=============== ======================================================================== =========
+temperature     sampling temperature, 0-2                                                0
+max_tokens      the most tokens one answer may have, 1-4096                              64
+time            seconds for one move, every attempt included (the move forfeits after)   60
+attempts        answers asked for one move: 1-5 (the second and later carry the reason)  2
+history         ``game``: the whole game's conversation; ``turn``: this decision only    turn
+structured      ``on``: ``response_format`` ``json_object`` with a schema of the legal    on
+                actions (llama.cpp, vLLM); ``json_schema``: OpenAI's ``json_schema`` form;
+                ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
+seed            the server's sampling seed (the bot's own seed when not given)           bot seed
+key_env         the environment variable holding the API key                             TAVERNZOO_LLM_API_KEY
+=============== ======================================================================== =========
+
+The harness (docs/llm.md): the answer must name exactly one legal action, by its name or its number
+(the action index), either as the whole answer (surrounding white space ignored) or as
+``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
+An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
+the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
+records as a forfeit like any bot failure. A server that cannot be reached, answers an HTTP error, or
+sends something that is not a chat completion fails the move at once (kinds ``connect``, ``http``,
+``garbage``); a move past its time forfeits (``timeout``).
+
+Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
+whole move within ``time`` seconds (every socket read is given only the time left, so a server that
+trickles or hangs is cut off), a game's conversation at most :data:`MAX_HISTORY_CHARS` (older turns are
+dropped), failure reasons clipped. The API key is sent as a bearer token and never written anywhere:
+reasons are scrubbed of it.
+
+Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
+moves, requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),
+latency (seconds spent waiting for the server).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import re
+import ssl
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .base import BotBase
+from .external import BotFailure, clip
+
+DEFAULT_KEY_ENV = "TAVERNZOO_LLM_API_KEY"
+MAX_REPLY_BYTES = 256 * 1024
+"""The largest HTTP body accepted from the server (a chat completion of a few tokens is ~1 KB)."""
+MAX_HISTORY_CHARS = 60_000
+"""The most characters of earlier turns kept in a ``history=game`` conversation."""
+MAX_ANSWER_CHARS = 2000
+"""An answer longer than this is refused unread (an action name is a few dozen characters)."""
+STRUCTURED = ("on", "json_schema", "grammar", "off")
+HISTORY = ("turn", "game")
+
+SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
+At each decision you get the rules, what happened since your last decision, what you can see, and the
+numbered list of legal actions. Answer with exactly one legal action: its name (for example {example!r})
+or its number, either alone or as JSON {{"action": "NAME"}}. Write nothing else. An answer that is not
+exactly one legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """A parsed ``llm:`` spec (see the module docstring)."""
+
+    model: str
+    url: str
+    temperature: float = 0.0
+    max_tokens: int = 64
+    time: float = 60.0
+    attempts: int = 2
+    history: str = "turn"
+    structured: str = "on"
+    seed: int | None = None
+    key_env: str = DEFAULT_KEY_ENV
+
+    @property
+    def endpoint(self) -> str:
+        url = self.url.rstrip("/")
+        return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+    def label(self) -> str:
+        return f"llm:{self.model}@{self.url}"
+
+
+def parse_llm_spec(spec: str) -> LLMSpec:
+    """``llm:MODEL@URL[,option=value...]`` as an :class:`LLMSpec`; ValueError naming what is wrong and what
+    is valid."""
+    usage = "write llm:MODEL@URL[,option=value...], e.g. llm:my-model@http://127.0.0.1:8080/v1,time=30"
+    if not spec.startswith("llm:"):
+        raise ValueError(f"bot spec {spec!r} is not an llm: spec; {usage}")
+    head, *options = spec[len("llm:"):].split(",")
+    # The model name ends at the first "@http://" or "@https://" (a model name may hold an @ itself).
+    found = re.match(r"^(.+?)@(https?://.*)$", head, flags=re.IGNORECASE)
+    if found is None:
+        model, at, url = head.partition("@")
+        if at and model.strip() and url:
+            raise ValueError(f"bot spec {spec!r}: the URL {url!r} must be http:// or https:// with a host; {usage}")
+        raise ValueError(f"bot spec {spec!r} names no MODEL@URL; {usage}")
+    model, url = found.groups()
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.username or parsed.password or "@" in parsed.netloc:
+        # Not echoed: the spec holds a secret.
+        raise ValueError("an llm: bot spec must put no credentials in its URL; the API key comes from the "
+                         f"environment variable {DEFAULT_KEY_ENV} (or key_env=NAME)")
+    if not parsed.hostname:
+        raise ValueError(f"bot spec {spec!r}: the URL {url!r} must be http:// or https:// with a host; {usage}")
+    try:
+        parsed.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise ValueError(f"bot spec {spec!r}: the URL {url!r} has an invalid port") from None
+    values: dict[str, Any] = {}
+    for option in options:
+        name, eq, value = option.partition("=")
+        name, value = name.strip(), value.strip()
+        if not eq or name not in _OPTIONS:
+            raise ValueError(f"bot spec {spec!r}: unknown option {option!r}; valid: "
+                             f"{', '.join(f'{k}=' for k in _OPTIONS)}")
+        if name in values:
+            raise ValueError(f"bot spec {spec!r}: option {name} given twice")
+        values[name] = _OPTIONS[name](value, spec)
+    return LLMSpec(model=model.strip(), url=url, **values)
+
+
+def _number(kind, low, high, name):
+    def check(value: str, spec: str):
+        try:
+            number = kind(value)
+        except ValueError:
+            number = None
+        if number is None or not low <= number <= high or number != number:
+            raise ValueError(f"bot spec {spec!r}: {name}={value!r} must be a {kind.__name__} from {low} to {high}")
+        return number
+    return check
+
+
+def _choice(choices, name):
+    def check(value: str, spec: str):
+        if value not in choices:
+            raise ValueError(f"bot spec {spec!r}: {name}={value!r}; valid: {', '.join(choices)}")
+        return value
+    return check
+
+
+def _env_name(value: str, spec: str) -> str:
+    if not value or not all(c.isalnum() or c == "_" for c in value):
+        raise ValueError(f"bot spec {spec!r}: key_env={value!r} must be an environment variable name "
+                         "(letters, digits, _)")
+    return value
+
+
+_OPTIONS = {
+    "temperature": _number(float, 0.0, 2.0, "temperature"),
+    "max_tokens": _number(int, 1, 4096, "max_tokens"),
+    "time": _number(float, 0.1, 3600.0, "time"),
+    "attempts": _number(int, 1, 5, "attempts"),
+    "history": _choice(HISTORY, "history"),
+    "structured": _choice(STRUCTURED, "structured"),
+    "seed": _number(int, 0, 2**31 - 1, "seed"),
+    "key_env": _env_name,
+}
+
+
+# --- the client -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Completion:
+    text: str
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+
+
+class ChatClient:
+    """POSTs chat completions to one OpenAI-compatible endpoint, bounded in size and time (stdlib only)."""
+
+    def __init__(self, spec: LLMSpec):
+        self.spec = spec
+        self.key = os.environ.get(spec.key_env) or None
+        parts = urllib.parse.urlsplit(spec.endpoint)
+        self._https = parts.scheme == "https"
+        self._host, self._port = parts.hostname, parts.port
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the API key in it."""
+        return text.replace(self.key, "[API key]") if self.key else text
+
+    def _fail(self, kind: str, reason: str) -> BotFailure:
+        return BotFailure(kind, self.scrub(reason))
+
+    def complete(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        """One chat completion; BotFailure (``connect``, ``http``, ``garbage``, ``timeout``) otherwise."""
+        spec = self.spec
+        body = {"model": spec.model, "messages": messages, "temperature": spec.temperature,
+                "max_tokens": spec.max_tokens, "stream": False, **extra}
+        data = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        started = time.monotonic()
+        where = f"{spec.url}"
+
+        def left() -> float:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._fail("timeout", f"no complete answer from {where} within the move's {spec.time:g} s")
+            return remaining
+
+        connection_type = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        kwargs = {"context": ssl.create_default_context()} if self._https else {}
+        connection = connection_type(self._host, self._port, timeout=left(), **kwargs)
+        try:
+            try:
+                connection.request("POST", self._path, body=data, headers=headers)
+                connection.sock.settimeout(left())
+                response = connection.getresponse()
+            except TimeoutError:
+                raise self._fail("timeout", f"{where} did not answer within the move's {spec.time:g} s") from None
+            except (ConnectionError, OSError, http.client.HTTPException) as error:
+                raise self._fail("connect", f"cannot reach {where}: {error}") from None
+            raw = self._read(response, connection, left, where)
+        finally:
+            connection.close()
+        seconds = time.monotonic() - started
+        text = raw.decode("utf-8", errors="replace")
+        if response.status != 200:
+            detail = _error_detail(text)
+            raise self._fail("http", f"{where} answered HTTP {response.status}"
+                             + (f": {clip(detail, 300)}" if detail else "")
+                             + (" (is the model name right?)" if response.status in (400, 404) else ""))
+        try:
+            reply = json.loads(text)
+            message = reply["choices"][0]["message"]
+            content = message.get("content")
+            if content is None:
+                content = ""
+            if not isinstance(content, str):
+                raise TypeError("content is not a string")
+            usage = reply.get("usage") or {}
+            tokens_in = _count(usage.get("prompt_tokens"))
+            tokens_out = _count(usage.get("completion_tokens"))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
+            raise self._fail("garbage", f"{where} answered something that is not a chat completion: "
+                             f"{clip(repr(text[:200]), 240)}") from None
+        return Completion(content, tokens_in, tokens_out, seconds)
+
+    def _read(self, response, connection, left, where: str) -> bytes:
+        chunks, size = [], 0
+        while True:
+            try:
+                connection.sock.settimeout(left()) if connection.sock is not None else None
+                chunk = response.read1(1 << 14) if hasattr(response, "read1") else response.read(1 << 14)
+            except TimeoutError:
+                raise self._fail("timeout", f"{where} stopped sending within the move's {self.spec.time:g} s") from None
+            except (ConnectionError, OSError, http.client.HTTPException) as error:
+                raise self._fail("connect", f"the connection to {where} broke: {error}") from None
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise self._fail("garbage", f"{where} sent a reply over {MAX_REPLY_BYTES} bytes; it was cut off")
+            chunks.append(chunk)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _error_detail(text: str) -> str:
+    try:
+        data = json.loads(text)
+        error = data.get("error", data) if isinstance(data, dict) else data
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        return str(error)
+    except (ValueError, RecursionError):
+        return text.strip()
+
+
+# --- constrained output ---------------------------------------------------------------------------------
+
+
+def answer_schema(names: list[str]) -> dict[str, Any]:
+    """A JSON schema whose only valid documents are ``{"action": NAME}`` for a legal action name."""
+    return {"type": "object", "properties": {"action": {"type": "string", "enum": list(names)}},
+            "required": ["action"], "additionalProperties": False}
+
+
+def answer_grammar(names: list[str]) -> str:
+    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal)."""
+    def literal(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    alternatives = " | ".join(literal('"' + name + '"') for name in names)
+    return f'root ::= "{{\\"action\\": " ( {alternatives} ) "}}"\n'
+
+
+def structured_request(mode: str, names: list[str]) -> dict[str, Any]:
+    if mode == "on":
+        return {"response_format": {"type": "json_object", "schema": answer_schema(names)}}
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "action", "strict": True, "schema": answer_schema(names)}}}
+    if mode == "grammar":
+        return {"grammar": answer_grammar(names)}
+    return {}
+
+
+def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[int | None, str]:
+    """``(action, "")`` when ``text`` names exactly one legal action (its name or its number, alone or as
+    ``{"action": ...}``), else ``(None, why not)``. No prose is searched."""
+    answer: Any = text.strip()
+    if len(answer) > MAX_ANSWER_CHARS:
+        return None, f"the answer is {len(answer)} characters long; name one action"
+    if answer.startswith("{"):
+        try:
+            data = json.loads(answer)
+        except (ValueError, RecursionError):
+            return None, "the answer starts like JSON but is not valid JSON"
+        if not isinstance(data, dict) or set(data) != {"action"}:
+            return None, 'JSON answers must be exactly {"action": NAME_OR_NUMBER}'
+        answer = data["action"]
+        if isinstance(answer, bool) or not isinstance(answer, int | str):
+            return None, "the action must be a name or a number"
+        if isinstance(answer, int):
+            answer = str(answer)
+        answer = answer.strip()
+    if not answer:
+        return None, "the answer is empty"
+    if answer.isdigit() and answer.isascii():
+        index = int(answer)
+        if index in legal:
+            return index, ""
+        return None, f"{index} is not the number of a legal action"
+    if answer in names:
+        index = names.index(answer)
+        if index in legal:
+            return index, ""
+        return None, f"{answer!r} is not legal now"
+    return None, f"{clip(repr(answer), 80)} is not the name or number of a legal action"
+
+
+# --- the bot --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameStats:
+    moves: int = 0
+    requests: int = 0
+    illegal: int = 0
+    forfeits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"moves": self.moves, "requests": self.requests, "illegal": self.illegal,
+                "forfeits": self.forfeits, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "latency_s": round(self.latency_s, 4)}
+
+
+@dataclass
+class _Conversation:
+    messages: list[dict[str, str]] = field(default_factory=list)
+
+    def trim(self) -> None:
+        while sum(len(m["content"]) for m in self.messages) > MAX_HISTORY_CHARS and len(self.messages) > 2:
+            del self.messages[:2]
+
+
+class LLMBot(BotBase):
+    """A seat played by a language model through an OpenAI-compatible server (see the module docstring)."""
+
+    wants_information_state = True
+
+    def __init__(self, config: Any, seed: int | None, spec: LLMSpec | str, game: Any):
+        self.spec = parse_llm_spec(spec) if isinstance(spec, str) else spec
+        self.game, self.config = game, config
+        self.name = self.spec.label()
+        self.names = tuple(game.action_names(config))
+        self.client = ChatClient(self.spec)
+        self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
+        self.seat = 0
+        self.stats = GameStats()
+        self.last_prompt: str | None = None
+        self._view: dict[str, Any] | None = None
+        self._info: Any = None
+        self._history = _Conversation()
+
+    # --- the Bot protocol and the hosts' hooks ------------------------------------------------------
+
+    def reset(self) -> None:
+        self.stats = GameStats()
+        self._history = _Conversation()
+        self._view = self._info = None
+
+    def begin_game(self, seat: int, seed: int | None = None) -> None:
+        self.seat = seat
+        self.reset()
+
+    def observe_view(self, view: dict[str, Any]) -> None:
+        self._view = view
+
+    def observe_information_state(self, state: Any, seat: int) -> None:
+        self._info, self.seat = state, seat
+
+    def game_stats(self) -> dict[str, Any]:
+        return self.stats.as_dict()
+
+    def act(self, observation: dict[str, Any]) -> int:
+        from .text_views import seat_view_of
+
+        legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
+        if self._info is None:
+            raise BotFailure("protocol", "the host handed the llm bot no information state of its seat "
+                             "(agents.infoset.feed does)")
+        # Over the bot protocol only the information state arrives; the seat's view of it is the same view.
+        view = self._view if self._view is not None else self.game.encoder.view(self._info, self.seat)
+        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal)
+        self._view = self._info = None
+        self.stats.moves += 1
+        prompt = seat_view.text()
+        self.last_prompt = prompt
+        legal_names = [self.names[i] for i in legal]
+        extra = structured_request(self.spec.structured, legal_names)
+        extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
+        system = {"role": "system", "content": SYSTEM_PROMPT.format(example=legal_names[0],
+                                                                     attempts=self.spec.attempts)}
+        turn = [{"role": "user", "content": prompt}]
+        deadline = time.monotonic() + self.spec.time
+        reason = ""
+        for attempt in range(self.spec.attempts):
+            history = self._history.messages if self.spec.history == "game" else []
+            self.stats.requests += 1
+            try:
+                completion = self.client.complete([system, *history, *turn], deadline, extra)
+            except BotFailure:
+                self.stats.forfeits += 1
+                raise
+            self.stats.tokens_in += completion.tokens_in
+            self.stats.tokens_out += completion.tokens_out
+            self.stats.latency_s += completion.seconds
+            index, reason = read_answer(completion.text, self.names, legal)
+            turn.append({"role": "assistant", "content": clip(completion.text, MAX_ANSWER_CHARS)})
+            if index is not None:
+                if self.spec.history == "game":
+                    self._history.messages += [turn[0], {"role": "assistant", "content": self.names[index]}]
+                    self._history.trim()
+                return index
+            self.stats.illegal += 1
+            if attempt + 1 < self.spec.attempts:
+                turn.append({"role": "user", "content": f"Refused: {reason}. Answer with exactly one legal action "
+                             f"name or number from the list (for example {legal_names[0]!r}); "
+                             f"{self.spec.attempts - attempt - 1} attempt(s) left."})
+        self.stats.forfeits += 1
+        raise BotFailure("illegal", self.client.scrub(f"{self.spec.attempts} answer(s) refused; the last: {reason}"))
+
+    def close(self) -> None:
+        pass
+
+
+def make_llm_bot(spec: str, game: Any, config: Any, seed: int | None) -> LLMBot:
+    """``load_bot``'s entry for ``llm:`` specs."""
+    return LLMBot(config, seed, parse_llm_spec(spec), game)
+
+
+__all__ = ["ChatClient", "LLMBot", "LLMSpec", "answer_grammar", "answer_schema", "make_llm_bot", "parse_llm_spec",
+           "read_answer"]

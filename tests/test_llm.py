@@ -1,0 +1,364 @@
+"""The llm: bot against a scripted OpenAI-compatible server (tests/llm_fake.py): spec, harness, bad input,
+stats in records and results, every host, and ``tavernzoo mcp`` through the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from llm_fake import FakeLLM
+
+from tavernzoo.agents import load_bot
+from tavernzoo.agents.external import BotFailure
+from tavernzoo.agents.llm import (
+    DEFAULT_KEY_ENV,
+    MAX_REPLY_BYTES,
+    LLMSpec,
+    answer_grammar,
+    parse_llm_spec,
+    read_answer,
+)
+from tavernzoo.envs import get_game
+from tavernzoo.eval.match import play_match
+from tavernzoo.eval.results import print_results
+from tavernzoo.eval.schedule import make_settings
+from tavernzoo.eval.tournament import run_tournament
+
+
+@pytest.fixture(scope="module")
+def fake():
+    server = FakeLLM()
+    yield server
+    server.close()
+
+
+# --- the spec -------------------------------------------------------------------------------------------
+
+
+def test_a_spec_parses_into_its_fields():
+    spec = parse_llm_spec("llm:qwen/q-7b@http://127.0.0.1:8080/v1,temperature=0.5,max_tokens=20,time=3,"
+                          "attempts=3,history=game,structured=grammar,seed=7,key_env=MY_KEY")
+    assert spec == LLMSpec("qwen/q-7b", "http://127.0.0.1:8080/v1", 0.5, 20, 3.0, 3, "game", "grammar", 7, "MY_KEY")
+    assert spec.endpoint == "http://127.0.0.1:8080/v1/chat/completions"
+    assert parse_llm_spec("llm:m@https://api.example.com/v1/chat/completions").endpoint.endswith("/v1/chat/completions")
+    assert parse_llm_spec("llm:a@b@http://h/v1").model == "a@b"  # the last @ starts the URL
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("llm:", "names no MODEL@URL"),
+    ("llm:model", "names no MODEL@URL"),
+    ("llm:@http://h/v1", "names no MODEL@URL"),
+    ("llm:m@ftp://h/v1", "must be http:// or https://"),
+    ("llm:m@http://h:99999/v1", "invalid port"),
+    ("llm:m@http://user:secret@h/v1", "no credentials in its URL"),
+    ("llm:m@http://h/v1,temperature=9", "temperature='9' must be a float from 0.0 to 2.0"),
+    ("llm:m@http://h/v1,attempts=0", "attempts='0' must be a int from 1 to 5"),
+    ("llm:m@http://h/v1,time=nan", "time='nan'"),
+    ("llm:m@http://h/v1,history=all", "valid: turn, game"),
+    ("llm:m@http://h/v1,structured=yes", "valid: on, json_schema, grammar, off"),
+    ("llm:m@http://h/v1,colour=red", "unknown option 'colour=red'"),
+    ("llm:m@http://h/v1,seed=1,seed=2", "seed given twice"),
+    ("llm:m@http://h/v1,key_env=$X", "environment variable name"),
+])
+def test_bad_specs_are_refused_with_one_clear_sentence(spec, message):
+    with pytest.raises(ValueError, match="bot spec") as caught:
+        load_bot(spec, "tiny_minotaur")
+    assert message in str(caught.value)
+    assert "secret" not in str(caught.value)
+
+
+# --- the strict reading of answers ------------------------------------------------------------------------
+
+
+NAMES = ("attack:regular", "attack:middling", "pass", "target:10")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("attack:regular", 0), ("  pass\n", 2), ("1", 1), ('{"action": "pass"}', 2), ('{"action": 1}', 1),
+    ('{"action": " 3 "}', 3),
+])
+def test_an_answer_naming_one_legal_action_exactly_is_taken(text, expected):
+    assert read_answer(text, NAMES, [0, 1, 2, 3]) == (expected, "")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("I pass", "not the name or number"),               # prose is never searched
+    ("pass.", "not the name or number"),
+    ("Pass", "not the name or number"),                  # no case folding
+    ("attack", "not the name or number"),                # no prefixes
+    ("2", "not the number of a legal action"),           # pass is not legal here
+    ("pass", "not legal now"),
+    ("", "empty"),
+    ('{"action": "pass", "why": "x"}', "exactly"),
+    ('{"action": true}', "a name or a number"),
+    ("{not json", "not valid JSON"),
+    ("x" * 5000, "characters long"),
+    ("١", "not the name or number"),                   # a non-ASCII digit is no number
+])
+def test_anything_else_is_refused_with_the_reason(text, why):
+    index, reason = read_answer(text, NAMES, [0, 1, 3])
+    assert index is None
+    assert why in reason
+
+
+def test_the_grammar_lists_exactly_the_legal_names():
+    grammar = answer_grammar(["a:b", 'q"x'])
+    assert grammar == 'root ::= "{\\"action\\": " ( "\\"a:b\\"" | "\\"q\\"x\\"" ) "}"\n'
+
+
+# --- playing through a server ---------------------------------------------------------------------------
+
+
+def test_structured_answers_play_whole_games_in_every_game(fake):
+    for name, config in (("tiny_minotaur", {}), ("minefield", {"num_players": 3}),
+                         ("ministeel", {"num_players": 3}), ("wyvern", {"num_players": 2})):
+        seats = get_game(name).rules.num_seats(get_game(name).make_config(config))
+        result = play_match(name, [f"llm:first@{fake.url}"] + ["random"] * (seats - 1), seats, seed=1, config=config)
+        row = result.rows[0]
+        assert row.games == seats
+        stats = row.bot_stats
+        assert stats["games"] == seats and stats["moves"] > 0
+        assert stats["requests"] == stats["moves"] and stats["illegal"] == 0 and stats["forfeits"] == 0
+        assert stats["tokens_in"] == 100 * stats["requests"] and stats["tokens_out"] == 5 * stats["requests"]
+
+
+def test_the_request_carries_the_legal_actions_the_prompt_and_a_seed(fake):
+    fake.requests.clear()
+    bot = load_bot(f"llm:first@{fake.url},temperature=0.3,max_tokens=9", "tiny_minotaur", seed=5)
+    play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert body["model"] == "first" and body["stream"] is False
+    assert body["response_format"]["type"] == "json_object"
+    enum = body["response_format"]["schema"]["properties"]["action"]["enum"]
+    prompt = body["messages"][-1]["content"]
+    assert body["messages"][0]["role"] == "system" and "exactly one legal action" in body["messages"][0]["content"]
+    for name in enum:
+        assert f": {name} — " in prompt
+    assert "## Rules" in prompt and "## What you see" in prompt
+    assert isinstance(body["seed"], int)
+    assert bot.spec.temperature == 0.3
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "grammar"])
+def test_the_other_constrained_forms_are_sent_as_asked(fake, mode):
+    fake.requests.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url},structured={mode}", "random"], 1, seed=2)
+    body = fake.requests[0]
+    if mode == "grammar":
+        assert body["grammar"].startswith("root ::=") and "response_format" not in body
+    else:
+        assert body["response_format"]["json_schema"]["schema"]["required"] == ["action"]
+
+
+def test_an_unreadable_answer_is_retried_once_with_the_reason_then_forfeits(fake):
+    fake.requests.clear()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:prose@{fake.url},structured=off", "random"], 1, seed=3)
+    assert caught.value.kind == "illegal" and "2 answer(s) refused" in caught.value.reason
+    assert len(fake.requests) == 2
+    first, second = fake.requests
+    assert "response_format" not in first
+    retry = second["messages"]
+    assert retry[-2] == {"role": "assistant", "content": "I think I will attack, probably."}
+    assert retry[-1]["role"] == "user" and retry[-1]["content"].startswith("Refused: ")
+    assert "not the name or number of a legal action" in retry[-1]["content"]
+
+
+def test_a_tournament_records_the_forfeits_and_the_llm_columns(fake, tmp_path, monkeypatch):
+    settings = make_settings("tiny_minotaur", [f"llm:prose@{fake.url},structured=off,attempts=1", "random",
+                                               f"llm:number@{fake.url},structured=off"], 6, seed=1)
+    results = run_tournament(settings, tmp_path / "t")
+    rows = {row["spec"]: row for row in results["leaderboard"]}
+    prose, number = rows[settings.bots[0]], rows[settings.bots[2]]
+    assert prose["forfeits"] == prose["games"] and prose["bot_stats"]["forfeits"] == prose["games"]
+    assert prose["bot_stats"]["illegal"] == prose["bot_stats"]["requests"] == prose["games"]
+    assert "bot_stats" not in rows["random"]
+    assert number["bot_stats"]["illegal"] <= number["bot_stats"]["requests"]
+    kinds = {item["kind"] for item in results["forfeits"] if item["bot"] == prose["bot"]}
+    assert kinds == {"illegal"}
+    lines = [json.loads(line) for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
+    assert all(len(line["bot_stats"]) == 2 for line in lines)
+    assert all(line["record"]["bot_stats"] == line["bot_stats"] for line in lines)
+    out = tmp_path / "table.txt"
+    monkeypatch.setenv("COLUMNS", "400")  # a wide table: every column header whole
+    with open(out, "w") as handle:
+        print_results(results, file=handle)
+    text = out.read_text()
+    for column in ("requests", "illegal", "LLM forfeits", "tokens in/out", "s/move"):
+        assert column in text
+    prose_line = next(line for line in text.splitlines() if "llm:prose" in line)
+    assert f" {prose['bot_stats']['tokens_in']}/{prose['bot_stats']['tokens_out']} " in prose_line
+
+
+@pytest.mark.parametrize(("model", "kind", "words"), [
+    ("error500", "http", "answered HTTP 500: internal trouble"),
+    ("garbage", "garbage", "not a chat completion"),
+    ("unknown", "http", "HTTP 404: model 'unknown' not found (is the model name right?)"),
+    ("huge", "garbage", f"over {MAX_REPLY_BYTES} bytes"),
+    ("hang", "timeout", "within the move's 1.5 s"),
+    ("drip", "timeout", "within the move's 1.5 s"),
+])
+def test_a_misbehaving_server_fails_the_move_with_one_sentence(fake, model, kind, words):
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:{model}@{fake.url},time=1.5", "random"], 1, seed=3)
+    assert time.monotonic() - started < 6  # never a hang past the limit (1.5 s, and the test's margin)
+    assert caught.value.kind == kind
+    assert words in caught.value.reason
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 700
+
+
+def test_a_url_that_does_not_answer_is_one_error_line_from_the_command_line():
+    command = [sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots",
+               "llm:m@http://127.0.0.1:9/v1,time=2", "random", "--games", "1", "--no-progress"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "connect" in lines[0] and "cannot reach http://127.0.0.1:9/v1" in lines[0]
+
+
+def test_the_api_key_goes_to_the_server_only(fake, monkeypatch, tmp_path):
+    secret = "sk-test-5ecret-key"
+    monkeypatch.setenv(DEFAULT_KEY_ENV, secret)
+    fake.headers.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 2, seed=4, records_path=tmp_path / "r.jsonl")
+    assert fake.headers[0]["Authorization"] == f"Bearer {secret}"
+    assert secret not in (tmp_path / "r.jsonl").read_text()
+    # A server that echoes the key back in an error never gets it into the reason.
+    bot = load_bot(f"llm:error500@{fake.url}", "tiny_minotaur")
+    assert bot.client.scrub(f"oops {secret}") == "oops [API key]"
+    settings = make_settings("tiny_minotaur", [f"llm:error500@{fake.url}", "random"], 2, seed=1)
+    results = run_tournament(settings, tmp_path / "t")
+    assert secret not in json.dumps(results)
+    assert secret not in (tmp_path / "t" / "games.jsonl").read_text()
+
+
+def test_history_game_keeps_the_earlier_turns_and_turn_does_not(fake):
+    for history, grows in (("game", True), ("turn", False)):
+        fake.requests.clear()
+        play_match("tiny_minotaur", [f"llm:first@{fake.url},history={history}", "random"], 1, seed=5)
+        lengths = [len(body["messages"]) for body in fake.requests]
+        assert (lengths[-1] > lengths[0]) is grows
+        assert lengths[0] == 2
+
+
+def test_the_play_and_web_paths_take_the_spec(fake):
+    from tavernzoo.agents.play import TerminalGame
+    from tavernzoo.web.app import WebState
+    from tavernzoo.web.tables import Table
+
+    answers = iter(["1"] * 300)
+    out = []
+    game = TerminalGame("tiny_minotaur", [f"llm:first@{fake.url}"], seat=0, seed=3,
+                        read=lambda prompt: next(answers), write=out.append)
+    assert game.play() is not None  # the game was played to its end (None: the person left)
+    with pytest.raises(ValueError, match="--allow-local"):
+        WebState(allow_local=False).resolve(f"llm:first@{fake.url}")
+    web = WebState(allow_local=True)
+    table = Table(get_game("tiny_minotaur"), {}, [f"llm:first@{fake.url}", "random"], 1, web.load)
+    table.start()
+    assert table.status == "over" and table.forfeit is None
+
+
+# --- tavernzoo mcp ---------------------------------------------------------------------------------------
+
+
+def test_mcp_over_stdio_plays_tables_with_the_sdks_client():
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def session():
+        server = StdioServerParameters(command=sys.executable, args=["-m", "tavernzoo.cli", "mcp"],
+                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        async with Client(server, read_timeout_seconds=60) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert tools == {"list_games", "new_table", "view", "legal_actions", "act", "result", "close_table"}
+            games = (await client.call_tool("list_games", {})).structured_content["result"]
+            assert {g["game"] for g in games} == {"minefield", "ministeel", "tiny_minotaur", "wyvern"}
+            first = (await client.call_tool("new_table", {"game": "tiny_minotaur", "opponents": ["random"],
+                                                          "seed": 1})).structured_content
+            second = (await client.call_tool("new_table", {
+                "game": "ministeel", "seat": 1, "opponents": ["random"], "options": {"num_players": 3}, "seed": 2,
+            })).structured_content
+            assert first["table"] != second["table"] and "## Legal actions" in first["text"]
+            bad = await client.call_tool("act", {"table": first["table"], "action": "fly"})
+            assert bad.is_error and "'fly' is not legal now; legal: attack:regular" in bad.content[0].text
+            refused = await client.call_tool("new_table", {"game": "tiny_minotaur", "opponents": ["cmd:ls"]})
+            assert refused.is_error and "--allow-local" in refused.content[0].text
+            unknown = await client.call_tool("view", {"table": "nope"})
+            assert unknown.is_error and "no table 'nope'" in unknown.content[0].text
+            as_json = (await client.call_tool("view", {"table": second["table"], "format": "json"})).structured_content
+            assert as_json["view"]["seat"] == 1 and "hand" in as_json["view"]["view"]["players"][1]
+            assert "hand" not in as_json["view"]["view"]["players"][0]
+            for table in (first["table"], second["table"]):  # play both to the end, the first legal move each time
+                for _ in range(2000):
+                    legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
+                    if not legal:
+                        break
+                    await client.call_tool("act", {"table": table, "action": str(legal[0]["index"])})
+                outcome = (await client.call_tool("result", {"table": table})).structured_content
+                assert outcome["status"] == "over" and outcome["record"]["format"] == "tavernzoo-record"
+                assert sum(outcome["scores"]) == pytest.approx(1.0)
+            closed = (await client.call_tool("close_table", {"table": first["table"]})).structured_content
+            assert closed == {"table": first["table"], "closed": True}
+
+    asyncio.run(asyncio.wait_for(session(), 240))
+
+
+def test_mcp_tables_refuse_bad_input_with_one_sentence():
+    from tavernzoo.web.mcp import Tables
+    from tavernzoo.web.tables import TableError
+
+    tables = Tables()
+    for arguments, words in (
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game": "tiny_minotaur", "seat": 2}, "seat 2 is not a seat of tiny_minotaur"),
+        ({"game": "tiny_minotaur", "seat": True}, "seat True"),
+        ({"game": "tiny_minotaur", "opponents": ["random", "random"]}, "give one opponent for all"),
+        ({"game": "tiny_minotaur", "opponents": ["human"]}, "opponents are bot specs"),
+        ({"game": "tiny_minotaur", "opponents": ["llm:m@http://127.0.0.1:9/v1"]}, "--allow-local"),
+        ({"game": "tiny_minotaur", "options": {"starting_hp": "many"}}, "starting_hp"),
+        ({"game": "tiny_minotaur", "options": [1]}, "options must be an object"),
+        ({"game": "tiny_minotaur", "seed": -1}, "seed -1"),
+    ):
+        with pytest.raises((TableError, ValueError, TypeError)) as caught:
+            tables.new_table(**arguments)
+        assert words in str(caught.value), (arguments, str(caught.value))
+    table = tables.new_table("ministeel", options={"num_players": 2}, opponents=["random"], seed=3)["table"]
+    with pytest.raises(TableError, match="format 'yaml'; valid: text, json"):
+        tables.view(table, "yaml")
+    with pytest.raises(TableError, match="not legal now"):
+        tables.act(table, "999")
+    # What the seat sees next starts with its own move's outcome, after it was told the earlier lines once.
+    legal = tables.legal_actions(table)
+    move = next(action for action in legal if action["name"].startswith("play:"))
+    after = tables.act(table, move["name"])["text"]
+    since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
+    assert since.splitlines()[0].startswith("player_0 ")
+    assert "initiative rolls" not in since
+
+
+def test_the_information_state_alone_is_enough_to_act(fake):
+    # Over the bot protocol a host sends the information state and no view: the bot builds the same view.
+    from tavernzoo.agents.text_views import seat_view
+    from tavernzoo.envs.core import Chance
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    state = game.rules.new_game(config, Chance(8))
+    seat = game.rules.current_seat(state)
+    bot = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    bot.begin_game(seat)
+    bot.observe_information_state(game.rules.information_state(state, seat), seat)
+    mask = [0] * len(game.action_names(config))
+    for index in game.rules.legal_actions(state):
+        mask[index] = 1
+    action = bot.act({"observation": None, "action_mask": mask})
+    assert action == game.rules.legal_actions(state)[0]
+    assert bot.last_prompt == seat_view(game, state, seat).text()

@@ -1,0 +1,105 @@
+"""Text and JSON views of a seat (agents/text_views.py): complete, and leak-free over every game."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from test_search import IDS, TABLES, positions
+
+from tavernzoo.agents.text_views import EventTracker, rules_brief, seat_legal, seat_view
+from tavernzoo.envs import games, get_game
+from tavernzoo.envs.core import Chance
+
+
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_changing_any_hidden_part_never_changes_a_seats_text_or_json(name, config):
+    # The leak test: a determinized state differs from the real one in everything the seat cannot see
+    # (other hands, deck order, the dice to come); the seat's text and JSON must not move.
+    game, states = positions(name, config, 25, seed=11)
+    chance = Chance(17)
+    changed = 0
+    for state in states:
+        for seat in range(game.rules.num_seats(state.config)):
+            real = seat_view(game, state, seat)
+            for _ in range(2):
+                sample = game.rules.determinize(state, seat, chance)
+                changed += sample != state
+                other = seat_view(game, sample, seat)
+                assert other.text() == real.text()
+                assert json.dumps(other.as_json(), sort_keys=True) == json.dumps(real.as_json(), sort_keys=True)
+    if name in ("ministeel", "wyvern"):
+        assert changed, "the determinized states should differ from the real ones in hidden parts"
+
+
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_the_text_holds_the_view_the_legal_actions_and_the_rules(name, config):
+    game, states = positions(name, config, 6, seed=12)
+    for state in states:
+        for seat in range(game.rules.num_seats(state.config)):
+            seen = seat_view(game, state, seat)
+            text = seen.text()
+            legal = seat_legal(game, state, seat)
+            assert [action.index for action in seen.legal] == legal
+            names = game.action_names(state.config)
+            for index in legal:
+                assert f"{index}: {names[index]} — " in text
+            assert rules_brief(name).strip() in text
+            view = game.encoder.view(state, seat)
+            assert seen.view == view  # exactly the encoder's view
+            assert json.loads(json.dumps(seen.as_json()))["view"] == json.loads(json.dumps(view))
+            # Every top-level entry of the view with a value shows up in the text.
+            for key, value in view.items():
+                if key != "you" and value not in (None, [], {}):
+                    assert f"{key}" in text, key
+
+
+def test_another_players_hand_never_shows_in_ministeel_text():
+    game, states = positions("ministeel", {"num_players": 3}, 20, seed=13)
+    swapped = 0
+    for state in states:
+        seat = 0
+        text = seat_view(game, state, seat).text()
+        # Swap a card kind between another player's hand and the deck: the seat's text stays.
+        for other in (1, 2):
+            hand = state.hands[other]
+            kinds = [kind for kind, count in enumerate(hand) if count]
+            spare = [kind for kind in range(len(hand)) if kind in state.deck and kind not in kinds]
+            if not kinds or not spare:
+                continue
+            changed = game.rules.clone(state)
+            a, b = kinds[0], spare[0]
+            changed.hands[other][a] -= 1
+            changed.hands[other][b] += 1
+            changed.deck[changed.deck.index(b)] = a
+            assert game.encoder.render(changed) != game.encoder.render(state)  # the full table did change
+            assert seat_view(game, changed, seat).text() == text
+            swapped += 1
+    assert swapped > 10
+
+
+def test_events_are_collected_step_by_step_for_a_seat():
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    state = game.rules.new_game(config, Chance(4))
+    tracker = EventTracker()
+    rng = random.Random(2)
+    seen_lines = []
+    for _ in range(25):
+        if game.rules.is_terminal(state):
+            break
+        legal = game.rules.legal_actions(state)
+        game.rules.apply(state, legal[rng.randrange(len(legal))])
+        info = game.rules.information_state(state, 0)
+        tracker.see(game, info, 0)
+        seen_lines += game.encoder.events(info, 0)[1]
+    assert tracker.take() == seen_lines
+    assert tracker.take() == []
+
+
+def test_every_game_has_a_rules_brief():
+    for name in games():
+        brief = rules_brief(name)
+        assert not brief.startswith("(no rules brief"), name
+        assert 300 < len(brief) < 2000, name

@@ -1,0 +1,251 @@
+"""``tavernzoo mcp``: tavernzoo's tables as an MCP server (the official ``mcp`` SDK, stdio transport).
+
+Any MCP client (a chat assistant, an agent framework, a test) can sit at a table against tavernzoo's bots:
+
+=================== ===================================================================================
+tool                what it does
+=================== ===================================================================================
+``list_games``      the games, their seat counts, option names and built-in bots
+``new_table``       a game with the client in ``seat`` and bots in the others; plays the bots up to the
+                    client's first decision; the table id and the seat's view
+``view``            the seat's view as text (rules brief, events since its last decision, the table,
+                    the legal actions) or JSON (:mod:`tavernzoo.agents.text_views`)
+``legal_actions``   the legal actions: number, name, description
+``act``             play one legal action (its name or number); the bots play on to the client's next
+                    decision or the end; the new view
+``result``          status, returns, win shares, a forfeit, and (once over) the replayable record
+``close_table``     drop a table
+=================== ===================================================================================
+
+The library behind ``tavernzoo mcp`` (the command: tavernzoo/commands/mcp.py). A table is
+:class:`tavernzoo.web.tables.Table` (the web page's), the client in its ``human`` seat, so it
+gets what a person at the page gets: only its own seat's view; bots guarded as in tournaments (a bot that
+fails forfeits). One process holds up to :data:`MAX_TABLES` tables (the least recently used is dropped;
+each is dropped after :data:`IDLE_SECONDS` unused). Opponent specs that run a program, read a file or call
+a network service (``cmd:``, paths, ``.onnx``, ``llm:``) are refused unless the server was started with
+``--allow-local``: the client chooses them, and the client may be a language model.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..agents.text_views import EventTracker, seat_view
+from ..envs import games, get_game
+from .tables import HUMAN, Store, Table, TableError, refuse_server_files
+
+MAX_TABLES = 16
+IDLE_SECONDS = 3600.0
+MAX_OPTIONS_CHARS = 10_000
+
+
+class SeatTable(Table):
+    """A web :class:`~tavernzoo.web.tables.Table` whose ``human`` seat is the MCP client, with the events
+    of every step collected for that seat (what happened since its last decision)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self.tracker = EventTracker()
+        super().__init__(*args, **kwargs)
+        self._see()
+
+    def _see(self) -> None:
+        state = self.env.unwrapped.game_state
+        self.tracker.see(self.game, self.game.rules.information_state(state, self.human), self.human)
+
+    def _step(self, seat: int, action: int) -> None:
+        super()._step(seat, action)
+        self._see()
+
+
+class Tables:
+    """The tables of one server process (no MCP here: the tools below call these methods)."""
+
+    def __init__(self, allow_local: bool = False):
+        self.allow_local = allow_local
+        self.store = Store(MAX_TABLES, IDLE_SECONDS, lambda table: table.close())
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def list_games(self) -> list[dict[str, Any]]:
+        from ..agents import builtin_bots
+        from ..envs.core import config_to_dict
+
+        found = []
+        for game in games().values():
+            rules = game.rules
+            found.append({"game": game.name, "env": game.env_name, "title": game.title,
+                          "players": [rules.MIN_PLAYERS, rules.MAX_PLAYERS],
+                          "options": config_to_dict(game.make_config()),
+                          "bots": [*builtin_bots(game), "mcts", "zoo:" + game.name]})
+        return found
+
+    def _resolve(self, spec: Any, game: Any) -> str:
+        from .app import _is_local
+
+        if not isinstance(spec, str) or not spec.strip():
+            raise TableError("each opponent must be a bot spec (a non-empty string), e.g. 'heuristic'")
+        spec = spec.strip()
+        if spec == HUMAN:
+            raise TableError("the client is the only player here: opponents are bot specs, not 'human'")
+        if not self.allow_local and _is_local(spec, game):
+            raise TableError(f"{spec!r} runs a program, reads a file or calls a network service; start "
+                             "`tavernzoo mcp --allow-local` to allow that")
+        return spec
+
+    def new_table(self, game: str, seat: int = 0, opponents: list[str] | None = None,
+                  options: dict[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:
+        from ..agents import load_bot
+
+        found = get_game(game)
+        if options is not None and not isinstance(options, dict):
+            raise TableError("options must be an object of game options (list_games shows them)")
+        if options and len(repr(options)) > MAX_OPTIONS_CHARS:
+            raise TableError(f"options are limited to {MAX_OPTIONS_CHARS} characters")
+        refuse_server_files(found, options or {}, self.allow_local)  # a deck or ruleset path names a file here
+        config = found.make_config(options or {})
+        count = found.rules.num_seats(config)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < count:
+            raise TableError(f"seat {seat!r} is not a seat of {found.name} with these options; valid: 0-{count - 1}")
+        specs = list(opponents or ["heuristic"])
+        if len(specs) == 1:
+            specs = specs * (count - 1)
+        if len(specs) != count - 1:
+            raise TableError(f"{found.name} with these options seats {count}: give one opponent for all the "
+                             f"other seats or {count - 1} opponents; got {len(specs)}")
+        specs = [self._resolve(spec, found) for spec in specs]
+        seats = specs[:seat] + [HUMAN] + specs[seat:]
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise TableError(f"seed {seed!r} must be a whole number from 0 to 2**63-1 (or left out)")
+        table = SeatTable(found, config, seats, seed, load_bot)
+        table.start()
+        with self.lock:
+            self.count += 1
+            key = f"t{self.count}"
+        table.mcp_id = key
+        self.store.add(key, table)
+        return {"table": key, **self.view(key)}
+
+    def table(self, key: Any) -> SeatTable:
+        table = self.store.get(key) if isinstance(key, str) else None
+        if table is None:
+            raise TableError(f"no table {key!r} (new_table makes one; an unused table is dropped after "
+                             f"{IDLE_SECONDS / 60:g} minutes, and at most {MAX_TABLES} are kept)")
+        return table
+
+    def seat_view(self, key: str):
+        table = self.table(key)
+        with table.lock:
+            state = table.env.unwrapped.game_state
+            # The events are taken when the seat is to decide; until then they keep piling up.
+            pending = list(table.tracker.pending)
+            return table, seat_view(table.game, state, table.human, since=pending)
+
+    def view(self, key: str, form: str = "text") -> dict[str, Any]:
+        if form not in ("text", "json"):
+            raise TableError(f"format {form!r}; valid: text, json")
+        table, seen = self.seat_view(key)
+        out: dict[str, Any] = {"table": key, "status": table.status, "seat": table.human}
+        if form == "text":
+            out["text"] = seen.text()
+        else:
+            out["view"] = seen.as_json()
+        if table.status == "over":
+            out["result"] = table.result()
+        return out
+
+    def legal_actions(self, key: str) -> list[dict[str, Any]]:
+        _, seen = self.seat_view(key)
+        return [action.as_json() for action in seen.legal]
+
+    def act(self, key: str, action: str | int) -> dict[str, Any]:
+        table = self.table(key)
+        names = table.game.action_names(table.config)
+        if isinstance(action, bool) or not isinstance(action, str | int):
+            raise TableError("action must be a legal action's name or number")
+        text = str(action).strip()
+        name = names[int(text)] if text.isdigit() and text.isascii() and int(text) < len(names) else text
+        with table.lock:
+            # The lines shown before this decision are done with; what follows (this move's outcome
+            # included) is collected for the next one.
+            shown = table.tracker.take()
+            try:
+                table.act(name)
+            except TableError:
+                table.tracker.pending[:0] = shown
+                raise
+        table.advance()
+        return self.view(key)
+
+    def result(self, key: str) -> dict[str, Any]:
+        table = self.table(key)
+        out = {"table": key, "status": table.status, "seat": table.human, **table.result()}
+        if table.status == "over":
+            out["record"] = table.record()
+        return out
+
+    def close_table(self, key: str) -> dict[str, Any]:
+        table = self.table(key)
+        with self.store.lock:
+            self.store.items.pop(key, None)
+        table.close()
+        return {"table": key, "closed": True}
+
+    def close(self) -> None:
+        for table in list(self.store.values()):
+            table.close()
+
+
+def make_server(tables: Tables):
+    """The MCP server (``mcp.server.mcpserver.MCPServer``) whose tools call ``tables``."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ImportError as error:
+        raise ValueError(f"tavernzoo mcp needs the MCP SDK 2.x ({error}): pip install 'tavernzoo[llm]'") from None
+
+    server = MCPServer("tavernzoo", instructions=(
+        "Play tavernzoo's tabletop games against its bots: new_table starts one, view shows your seat "
+        "(rules, events, the table, the legal actions), act plays one legal action by name or number, "
+        "result tells the outcome."))
+
+    def guarded(call, *args):
+        try:
+            return call(*args)
+        except (TableError, ValueError, TypeError) as error:  # bad input: one sentence back to the client
+            raise ToolError(str(error)) from None
+
+    @server.tool(description="The games: seats, options (with defaults) and built-in bots.")
+    def list_games() -> list[dict[str, Any]]:
+        return guarded(tables.list_games)
+
+    @server.tool(description="Start a game with you in `seat` and bots (`opponents`: one spec for all, or one "
+                 "per other seat; default heuristic) in the others. Returns the table id and your view.")
+    def new_table(game: str, seat: int = 0, opponents: list[str] | None = None,
+                  options: dict[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:
+        return guarded(tables.new_table, game, seat, opponents, options, seed)
+
+    @server.tool(description="Your seat's view of a table: format 'text' (rules, events since your last "
+                 "decision, the table, the legal actions) or 'json'.")
+    def view(table: str, format: str = "text") -> dict[str, Any]:  # noqa: A002 - the tool's argument name
+        return guarded(tables.view, table, format)
+
+    @server.tool(description="The legal actions now: number, name and description (empty if not your turn).")
+    def legal_actions(table: str) -> list[dict[str, Any]]:
+        return guarded(tables.legal_actions, table)
+
+    @server.tool(description="Play one legal action (its name or number); the bots play on until your next "
+                 "decision or the end. Returns your new view.")
+    def act(table: str, action: str) -> dict[str, Any]:
+        return guarded(tables.act, table, action)
+
+    @server.tool(description="The table's status and result: returns, win shares, a forfeit, and the "
+                 "replayable record once the game is over.")
+    def result(table: str) -> dict[str, Any]:
+        return guarded(tables.result, table)
+
+    @server.tool(description="Close a table.")
+    def close_table(table: str) -> dict[str, Any]:
+        return guarded(tables.close_table, table)
+
+    return server
