@@ -36,13 +36,13 @@ from typing import Any
 from ..envs import games, get_game
 from .base import as_bot
 from .infoset import feed
+from .text_views import view_text
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
 PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
-HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
 
 
 NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
@@ -84,40 +84,6 @@ def action_label(game: Any, state: Any, action: int) -> str:
 
 class LeftGame(Exception):
     """The person typed ``q`` (or closed the input)."""
-
-
-def view_text(view: dict[str, Any], max_events: int | None = None) -> str:
-    """A readable text of a seat's view (only what that seat may see, since the view holds no more)."""
-    you = view.get("you")
-    lines = [f"{view.get('game', '?')} — you are player_{you}"]
-    tail: list[str] = []
-    for key, value in view.items():
-        if key in HIDDEN_KEYS or key == "you" or value is None or value == [] or value == {}:
-            continue
-        if isinstance(value, list) and value and all(isinstance(v, dict) and "seat" in v for v in value):
-            lines.append(f"{key}:")
-            for entry in value:
-                mark = ">" if entry["seat"] == you else " "
-                own = " (you)" if entry["seat"] == you else ""
-                fields = "  ".join(f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and v not in (None, []))
-                lines.append(f" {mark} player_{entry['seat']}{own}: {fields}")
-        elif "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value):
-            shown = value[-max_events:] if max_events else value
-            tail.append(f"{key}{' (latest ' + str(len(shown)) + ')' if len(value) > len(shown) else ''}:")
-            tail.extend(f"  {event}" for event in shown)
-        else:
-            lines.append(f"{key}: {_short(value)}")
-    return "\n".join(lines + tail)
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}={_short(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_short(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 def actions_text(names: Sequence[str]) -> str:

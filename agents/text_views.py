@@ -3,7 +3,7 @@
 A :class:`SeatView` holds, for one seat at one decision:
 
 * ``view`` — exactly ``encoder.view(state, seat)`` (the env's ``view(agent)`` minus its own keys); the text
-  is built from this dict (:func:`tavernzoo.agents.play.view_text`, the terminal's renderer), so it cannot
+  is built from this dict (:func:`view_text`, the terminal's renderer too), so it cannot
   show more than the view does;
 * ``legal`` — the legal actions: number (the action index), stable name and a sentence
   (``describe_action``, with ``action_label`` naming a target player where the game has one);
@@ -64,8 +64,6 @@ class SeatView:
 
     def table_text(self) -> str:
         """The view as text: every entry of ``view``, nothing else."""
-        from .play import view_text
-
         return view_text({"game": self.game.title, **self.view})
 
     def actions_text(self) -> str:
@@ -175,3 +173,41 @@ def rules_brief(game_name: str) -> str:
 
 
 __all__ = ["EventTracker", "LegalAction", "SeatView", "rules_brief", "seat_legal", "seat_view", "seat_view_of"]
+
+
+HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
+"""A view's keys that :func:`view_text` leaves out (the title says the game; the actions are listed apart)."""
+
+
+def view_text(view: dict[str, Any], max_events: int | None = None) -> str:
+    """A readable text of a seat's view (only what that seat may see, since the view holds no more)."""
+    you = view.get("you")
+    lines = [f"{view.get('game', '?')} — you are player_{you}"]
+    tail: list[str] = []
+    for key, value in view.items():
+        if key in HIDDEN_KEYS or key == "you" or value is None or value == [] or value == {}:
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) and "seat" in v for v in value):
+            lines.append(f"{key}:")
+            for entry in value:
+                mark = ">" if entry["seat"] == you else " "
+                own = " (you)" if entry["seat"] == you else ""
+                fields = "  ".join(f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and v not in (None, []))
+                lines.append(f" {mark} player_{entry['seat']}{own}: {fields}")
+        elif "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            shown = value[-max_events:] if max_events else value
+            tail.append(f"{key}{' (latest ' + str(len(shown)) + ')' if len(value) > len(shown) else ''}:")
+            tail.extend(f"  {event}" for event in shown)
+        else:
+            lines.append(f"{key}: {_short(value)}")
+    return "\n".join(lines + tail)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_short(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

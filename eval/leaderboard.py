@@ -20,6 +20,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
     table = Table(title=title, title_justify="left")
     columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
     columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
+    llm = any(row.get("bot_stats") for row in results["leaderboard"])
+    columns += list(LLM_COLUMNS) if llm else []
     for column in columns:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in results["leaderboard"]:
@@ -32,6 +34,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
                       f"{100 * row['los']:.1f}%"]
         else:
             cells += [_fmt(row["avg_place"], ".2f"), f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"]
+        if llm:
+            cells += llm_cells(row.get("bot_stats"))
         table.add_row(*cells)
     console.print(table)
     if not results["cycle"]["complete"]:
@@ -59,3 +63,18 @@ def _with_ci(value: float | None, interval: Sequence[float]) -> str:
 
 def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
+
+
+LLM_COLUMNS = ("requests", "illegal", "LLM forfeits", "tokens in/out", "s/move")
+"""Columns for bots that count their requests (``llm:`` bots' ``bot_stats``); '-' for the others."""
+
+
+def llm_cells(stats: dict[str, Any] | None) -> list[str]:
+    """The :data:`LLM_COLUMNS` cells of one row's summed ``bot_stats``."""
+    if not stats:
+        return ["-"] * len(LLM_COLUMNS)
+    moves = stats.get("moves", 0)
+    per_move = f"{stats.get('latency_s', 0) / moves:.2f}" if moves else "-"
+    return [str(stats.get("requests", 0)), str(stats.get("illegal", 0)), str(stats.get("forfeits", 0)),
+            f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}", per_move]
+

@@ -259,7 +259,7 @@ def test_the_play_and_web_paths_take_the_spec(fake):
                         read=lambda prompt: next(answers), write=out.append)
     assert game.play() is not None  # the game was played to its end (None: the person left)
     with pytest.raises(ValueError, match="--allow-local"):
-        WebState(allow_local=False).resolve(f"llm:first@{fake.url}")
+        WebState(allow_local=False).resolve(f"llm:first@{fake.url}", get_game("tiny_minotaur"))
     web = WebState(allow_local=True)
     table = Table(get_game("tiny_minotaur"), {}, [f"llm:first@{fake.url}", "random"], 1, web.load)
     table.start()
@@ -337,6 +337,9 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
         tables.act(table, "999")
     # What the seat sees next starts with its own move's outcome, after it was told the earlier lines once.
     legal = tables.legal_actions(table)
+    while not any(action["name"].startswith("play:") for action in legal):  # a Card Draw window first (v2)
+        tables.act(table, "token:pass")
+        legal = tables.legal_actions(table)
     move = next(action for action in legal if action["name"].startswith("play:"))
     after = tables.act(table, move["name"])["text"]
     since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
@@ -362,3 +365,21 @@ def test_the_information_state_alone_is_enough_to_act(fake):
     action = bot.act({"observation": None, "action_mask": mask})
     assert action == game.rules.legal_actions(state)[0]
     assert bot.last_prompt == seat_view(game, state, seat).text()
+
+
+def test_mcp_tables_never_read_a_server_file_named_in_their_options(tmp_path):
+    """A client (perhaps a language model) names a deck or ruleset path: refused from the text alone, the same
+    answer whether the file exists or not, unless the server was started with --allow-local."""
+    from tavernzoo.web.mcp import Tables
+    from tavernzoo.web.tables import TableError
+
+    tables = Tables()
+    answers = []
+    for game, options in (("wyvern", {"num_players": 2, "decks": ["/etc/passwd", "adventurer"]}),
+                          ("wyvern", {"num_players": 2, "decks": [str(tmp_path / "missing.toml"), "adventurer"]}),
+                          ("tiny_minotaur", {"ruleset": "/proc/self/environ"})):
+        with pytest.raises(TableError, match="--allow-local") as caught:
+            tables.new_table(game, options=options, opponents=["random"])
+        answers.append(str(caught.value).replace(str(tmp_path / "missing.toml"), "PATH").replace("/etc/passwd", "PATH"))
+    assert answers[0] == answers[1] and "root:" not in answers[2]
+    assert tables.new_table("tiny_minotaur", options={"ruleset": "house_narrowing"}, opponents=["random"])["table"]

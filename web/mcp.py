@@ -53,8 +53,8 @@ class SeatTable(Table):
         state = self.env.unwrapped.game_state
         self.tracker.see(self.game, self.game.rules.information_state(state, self.human), self.human)
 
-    def _step(self, seat: int, action: int) -> None:
-        super()._step(seat, action)
+    def _step(self, seat: int, action: int, said: str | None = None) -> None:
+        super()._step(seat, action, said)
         self._see()
 
 

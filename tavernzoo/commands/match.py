@@ -44,18 +44,24 @@ def run_match(args: argparse.Namespace) -> int:
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
         rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
-                 "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return}
+                 "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
+                 **({"bot_stats": row.bot_stats} if row.bot_stats else {})}
                 for row in result.rows]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
                           "seed": result.seed, "config": config, "rows": rows}, indent=1))
         return 0
     table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
                   f"seed {result.seed}", title_justify="left")
-    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return"):
+    from tavernzoo.eval.leaderboard import LLM_COLUMNS, llm_cells  # llm: bots' columns (agents/llm.py)
+
+    llm = any(row.bot_stats for row in result.rows)
+    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return",
+                   *(LLM_COLUMNS if llm else ())):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
         table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
-                      f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
+                      f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}",
+                      *(llm_cells(row.bot_stats) if llm else ()))
     console().print(table)
     return 0
 
