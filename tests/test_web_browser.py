@@ -353,6 +353,8 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
         for (const id of ["#turn", "#board"]) seen.observe(document.querySelector(id),
             {childList: true, characterData: true, subtree: true}); }""")
     page.click("#rematch")
+    # The old game's result may still show for a moment: wait for the rematch to draw something first.
+    page.wait_for_function("() => window.turnTexts.length > 0", timeout=20_000)
     page.wait_for_selector("#actions button.action, #result:not([hidden])")
     seen = page.evaluate("() => window.turnTexts")
     assert seen and ["the game is over", 0] not in seen, seen
