@@ -10,7 +10,14 @@ from rich.table import Table
 
 from tavernzoo.userio import console
 
-from .common import add_backend_arguments, add_config_arguments, backend_options, parse_config
+from .common import (
+    add_backend_arguments,
+    add_config_arguments,
+    add_sandbox_argument,
+    backend_options,
+    parse_config,
+    sandboxed,
+)
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -32,6 +39,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
+    add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match
 
@@ -40,7 +48,7 @@ def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
 
     config = parse_config(args)
-    result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
+    result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
         rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
