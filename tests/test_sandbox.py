@@ -327,3 +327,27 @@ def test_tournament_and_match_take_sandbox_on_the_command_line(tmp_path, evil):
                              "--sandbox", "processes=16", "--no-progress"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 1 and "an external bot failed (processes)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@needs_sandbox
+def test_the_web_servers_sandbox_confines_the_pages_cmd_seats(evil):
+    import time
+
+    from starlette.testclient import TestClient
+
+    from tavernzoo.web.app import create_app
+
+    with TestClient(create_app(hosts=("testserver",), allow_local=True, sandbox="memory=64")) as client:
+        response = client.post("/api/tables", json={"game": "tiny_minotaur", "config": {}, "seed": 3,
+                                                     "seats": [evil("memory", limits=None), "random"]})
+        assert response.status_code == 201, response.text
+        table = response.json()["id"]
+        deadline = time.monotonic() + 120
+        while (summary := client.get(f"/api/tables/{table}").json())["status"] != "over":
+            assert time.monotonic() < deadline, summary
+            time.sleep(0.05)
+        forfeit = summary["result"]["forfeit"]
+        assert forfeit["seat"] == 0 and forfeit["kind"] == "memory", forfeit
+        nested = client.post("/api/tables", json={"game": "tiny_minotaur", "config": {}, "seed": 3,
+                                                  "seats": ["random", f"mcts:2,rollout={GOOD}"]})
+        assert nested.status_code == 400 and "cannot confine" in nested.text

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from tavernzoo.userio import console
 
@@ -62,7 +63,7 @@ def run_match(args: argparse.Namespace) -> int:
     for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
-        table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
+        table.add_row(Text(row.bot), str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}")
     console().print(table)
     return 0
