@@ -47,4 +47,5 @@ def run_web(args: argparse.Namespace) -> int:
         Limits.parse(args.sandbox)
         available()  # one line now, not at the first seat
     return run_server(bot=args.bot, web=True, host=args.host, port=args.port, quiet=args.quiet,
-                      allow_local=args.allow_local, sandbox=args.sandbox, banner=lambda url: f"tavernzoo web on {url} (Ctrl-C stops)")
+                      allow_local=args.allow_local, sandbox=args.sandbox,
+                      banner=lambda url: f"tavernzoo web on {url} (Ctrl-C stops)")
