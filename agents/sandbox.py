@@ -61,8 +61,9 @@ class Limits:
 
     memory: int = 512
     """MiB of memory for the program and everything it starts (its /tmp included)."""
-    processes: int = 64
-    """Processes and threads at once (the sandbox's own two included)."""
+    processes: int = 256
+    """Processes and threads at once (the sandbox's own two included; a numpy program starts a thread per
+    core of the machine)."""
     cpu: float = 60.0
     """CPU seconds per game, summed over its processes, counted also while the opponents think."""
     idle: float = 0.1
@@ -155,6 +156,7 @@ class Sandbox:
     def __init__(self, limits: Limits):
         global _counter
         available()
+        _remove_stale_groups()
         self.limits = limits
         with _counter_lock:
             _counter += 1
@@ -178,8 +180,9 @@ class Sandbox:
         self._cpu_start = self._cpu_used()
         # Off-turn accounting: CPU and wall seconds while the program was not asked anything, summed
         # over its finished off-turn spells, and where the current one began (None while it is asked).
+        # Its start (until the hello reply) is not off-turn: a program may load what it needs.
         self._idle_cpu = self._idle_wall = 0.0
-        self._idle_since: tuple[float, float] | None = (self._cpu_start, time.monotonic())
+        self._idle_since: tuple[float, float] | None = None
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self._watcher.start()
@@ -313,6 +316,25 @@ class Sandbox:
                 except OSError:  # still busy while the last processes exit
                     time.sleep(0.02)
         self.groups = {}
+
+
+def _remove_stale_groups() -> None:
+    """Remove the empty groups a host killed with SIGKILL left behind (named after its pid, now gone)."""
+    for controller in CONTROLLERS:
+        parent = _parent(controller)
+        if parent is None:
+            continue
+        try:
+            groups = list(parent.glob("tavernzoo-*-*"))
+        except OSError:
+            continue
+        for group in groups:
+            pid = group.name.split("-")[1]
+            if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+                try:
+                    group.rmdir()  # only an empty group goes; one with processes in it stays
+                except OSError:
+                    pass
 
 
 def _program_folder(argv: list[str]) -> tuple[str, Path | None, bool, list[str]]:

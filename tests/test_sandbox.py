@@ -351,3 +351,20 @@ def test_the_web_servers_sandbox_confines_the_pages_cmd_seats(evil):
         nested = client.post("/api/tables", json={"game": "tiny_minotaur", "config": {}, "seed": 3,
                                                   "seats": ["random", f"mcts:2,rollout={GOOD}"]})
         assert nested.status_code == 400 and "cannot confine" in nested.text
+
+
+@needs_sandbox
+def test_a_group_left_by_a_killed_host_is_removed_and_one_in_use_is_kept():
+    from tavernzoo.agents.sandbox import _parent
+
+    dead = subprocess.run([PYTHON, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    stale = _parent("pids") / f"tavernzoo-{dead.strip()}-1"
+    stale.mkdir()
+    mine = Sandbox(Limits())
+    try:
+        assert not stale.exists() and mine.groups["pids"].exists()
+    finally:
+        mine.close()
+        if stale.exists():
+            stale.rmdir()
+    assert not mine.groups and not _groups_left()

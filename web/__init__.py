@@ -27,7 +27,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="let the page seat cmd:PROGRAM bots and bots read from files on this machine")
     parser.add_argument("--sandbox", nargs="?", const="", default=None, metavar="LIMITS",
                         help="run the cmd: programs that --allow-local lets the page seat in a sandbox (LIMITS as "
-                        "for tournament --sandbox: memory=512,processes=64,cpu=60,idle=0.1,files=256; "
+                        "for tournament --sandbox: memory=512,processes=256,cpu=60,idle=0.1,files=256; "
                         "docs/sandbox.md)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
     parser.set_defaults(run=run_web)

@@ -90,7 +90,7 @@ def add_sandbox_argument(parser: Any) -> None:
     parser.add_argument("--sandbox", nargs="?", const="", default=None, metavar="LIMITS",
                         help="run every cmd: program in a sandbox: no network, no files but its own folder "
                         "(read-only) and a private /tmp, limited memory, processes, CPU and open files; "
-                        "LIMITS as memory=512,processes=64,cpu=60,idle=0.1,files=256 (those are the defaults; "
+                        "LIMITS as memory=512,processes=256,cpu=60,idle=0.1,files=256 (those are the defaults; "
                         "docs/sandbox.md). The way to run programs you did not write")
 
 
