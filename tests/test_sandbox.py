@@ -190,9 +190,11 @@ def test_a_bot_that_breaks_a_limit_forfeits_with_the_limit_and_the_tournament_go
 
 @needs_sandbox
 def test_a_bot_that_computes_on_the_opponents_time_is_stopped(tmp_path, evil):
-    # The opponent thinks 50 ms a move, so the burner has time to burn that is not its own.
-    slow = f"{GOOD} --delay 0.05"
-    results, lines = tournament(tmp_path, [slow, evil("cpu", limits="cpu=100,idle=0.1")], 8)
+    # The opponent thinks 0.1 s a move, so the burner has time to burn that is not its own; idle=0 leaves
+    # it the grace alone (1 CPU second), reached within the run even on a loaded machine.
+    # The opponent is sandboxed too, with the defaults: a program that waits its turn is never stopped.
+    slow = str(BotSpec.parse(f"{GOOD} --delay 0.1").sandboxed(""))
+    results, lines = tournament(tmp_path, [slow, evil("cpu", limits="cpu=100,idle=0")], 8)
     kinds = [line["forfeit"]["kind"] for line in lines if line["forfeit"]]
     assert "cpu" in kinds, kinds
     assert set(kinds) == {"cpu"} and all(line["forfeit"]["entry"] == 1 for line in lines if line["forfeit"])
