@@ -1,5 +1,9 @@
 """External bots: any program that speaks the bot protocol (docs/bot-protocol.md) over stdin/stdout.
 
+``sandbox=Limits(...)`` (the spec ``sandbox[LIMITS]:cmd:...``, ``--sandbox``) runs the program confined
+(:mod:`.sandbox`, docs/sandbox.md): a limit it breaks becomes the failure's kind (``memory``,
+``processes``, ``cpu``), whatever the host saw first.
+
 ``load_bot("cmd:PROGRAM ARGS", game)`` returns an :class:`ExternalBot`. The program is started
 (``shlex.split`` of the command, no shell) when its first game begins, greeted with ``hello`` and then
 told about every game (``new_game``), every decision (``act``) and every result (``game_over``).

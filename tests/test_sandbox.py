@@ -133,6 +133,16 @@ def test_a_machine_that_cannot_sandbox_refuses_in_one_line_and_runs_nothing(monk
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+def test_a_machine_without_cgroups_to_write_refuses_too(monkeypatch, tmp_path):
+    import tavernzoo.agents.sandbox as sandbox
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("no bwrap: the first refusal is about bubblewrap (tested above)")
+    monkeypatch.setattr(sandbox, "CGROUP_ROOT", tmp_path)  # no controller mounted there
+    with pytest.raises(SandboxUnavailable, match="needs a writable cgroup v1 'memory' controller"):
+        load_bot(f"sandbox:{GOOD}", "tiny_minotaur")
+
+
 # --- what a sandboxed program sees -------------------------------------------------------------------
 
 
