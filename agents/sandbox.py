@@ -13,7 +13,8 @@ A sandboxed program runs under bubblewrap (``bwrap``, Debian's ``bubblewrap``) i
     files            ``/usr``, ``/etc`` (and ``/opt``) read-only, the      refused / not there
                      program's folder read-only, a private ``/tmp``
                      (tmpfs, the scratch folder, counted as memory);
-                     nothing else: no home, no other bot, no output
+                     nothing else: no home, no other bot, no output;
+                     what others may not read in /etc stays hidden
     ===============  ====================================================  ===================
 
 Why cgroups and not rlimits alone: ``RLIMIT_NPROC`` counts every process of the *user* (and root ignores
@@ -35,10 +36,12 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 
 IDLE_GRACE_SECONDS = 1.0
@@ -200,6 +203,7 @@ class Sandbox:
                 binds += ["--symlink", os.readlink(path), directory]
             elif path.is_dir():
                 binds += ["--ro-bind", directory, directory]
+        binds += _masks()
         for extra in _interpreter_dirs(program, script):
             binds += ["--ro-bind", str(extra), str(extra)]
         if folder is not None:
@@ -316,6 +320,37 @@ class Sandbox:
                 except OSError:  # still busy while the last processes exit
                     time.sleep(0.02)
         self.groups = {}
+
+
+@cache
+def _masks() -> list[str]:
+    """bwrap arguments that hide what only a privileged user may read in ``/etc`` (``/etc/shadow``,
+    ``/etc/ssl/private``, ...): the program's file access is checked as the host's user, root on a CI
+    machine, so without these it could read them. A file is covered by the host's ``/dev/null`` (a device
+    on a mount without devices: reading it is refused), a folder by an empty read-only one. Found once
+    per process (a walk of /etc: milliseconds; /usr would take a second)."""
+    masks: list[str] = []
+    for top in ("/etc",):
+        if Path(top).is_symlink() or not Path(top).is_dir():
+            continue
+        for folder, subfolders, files in os.walk(top):
+            for name in list(subfolders):
+                path = os.path.join(folder, name)
+                if not os.path.islink(path) and _private(path, stat.S_IROTH | stat.S_IXOTH):
+                    masks += ["--tmpfs", path, "--remount-ro", path]
+                    subfolders.remove(name)
+            for name in files:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path) and _private(path, stat.S_IROTH):
+                    masks += ["--ro-bind", "/dev/null", path]
+    return masks
+
+
+def _private(path: str, bits: int) -> bool:
+    try:
+        return (os.lstat(path).st_mode & bits) != bits
+    except OSError:
+        return False
 
 
 def _remove_stale_groups() -> None:
