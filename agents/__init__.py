@@ -16,7 +16,8 @@ strings, resolved by :func:`load_bot`:
 * ``BOT.onnx`` — an exported bot (ONNX + JSON manifest, :mod:`.onnx_bot`); ``zoo:GAME`` — the bundled
   pretrained bot of a game;
 * ``cmd:PROGRAM ARGS`` — an external program speaking the bot protocol (docs/bot-protocol.md,
-  :mod:`.external`);
+  :mod:`.external`); ``sandbox:cmd:...`` or ``sandbox[LIMITS]:cmd:...`` — the same program confined
+  (memory, processes, CPU, open files, no network, almost no files; :mod:`.sandbox`, docs/sandbox.md);
 * ``mcts`` or ``mcts:OPTIONS`` — information-set Monte Carlo tree search on the rules engine
   (``mcts:400,time=0.5,rollout=heuristic,depth=40``; :mod:`.mcts`, docs/search.md);
 * ``llm:MODEL@URL[,options]`` — a language model behind an OpenAI-compatible chat-completions server
@@ -76,8 +77,14 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
         return make_mcts_bot(spec, game, config, seed, load_bot)
     if spec.kind == "cmd":
         from .external import ExternalBot
+        from .sandbox import Limits
 
-        return ExternalBot(config, seed, spec.name, game)
+        if spec.sandbox is None:
+            return ExternalBot(config, seed, spec.name, game)
+        if not spec.name:
+            raise ValueError(f"bot spec {str(spec)!r}: a sandbox runs programs only; write sandbox:cmd:PROGRAM ARGS "
+                             "or sandbox[memory=256,processes=32,cpu=30,files=64]:cmd:PROGRAM ARGS")
+        return ExternalBot(config, seed, spec.name, game, sandbox=Limits.parse(spec.sandbox))
     if spec.kind == "llm":  # a language model (agents/llm.py parses the rest of the spec)
         from .llm import make_llm_bot
 

@@ -12,6 +12,9 @@ every violation is reported instead of stopping at the first:
    :class:`~tavernzoo.agents.external.ExternalBot` (every ``act`` answered in time with a legal action,
    ``game_over`` with ``ok``); a failure is a violation and the program is restarted for the next game;
 4. *quit*: ``quit`` is answered ``ok`` and the program exits within a few seconds.
+
+``--sandbox [LIMITS]`` runs every stage with the program confined as a tournament's ``--sandbox`` would
+(agents/sandbox.py): an author sees whether their bot plays within the limits.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from ..envs import games as all_games
 from ..envs import get_game
 from .external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command
+from .sandbox import Limits, Sandbox, available
 
 PROTOCOL = 1
 
@@ -61,7 +65,10 @@ class _Program:
     Its output is read as the tournament reads a ``cmd:`` bot's: bounded lines through a bounded queue
     (:func:`.external._pump`), so a program that floods cannot grow the checker."""
 
-    def __init__(self, argv: list[str]):
+    def __init__(self, argv: list[str], sandbox: Limits | None = None):
+        self.sandbox = Sandbox(sandbox) if sandbox is not None else None
+        if self.sandbox is not None:
+            argv = self.sandbox.wrap(argv)
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         bufsize=0)
         self.lines: queue.Queue = queue.Queue(maxsize=MAX_PENDING_LINES)
@@ -88,6 +95,9 @@ class _Program:
                 status = self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 status = None
+            breach = self.sandbox.breach or self.sandbox.check() if self.sandbox is not None else None
+            if breach is not None:
+                return None, f"the sandbox stopped the program ({breach[0]}): {breach[1]}"
             return None, f"the program exited (status {status}) without replying"
         if isinstance(reply, _TooLong):
             return None, f"the reply line is longer than {MAX_LINE_BYTES} bytes: {reply.start[:80]!r}..."
@@ -104,6 +114,8 @@ class _Program:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=10)
+        if self.sandbox is not None:
+            self.sandbox.close()
         for stream in (self.process.stdin, self.process.stdout):
             try:
                 stream.close()
@@ -119,17 +131,22 @@ def _hello(game: Any, config: Any) -> str:
 
 
 def check_program(command: str, game_names: list[str] | None = None, games_each: int = 2,
-                  move_timeout: float = 10.0, start_timeout: float = 30.0, seed: int = 0) -> Report:
-    """Run every check against the program ``command`` (``PROGRAM ARGS``) and report what it found."""
+                  move_timeout: float = 10.0, start_timeout: float = 30.0, seed: int = 0,
+                  sandbox: Limits | None = None) -> Report:
+    """Run every check against the program ``command`` (``PROGRAM ARGS``) and report what it found;
+    with ``sandbox``, the program runs confined by those limits (agents/sandbox.py), as a tournament's
+    ``--sandbox`` would run it."""
     if not command.strip():
         raise ValueError("name the program to check: tavernzoo bot check 'PROGRAM ARGS'")
     argv = parse_command(command)
     targets = [get_game(name) for name in game_names] if game_names else list(all_games().values())
     if games_each < 1:
         raise ValueError(f"--games {games_each} must be at least 1")
+    if sandbox is not None:
+        available()
     report = Report(command)
     try:
-        program = _Program(argv)
+        program = _Program(argv, sandbox)
     except OSError as error:
         report.add("start", f"start {argv[0]}", False, str(error))
         return report
@@ -167,7 +184,7 @@ def check_program(command: str, game_names: list[str] | None = None, games_each:
     finally:
         program.stop()
     for game in playable:
-        _check_games(command, game, games_each, move_timeout, seed, report)
+        _check_games(command, game, games_each, move_timeout, seed, report, sandbox)
     if not playable:
         report.add("games", "plays at least one game", False, "the program accepted none of: "
                    + ", ".join(game.env_name for game in targets))
@@ -208,7 +225,8 @@ def _check_errors(program: _Program, game: Any, report: Report, timeout: float) 
     report.add("errors", "the bot keeps serving after an error", ok, problem or ("" if ok else f"got {reply}"))
 
 
-def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report) -> None:
+def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report,
+                 sandbox: Limits | None = None) -> None:
     from ..envs.make import make_env
     from ..eval.guard import Forfeit, Guard
     from ..eval.loop import play_game
@@ -217,7 +235,7 @@ def _check_games(command: str, game: Any, count: int, move_timeout: float, seed:
 
     config = game.make_config()
     seats = game.rules.num_seats(config)
-    bot = ExternalBot(config, seed, command, game)
+    bot = ExternalBot(config, seed, command, game, sandbox=sandbox)
     bot.move_timeout = move_timeout
     env = make_env(game, config)
     played = 0
@@ -262,6 +280,7 @@ def print_report(report: Report) -> None:
 def run_check(args: argparse.Namespace) -> int:
     if not args.command:
         raise ValueError("tavernzoo bot check needs the program: tavernzoo bot check 'python my_bot.py'")
-    report = check_program(args.command, args.game or None, args.games, args.move_timeout)
+    sandbox = None if getattr(args, "sandbox", None) is None else Limits.parse(args.sandbox)
+    report = check_program(args.command, args.game or None, args.games, args.move_timeout, sandbox=sandbox)
     print_report(report)
     return 1 if report.violations else 0

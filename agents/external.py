@@ -1,5 +1,9 @@
 """External bots: any program that speaks the bot protocol (docs/bot-protocol.md) over stdin/stdout.
 
+``sandbox=Limits(...)`` (the spec ``sandbox[LIMITS]:cmd:...``, ``--sandbox``) runs the program confined
+(:mod:`.sandbox`, docs/sandbox.md): a limit it breaks becomes the failure's kind (``memory``,
+``processes``, ``cpu``), whatever the host saw first.
+
 ``load_bot("cmd:PROGRAM ARGS", game)`` returns an :class:`ExternalBot`. The program is started
 (``shlex.split`` of the command, no shell) when its first game begins, greeted with ``hello`` and then
 told about every game (``new_game``), every decision (``act``) and every result (``game_over``).
@@ -37,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .base import BotBase
+from .sandbox import Limits, Sandbox, available
 
 PROTOCOL = 1
 MAX_LINE_BYTES = 1 << 20
@@ -63,7 +68,9 @@ class BotFailure(RuntimeError):
     def __init__(self, kind: str, reason: str):
         reason = clip(reason)
         super().__init__(f"{kind}: {reason}")
-        self.kind = kind  # "crash", "timeout", "garbage", "protocol", "illegal" or "start"
+        # "crash", "timeout", "garbage", "protocol", "illegal", "start"; under a sandbox also "memory",
+        # "processes" or "cpu" (agents/sandbox.py)
+        self.kind = kind
         self.reason = reason
 
 
@@ -74,8 +81,12 @@ class ExternalBot(BotBase):
     move_timeout: float = 10.0
     start_timeout: float = 30.0
 
-    def __init__(self, config: Any, seed: int | None, command: str, game: Any):
+    def __init__(self, config: Any, seed: int | None, command: str, game: Any, sandbox: Limits | None = None):
         self.argv = parse_command(command)
+        if sandbox is not None:
+            available()  # one clear line here, before any game, where this machine cannot sandbox
+        self.sandbox = sandbox
+        self._sandbox: Sandbox | None = None
         self.command = command
         self.game = game
         self.config = config
@@ -99,6 +110,8 @@ class ExternalBot(BotBase):
     def reset(self) -> None:
         """A new game begins: (re)start the program if needed, then send ``new_game``."""
         self._ensure_started()
+        if self._sandbox is not None:
+            self._sandbox.start_game()
         self._view = None
         message = {"type": "new_game", "seat": self.seat, "seed": self._random.randrange(2**31)}
         self._expect(self._request(message, self.start_timeout), "ok")
@@ -188,13 +201,18 @@ class ExternalBot(BotBase):
         if self._started_once:
             self.restarts += 1
         self._started_once = True
+        argv = self.argv
+        if self.sandbox is not None:
+            self._sandbox = Sandbox(self.sandbox)
+            argv = self._sandbox.wrap(self.argv)
         try:
             # Binary pipes, read in bounded chunks by the threads below (see the module docstring).
             self._process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
             )
         except OSError as error:
             self._process = None
+            self._close_sandbox()
             raise BotFailure("start", f"cannot start {self.argv[0]!r}: {error}") from None
         self._lines = queue.Queue(maxsize=MAX_PENDING_LINES)
         self._stderr = _Tail(STDERR_TAIL_BYTES)
@@ -214,9 +232,11 @@ class ExternalBot(BotBase):
         if self._stop_reading is not None:
             self._stop_reading.set()
         if process is None:
+            self._close_sandbox()
             return
         if process.poll() is None:
             process.kill()
+        self._close_sandbox()
         try:
             process.wait(timeout=5.0)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
@@ -232,10 +252,21 @@ class ExternalBot(BotBase):
             pass
 
     def _fail(self, kind: str, reason: str) -> BotFailure:
-        """Kill the program (it is restarted before the next game) and build the exception to raise."""
+        """Kill the program (it is restarted before the next game) and build the exception to raise.
+
+        A sandboxed program that broke a limit forfeits with the limit's name (``memory``, ``processes``,
+        ``cpu``), whatever the failure the host saw first (its death, a time-out, a half-written line)."""
+        breach = (self._sandbox.breach or self._sandbox.check()) if self._sandbox is not None else None
+        if breach is not None:
+            kind, reason = breach
         tail = self._stderr.text()
         self._kill()
         return BotFailure(kind, reason + (f"; stderr: {tail}" if tail and kind in ("crash", "start") else ""))
+
+    def _close_sandbox(self) -> None:
+        sandbox, self._sandbox = self._sandbox, None
+        if sandbox is not None:
+            sandbox.close()
 
     def _send(self, message: dict[str, Any]) -> None:
         process = self._process
@@ -250,9 +281,14 @@ class ExternalBot(BotBase):
             raise self._fail("crash", f"{self.argv[0]} stopped reading its input ({error})") from None
 
     def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        sandbox = self._sandbox
+        if sandbox is not None:
+            sandbox.asked()
         self._send(message)
         try:
             line = self._lines.get(timeout=timeout)
+            if sandbox is not None:
+                sandbox.answered()
         except queue.Empty:
             raise self._fail("timeout", f"no reply to {message['type']!r} within {timeout:g} s") from None
         if line is None:

@@ -6,6 +6,8 @@
     ``mcts``, ``mcts:OPTIONS``  mcts    ``options``: the comma-separated items (``400``,
                                         ``rollout=heuristic``), as written
     ``cmd:PROGRAM ARGS``        cmd     ``name``: the command line
+    ``sandbox:cmd:...``,        cmd     as ``cmd:``, and ``sandbox``: the limits as written
+    ``sandbox[LIMITS]:cmd:...``         (``''`` for the defaults; agents/sandbox.py, docs/sandbox.md)
     ``llm:MODEL@URL,OPTIONS``   llm     ``name``: all after ``llm:`` (agents/llm.py parses it)
     ``zoo:GAME[@MODE]``         zoo     ``name``: the game ('' for the game played), ``mode``
     ``PATH.onnx``               onnx    ``name``: the path
@@ -40,6 +42,8 @@ class BotSpec:
     name: str = ""
     mode: str | None = None
     options: tuple[str, ...] = ()
+    sandbox: str | None = None
+    """A ``cmd:`` spec's sandbox limits (``memory=256,cpu=5``; ``''`` the defaults), None when unconfined."""
     text: str = field(default="", compare=False)
     """The spec as written (error messages quote it)."""
 
@@ -50,6 +54,15 @@ class BotSpec:
         if text == "mcts" or text.startswith("mcts:"):
             items = tuple(part.strip() for part in text.partition(":")[2].split(",") if part.strip())
             return cls("mcts", options=items, text=text)
+        if text.startswith("sandbox:") or text.startswith("sandbox["):
+            limits, inner = "", text[len("sandbox:"):]
+            if text.startswith("sandbox["):
+                limits, _, inner = text[len("sandbox["):].partition("]:")
+            inner_spec = cls.parse(inner)
+            if inner_spec.kind != "cmd" or inner_spec.sandbox is not None:
+                # Only programs run in a sandbox; a typo must not load a bot unconfined.
+                return cls("cmd", "", sandbox=limits, text=text)
+            return cls("cmd", inner_spec.name, sandbox=limits, text=text)
         if text.startswith("cmd:"):
             return cls("cmd", text[len("cmd:"):], text=text)
         if text.startswith("llm:"):
@@ -66,6 +79,8 @@ class BotSpec:
         if self.kind == "mcts":
             return "mcts" + (":" + ",".join(self.options) if self.options else "")
         mode = "" if self.mode is None else "@" + self.mode
+        if self.kind == "cmd" and self.sandbox is not None:
+            return ("sandbox:" if not self.sandbox else f"sandbox[{self.sandbox}]:") + "cmd:" + self.name
         return {"cmd": "cmd:", "llm": "llm:", "zoo": "zoo:", "onnx": "", "name": ""}[self.kind] + self.name + mode
 
     def __str__(self) -> str:
@@ -89,6 +104,14 @@ class BotSpec:
         text = str(self)
         return BotSpec("mcts", options=(*self.options, f"{key}={value}"),
                        text=f"{text}{',' if ':' in text else ':'}{key}={value}")
+
+    def sandboxed(self, limits: str) -> BotSpec:
+        """This spec with its programs run in a sandbox of ``limits`` (``--sandbox``): a ``cmd:`` spec gets
+        them (one already sandboxed keeps its own); other specs run no program and stay as they are."""
+        if self.kind != "cmd" or self.sandbox is not None:
+            return self
+        spec = BotSpec("cmd", self.name, sandbox=limits)
+        return BotSpec("cmd", self.name, sandbox=limits, text=spec.format())
 
     def within(self) -> list[BotSpec]:
         """This spec and the bot specs nested in it (an mcts spec's ``rollout=`` and ``prior=``)."""

@@ -10,6 +10,7 @@ def print_results(results: dict[str, Any], file=None) -> None:
     """The leaderboard (and SPRT, forfeits) as a rich table."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from tavernzoo.userio import console as make_console
 
@@ -25,7 +26,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
     for column in columns:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in results["leaderboard"]:
-        cells = [str(row["rank"]), row["bot"], str(row["games"]), f"{row['wins']}-{row['draws']}-{row['losses']}",
+        # A spec as plain text: rich markup would eat its brackets (sandbox[memory=64]:cmd:...).
+        cells = [str(row["rank"]), Text(row["bot"]), str(row["games"]), f"{row['wins']}-{row['draws']}-{row['losses']}",
                  str(row["forfeits"]), _with_ci(row["score"], row["score_ci"]),
                  _with_ci(row["deal_score"], row["deal_score_ci"])]
         if duel:

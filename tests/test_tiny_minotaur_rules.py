@@ -378,6 +378,27 @@ def test_a_house_ruleset_changes_the_windows_and_a_broken_one_is_refused(tmp_pat
         Config(ruleset=str(broken))
 
 
+@pytest.mark.parametrize(("old", "new", "words"), [
+    ("regular = { fighter = 5, paladin = 5 }\nmiddling = 5\nstronk = 5",
+     "regular = { fighter = 0, paladin = 5 }\nmiddling = 0\nstronk = 0", "the fighter deck holds no attack card"),
+    ("regular = 10 ", "regular = -10 ", r"damage.regular must be a whole number of HP from 0 to 1000000, got -10"),
+    ("regular = 10 ", "regular = 10.7 ", r"damage.regular .* got 10.7"),
+    ("stronk = 50 ", "stronk = true ", r"damage.stronk .* got True"),
+    ("damage = 40", "damage = -40", r"bosses.minotaur_gore.damage .* got -40"),
+])
+def test_a_house_ruleset_that_makes_the_game_unplayable_is_refused(tmp_path, old, new, words):
+    text = rules.resources.files("tavernzoo.envs.tiny_minotaur").joinpath("ruleset.toml").read_text()
+    assert old in text
+    house = tmp_path / "house.toml"
+    house.write_text(text.replace(old, new, 1))
+    with pytest.raises(ValueError, match=words):
+        Config(ruleset=str(house))
+    # A deck with attacks but nothing else still plays: a table may strip the reactions.
+    house.write_text(text.replace("dodge = 1\nheal = 0", "dodge = 0\nheal = 0", 1))
+    state = new_game(config(ruleset=str(house), classes=("sword", "sword")), d20(18, 2))
+    assert legal_actions(state)
+
+
 def test_scripted_dice_refuse_a_mismatched_die():
     state = new_game(config(), Chance.dice((20, 18), (20, 2), (6, 3)))
     with pytest.raises(ReplayError, match="out of 6"):

@@ -14,7 +14,7 @@ from typing import Any
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """``tavernzoo web [--port P] [--host H] [--bot SPEC] [--allow-local]``."""
+    """``tavernzoo web [--port P] [--host H] [--bot SPEC] [--allow-local] [--sandbox [LIMITS]]``."""
     parser = commands.add_parser(
         "web", help="play, watch and replay games in a browser (a page served on loopback)",
         description="Serve the tavernzoo page: set up any game, play a seat against bots, watch bots play, "
@@ -25,6 +25,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bot", metavar="BOT_SPEC", help="also serve this bot over the bot protocol at /bot")
     parser.add_argument("--allow-local", action="store_true",
                         help="let the page seat cmd:PROGRAM bots and bots read from files on this machine")
+    parser.add_argument("--sandbox", nargs="?", const="", default=None, metavar="LIMITS",
+                        help="run the cmd: programs that --allow-local lets the page seat in a sandbox (LIMITS as "
+                        "for tournament --sandbox: memory=512,processes=256,cpu=60,idle=0.1,files=256; "
+                        "docs/sandbox.md)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
     parser.set_defaults(run=run_web)
     return parser
@@ -37,5 +41,11 @@ def run_web(args: argparse.Namespace) -> int:
         from ..agents.bot_server import spec_envs
 
         spec_envs(args.bot)
+    if args.sandbox is not None:
+        from ..agents.sandbox import Limits, available
+
+        Limits.parse(args.sandbox)
+        available()  # one line now, not at the first seat
     return run_server(bot=args.bot, web=True, host=args.host, port=args.port, quiet=args.quiet,
-                      allow_local=args.allow_local, banner=lambda url: f"tavernzoo web on {url} (Ctrl-C stops)")
+                      allow_local=args.allow_local, sandbox=args.sandbox,
+                      banner=lambda url: f"tavernzoo web on {url} (Ctrl-C stops)")

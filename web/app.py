@@ -161,9 +161,11 @@ def _is_local(spec: str, game: Any) -> bool:
 class WebState:
     """What one app holds: tables, replays, uploaded bots, and which bot specs the page may use."""
 
-    def __init__(self, allow_local: bool, limits: type[Limits] = Limits):
+    def __init__(self, allow_local: bool, limits: type[Limits] = Limits, sandbox: str | None = None):
         self.limits = limits
         self.allow_local = allow_local
+        self.sandbox = sandbox
+        """The limits every ``cmd:`` seat runs under (``--sandbox``), or None: programs run unconfined."""
         # A dropped table's programs are stopped in the background: stopping one may take a second.
         self.tables = Store(
             limits.tables, limits.idle_seconds, lambda table: _in_background(table.close),
@@ -195,6 +197,12 @@ class WebState:
                 f"{spec!r} is not a bot this page may seat: choose a built-in bot ({', '.join(builtin_bots(game))}), "
                 "zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and files "
                 "on the server need the server started with --allow-local")
+        if self.sandbox is not None:
+            parsed = BotSpec.parse(spec)
+            if any(part.kind == "cmd" and part.sandbox is None for part in parsed.within()[1:]):
+                raise TableError(f"{spec!r} nests a cmd: program, which this server's --sandbox cannot confine; "
+                                 "seat the program itself")
+            return str(parsed.sandboxed(self.sandbox))
         return spec
 
     def load(self, spec: str, game: Any, config: Any, seed: int) -> Any:
@@ -511,9 +519,11 @@ class SecurityHeaders:
 
 
 def create_app(bot: str | None = None, web: bool = True, allow_local: bool = False,
-               hosts: tuple[str, ...] = LOOPBACK_HOSTS, limits: type[Limits] = Limits) -> Starlette:
+               hosts: tuple[str, ...] = LOOPBACK_HOSTS, limits: type[Limits] = Limits,
+               sandbox: str | None = None) -> Starlette:
     """The ASGI app: the page and its API (``web``), and the bot protocol for ``bot`` (a bot spec)
-    at ``/bot`` beside the page or at ``/`` alone."""
+    at ``/bot`` beside the page or at ``/`` alone. With ``sandbox`` (limits, ``''`` the defaults) the
+    page's ``cmd:`` seats run sandboxed (agents/sandbox.py)."""
     if not web and bot is None:
         raise ValueError("the app serves the page, a bot, or both")
     routes: list[Any] = []
@@ -543,6 +553,6 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
     if hosts:  # a page elsewhere that points a name of its own at this address (DNS rebinding) is refused
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
-    app.state.web = WebState(allow_local, limits) if web else None
+    app.state.web = WebState(allow_local, limits, sandbox) if web else None
     app.state.bot = BotSessions(bot) if bot is not None else None
     return app

@@ -89,14 +89,14 @@ def url_of(sock: socket.socket) -> str:
 
 
 def run_server(bot: str | None, web: bool, host: str, port: int, quiet: bool, banner: Callable[[str], str],
-               allow_local: bool = False) -> int:
+               allow_local: bool = False, sandbox: str | None = None) -> int:
     """Serve until Ctrl-C: the page (``web``) and/or the bot protocol for ``bot``."""
     from .app import LOOPBACK_HOSTS, create_app
 
     loopback = is_loopback(host)
     if not loopback:
         print(f"warning: serving on {host}: other machines may reach this server", file=sys.stderr)
-    app = create_app(bot=bot, web=web, allow_local=allow_local,
+    app = create_app(bot=bot, web=web, allow_local=allow_local, sandbox=sandbox,
                      hosts=LOOPBACK_HOSTS + ((host,) if loopback else ("*",)))
     sock = bind(host, port)
     server = make_server(app, sock, quiet)

@@ -140,8 +140,19 @@ def _count(value: object, where: str) -> int:
     return value
 
 
+MAX_DAMAGE = 1_000_000
+"""The most damage a card may deal (the bound every numeric game option has)."""
+
+
+def _damage(value: object, where: str) -> int:
+    # int() would turn 10.7 into 10 and true into 1; a negative hit would heal its target.
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DAMAGE:
+        raise ValueError(f"{where} must be a whole number of HP from 0 to {MAX_DAMAGE}, got {value!r}")
+    return value
+
+
 def _parse_ruleset(data: dict) -> Ruleset:
-    damage = {card: int(data["damage"][card]) for card in ("regular", "middling", "stronk")}
+    damage = {card: _damage(data["damage"][card], f"damage.{card}") for card in ("regular", "middling", "stronk")}
     tiers = tuple(_window(data["initiative"][f"tier_{t}"], f"initiative.tier_{t}") for t in (1, 2, 3))
     covered = sorted(face for low, high in tiers for face in range(low, high + 1))
     if covered != list(range(1, 21)):
@@ -161,10 +172,15 @@ def _parse_ruleset(data: dict) -> Ruleset:
         rest = tuple(_count(deck[card], f"classes.{name}.{card}") for card in ("middling", "stronk", "dodge", "heal"))
         for archetype in ARCHETYPES[name]:
             decks[archetype] = (_count(regular[archetype], f"classes.{name}.regular.{archetype}"), *rest)
+            if decks[archetype][0] + rest[0] + rest[1] == 0:
+                # Two such decks face each other (any archetype may meet itself): the game would end
+                # at the deal, with no decision (docs/rules/tiny_minotaur.md, "House rulesets").
+                raise ValueError(f"classes.{name}: the {archetype} deck holds no attack card (regular, "
+                                 "middling or stronk); every deck needs at least one, or nobody can play")
     bosses = {}
     for name, boss in data.get("bosses", {}).items():
         boss_windows = tuple(_window(boss[f"tier_{t}"], f"bosses.{name}.tier_{t}") for t in (1, 2, 3))
-        bosses[name] = (int(boss["damage"]), boss_windows)
+        bosses[name] = (_damage(boss["damage"], f"bosses.{name}.damage"), boss_windows)
     return Ruleset(damage, tiers, windows, decks, bosses)  # type: ignore[arg-type]
 
 

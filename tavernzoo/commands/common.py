@@ -84,6 +84,29 @@ def add_backend_arguments(parser: Any, what: str = "the games") -> None:
                         "default: start one on this machine)")
 
 
+def add_sandbox_argument(parser: Any) -> None:
+    """``--sandbox [LIMITS]``: every ``cmd:`` program confined (agents/sandbox.py, docs/sandbox.md);
+    :func:`sandboxed` applies it to the specs."""
+    parser.add_argument("--sandbox", nargs="?", const="", default=None, metavar="LIMITS",
+                        help="run every cmd: program in a sandbox: no network, no files but its own folder "
+                        "(read-only) and a private /tmp, limited memory, processes, CPU and open files; "
+                        "LIMITS as memory=512,processes=256,cpu=60,idle=0.1,files=256 (those are the defaults; "
+                        "docs/sandbox.md). The way to run programs you did not write")
+
+
+def sandboxed(specs: list[str], limits: str | None) -> list[str]:
+    """``specs`` with their ``cmd:`` programs sandboxed by ``--sandbox LIMITS`` (unchanged without it);
+    the limits are checked, and so is this machine's sandbox (one line saying what is missing)."""
+    if limits is None:
+        return list(specs)
+    from tavernzoo.agents.sandbox import Limits, available
+    from tavernzoo.agents.spec import BotSpec
+
+    Limits.parse(limits)
+    available()
+    return [str(BotSpec.parse(spec).sandboxed(limits)) for spec in specs]
+
+
 def backend_options(args: Any) -> dict[str, Any]:
     """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
     if args.address and args.backend != "ray":

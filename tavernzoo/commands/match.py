@@ -7,10 +7,18 @@ import json
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from tavernzoo.userio import console
 
-from .common import add_backend_arguments, add_config_arguments, backend_options, parse_config
+from .common import (
+    add_backend_arguments,
+    add_config_arguments,
+    add_sandbox_argument,
+    backend_options,
+    parse_config,
+    sandboxed,
+)
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -32,6 +40,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
+    add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match
 
@@ -40,7 +49,7 @@ def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
 
     config = parse_config(args)
-    result = play_match(args.game, args.bots, args.games, seed=args.seed, config=config,
+    result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
         rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
@@ -59,7 +68,7 @@ def run_match(args: argparse.Namespace) -> int:
                    *(LLM_COLUMNS if llm else ())):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
-        table.add_row(row.bot, str(row.games), str(row.wins), str(row.draws), str(row.losses),
+        table.add_row(Text(row.bot), str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}",
                       *(llm_cells(row.bot_stats) if llm else ()))
     console().print(table)

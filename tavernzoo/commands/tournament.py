@@ -18,7 +18,7 @@ from tavernzoo.eval.results import GAMES_FILE, RESULTS_FILE, print_results
 from tavernzoo.eval.schedule import FORMATS, make_settings, read_settings
 from tavernzoo.eval.tournament import BACKENDS, HEATMAP_FILE, run_tournament
 
-from .common import add_config_arguments, parse_config, run_alone
+from .common import add_config_arguments, add_sandbox_argument, parse_config, run_alone, sandboxed
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -58,6 +58,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--no-plot", action="store_true", help="skip heatmap.png")
     parser.add_argument("--json", action="store_true",
                         help="print the results (as in results.json) as one JSON document instead of the table")
+    add_sandbox_argument(parser)
     parser.set_defaults(run=run_command)
     return parser
 
@@ -74,6 +75,7 @@ def run_command(args: argparse.Namespace) -> int:
         sprt = sprt or stored["sprt"]
     if not bots:
         raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
+    bots = sandboxed(bots, args.sandbox)
     settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt)
     if args.address and args.backend != "ray":
