@@ -108,7 +108,7 @@ def test_limits_parse_with_defaults_and_refuse_what_is_out_of_range():
 def test_a_sandbox_spec_is_a_cmd_spec_that_writes_itself_back():
     spec = BotSpec.parse("sandbox[memory=64]:cmd:python3 bot.py --fast")
     assert (spec.kind, spec.name, spec.sandbox) == ("cmd", "python3 bot.py --fast", "memory=64")
-    assert BotSpec.parse(spec.format()) == spec and spec.local
+    assert BotSpec.parse(spec.format()) == spec and spec.local(("heuristic",), ("wyvern",))
     assert BotSpec.parse("sandbox:cmd:x").sandbox == "" and BotSpec.parse("cmd:x").sandbox is None
     assert BotSpec.parse("cmd:x") != BotSpec.parse("sandbox:cmd:x")
     assert str(BotSpec.parse("cmd:x y").sandboxed("cpu=3")) == "sandbox[cpu=3]:cmd:x y"
