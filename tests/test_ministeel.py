@@ -98,6 +98,7 @@ def test_reference_sheet_counts_sum_to_100():
         ({"fate_on_self": 1}, "fate_on_self"),
         ({"max_turns": 0}, "max_turns"),
         ({"poison_limit": 2.5}, "poison_limit"),
+        ({"hand_size": 0}, r"hand_size=0 .*1"),  # a game nobody can play: no card is ever dealt
     ],
 )
 def test_bad_config_names_the_option(options, message):

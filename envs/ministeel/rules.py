@@ -200,7 +200,7 @@ class ConfigV1:
         check_choice("num_players", self.num_players, tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
         check_range("starting_hp", self.starting_hp, 1, 1000)
         check_range("hp_cap", self.hp_cap, self.starting_hp, 1000)
-        check_range("hand_size", self.hand_size, 0, 20)
+        check_range("hand_size", self.hand_size, 1, 20)  # 0: nobody ever holds a card, only passes are left
         check_range("draw_tokens", self.draw_tokens, 0, 20)
         check_range("token_cards", self.token_cards, 0, 20)
         check_range("actions_per_turn", self.actions_per_turn, 1, 10)
