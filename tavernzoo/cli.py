@@ -7,6 +7,7 @@
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
     tavernzoo expert GAME --teacher SPEC     a policy trained on a teacher's moves (oracle, mcts visits; DAgger)
+    tavernzoo exploit BOT                    a best response trained against BOT (Tiny Minotaur: also exact)
     tavernzoo rllib GAME                     the RLlib recipe: multi-agent PPO with action masks, on Ray
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
@@ -134,6 +135,31 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, help="seed of the run (default 0)")
     train.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     train.set_defaults(run=run_train)
+
+    # `tavernzoo exploit`: the parser and a call into train/exploit.py (docs/strength.md).
+    exploit = commands.add_parser(
+        "exploit", help="how exploitable a bot is: train a best response to it, measure it (Tiny Minotaur: exactly)",
+        description="Train an exploiter by MaskablePPO against frozen copies of BOT in every other seat (from "
+        "BOT's own weights where BOT is a trained policy), then play duplicate deals with seats rotated and "
+        "print the exploiter's share of the wins (its score in a duel) with its 95%% interval and the gain over "
+        "the fair share. For Tiny Minotaur also the exact best response to BOT's policy, in milli-points.")
+    exploit.add_argument("bot", metavar="BOT", help="the bot spec to exploit (zoo:GAME, BOT.onnx, a checkpoint or "
+                         "run, or with --from-scratch any bot)")
+    exploit.add_argument("--game", help="the game (default: the one a trained BOT was made for)")
+    exploit.add_argument("--timesteps", type=int, default=200_000,
+                         help="the exploiter's training budget in learner decisions (default 200000)")
+    exploit.add_argument("--games", type=int, default=1000, help="games of the measurement (default 1000)")
+    exploit.add_argument("--from-scratch", action="store_true",
+                         help="a fresh learner (required for bots without weights: rule bots, mcts, cmd:)")
+    exploit.add_argument("--no-exact", action="store_true", help="Tiny Minotaur: skip the exact best response")
+    exploit.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-exploit-seedSEED)")
+    exploit.add_argument("--seed", type=int, default=0, help="seed of the training and the deals (default 0)")
+    exploit.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
+                         help="one training option (repeatable), e.g. n_envs=16")
+    _add_config_arguments(exploit)
+    exploit.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    exploit.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    exploit.set_defaults(run=run_exploit_command)
 
     wyvern = commands.add_parser("wyvern", help="Wyvern TCG tools (deck validation)",
                                  description="Tools for Wyvern TCG's own decks.")
@@ -347,6 +373,36 @@ def run_train(args: argparse.Namespace) -> int:
                       f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
     out.print(table)
     out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
+    return 0
+
+
+def run_exploit_command(args: argparse.Namespace) -> int:
+    from tavernzoo.train.exploit import plan_exploit, run_exploit
+
+    plan = plan_exploit(args.bot, args.game, parse_config(args), timesteps=args.timesteps, games=args.games,
+                        seed=args.seed, out=args.out, from_scratch=args.from_scratch, exact=not args.no_exact,
+                        train_options=parse_set(args.train_set, lists=frozenset({"net_arch"})))
+    def log(line: str) -> None:
+        if not args.json:
+            console().print(line, highlight=False)
+
+    report = run_exploit(plan, progress=not args.no_progress and sys.stderr.isatty(), log=log)
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    out = console()
+    role = "score" if report["seats"] == 2 else "share of the wins"
+    out.print(f"{report['bot']} exploited after {report['timesteps']:,} timesteps "
+              f"({'warm-started' if report['warm_start'] else 'from scratch'}): exploiter's {role} "
+              f"{report['score']:.3f} (95% {report['score_ci'][0]:.3f} - {report['score_ci'][1]:.3f}) over "
+              f"{report['games']} games, gain {report['gain']:+.3f} over the fair {report['fair_share']:.3f}",
+              highlight=False)
+    if "exact" in report:
+        exact = report["exact"]
+        out.print(f"exact best response (Tiny Minotaur): {exact['milli_points']:.2f} milli-points per game "
+                  f"(bot in seat 0: {1000 * exact['per_seat'][0]:+.2f}, seat 1: {1000 * exact['per_seat'][1]:+.2f}; "
+                  f"{exact['decisions']:,} decisions of the bot)", highlight=False)
+    out.print(f"exploiter: {report['checkpoint']}", highlight=False)
     return 0
 
 

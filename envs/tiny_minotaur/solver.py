@@ -800,7 +800,8 @@ def deals(config: Config) -> list[tuple[float, State]]:
     return out
 
 
-def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1)) -> BestResponse:
+def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
+                  on_deal: Callable[[], None] | None = None) -> BestResponse:
     """The best response to ``policy`` playing each of ``seats`` in turn, over every deal of ``config``.
 
     The bot's side is asked ``policy(state, seat)`` for its probabilities over the actions (index =
@@ -809,6 +810,7 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1))
     (copy what you keep); its ``turn`` is the fewest attack turns that reach it (one per discarded attack
     card): like the solver, this computation leaves the turn counter and its cap out (see
     docs/strength.md for what that means for a policy that reads the turn from its observation).
+    ``on_deal()`` is called after each deal and seat (for a progress bar).
     """
     totals = [0.0, 0.0]
     count = [0]
@@ -816,6 +818,8 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1))
     for bot in seats:
         for probability, start in starts:
             totals[bot] += probability * _best_response_value(start, bot, policy, count)
+            if on_deal is not None:
+                on_deal()
     per_seat = (totals[0], totals[1])
     score = sum(totals[s] for s in seats) / len(seats)
     return BestResponse(score, per_seat, len(starts), count[0])
