@@ -152,6 +152,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     exploit.add_argument("--from-scratch", action="store_true",
                          help="a fresh learner (required for bots without weights: rule bots, mcts, cmd:)")
     exploit.add_argument("--no-exact", action="store_true", help="Tiny Minotaur: skip the exact best response")
+    exploit.add_argument("--exact-only", action="store_true",
+                         help="Tiny Minotaur: only the exact best response (no training, nothing written)")
     exploit.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-exploit-seedSEED)")
     exploit.add_argument("--seed", type=int, default=0, help="seed of the training and the deals (default 0)")
     exploit.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
@@ -377,32 +379,43 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_exploit_command(args: argparse.Namespace) -> int:
-    from tavernzoo.train.exploit import plan_exploit, run_exploit
+    from tavernzoo.train.exploit import exact_exploitability, plan_exploit, run_exploit
 
-    plan = plan_exploit(args.bot, args.game, parse_config(args), timesteps=args.timesteps, games=args.games,
-                        seed=args.seed, out=args.out, from_scratch=args.from_scratch, exact=not args.no_exact,
-                        train_options=parse_set(args.train_set, lists=frozenset({"net_arch"})))
-    def log(line: str) -> None:
-        if not args.json:
-            console().print(line, highlight=False)
+    progress = not args.no_progress and sys.stderr.isatty()
+    if args.exact_only:
+        if (args.game or "tiny_minotaur") != "tiny_minotaur":
+            raise ValueError(f"--exact-only is for tiny_minotaur (perfect information), not {args.game}")
+        report = {"bot": args.bot, "game": "tiny_minotaur",
+                  "exact": exact_exploitability(args.bot, parse_config(args) or None, args.seed, progress)}
+    else:
+        plan = plan_exploit(args.bot, args.game, parse_config(args), timesteps=args.timesteps, games=args.games,
+                            seed=args.seed, out=args.out, from_scratch=args.from_scratch,
+                            exact=not args.no_exact,
+                            train_options=parse_set(args.train_set, lists=frozenset({"net_arch"})))
 
-    report = run_exploit(plan, progress=not args.no_progress and sys.stderr.isatty(), log=log)
+        def log(line: str) -> None:
+            if not args.json:
+                console().print(line, highlight=False)
+
+        report = run_exploit(plan, progress=progress, log=log)
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     out = console()
-    role = "score" if report["seats"] == 2 else "share of the wins"
-    out.print(f"{report['bot']} exploited after {report['timesteps']:,} timesteps "
-              f"({'warm-started' if report['warm_start'] else 'from scratch'}): exploiter's {role} "
-              f"{report['score']:.3f} (95% {report['score_ci'][0]:.3f} - {report['score_ci'][1]:.3f}) over "
-              f"{report['games']} games, gain {report['gain']:+.3f} over the fair {report['fair_share']:.3f}",
-              highlight=False)
+    if not args.exact_only:
+        role = "score" if report["seats"] == 2 else "share of the wins"
+        out.print(f"{report['bot']} exploited after {report['timesteps']:,} timesteps "
+                  f"({'warm-started' if report['warm_start'] else 'from scratch'}): exploiter's {role} "
+                  f"{report['score']:.3f} (95% {report['score_ci'][0]:.3f} - {report['score_ci'][1]:.3f}) over "
+                  f"{report['games']} games, gain {report['gain']:+.3f} over the fair {report['fair_share']:.3f}",
+                  highlight=False)
     if "exact" in report:
         exact = report["exact"]
         out.print(f"exact best response (Tiny Minotaur): {exact['milli_points']:.2f} milli-points per game "
                   f"(bot in seat 0: {1000 * exact['per_seat'][0]:+.2f}, seat 1: {1000 * exact['per_seat'][1]:+.2f}; "
-                  f"{exact['decisions']:,} decisions of the bot)", highlight=False)
-    out.print(f"exploiter: {report['checkpoint']}", highlight=False)
+                  f"{exact['decisions']:,} decisions of the bot, {exact['seconds']:.0f} s)", highlight=False)
+    if not args.exact_only:
+        out.print(f"exploiter: {report['checkpoint']}", highlight=False)
     return 0
 
 
