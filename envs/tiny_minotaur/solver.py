@@ -801,7 +801,7 @@ def deals(config: Config) -> list[tuple[float, State]]:
 
 
 def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
-                  on_deal: Callable[[], None] | None = None) -> BestResponse:
+                  on_deal: Callable[[], None] | None = None, turn_offset: int = 0) -> BestResponse:
     """The best response to ``policy`` playing each of ``seats`` in turn, over every deal of ``config``.
 
     The bot's side is asked ``policy(state, seat)`` for its probabilities over the actions (index =
@@ -810,14 +810,16 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
     (copy what you keep); its ``turn`` is the fewest attack turns that reach it (one per discarded attack
     card): like the solver, this computation leaves the turn counter and its cap out (see
     docs/strength.md for what that means for a policy that reads the turn from its observation).
-    ``on_deal()`` is called after each deal and seat (for a progress bar).
+    ``on_deal()`` is called after each deal and seat (for a progress bar). ``turn_offset`` adds that many
+    turns to the ones the bot is shown (as after that many misses; capped at ``max_turns``): how much a
+    policy that reads the turn would change (docs/strength.md).
     """
     totals = [0.0, 0.0]
     count = [0]
     starts = deals(config)
     for bot in seats:
         for probability, start in starts:
-            totals[bot] += probability * _best_response_value(start, bot, policy, count)
+            totals[bot] += probability * _best_response_value(start, bot, policy, count, turn_offset)
             if on_deal is not None:
                 on_deal()
     per_seat = (totals[0], totals[1])
@@ -825,7 +827,7 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
     return BestResponse(score, per_seat, len(starts), count[0])
 
 
-def _best_response_value(start: State, bot: int, policy: Policy, count: list[int]) -> float:
+def _best_response_value(start: State, bot: int, policy: Policy, count: list[int], turn_offset: int = 0) -> float:
     """The best response's expected return from ``start`` (seat ``1 - bot``), the bot playing ``policy``."""
     br = 1 - bot
     matchup = Matchup((side_of_state(start, 0), side_of_state(start, 1)), start.config.starting_hp,
@@ -839,7 +841,8 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
         state.hp = list(hp)
         state.cards = [list(cards[0]), list(cards[1])]
         state.phase, state.to_act, state.pending_card = phase, bot, pending
-        state.turn = full[0] + full[1] - sum(cards[0][:4]) - sum(cards[1][:4])
+        state.turn = min(start.config.max_turns,
+                         full[0] + full[1] - sum(cards[0][:4]) - sum(cards[1][:4]) + turn_offset)
         count[0] += 1
         probabilities = policy(state, bot)
         legal = legal_actions(state)
