@@ -154,6 +154,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     exploit.add_argument("--no-exact", action="store_true", help="Tiny Minotaur: skip the exact best response")
     exploit.add_argument("--exact-only", action="store_true",
                          help="Tiny Minotaur: only the exact best response (no training, nothing written)")
+    exploit.add_argument("--sample", type=int, default=0, metavar="N",
+                         help="Tiny Minotaur: solve N deals drawn by their odds instead of all (an estimate with "
+                         "its 95%% interval; each deal exact)")
     exploit.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-exploit-seedSEED)")
     exploit.add_argument("--seed", type=int, default=0, help="seed of the training and the deals (default 0)")
     exploit.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
@@ -386,7 +389,8 @@ def run_exploit_command(args: argparse.Namespace) -> int:
         if (args.game or "tiny_minotaur") != "tiny_minotaur":
             raise ValueError(f"--exact-only is for tiny_minotaur (perfect information), not {args.game}")
         report = {"bot": args.bot, "game": "tiny_minotaur",
-                  "exact": exact_exploitability(args.bot, parse_config(args) or None, args.seed, progress)}
+                  "exact": exact_exploitability(args.bot, parse_config(args) or None, args.seed, progress,
+                                                sample=args.sample)}
     else:
         plan = plan_exploit(args.bot, args.game, parse_config(args), timesteps=args.timesteps, games=args.games,
                             seed=args.seed, out=args.out, from_scratch=args.from_scratch,
@@ -411,6 +415,10 @@ def run_exploit_command(args: argparse.Namespace) -> int:
                   highlight=False)
     if "exact" in report:
         exact = report["exact"]
+        if "milli_points_ci" in exact:
+            low, high = exact["milli_points_ci"]
+            out.print(f"estimated from {exact['deals']} of {exact['sampled_from']} deals: 95% {low:.2f} - {high:.2f}",
+                      highlight=False)
         out.print(f"exact best response (Tiny Minotaur): {exact['milli_points']:.2f} milli-points per game "
                   f"(bot in seat 0: {1000 * exact['per_seat'][0]:+.2f}, seat 1: {1000 * exact['per_seat'][1]:+.2f}; "
                   f"{exact['decisions']:,} decisions of the bot, {exact['seconds']:.0f} s)", highlight=False)

@@ -801,7 +801,8 @@ def deals(config: Config) -> list[tuple[float, State]]:
 
 
 def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
-                  on_deal: Callable[[], None] | None = None, turn_offset: int = 0) -> BestResponse:
+                  on_deal: Callable[[], None] | None = None, turn_offset: int = 0,
+                  starts: Sequence[tuple[float, State]] | None = None) -> BestResponse:
     """The best response to ``policy`` playing each of ``seats`` in turn, over every deal of ``config``.
 
     The bot's side is asked ``policy(state, seat)`` for its probabilities over the actions (index =
@@ -812,11 +813,12 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
     docs/strength.md for what that means for a policy that reads the turn from its observation).
     ``on_deal()`` is called after each deal and seat (for a progress bar). ``turn_offset`` adds that many
     turns to the ones the bot is shown (as after that many misses; capped at ``max_turns``): how much a
-    policy that reads the turn would change (docs/strength.md).
+    policy that reads the turn would change (docs/strength.md). ``starts``: ``(probability, start)`` pairs
+    to average over instead of every deal (:func:`deals`), e.g. a sample of them.
     """
     totals = [0.0, 0.0]
     count = [0]
-    starts = deals(config)
+    starts = deals(config) if starts is None else list(starts)
     for bot in seats:
         for probability, start in starts:
             totals[bot] += probability * _best_response_value(start, bot, policy, count, turn_offset)
