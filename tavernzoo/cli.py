@@ -158,6 +158,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          help="Tiny Minotaur: solve N deals drawn by their odds instead of all (an estimate with "
                          "its 95%% interval; each deal exact)")
     exploit.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-exploit-seedSEED)")
+    exploit.add_argument("--resume", action="store_true", help="continue the interrupted exploit run in --out "
+                         "(trained on to --timesteps), then measure")
     exploit.add_argument("--seed", type=int, default=0, help="seed of the training and the deals (default 0)")
     exploit.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
                          help="one training option (repeatable), e.g. n_envs=16")
@@ -394,7 +396,7 @@ def run_exploit_command(args: argparse.Namespace) -> int:
     else:
         plan = plan_exploit(args.bot, args.game, parse_config(args), timesteps=args.timesteps, games=args.games,
                             seed=args.seed, out=args.out, from_scratch=args.from_scratch,
-                            exact=not args.no_exact,
+                            exact=not args.no_exact, resume=args.resume,
                             train_options=parse_set(args.train_set, lists=frozenset({"net_arch"})))
 
         def log(line: str) -> None:
