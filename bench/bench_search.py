@@ -156,7 +156,8 @@ def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=6)
-    parser.add_argument("--game", action="append", help="time only this game (repeatable; default: every table)")
+    parser.add_argument("--game", action="append", help="time only this game (repeatable; default: every table; "
+                        "the positions then differ from those of the full run, which draws them in turn)")
     parser.add_argument("--spec", action="append", help="the mcts spec to time (default: mcts, each game's "
                         "defaults); --paired takes it repeated, the other modes once")
     parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
