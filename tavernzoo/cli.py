@@ -141,7 +141,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "exploit", help="how exploitable a bot is: train a best response to it, measure it (Tiny Minotaur: exactly)",
         description="Train an exploiter by MaskablePPO against frozen copies of BOT in every other seat (from "
         "BOT's own weights where BOT is a trained policy), then play duplicate deals with seats rotated and "
-        "print the exploiter's share of the wins (its score in a duel) with its 95%% interval and the gain over "
+        "print the exploiter's share of the wins (its score in a duel) with its 95% interval and the gain over "
         "the fair share. For Tiny Minotaur also the exact best response to BOT's policy, in milli-points.")
     exploit.add_argument("bot", metavar="BOT", help="the bot spec to exploit (zoo:GAME, BOT.onnx, a checkpoint or "
                          "run, or with --from-scratch any bot)")
