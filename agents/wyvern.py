@@ -1,5 +1,6 @@
 """Wyvern TCG bots: a heuristic that fights what it can beat, bargains for help, backstabs the leader
-and sells for levels. It reads only the env's observation dict (layout in ``envs/wyvern/encode.py``).
+and sells for levels. It reads only what the seat's observation shows (layout in
+``envs/wyvern/encode.py``).
 
 Help talks: a fighter that cannot win opens with half the treasures (rounded down) to the strongest
 helper who would turn the fight, meets an ask up to all but one treasure (all of them when the win
@@ -7,7 +8,14 @@ would end the game), and otherwise improves its offer as far as that limit. A wo
 half the treasures (rounded up; an elf nothing, since helping earns it a level; one more from a
 fighter level with or ahead of it), counters a lower offer with that ask, offers itself at that price
 to a losing fighter it could save, and never helps anyone to the winning level or a fighter more than 4
-levels ahead."""
+levels ahead.
+
+The bot reads the facts it decides on into a :class:`_Context` (levels, combat levels, the fight's
+strengths, the help talks) either from the observation vector (``act``) or, for search, straight from
+the rules ``State`` (``act_state``): the same decisions without encoding an observation at every rollout
+step (agents/mcts.py uses it for ``rollout=heuristic`` and ``prior=heuristic``). tests/test_search.py
+replays seeded games and counts the decisions where the two differ; docs/search.md says where and why.
+"""
 
 from __future__ import annotations
 
@@ -30,29 +38,29 @@ class HeuristicBot(RuleBot):
     name = "heuristic"
     config_type = R.Config
 
-    # --- decoding -----------------------------------------------------------------------------------
+    # --- reading the facts --------------------------------------------------------------------------
 
     def act(self, observation: dict[str, Any]) -> int:
-        obs = observation["observation"]
         legal = legal_actions(observation, self.name)
         if len(legal) == 1:
             return legal[0]
-        phase = int(np.argmax(obs[E.PHASE]))
-        win = self.config.win_level
-        blocks = [obs[r * E.PLAYER_BLOCK:(r + 1) * E.PLAYER_BLOCK] for r in range(R.MAX_PLAYERS)]
-        present = [r for r in range(R.MAX_PLAYERS) if blocks[r][E.P_PRESENT] > 0.5]
-        levels = {r: round(float(blocks[r][E.P_LEVEL]) * win) for r in present}
-        combat = {r: round(float(blocks[r][E.P_COMBAT]) * 50) for r in present}
-        alive = {r for r in present if blocks[r][E.P_ALIVE] > 0.5}
-        others = [r for r in present if r != 0]
-        leader = max(others, key=lambda r: (levels[r], combat[r]))
-        ctx = _Context(obs, legal, levels, combat, alive, leader, win)
+        return self._decide(_Context.from_observation(observation["observation"], legal, self.config))
+
+    def act_state(self, state: R.State, seat: int, legal: list[int]) -> int:
+        """The move ``act`` makes, read from the rules state at ``seat``'s decision (``legal`` ascending, as
+        ``rules.legal_actions`` gives them); reads only what the seat's observation shows."""
+        if len(legal) == 1:
+            return legal[0]
+        return self._decide(_Context.from_state(state, seat, legal))
+
+    def _decide(self, ctx: _Context) -> int:
+        phase, legal, levels = ctx.phase, ctx.legal, ctx.levels
         if phase == _WINDOW:
-            return self._window(ctx, blocks)
+            return self._window(ctx)
         if phase == _ASK:
-            return self._answer(ctx, blocks)
+            return self._answer(ctx)
         if phase == _COUNTER:
-            return self._answer_ask(ctx, blocks)
+            return self._answer_ask(ctx)
         if phase == _LOOT_ORDER:
             # The least threatening player loots first.
             return min(legal, key=lambda a: (levels[R.ACTION_ARG[a]], R.ACTION_ARG[a]))
@@ -98,17 +106,14 @@ class HeuristicBot(RuleBot):
 
     def _sale(self, ctx: _Context, legal: list[int], kinds: dict[int, int]) -> int | None:
         """Sell items that cannot be worn when together they buy a level this turn."""
-        hand = ctx.obs[E.HAND]
         equippable = {R.ACTION_CARD[a] for a in legal if kinds[a] == R.K_EQUIP}
         junk = [a for a in legal if kinds[a] == R.K_SELL and R.IS_EQUIPMENT[R.ACTION_CARD[a]]
                 and R.ACTION_CARD[a] not in equippable]
         one_shots = [a for a in legal if kinds[a] == R.K_SELL and not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
-        held = int(round(float(hand.sum()) * 4))
-        if held > 3:  # more than we can use: one-shots become sale goods too
+        if ctx.held > 3:  # more than we can use: one-shots become sale goods too
             junk += one_shots
-        gold = float(ctx.obs[E.GOLD_SOLD]) * self.config.gold_per_level
         value = sum(R.GOLD[R.ACTION_CARD[a]] for a in junk)
-        if junk and gold + value * (2 if ctx.is_halfling else 1) >= self.config.gold_per_level:
+        if junk and ctx.gold + value * (2 if ctx.is_halfling else 1) >= self.config.gold_per_level:
             return max(junk, key=lambda a: (R.GOLD[R.ACTION_CARD[a]], a))
         return None
 
@@ -124,15 +129,10 @@ class HeuristicBot(RuleBot):
 
     # --- combat -------------------------------------------------------------------------------------
 
-    def _window(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
-        obs, legal = ctx.obs, ctx.legal
-        c = E.COMBAT.start
-        winning = obs[c + E.C_WINNING] > 0.5
-        party = round(float(obs[c + E.C_PSTRENGTH]) * 100)
-        monster = round(float(obs[c + E.C_MSTRENGTH]) * 100)
-        me = blocks[0]
-        fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
-        if me[E.P_FIGHTER] > 0.5:
+    def _window(self, ctx: _Context) -> int:
+        legal = ctx.legal
+        winning, party, monster, fighter = ctx.winning, ctx.party, ctx.monster, ctx.fighter
+        if ctx.me_fighter:
             if winning:
                 return R.A_PASS
             gap = monster - party + 1
@@ -148,17 +148,17 @@ class HeuristicBot(RuleBot):
             if runs:
                 return runs[0]
             return R.A_RUN if R.A_RUN in legal else R.A_PASS
-        if me[E.P_HELPER] > 0.5:
+        if ctx.me_helper:
             if not winning:
                 uses = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_PARTY and R.BONUS[R.ACTION_CARD[a]] > 0]
                 if uses:
                     return max(uses, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
             return R.A_PASS
         # Someone else fights: backstab the leader, or anyone about to win.
-        levels_gain = round(float(obs[c + E.C_LEVELS]) * 3)
+        levels_gain = ctx.gain
         threat = ctx.levels[fighter] + levels_gain >= ctx.win or (
             fighter == ctx.leader and ctx.levels[fighter] >= ctx.levels[0])
-        if not winning and not threat and me[E.P_ASKS] == 0 and ctx.combat[0] > monster - party:
+        if not winning and not threat and ctx.my_asks == 0 and ctx.combat[0] > monster - party:
             demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
             if demand is not None and R.ASK_ACTION0 + demand in legal:
                 return R.ASK_ACTION0 + demand
@@ -182,14 +182,12 @@ class HeuristicBot(RuleBot):
 
     def _max_pay(self, ctx: _Context) -> int:
         """The most treasures the fighter (me) gives away: all but one, all when the win ends the game."""
-        c = E.COMBAT.start
-        treasures = round(float(ctx.obs[c + E.C_TREASURES]) * 5)
-        gain = round(float(ctx.obs[c + E.C_LEVELS]) * 3)
-        return treasures if ctx.levels[0] + gain >= ctx.win else max(1, treasures - 1)
+        treasures = ctx.treasures
+        return treasures if ctx.levels[0] + ctx.gain >= ctx.win else max(1, treasures - 1)
 
     def _offer(self, ctx: _Context, gap: int) -> int | None:
         """Open at half the treasures to the strongest player who turns the fight and was not yet asked."""
-        treasures = round(float(ctx.obs[E.COMBAT.start + E.C_TREASURES]) * 5)
+        treasures = ctx.treasures
         most = self._max_pay(ctx)
         offers: dict[int, list[int]] = {}
         for a in ctx.legal:
@@ -201,53 +199,45 @@ class HeuristicBot(RuleBot):
         for offset, actions in offers.items():
             if ctx.combat[offset] < gap or ctx.levels[offset] + 1 >= ctx.win:  # no elf friend to the win
                 continue
-            if ctx.obs[offset * E.PLAYER_BLOCK + E.P_OFFERS] > 0:  # talked already: it named its price
+            if offset in ctx.offered:  # talked already: it named its price
                 continue
             key = (ctx.combat[offset], -ctx.levels[offset])
             if best is None or key > best[0]:
                 best = (key, min(actions))
         return best[1] if best is not None else None
 
-    def _answer_ask(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
+    def _answer_ask(self, ctx: _Context) -> int:
         """I fight and a would-be helper named a price: take it, meet it part way, or refuse."""
-        obs = ctx.obs
-        c = E.COMBAT.start
-        asker = next((r for r in ctx.levels if blocks[r][E.P_ASKED] > 0.5), None)
-        gap = round(float(obs[c + E.C_MSTRENGTH]) * 100) - round(float(obs[c + E.C_PSTRENGTH]) * 100) + 1
-        if asker is None or obs[c + E.C_WINNING] > 0.5 or ctx.combat[asker] < gap:
+        asker = ctx.asker
+        gap = ctx.monster - ctx.party + 1
+        if asker is None or ctx.winning or ctx.combat[asker] < gap:
             return R.A_DECLINE
-        if ctx.levels[asker] + 1 >= ctx.win and blocks[asker][E.P_RACE + R.ELF] > 0.5:
+        if ctx.levels[asker] + 1 >= ctx.win and ctx.asker_is_elf:
             return R.A_DECLINE
-        ask = round(float(obs[c + E.C_BID]) * 5)
         most = self._max_pay(ctx)
-        if ask <= most:
+        if ctx.bid <= most:
             return R.A_ACCEPT
         better = [a for a in ctx.legal if R.ACTION_KIND[a] == R.K_OFFER and R.ACTION_ARG[a] % 100 <= most]
         return max(better) if better else R.A_DECLINE
 
     def _demand(self, ctx: _Context, fighter: int) -> int | None:
         """My price for helping ``fighter``; None: I will not help."""
-        obs = ctx.obs
-        c = E.COMBAT.start
-        gain = round(float(obs[c + E.C_LEVELS]) * 3)
-        if ctx.levels[fighter] + gain >= ctx.win:
+        if ctx.levels[fighter] + ctx.gain >= ctx.win:
             return None  # never help someone to the win
         if ctx.levels[fighter] > ctx.levels[0] + 4:
             return None  # do not carry the leader
         if ctx.is_elf:
             return 0
-        treasures = round(float(obs[c + E.C_TREASURES]) * 5)
+        treasures = ctx.treasures
         demand = (treasures + 1) // 2
         if ctx.levels[fighter] >= ctx.levels[0]:  # helping someone level with or ahead of me costs more
             demand += 1
         return min(demand, treasures)
 
-    def _answer(self, ctx: _Context, blocks: list[np.ndarray]) -> int:
+    def _answer(self, ctx: _Context) -> int:
         """I was offered treasures for help: accept what meets my price, else counter with it."""
-        obs = ctx.obs
-        split = round(float(obs[E.COMBAT.start + E.C_ASK_SPLIT]) * 5)
-        fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
-        demand = self._demand(ctx, fighter)
+        split = ctx.ask_split
+        demand = self._demand(ctx, ctx.fighter)
         if demand is None:
             return R.A_DECLINE
         if split >= demand:
@@ -259,13 +249,120 @@ class HeuristicBot(RuleBot):
 
 
 class _Context:
-    __slots__ = ("obs", "legal", "levels", "combat", "alive", "leader", "win", "is_elf", "is_halfling")
+    """The facts the heuristic decides on, seats by their offset from mine (0 = me), as the observation
+    shows them (read from it, or from the rules state with the observation's clipping)."""
 
-    def __init__(self, obs, legal, levels, combat, alive, leader, win):
-        self.obs, self.legal, self.levels, self.combat, self.alive = obs, legal, levels, combat, alive
-        self.leader, self.win = leader, win
-        self.is_elf = obs[E.P_RACE + R.ELF] > 0.5
-        self.is_halfling = obs[E.P_RACE + R.HALFLING] > 0.5
+    __slots__ = ("phase", "legal", "levels", "combat", "alive", "_leader", "win", "is_elf", "is_halfling",
+                 "winning", "party", "monster", "fighter", "me_fighter", "me_helper", "gain", "treasures",
+                 "my_asks", "offered", "asker", "asker_is_elf", "bid", "ask_split", "_hand", "_held", "gold")
+
+    @property
+    def leader(self) -> int:
+        """The first of the others by (level, combat level). Worked out when first read; combat levels are
+        only compared between the others tied at the top level (``from_state`` computes each on demand)."""
+        if self._leader < 0:
+            levels = self.levels
+            others = [r for r in levels if r != 0]
+            top = max(levels[r] for r in others)
+            tied = [r for r in others if levels[r] == top]
+            self._leader = tied[0] if len(tied) == 1 else max(tied, key=lambda r: self.combat[r])
+        return self._leader
+
+    @property
+    def held(self) -> int:
+        """Cards in my hand, each kind counted up to 4 (as the observation's hand slots hold them)."""
+        if self._held < 0:
+            hand = self._hand
+            self._held = sum(min(4, hand.count(cid)) for cid in set(hand))
+        return self._held
+
+    @classmethod
+    def from_observation(cls, obs: np.ndarray, legal: list[int], config: R.Config) -> _Context:
+        ctx = cls()
+        win = ctx.win = config.win_level
+        ctx.phase = int(np.argmax(obs[E.PHASE]))
+        ctx.legal = legal
+        blocks = [obs[r * E.PLAYER_BLOCK:(r + 1) * E.PLAYER_BLOCK] for r in range(R.MAX_PLAYERS)]
+        present = [r for r in range(R.MAX_PLAYERS) if blocks[r][E.P_PRESENT] > 0.5]
+        ctx.levels = {r: round(float(blocks[r][E.P_LEVEL]) * win) for r in present}
+        ctx.combat = {r: round(float(blocks[r][E.P_COMBAT]) * 50) for r in present}
+        ctx.alive = {r for r in present if blocks[r][E.P_ALIVE] > 0.5}
+        ctx._leader = -1
+        ctx.is_elf = bool(obs[E.P_RACE + R.ELF] > 0.5)
+        ctx.is_halfling = bool(obs[E.P_RACE + R.HALFLING] > 0.5)
+        c = E.COMBAT.start
+        ctx.winning = bool(obs[c + E.C_WINNING] > 0.5)
+        ctx.party = round(float(obs[c + E.C_PSTRENGTH]) * 100)
+        ctx.monster = round(float(obs[c + E.C_MSTRENGTH]) * 100)
+        ctx.fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
+        ctx.me_fighter = bool(blocks[0][E.P_FIGHTER] > 0.5)
+        ctx.me_helper = bool(blocks[0][E.P_HELPER] > 0.5)
+        ctx.gain = round(float(obs[c + E.C_LEVELS]) * 3)
+        ctx.treasures = round(float(obs[c + E.C_TREASURES]) * 5)
+        ctx.my_asks = float(blocks[0][E.P_ASKS])
+        ctx.offered = {r for r in present if blocks[r][E.P_OFFERS] > 0}
+        ctx.asker = next((r for r in ctx.levels if blocks[r][E.P_ASKED] > 0.5), None)
+        ctx.asker_is_elf = ctx.asker is not None and bool(blocks[ctx.asker][E.P_RACE + R.ELF] > 0.5)
+        ctx.bid = round(float(obs[c + E.C_BID]) * 5)
+        ctx.ask_split = round(float(obs[c + E.C_ASK_SPLIT]) * 5)
+        ctx._held = int(round(float(obs[E.HAND].sum()) * 4))
+        ctx.gold = float(obs[E.GOLD_SOLD]) * config.gold_per_level
+        return ctx
+
+    @classmethod
+    def from_state(cls, state: R.State, seat: int, legal: list[int]) -> _Context:
+        """The same facts from the rules state, each clipped as the encoder clips it, so that both make the
+        same decisions (the gold sold is exact here; the observation holds it as a float32 fraction)."""
+        ctx = cls()
+        config = state.config
+        n = state.n
+        ctx.win = config.win_level
+        phase = ctx.phase = state.phase
+        ctx.legal = legal
+        who = [(seat + r) % n for r in range(n)]
+        ctx.levels = {r: state.level[w] for r, w in enumerate(who)}
+        ctx.combat = _CombatLevels(state, who)
+        ctx.alive = {r for r, w in enumerate(who) if not state.dead[w]}
+        ctx._leader = -1
+        race = state.races[seat]
+        ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
+        if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
+            party, monster = R.party_strength(state), R.monster_strength(state)
+            ctx.winning = R.party_beats(state, party, monster)
+            ctx.party, ctx.monster = min(100, max(0, party)), min(100, max(0, monster))
+            ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
+            ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
+            ctx.gain = min(3, R.LEVELS[state.monster])
+            ctx.treasures = R.TREASURES[state.monster]
+            ctx.my_asks = state.asks_from[seat]
+            ctx.offered = {r for r, w in enumerate(who) if state.offers_to[w] > 0}
+            ctx.asker = (state.ask_seat - seat) % n if state.ask_seat >= 0 else None
+            ctx.asker_is_elf = state.ask_seat >= 0 and state.races[state.ask_seat] == R.ELF
+            ctx.bid = state.bid if phase == _COUNTER else 0
+            ctx.ask_split = state.ask_split if phase == _ASK else 0
+        else:
+            ctx.winning = ctx.me_fighter = ctx.me_helper = ctx.asker_is_elf = False
+            ctx.party = ctx.monster = ctx.fighter = ctx.gain = ctx.treasures = ctx.my_asks = 0
+            ctx.bid = ctx.ask_split = 0
+            ctx.offered, ctx.asker = set(), None
+        ctx._hand, ctx._held = state.hand[seat], -1
+        ctx.gold = min(state.gold, config.gold_per_level)
+        return ctx
+
+
+class _CombatLevels(dict):
+    """Combat levels by seat offset, each computed from the state when first read (most decisions read
+    one or none), clipped to 0..50 as the observation holds them."""
+
+    __slots__ = ("_state", "_who")
+
+    def __init__(self, state: R.State, who: list[int]):
+        super().__init__()
+        self._state, self._who = state, who
+
+    def __missing__(self, offset: int) -> int:
+        value = self[offset] = min(50, max(0, R.combat_level(self._state, self._who[offset])))
+        return value
 
 
 BOTS = {"heuristic": HeuristicBot}

@@ -1,6 +1,6 @@
 """Search speed: ``mcts`` simulations per second per game, from positions of random play.
 
-    python bench/bench_search.py [--positions 6] [--spec mcts]
+    python bench/bench_search.py [--positions 6] [--spec mcts] [--game wyvern]
     python bench/bench_search.py --regret 100 [--spec mcts]
     python bench/bench_search.py --paired 10 --spec mcts --spec mcts:tree=open,c=1,sims=2000
 
@@ -156,6 +156,8 @@ def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--game", action="append", help="time only this game (repeatable; default: every table; "
+                        "the positions then differ from those of the full run, which draws them in turn)")
     parser.add_argument("--spec", action="append", help="the mcts spec to time (default: mcts, each game's "
                         "defaults); --paired takes it repeated, the other modes once")
     parser.add_argument("--regret", type=int, default=0, metavar="GAMES",
@@ -180,6 +182,8 @@ def main() -> None:
     rng = random.Random(0)
     print(f"{'game':<16}{'seats':>6}{'sims/s':>10}{'s/move':>9}   (CPU time) spec {args.spec}")
     for name, overrides, _ in TABLES:
+        if args.game and name not in args.game:
+            continue
         game = get_game(name)
         config = game.make_config(overrides)
         bot = load_bot(args.spec, game, config, seed=1)

@@ -7,6 +7,7 @@
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
     tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
     tavernzoo expert GAME --teacher SPEC     a policy trained on a teacher's moves (oracle, mcts visits; DAgger)
+    tavernzoo exploit BOT                    a best response trained against BOT (Tiny Minotaur: also exact)
     tavernzoo rllib GAME                     the RLlib recipe: multi-agent PPO with action masks, on Ray
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
@@ -54,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "a tournament between bots: duplicate deals, every seat, ratings, forfeits, resume",
     "sweep": "hyperparameter sweep on Ray Tune (grid/random search, ASHA, PBT)",
     "expert": "train a policy on a teacher's moves: oracle distillation, expert iteration",
+    "exploit": "how exploitable a bot is: train a best response to it, measure it (Tiny Minotaur: exactly)",
     "rllib": "train a game multi-agent on RLlib with action masks (a recipe)",
     "export": "export a trained checkpoint as an ONNX bot with a JSON manifest",
     "zoo": "list the bundled pretrained bots (bot spec zoo:GAME)",

@@ -422,3 +422,54 @@ def test_mcts_plays_in_the_terminal_and_over_a_served_program():
     # The tavernzoo host sends the information state to a served mcts bot (cmd:), which asks for it.
     result = play_match("tiny_minotaur", ["cmd:tavernzoo bot mcts:20", "random"], 2, seed=1)
     assert result.games == 2
+
+
+# --- raw-state rollout policies ------------------------------------------------------------------------------
+
+
+def test_wyvern_heuristic_on_the_raw_state_chooses_as_on_the_observation():
+    """Replay seeded games (mostly the heuristic's own moves, a fifth random ones to reach more positions)
+    and ask the heuristic at every decision with a choice twice: from the observation (``act``) and from
+    the rules state (``act_state``, what mcts rollouts and priors use). They agree at >= 99% of decisions;
+    where they differ it is the gold sold, which the observation holds as a float32 fraction of a level's
+    price (699.99998 instead of 700), so the observation bot misses a sale that exactly buys a level."""
+    from tavernzoo.agents.wyvern import _Context
+
+    game = get_game("wyvern")
+    rules = game.rules
+    total = differ = 0
+    for players, games in ((4, 12), (3, 8)):
+        config = game.make_config(num_players=players)
+        bot = load_bot("heuristic", game, config)
+        buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        rng = random.Random(players)
+        for seed in range(games):
+            state = rules.new_game(config, Chance(seed))
+            while not rules.is_terminal(state):
+                seat, legal = rules.current_seat(state), rules.legal_actions(state)
+                mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+                mask[legal] = 1
+                game.encoder.encode(state, seat, buffer)
+                observed = bot.act({"observation": buffer, "action_mask": mask})
+                raw = bot.act_state(state, seat, legal)
+                if len(legal) > 1:
+                    total += 1
+                    if observed != raw:
+                        differ += 1
+                        seen = _Context.from_observation(buffer, legal, config)
+                        exact = _Context.from_state(state, seat, legal)
+                        assert seen.gold != exact.gold and abs(seen.gold - exact.gold) < 1e-3
+                rules.apply(state, observed if rng.random() < 0.8 else rng.choice(legal))
+    assert total > 2000
+    assert differ <= total // 100
+
+
+def test_search_chance_draws_as_a_chance_does():
+    from tavernzoo.agents.mcts import SearchChance
+
+    fast, logged = SearchChance(11), Chance(11)
+    a, b = list(range(60)), list(range(60))
+    fast.shuffle(a)
+    logged.shuffle(b)
+    assert a == b and fast.below(1000) == logged.below(1000) and fast.roll(6) == logged.roll(6)
+    assert fast.outcomes == []  # the search never replays its determinizations: nothing is logged

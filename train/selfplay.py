@@ -34,6 +34,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents import load_bot
+from ..agents.infoset import feed
 from ..agents.policy import MLPPolicy
 from ..envs import Game
 from ..envs.aec import as_action
@@ -243,6 +244,7 @@ class LearnerSeat:
             action = opponent.policy.act(observation["observation"][None], observation["action_mask"][None],
                                          self._generator, deterministic=False)[0]
         else:
+            feed(opponent.bot, self.env, agent)  # a search bot (mcts) needs its seat's information state
             action = opponent.bot.act(observation)
         self.env.step(int(action))
 
@@ -359,6 +361,7 @@ class SelfPlayVecEnv(VecEnv):
                 opponent = self.seats[i].opponents[agent]
                 if opponent.policy is None:
                     seat = self.seats[i]
+                    feed(opponent.bot, seat.env, agent)  # a search bot needs its seat's information state
                     seat.env.step(int(opponent.bot.act(seat.env.observe(agent))))
                 else:
                     by_policy[id(opponent.policy)].append((i, agent))

@@ -69,27 +69,37 @@ import json
 import os
 import zipfile
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ..core import Chance
+from ..core import clone_state as _clone_state
 from ..records import atomic_file
 from .rules import (
     ALL_ARCHETYPES,
+    ARCHETYPES,
+    ATTACK_PHASE,
     CARD_NAMES,
+    CLASSES,
     DODGE,
     HEAL,
     NO_BOSS,
     PASS,
+    RANDOM,
     REACT_DODGE,
     REACT_HEAL,
+    REACT_PHASE,
     REACT_TAKE,
     Config,
     State,
     lay_out_deck,
+    legal_actions,
     load_ruleset,
+    new_game,
 )
 
 SOLVER_VERSION = 1  # part of every cache key: bump it whenever the solver's results could change
@@ -720,3 +730,193 @@ def initiative_violations(config: Config, archetypes: tuple[str, ...] | None = N
                             f"{me} against {opponent} (who rolled {opponent_roll}): rolling {high_roll} instead of "
                             f"{low_roll} changes my value {v0:+.4f} -> {v1:+.4f}, win chance {w0:.4f} -> {w1:.4f}")
     return found
+
+
+# --- the best response to a fixed policy: a bot's exploitability -----------------------------------------
+#
+# A bot's exploitability is the expected score of the best response to the bot's own policy. Tiny Minotaur
+# has perfect information, so the best response is a backward induction like the solver's above, where
+# the bot's decision nodes average over its policy instead of taking a maximum. ``policy(state, seat)``
+# is asked at every decision of the bot that the best response and chance can reach.
+
+Policy = Callable[[State, int], Sequence[float]]
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """The best response to one policy, averaged over the deals of a config.
+
+    ``score`` is the best response's expected return (P(win) - P(loss)) over both seats; ``per_seat[b]``
+    the same with the bot in seat ``b``. Averaged over both seats a zero-sum game's value is 0, so
+    ``score`` is the exploitability itself: 0 for an optimal policy, up to 1 for one that always loses.
+    ``decisions`` counts the bot's decisions queried (states with more than one legal action).
+    """
+
+    score: float
+    per_seat: tuple[float, float]
+    deals: int
+    decisions: int
+
+    @property
+    def milli_points(self) -> float:
+        """``score`` in milli-points per game (1000 = the best response wins every game)."""
+        return 1000.0 * self.score
+
+
+def deals(config: Config) -> list[tuple[float, State]]:
+    """Every distinct start of a game under ``config`` with its probability: classes and archetypes as
+    dealt (per the config), the initiative pair grouped by what it decides (both tiers, the first seat).
+
+    The states come from ``rules.new_game`` itself with the dice scripted, so they are set up exactly as
+    the engine sets up a game (only ``initiative_rolls`` names one representative pair of each group).
+    """
+    rules_table = load_ruleset(config.ruleset)
+    per_seat = []
+    for class_name, archetype in zip(config.classes, config.archetypes, strict=True):
+        options = []  # (probability, archetype, scripted outcomes)
+        classes = list(CLASSES) if class_name == RANDOM else [class_name]
+        for name in classes:
+            draws = [(3, CLASSES.index(name))] if class_name == RANDOM else []
+            pair = ARCHETYPES[name]
+            if archetype == RANDOM:
+                for ai in range(len(pair)):
+                    options.append((1 / len(classes) / len(pair), [*draws, (len(pair), ai)]))
+            else:
+                options.append((1 / len(classes), draws))
+        per_seat.append(options)
+    groups: dict[tuple[int, int, int], list] = {}
+    for r0 in range(1, 21):
+        for r1 in range(1, 21):
+            if r0 != r1:
+                key = (rules_table.tier_of(r0), rules_table.tier_of(r1), 0 if r0 > r1 else 1)
+                groups.setdefault(key, [0, (r0, r1)])[0] += 1
+    pairs = sum(count for count, _ in groups.values())
+    out = []
+    for p0, draws0 in per_seat[0]:
+        for p1, draws1 in per_seat[1]:
+            for count, (r0, r1) in groups.values():
+                chance = Chance.scripted([*draws0, *draws1, (20, r0 - 1), (20, r1 - 1)])
+                out.append((p0 * p1 * count / pairs, new_game(config, chance)))
+    return out
+
+
+def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
+                  on_deal: Callable[[], None] | None = None, turn_offset: int = 0,
+                  starts: Sequence[tuple[float, State]] | None = None) -> BestResponse:
+    """The best response to ``policy`` playing each of ``seats`` in turn, over every deal of ``config``.
+
+    The bot's side is asked ``policy(state, seat)`` for its probabilities over the actions (index =
+    action; only legal ones may be positive, and they must sum to 1) at each of its decisions with more
+    than one legal action. ``state`` is the engine's state as it would stand, valid only during the call
+    (copy what you keep); its ``turn`` is the fewest attack turns that reach it (one per discarded attack
+    card): like the solver, this computation leaves the turn counter and its cap out (see
+    docs/strength.md for what that means for a policy that reads the turn from its observation).
+    ``on_deal()`` is called after each deal and seat (for a progress bar). ``turn_offset`` adds that many
+    turns to the ones the bot is shown (as after that many misses; capped at ``max_turns``): how much a
+    policy that reads the turn would change (docs/strength.md). ``starts``: ``(probability, start)`` pairs
+    to average over instead of every deal (:func:`deals`), e.g. a sample of them.
+    """
+    totals = [0.0, 0.0]
+    count = [0]
+    starts = deals(config) if starts is None else list(starts)
+    for bot in seats:
+        for probability, start in starts:
+            totals[bot] += probability * _best_response_value(start, bot, policy, count, turn_offset)
+            if on_deal is not None:
+                on_deal()
+    per_seat = (totals[0], totals[1])
+    score = sum(totals[s] for s in seats) / len(seats)
+    return BestResponse(score, per_seat, len(starts), count[0])
+
+
+def _best_response_value(start: State, bot: int, policy: Policy, count: list[int], turn_offset: int = 0) -> float:
+    """The best response's expected return from ``start`` (seat ``1 - bot``), the bot playing ``policy``."""
+    br = 1 - bot
+    matchup = Matchup((side_of_state(start, 0), side_of_state(start, 1)), start.config.starting_hp,
+                      start.config.hp_cap, start.config.heal_amount)
+    full = [sum(start.cards[s][:4]) for s in (0, 1)]  # attack cards at the start
+    # The state the bot is asked about: a copy of the start, rewritten before each question.
+    state = _clone_state(start)
+    memo: dict[tuple, tuple[float, float]] = {}
+
+    def ask(hp, cards, phase: int, pending: int) -> Sequence[float]:
+        state.hp = list(hp)
+        state.cards = [list(cards[0]), list(cards[1])]
+        state.phase, state.to_act, state.pending_card = phase, bot, pending
+        state.turn = min(start.config.max_turns,
+                         full[0] + full[1] - sum(cards[0][:4]) - sum(cards[1][:4]) + turn_offset)
+        count[0] += 1
+        probabilities = policy(state, bot)
+        legal = legal_actions(state)
+        total = 0.0
+        for action, p in enumerate(probabilities):
+            if p < 0 or (p > 0 and action not in legal):
+                raise ValueError(f"the policy gave probability {p} to {action}; legal here: {legal}")
+            total += p
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"the policy's probabilities sum to {total}, not 1")
+        return probabilities
+
+    def outcome(hp, cards, defender: int) -> float:
+        """The best response's value once a hit is resolved into (hp, cards); the defender attacks next."""
+        if hp[defender] <= 0:
+            return 1.0 if defender == bot else -1.0
+        if not _has_attack(cards[0]) and not _has_attack(cards[1]):
+            return 0.0
+        key = (hp, cards)
+        entry = memo.get(key) or node(hp, cards)
+        return entry[defender]
+
+    def after_hit(hp, cards, attacker: int, slot: int) -> float:
+        """The best response's value once ``attacker``'s card ``slot`` hit (cards already decremented)."""
+        defender = 1 - attacker
+        damage = matchup.sides[attacker].damage[slot]
+        options = _reaction_options(matchup, hp, cards, defender, damage)
+        values = {action: sum(p * outcome(h, c, defender) for p, h, c in outcomes) for action, outcomes in options}
+        if defender == br:
+            return max(values.values())
+        if len(values) == 1:
+            return values[REACT_TAKE]
+        probabilities = ask(hp, cards, REACT_PHASE, slot)
+        return sum(probabilities[action] * value for action, value in values.items())
+
+    def node(hp, cards) -> tuple[float, float]:
+        """(value with seat 0 to attack, value with seat 1 to attack), both for the best response."""
+        options = {}  # seat -> [(hit chance, value after the hit, weight)]
+        for seat in (0, 1):
+            held = [slot for slot in range(4) if cards[seat][slot]]
+            if not held:
+                options[seat] = [(0.0, 0.0, 1.0)]  # pass
+                continue
+            weights = dict.fromkeys(held, 1.0)
+            if seat == bot and len(held) > 1:
+                probabilities = ask(hp, cards, ATTACK_PHASE, -1)
+                weights = {slot: probabilities[slot] for slot in held if probabilities[slot] > 0}
+            side = matchup.sides[seat]
+            rows = []
+            for slot, weight in weights.items():
+                after = [list(cards[0]), list(cards[1])]
+                after[seat][slot] -= 1
+                after_cards = (tuple(after[0]), tuple(after[1]))
+                rows.append((side.attack_faces[slot] / FACES, after_hit(hp, after_cards, seat, slot), weight))
+            options[seat] = rows
+        # The bot's turn as one averaged option: its value is c + (1 - q) * (value with me to attack).
+        c = sum(w * p * h for p, h, w in options[bot])
+        q = sum(w * p for p, _, w in options[bot])
+        best = None
+        for p, h, _ in options[br]:
+            denominator = 1 - (1 - p) * (1 - q)
+            # Nobody can ever hit (a seat passing against windows of no faces): a draw at the cap.
+            value = (p * h + (1 - p) * c) / denominator if denominator > TIE else 0.0
+            best = value if best is None else max(best, value)
+        entry = [0.0, 0.0]
+        entry[br] = best
+        entry[bot] = c + (1 - q) * best
+        memo[(hp, cards)] = result = (entry[0], entry[1])
+        return result
+
+    hp0 = (start.hp[0], start.hp[1])
+    cards0 = (tuple(start.cards[0]), tuple(start.cards[1]))
+    if not _has_attack(cards0[0]) and not _has_attack(cards0[1]):
+        return 0.0
+    return node(hp0, cards0)[start.first_seat]
