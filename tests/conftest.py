@@ -28,3 +28,14 @@ def private_solver_cache(tmp_path, monkeypatch):
     solver.clear_memory()
     yield
     solver.clear_memory()
+
+
+@pytest.fixture
+def house_ruleset(tmp_path):
+    """A Tiny Minotaur house-rules file with small decks (test_tiny_minotaur_solver.HOUSE_DECKS): games the
+    solver and the exact best response finish in a blink."""
+    from test_tiny_minotaur_solver import HOUSE_DECKS
+
+    path = tmp_path / "house.toml"
+    path.write_text(HOUSE_DECKS)
+    return str(path)

@@ -115,11 +115,6 @@ def config_for(archetypes, **options) -> rules.Config:
 pytestmark = pytest.mark.usefixtures("private_solver_cache")  # tests/conftest.py
 
 
-@pytest.fixture
-def house_ruleset(tmp_path):
-    path = tmp_path / "house.toml"
-    path.write_text(HOUSE_DECKS)
-    return str(path)
 
 
 def start_state(config: rules.Config, tiers: tuple[int, int], first: int) -> rules.State:
