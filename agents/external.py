@@ -99,6 +99,7 @@ class ExternalBot(BotBase):
         self._process: subprocess.Popen | None = None
         self._lines: queue.Queue | None = None
         self._stderr: _Tail = _Tail(STDERR_TAIL_BYTES)
+        self._stderr_reader: threading.Thread | None = None
         self._stop_reading: threading.Event | None = None
         self._view: dict[str, Any] | None = None
         self._wants_information_state = False
@@ -219,7 +220,8 @@ class ExternalBot(BotBase):
         self._stop_reading = threading.Event()
         threading.Thread(target=_pump, args=(self._process.stdout, self._lines, self._stop_reading),
                          daemon=True).start()
-        threading.Thread(target=_drain, args=(self._process.stderr, self._stderr), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=_drain, args=(self._process.stderr, self._stderr), daemon=True)
+        self._stderr_reader.start()
         hello = {"type": "hello", "protocol": PROTOCOL, "game": self.game.name, "env": self.game.env_name,
                  "config": _config_dict(self.config)}
         reply = self._expect(self._request(hello, self.start_timeout), "hello")
@@ -259,6 +261,11 @@ class ExternalBot(BotBase):
         breach = (self._sandbox.breach or self._sandbox.check()) if self._sandbox is not None else None
         if breach is not None:
             kind, reason = breach
+        process, reader = self._process, self._stderr_reader
+        if process is not None and process.poll() is not None and reader is not None:
+            # A program that died has written all its stderr: let the reader reach the end of the pipe (on
+            # a loaded machine it may still be a chunk behind), so the report holds the program's last words.
+            reader.join(timeout=1.0)
         tail = self._stderr.text()
         self._kill()
         return BotFailure(kind, reason + (f"; stderr: {tail}" if tail and kind in ("crash", "start") else ""))

@@ -307,9 +307,12 @@ def test_a_bot_cannot_write_into_the_project_or_the_tournament(tmp_path, evil):
     target = ROOT / f"evil-was-here-{os.getpid()}"
     try:
         _, lost = _one_game(evil("write", str(target)))
-        assert lost is not None and lost.kind == "crash"
-        assert "Read-only file system" in lost.reason or "No such file" in lost.reason
-        assert not target.exists()
+        assert not target.exists()  # the project is never written, whatever the program was told
+        if not ROOT.resolve().is_relative_to("/tmp"):
+            # A checkout under /tmp (CI's clone may be one) is shadowed by the program's private /tmp, where
+            # the write lands harmlessly; anywhere else the path is read-only and the write fails.
+            assert lost is not None and lost.kind == "crash"
+            assert "Read-only file system" in lost.reason or "No such file" in lost.reason
     finally:
         target.unlink(missing_ok=True)
     results, lines = tournament(tmp_path, [GOOD, evil("write", str(tmp_path / "t" / GAMES_FILE))], 2)
