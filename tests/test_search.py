@@ -464,6 +464,40 @@ def test_wyvern_heuristic_on_the_raw_state_chooses_as_on_the_observation():
     assert differ <= total // 100
 
 
+def test_ministeel_heuristic_on_the_raw_state_chooses_as_on_the_observation():
+    """The same replay for MiniSteel (v2 with its Card Draw windows, v2 with own-turn tokens, v1; 2 to 6
+    players): ``act`` and ``act_state`` agree at every decision. The one place they could part is the
+    target's effective HP, which the observation holds as a float32 fraction of hp_cap (7 HP and an
+    Armor is 7.99999988, 8 HP 8.00000012): ``act_state`` computes the same float, so the tie breaks alike
+    (agents/ministeel.py, ``_StateFacts``); a state-exact version of it parts at such ties."""
+    game = get_game("ministeel")
+    rules = game.rules
+    total = differ = 0
+    tables = ((game, {"num_players": 4}, 14), (game, {"num_players": 2}, 6), (game, {"num_players": 6}, 6),
+              (game, {"num_players": 4, "token_timing": "own_turn"}, 6), (get_game("ministeel_v1"), {}, 6))
+    for index, (variant, options, games) in enumerate(tables):
+        config = variant.make_config(**options)
+        bot = load_bot("heuristic", variant, config)
+        buffer = np.zeros(variant.encoder.observation_size(config), dtype=np.float32)
+        mask = np.zeros(len(variant.action_names(config)), dtype=np.int8)
+        rng = random.Random(index)
+        for seed in range(games):
+            state = variant.rules.new_game(config, Chance(100 * index + seed))
+            while not rules.is_terminal(state):
+                seat, legal = rules.current_seat(state), rules.legal_actions(state)
+                mask[:] = 0
+                mask[legal] = 1
+                variant.encoder.encode(state, seat, buffer)
+                observed = bot.act({"observation": buffer, "action_mask": mask})
+                raw = bot.act_state(state, seat, legal)
+                if len(legal) > 1:
+                    total += 1
+                    differ += observed != raw
+                rules.apply(state, observed if rng.random() < 0.8 else rng.choice(legal))
+    assert total > 3000
+    assert differ == 0
+
+
 def test_search_chance_draws_as_a_chance_does():
     from tavernzoo.agents.mcts import SearchChance
 
