@@ -115,12 +115,17 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
 class SearchChance(Chance):
     """The Chance that deals the search's determinizations: the same draws as a ``Chance`` with its seed,
     without the log (a search never replays it) and with the shuffle written out in one loop, which made
-    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization)."""
+    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization). Each determinized
+    state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice of rollouts
+    are not logged either."""
 
     __slots__ = ()
 
     def below(self, n: int) -> int:
         return int(self._random.random() * n)
+
+    def roll(self, sides: int) -> int:
+        return int(self._random.random() * sides) + 1
 
     def shuffle(self, items: list[Any]) -> None:
         draw = self._random.random
@@ -401,10 +406,16 @@ class MCTSBot(BotBase):
                 rules.apply_joint(state, joint)
                 steps += 1
         else:
-            while not rules.is_terminal(state) and steps < depth:
-                legal = rules.legal_actions(state)
-                if policy is not None:
-                    action = self._policy_action(state, rules.current_seat(state), legal)
+            # The rollout loop is most of a simulation's time: the rules' functions and a raw-state
+            # policy's ``act_state`` are looked up once, not per step.
+            is_terminal, legal_actions, current_seat = rules.is_terminal, rules.legal_actions, rules.current_seat
+            act_state = getattr(policy, "act_state", None)
+            while not is_terminal(state) and steps < depth:
+                legal = legal_actions(state)
+                if act_state is not None:
+                    action = int(act_state(state, current_seat(state), legal))
+                elif policy is not None:
+                    action = self._policy_action(state, current_seat(state), legal)
                 else:
                     action = legal[rng.randrange(len(legal))]
                 apply(state, action)
