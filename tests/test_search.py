@@ -13,7 +13,7 @@ from tavernzoo.agents import load_bot
 from tavernzoo.agents.bot_server import BotSession
 from tavernzoo.agents.infoset import state_from_json, state_to_json
 from tavernzoo.envs import get_game
-from tavernzoo.envs.core import Chance
+from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.eval.match import play_match
 
 # (game, config) pairs covering every game and several table sizes.
@@ -101,6 +101,25 @@ def test_clone_shares_nothing_mutable_and_plays_apart(name, config):
         while not rules.is_terminal(copy):
             _step_random(game, copy, rng)
         assert encoder.render(state) == before
+
+
+@pytest.mark.parametrize("name", ["ministeel", "wyvern"])
+def test_apply_legal_plays_a_legal_action_as_apply_does(name):
+    # Search plays through the unchecked apply_legal; on legal actions it must be apply, state for state.
+    game = get_game(name)
+    rules = game.rules
+    for seed in range(6):
+        checked = rules.new_game(game.make_config(num_players=4), Chance(seed))
+        unchecked = rules.clone(checked)
+        rng = random.Random(seed)
+        while not rules.is_terminal(checked):
+            action = rng.choice(rules.legal_actions(checked))
+            rules.apply(checked, action)
+            rules.apply_legal(unchecked, action)
+            assert game.encoder.render(unchecked) == game.encoder.render(checked)
+        assert rules.returns(unchecked) == rules.returns(checked)
+        with pytest.raises(IllegalActionError):
+            rules.apply(checked, 0)  # the checked one still refuses
 
 
 @pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
