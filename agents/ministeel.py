@@ -100,55 +100,68 @@ class HeuristicBot(RuleBot):
         return R.TOKEN_PASS
 
     def _main(self, facts: _ObservationFacts | _StateFacts, legal: set[int]) -> int:
+        # The action indices come from module constants (below), not from R's tables: this runs at every
+        # main-phase step of a heuristic rollout.
         hand = facts.hand()
         config = self.config
         my_hp, my_poison = facts.me()
-        for card in R.EQUIP_KINDS:
-            if R.EQUIP_INDEX[card] in legal:
-                return R.EQUIP_INDEX[card]
-        if R.TOKEN_DRAW in legal and sum(hand) <= 4:
-            return R.TOKEN_DRAW
-        if my_poison >= 2 and R.PLAY_INDEX[R.REMEDY] in legal:
-            return R.PLAY_INDEX[R.REMEDY]
-        if my_hp <= config.hp_cap - 3 and R.PLAY_INDEX[R.POTION] in legal:
-            return R.PLAY_INDEX[R.POTION]
-        if R.PLAY_INDEX[R.SCYTHE] in legal:
-            return R.PLAY_INDEX[R.SCYTHE]
-        opponents = facts.opponents()
-        if R.PLAY_INDEX[R.PLAGUE_SKULL] in legal and my_poison + 1 < config.poison_limit:
-            if any(poison + 1 >= config.poison_limit for _, _, poison in opponents):
-                return R.PLAY_INDEX[R.PLAGUE_SKULL]
-        target = min(opponents, key=lambda o: (o[1], -o[2]))[0] if opponents else 1
-        for card in ATTACK_ORDER:
-            action = R.COMBO_INDEX.get((card, target))
+        for action in _EQUIPS:
             if action in legal:
                 return action
-        for card in ATTACK_ORDER:
-            action = R.PLAY_AT_INDEX.get((card, target))
+        if _TOKEN_DRAW in legal and sum(hand) <= 4:
+            return _TOKEN_DRAW
+        if my_poison >= 2 and _REMEDY in legal:
+            return _REMEDY
+        if my_hp <= config.hp_cap - 3 and _POTION in legal:
+            return _POTION
+        if _SCYTHE in legal:
+            return _SCYTHE
+        opponents = facts.opponents()
+        if _PLAGUE_SKULL in legal and my_poison + 1 < config.poison_limit:
+            if any(poison + 1 >= config.poison_limit for _, _, poison in opponents):
+                return _PLAGUE_SKULL
+        target = min(opponents, key=lambda o: (o[1], -o[2]))[0] if opponents else 1
+        for action in _COMBOS_AT[target]:
+            if action in legal:
+                return action
+        for action in _ATTACKS_AT[target]:
             if action in legal:
                 return action
         poisoned = max(opponents, key=lambda o: o[2])[0] if opponents else 1
-        for card, offset in ((R.POISON, poisoned), (R.HOOK_ROPE, target)):
-            if R.PLAY_AT_INDEX[card, offset] in legal:
-                return R.PLAY_AT_INDEX[card, offset]
-        if R.PLAY_INDEX[R.DOOM_DRAGON] in legal:
-            return R.PLAY_INDEX[R.DOOM_DRAGON]
+        for action in (_POISON_AT[poisoned], _HOOK_ROPE_AT[target]):
+            if action in legal:
+                return action
+        if _DOOM_DRAGON in legal:
+            return _DOOM_DRAGON
         strongest = max(opponents, key=lambda o: o[1])[0] if opponents else 1
-        if R.PLAY_AT_INDEX[R.TRIP_ROPE, strongest] in legal:
-            return R.PLAY_AT_INDEX[R.TRIP_ROPE, strongest]
-        if R.PLAY_INDEX[R.MAGNIFYING_GLASS] in legal:
-            return R.PLAY_INDEX[R.MAGNIFYING_GLASS]
-        if R.PLAY_AT_INDEX[R.FATE, target] in legal:
-            return R.PLAY_AT_INDEX[R.FATE, target]
-        if R.TOKEN_DRAW in legal and sum(hand) <= 2:
-            return R.TOKEN_DRAW
-        if R.PLAY_INDEX[R.POTION] in legal and my_hp < config.hp_cap:
-            return R.PLAY_INDEX[R.POTION]
-        forfeits = [a for a in legal if R.ACTION_TYPE[a] == R.FORFEIT]
+        if _TRIP_ROPE_AT[strongest] in legal:
+            return _TRIP_ROPE_AT[strongest]
+        if _MAGNIFYING_GLASS in legal:
+            return _MAGNIFYING_GLASS
+        if _FATE_AT[target] in legal:
+            return _FATE_AT[target]
+        if _TOKEN_DRAW in legal and sum(hand) <= 2:
+            return _TOKEN_DRAW
+        if _POTION in legal and my_hp < config.hp_cap:
+            return _POTION
+        forfeits = [a for a in legal if _ACTION_TYPE[a] == R.FORFEIT]
         if forfeits:
             # The cheapest card; a Dark card costs 1 HP to discard, so it counts as worth more.
             return min(forfeits, key=lambda a: VALUE[R.ACTION_CARD[a]] + (6 if R.ACTION_CARD[a] in R.DARK else 0))
         return min(legal)
+
+
+# The main phase's actions by what they do; ``_X_AT[k]`` is the action aimed ``k`` seats on (-1: none).
+_EQUIPS = tuple(R.EQUIP_INDEX[card] for card in R.EQUIP_KINDS)
+_TOKEN_DRAW = R.TOKEN_DRAW
+_REMEDY, _POTION, _SCYTHE, _PLAGUE_SKULL, _DOOM_DRAGON, _MAGNIFYING_GLASS = (
+    R.PLAY_INDEX[card] for card in (R.REMEDY, R.POTION, R.SCYTHE, R.PLAGUE_SKULL, R.DOOM_DRAGON, R.MAGNIFYING_GLASS))
+_COMBOS_AT = tuple(tuple(R.COMBO_INDEX.get((card, k), -1) for card in ATTACK_ORDER) for k in range(R.MAX_PLAYERS))
+_ATTACKS_AT = tuple(tuple(R.PLAY_AT_INDEX.get((card, k), -1) for card in ATTACK_ORDER) for k in range(R.MAX_PLAYERS))
+_POISON_AT, _HOOK_ROPE_AT, _TRIP_ROPE_AT, _FATE_AT = (
+    tuple(R.PLAY_AT_INDEX.get((card, k), -1) for k in range(R.MAX_PLAYERS))
+    for card in (R.POISON, R.HOOK_ROPE, R.TRIP_ROPE, R.FATE))
+_ACTION_TYPE = R.ACTION_TYPE
 
 
 # --- the facts the heuristic decides on, from either source ----------------------------------------------------
