@@ -51,6 +51,8 @@ class HeuristicBot(RuleBot):
         ``prior=heuristic``: no observation is encoded per rollout step."""
         if len(legal) == 1:
             return legal[0]
+        if state.phase == R.DRAW_PHASE:  # a Card Draw window: draw or pass, both legal (a third of rollout steps)
+            return self._window(_StateFacts(state, seat))
         return self._decide(state.phase, set(legal), _StateFacts(state, seat))
 
     def _decide(self, phase: int, legal: set[int], facts: _ObservationFacts | _StateFacts) -> int:
