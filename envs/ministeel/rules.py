@@ -30,7 +30,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
-from itertools import compress
+from itertools import chain, compress, repeat
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
 
@@ -703,7 +703,8 @@ def _main_actions(state: State) -> list[int]:
     seat, n = state.turn_seat, state.n
     hand = state.hands[seat]
     alive = state.alive
-    offsets = [k for k in range(1, n) if alive[(seat + k) % n]]
+    everyone = False not in alive  # then the targets are offsets 1..n-1: a slice of each row
+    offsets = range(1, n) if everyone else [k for k in range(1, n) if alive[(seat + k) % n]]
     legal = []
     for card in TARGETED:
         if hand[card]:
@@ -711,12 +712,12 @@ def _main_actions(state: State) -> list[int]:
             if card == HOOK_ROPE:
                 legal += [row[k] for k in offsets if _can_be_robbed(state, (seat + k) % n)]
             else:
-                legal += [row[k] for k in offsets]
+                legal += row[1:n] if everyone else [row[k] for k in offsets]
     if hand[FATE]:
         row = _PLAY_AT_ROWS[FATE]
         if state.config.fate_on_self:
             legal.append(row[0])
-        legal += [row[k] for k in offsets]
+        legal += row[1:n] if everyone else [row[k] for k in offsets]
     for card, action in _UNTARGETED_PLAYS:
         if hand[card] and (card != REMEDY or state.poison[seat]):
             legal.append(action)
@@ -728,13 +729,12 @@ def _main_actions(state: State) -> list[int]:
         for card in COMBO_ATTACKS:
             if hand[card]:
                 row = _COMBO_ROWS[card]
-                legal += [row[k] for k in offsets]
+                legal += row[1:n] if everyone else [row[k] for k in offsets]
     if state.tokens[seat]:
         legal.append(TOKEN_DRAW)
-    forfeits = list(compress(FORFEIT_INDEX, hand))
-    if forfeits:
-        legal += forfeits
-    else:
+    before = len(legal)
+    legal += compress(FORFEIT_INDEX, hand)
+    if len(legal) == before:
         legal.append(FORFEIT_NOTHING)
     return legal
 
@@ -987,7 +987,8 @@ def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
 
 
 def _expand(counts: list[int]) -> list[int]:
-    return [kind for kind in range(NUM_KINDS) for _ in range(counts[kind])]
+    """The kinds of a hand of counts, each repeated as often as held, in kind order."""
+    return list(chain.from_iterable(map(repeat, range(NUM_KINDS), counts)))
 
 
 def _keep(state: State, kind: int) -> None:
