@@ -12,7 +12,8 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
 * **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
   UCB over its own statistics, the joint action leads to the child.
 * **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
-  encoded observation. With ``depth=D`` a rollout stops after D decisions and the game's value estimate
+  encoded observation, or on the rules state where the bot has ``act_state`` (MiniSteel's and Wyvern's
+  heuristics). With ``depth=D`` a rollout stops after D decisions and the game's value estimate
   scores the position.
 * **Prior** (turn-based games): a bot spec whose move a node expands first and favours in selection
   by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many and
@@ -379,8 +380,8 @@ class MCTSBot(BotBase):
 
     def _policy_action(self, state: Any, seat: int, legal: list[int], bot: Any = None) -> int:
         """The move of ``bot`` (default: the rollout policy) for ``seat``: read from the rules state where
-        the bot can (``act_state``, e.g. Wyvern's heuristic: no observation encoded per step), else from
-        the encoded observation."""
+        the bot can (``act_state``, e.g. the MiniSteel and Wyvern heuristics: no observation encoded per
+        step), else from the encoded observation."""
         bot = bot or self._policy
         act_state = getattr(bot, "act_state", None)
         if act_state is not None:

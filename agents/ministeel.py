@@ -7,6 +7,11 @@ holds no shield or Confusion Dust, else keep the token; on its own turn equip ev
 Draw token on a short hand, cure heavy poison, heal when hurt, then strike the weakest opponent with its
 strongest attack (as a Poison combo when it holds a Poison), finishing with utility cards, and forfeit
 its least valuable card when nothing else is worth an action. Measured strength: docs/rules/ministeel.md.
+
+The facts it decides on come from the observation vector (``act``) or, for search, straight from the
+rules ``State`` (``act_state``: the same decisions, no observation encoded at every rollout step;
+agents/mcts.py uses it for ``rollout=heuristic`` and ``prior=heuristic``). tests/test_search.py replays
+seeded games and checks the two agree at every decision; docs/search.md says why they can.
 """
 
 from __future__ import annotations
