@@ -30,7 +30,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
-from itertools import chain, compress, repeat
+from itertools import compress
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
 
@@ -121,6 +121,7 @@ FORFEIT_INDEX = tuple(_INDEX[(FORFEIT, card, -1)] for card in range(NUM_KINDS))
 FORFEIT_NOTHING = _INDEX[(FORFEIT_EMPTY, -1, -1)]
 REACT_INDEX = {card: _INDEX[(REACT, card, -1)] for card in REACTIONS}
 REACT_NONE = REACT_INDEX[-1]
+assert list(REACT_INDEX.values()) == sorted(REACT_INDEX.values())  # legal_actions lists reactions unsorted
 PICK_INDEX = tuple(_INDEX[(PICK, card, -1)] for card in range(NUM_KINDS))
 TOKEN_PASS = _INDEX[(NO_DRAW, -1, -1)]
 
@@ -571,8 +572,8 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     ``following``: the seat whose turn begins when the window closes (-1: ``turn_seat`` acts on).
     False, and nothing changed, when nobody is to be asked."""
     n = state.n
-    asked = [s % n for s in range(start, start + n)
-             if s % n != excluded and state.alive[s % n] and state.tokens[s % n]]
+    alive, tokens = state.alive, state.tokens
+    asked = [s for s in _SEAT_ORDERS[n][start % n] if s != excluded and alive[s] and tokens[s]]
     if not asked:
         return False
     state.window = asked
@@ -580,6 +581,11 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     state.phase = DRAW_PHASE
     state.to_act = asked[0]
     return True
+
+
+# _SEAT_ORDERS[n][first]: the seats of an n-player table in turn order from ``first``.
+_SEAT_ORDERS = tuple(tuple(tuple((first + k) % n for k in range(n)) for first in range(n)) if n else ()
+                     for n in range(MAX_PLAYERS + 1))
 
 
 def _upcoming_seat(state: State, seat: int) -> int:
@@ -680,7 +686,8 @@ def legal_actions(state: State) -> list[int]:
     if phase == MAIN:
         return _main_actions(state)
     if phase == REACT_PHASE:
-        return sorted(REACT_INDEX[card] for card in _reactions(state)) + [REACT_NONE]
+        # Ascending without a sort: _reactions keeps REACTIONS order, whose indices ascend (asserted above).
+        return [REACT_INDEX[card] for card in _reactions(state)] + [REACT_NONE]
     if phase == ANSWER:
         return [REACT_INDEX[HOOK_ROPE], REACT_NONE]
     if phase == PICK_PHASE:
@@ -988,7 +995,17 @@ def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
 
 def _expand(counts: list[int]) -> list[int]:
     """The kinds of a hand of counts, each repeated as often as held, in kind order."""
-    return list(chain.from_iterable(map(repeat, range(NUM_KINDS), counts)))
+    cards = []
+    for kind in compress(_KIND_RANGE, counts):  # a hand holds a few of the 23 kinds, mostly one of each
+        count = counts[kind]
+        if count == 1:
+            cards.append(kind)
+        else:
+            cards += [kind] * count
+    return cards
+
+
+_KIND_RANGE = range(NUM_KINDS)
 
 
 def _keep(state: State, kind: int) -> None:
