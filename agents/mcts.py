@@ -12,7 +12,8 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
 * **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
   UCB over its own statistics, the joint action leads to the child.
 * **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
-  encoded observation. With ``depth=D`` a rollout stops after D decisions and the game's value estimate
+  encoded observation, or on the rules state where the bot has ``act_state`` (MiniSteel's and Wyvern's
+  heuristics). With ``depth=D`` a rollout stops after D decisions and the game's value estimate
   scores the position.
 * **Prior** (turn-based games): a bot spec whose move a node expands first and favours in selection
   by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many and
@@ -115,12 +116,17 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
 class SearchChance(Chance):
     """The Chance that deals the search's determinizations: the same draws as a ``Chance`` with its seed,
     without the log (a search never replays it) and with the shuffle written out in one loop, which made
-    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization)."""
+    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization). Each determinized
+    state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice of rollouts
+    are not logged either."""
 
     __slots__ = ()
 
     def below(self, n: int) -> int:
         return int(self._random.random() * n)
+
+    def roll(self, sides: int) -> int:
+        return int(self._random.random() * sides) + 1
 
     def shuffle(self, items: list[Any]) -> None:
         draw = self._random.random
@@ -374,8 +380,8 @@ class MCTSBot(BotBase):
 
     def _policy_action(self, state: Any, seat: int, legal: list[int], bot: Any = None) -> int:
         """The move of ``bot`` (default: the rollout policy) for ``seat``: read from the rules state where
-        the bot can (``act_state``, e.g. Wyvern's heuristic: no observation encoded per step), else from
-        the encoded observation."""
+        the bot can (``act_state``, e.g. the MiniSteel and Wyvern heuristics: no observation encoded per
+        step), else from the encoded observation."""
         bot = bot or self._policy
         act_state = getattr(bot, "act_state", None)
         if act_state is not None:
@@ -401,10 +407,16 @@ class MCTSBot(BotBase):
                 rules.apply_joint(state, joint)
                 steps += 1
         else:
-            while not rules.is_terminal(state) and steps < depth:
-                legal = rules.legal_actions(state)
-                if policy is not None:
-                    action = self._policy_action(state, rules.current_seat(state), legal)
+            # The rollout loop is most of a simulation's time: the rules' functions and a raw-state
+            # policy's ``act_state`` are looked up once, not per step.
+            is_terminal, legal_actions, current_seat = rules.is_terminal, rules.legal_actions, rules.current_seat
+            act_state = getattr(policy, "act_state", None)
+            while not is_terminal(state) and steps < depth:
+                legal = legal_actions(state)
+                if act_state is not None:
+                    action = int(act_state(state, current_seat(state), legal))
+                elif policy is not None:
+                    action = self._policy_action(state, current_seat(state), legal)
                 else:
                     action = legal[rng.randrange(len(legal))]
                 apply(state, action)

@@ -463,16 +463,19 @@ def clone_state(state: Any, chance: Chance | None = None) -> Any:
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def redealt(state: Any, seat: int, redeal: Any, chance: Chance | None) -> Any:
+def redealt(state: Any, seat: int, redeal: Any, chance: Chance | None, copy: Any = clone_state) -> Any:
     """A clone of ``state`` with what ``seat`` cannot see dealt afresh: ``redeal(new, seat, order)`` puts
     the unseen cards back through ``order``. With a ``chance`` that is its shuffle and the copy gets a fresh
-    Chance seeded from it (a determinization); without, ``list.sort`` (the canonical deal of an
-    information state) and a blank Chance."""
+    Chance of the same class seeded from it (a determinization); without, ``list.sort`` (the canonical deal of an
+    information state) and a blank Chance. ``copy(state, chance)`` is the clone (a game may give its own,
+    faster one: MiniSteel)."""
     if chance is None:
-        new = clone_state(state, Chance(0))
+        new = copy(state, Chance(0))
         redeal(new, seat, list.sort)
     else:
-        new = clone_state(state, state.chance)  # shared only until replaced below, after the shuffle
+        new = copy(state, state.chance)  # shared only until replaced below, after the shuffle
         redeal(new, seat, chance.shuffle)
-        new.chance = Chance(chance.below(2**31))
+        # Of the dealer's own kind: a search's SearchChance (agents/mcts.py) deals states whose Chance draws
+        # the same values without logging them (nobody replays a determinization).
+        new.chance = chance.__class__(chance.below(2**31))
     return new

@@ -30,6 +30,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import compress
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
 
@@ -120,6 +121,7 @@ FORFEIT_INDEX = tuple(_INDEX[(FORFEIT, card, -1)] for card in range(NUM_KINDS))
 FORFEIT_NOTHING = _INDEX[(FORFEIT_EMPTY, -1, -1)]
 REACT_INDEX = {card: _INDEX[(REACT, card, -1)] for card in REACTIONS}
 REACT_NONE = REACT_INDEX[-1]
+assert list(REACT_INDEX.values()) == sorted(REACT_INDEX.values())  # legal_actions lists reactions unsorted
 PICK_INDEX = tuple(_INDEX[(PICK, card, -1)] for card in range(NUM_KINDS))
 TOKEN_PASS = _INDEX[(NO_DRAW, -1, -1)]
 
@@ -570,8 +572,8 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     ``following``: the seat whose turn begins when the window closes (-1: ``turn_seat`` acts on).
     False, and nothing changed, when nobody is to be asked."""
     n = state.n
-    asked = [s % n for s in range(start, start + n)
-             if s % n != excluded and state.alive[s % n] and state.tokens[s % n]]
+    alive, tokens = state.alive, state.tokens
+    asked = [s for s in _SEAT_ORDERS[n][start % n] if s != excluded and alive[s] and tokens[s]]
     if not asked:
         return False
     state.window = asked
@@ -579,6 +581,11 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     state.phase = DRAW_PHASE
     state.to_act = asked[0]
     return True
+
+
+# _SEAT_ORDERS[n][first]: the seats of an n-player table in turn order from ``first``.
+_SEAT_ORDERS = tuple(tuple(tuple((first + k) % n for k in range(n)) for first in range(n)) if n else ()
+                     for n in range(MAX_PLAYERS + 1))
 
 
 def _upcoming_seat(state: State, seat: int) -> int:
@@ -679,7 +686,8 @@ def legal_actions(state: State) -> list[int]:
     if phase == MAIN:
         return _main_actions(state)
     if phase == REACT_PHASE:
-        return sorted(REACT_INDEX[card] for card in _reactions(state)) + [REACT_NONE]
+        # Ascending without a sort: _reactions keeps REACTIONS order, whose indices ascend (asserted above).
+        return [REACT_INDEX[card] for card in _reactions(state)] + [REACT_NONE]
     if phase == ANSWER:
         return [REACT_INDEX[HOOK_ROPE], REACT_NONE]
     if phase == PICK_PHASE:
@@ -689,41 +697,51 @@ def legal_actions(state: State) -> list[int]:
     return []
 
 
+# Per card, its action index by target offset (0: Fate on oneself; -1 where no such action): the legal
+# list is built from these rows, not from dictionary look-ups by (card, offset), the engine's hot loop.
+_PLAY_AT_ROWS = tuple(tuple(PLAY_AT_INDEX.get((card, k), -1) for k in range(MAX_PLAYERS))
+                      for card in range(NUM_KINDS))
+_COMBO_ROWS = tuple(tuple(COMBO_INDEX.get((card, k), -1) for k in range(MAX_PLAYERS)) for card in range(NUM_KINDS))
+_UNTARGETED_PLAYS = tuple((card, PLAY_INDEX[card]) for card in UNTARGETED)
+_EQUIP_SLOTS = tuple((EQUIP_KINDS[slot], EQUIP_CAPS[slot], EQUIP_INDEX[EQUIP_KINDS[slot]]) for slot in range(3))
+
+
 def _main_actions(state: State) -> list[int]:
     seat, n = state.turn_seat, state.n
     hand = state.hands[seat]
     alive = state.alive
-    offsets = [k for k in range(1, n) if alive[(seat + k) % n]]
+    everyone = False not in alive  # then the targets are offsets 1..n-1: a slice of each row
+    offsets = range(1, n) if everyone else [k for k in range(1, n) if alive[(seat + k) % n]]
     legal = []
     for card in TARGETED:
         if hand[card]:
+            row = _PLAY_AT_ROWS[card]
             if card == HOOK_ROPE:
-                legal += [PLAY_AT_INDEX[card, k] for k in offsets if _can_be_robbed(state, (seat + k) % n)]
+                legal += [row[k] for k in offsets if _can_be_robbed(state, (seat + k) % n)]
             else:
-                legal += [PLAY_AT_INDEX[card, k] for k in offsets]
+                legal += row[1:n] if everyone else [row[k] for k in offsets]
     if hand[FATE]:
+        row = _PLAY_AT_ROWS[FATE]
         if state.config.fate_on_self:
-            legal.append(PLAY_AT_INDEX[FATE, 0])
-        legal += [PLAY_AT_INDEX[FATE, k] for k in offsets]
-    for card in UNTARGETED:
+            legal.append(row[0])
+        legal += row[1:n] if everyone else [row[k] for k in offsets]
+    for card, action in _UNTARGETED_PLAYS:
         if hand[card] and (card != REMEDY or state.poison[seat]):
-            legal.append(PLAY_INDEX[card])
+            legal.append(action)
     worn = state.equipment[seat]
-    for slot in range(3):
-        if hand[EQUIP_KINDS[slot]] and worn[slot] < EQUIP_CAPS[slot]:
-            legal.append(EQUIP_INDEX[EQUIP_KINDS[slot]])
+    for slot, (card, cap, action) in enumerate(_EQUIP_SLOTS):
+        if hand[card] and worn[slot] < cap:
+            legal.append(action)
     if hand[POISON]:
         for card in COMBO_ATTACKS:
             if hand[card]:
-                legal += [COMBO_INDEX[card, k] for k in offsets]
+                row = _COMBO_ROWS[card]
+                legal += row[1:n] if everyone else [row[k] for k in offsets]
     if state.tokens[seat]:
         legal.append(TOKEN_DRAW)
-    empty = True
-    for kind in range(NUM_KINDS):
-        if hand[kind]:
-            legal.append(FORFEIT_INDEX[kind])
-            empty = False
-    if empty:
+    before = len(legal)
+    legal += compress(FORFEIT_INDEX, hand)
+    if len(legal) == before:
         legal.append(FORFEIT_NOTHING)
     return legal
 
@@ -783,6 +801,12 @@ def apply(state: State, action: int) -> None:
     if not is_legal(state, action):
         name = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise IllegalActionError(name, [ACTION_NAMES[a] for a in legal_actions(state)])
+    apply_legal(state, action)
+
+
+def apply_legal(state: State, action: int) -> None:
+    """``apply`` for a caller that took ``action`` (a Python int) from ``legal_actions(state)`` itself: no
+    check (search plays only such actions, agents/mcts.py). Anything else must go through ``apply``."""
     state.log = []
     state.decisions += 1
     phase = state.phase
@@ -970,7 +994,18 @@ def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
 
 
 def _expand(counts: list[int]) -> list[int]:
-    return [kind for kind in range(NUM_KINDS) for _ in range(counts[kind])]
+    """The kinds of a hand of counts, each repeated as often as held, in kind order."""
+    cards = []
+    for kind in compress(_KIND_RANGE, counts):  # a hand holds a few of the 23 kinds, mostly one of each
+        count = counts[kind]
+        if count == 1:
+            cards.append(kind)
+        else:
+            cards += [kind] * count
+    return cards
+
+
+_KIND_RANGE = range(NUM_KINDS)
 
 
 def _keep(state: State, kind: int) -> None:
@@ -1112,7 +1147,7 @@ def card_total(state: State) -> int:
 
 # --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
 
-from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import copy_chance as _copy_chance  # noqa: E402 - kept with the section it serves
 from ..core import redealt as _redealt  # noqa: E402
 
 # Hidden from a seat: the other hands, the deck's order, cards offered to another seat (``pick``), log
@@ -1126,9 +1161,35 @@ PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "e
                            "out_at", "finishing_order", "winner", "end_reason"))
 
 
+# The State's fields by how a copy treats them; the assertion below fails when a field is added to State
+# and not listed here. Written out rather than generic (envs.core.clone_state): a search clones a state per
+# simulation, and this is three times faster.
+_SHARED_FIELDS = ("config", "n", "first_seat", "turn_seat", "to_act", "phase", "actions_left", "turn", "decisions",
+                  "attacker", "target", "attack_card", "damage", "poisons", "combo", "shield", "pick_source",
+                  "window_next", "winner", "end_reason")  # immutable values
+_FLAT_FIELDS = ("hp", "poison", "tokens", "skips", "alive", "deck", "discard", "pick", "window", "eliminated",
+                "out_at", "finishing_order", "log")  # lists of immutable values (log: tuples)
+_NESTED_FIELDS = ("hands", "equipment", "initiative_rolls")  # lists of lists of ints
+assert set(State.__dataclass_fields__) == {"chance", "known", *_SHARED_FIELDS, *_FLAT_FIELDS, *_NESTED_FIELDS}
+
+
+def _copy(state: State, chance: Chance | None = None) -> State:
+    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's."""
+    new = State.__new__(State)
+    for name in _SHARED_FIELDS:
+        setattr(new, name, getattr(state, name))
+    for name in _FLAT_FIELDS:
+        setattr(new, name, getattr(state, name)[:])
+    for name in _NESTED_FIELDS:
+        setattr(new, name, [row[:] for row in getattr(state, name)])
+    new.known = [[row[:] for row in rows] for rows in state.known]
+    new.chance = chance if chance is not None else _copy_chance(state.chance)
+    return new
+
+
 def clone(state: State) -> State:
     """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
-    return _clone_state(state)
+    return _copy(state)
 
 
 def _shown_to_hold(state: State, seat: int) -> tuple[int, ...]:
@@ -1202,10 +1263,10 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     Cards the seat remembers in another hand (``known``, the observation's memory) stay in that hand; the
     rest is uniform over the cards it cannot see now.
     """
-    return _redealt(state, seat, _redeal, chance)
+    return _redealt(state, seat, _redeal, chance, _copy)
 
 
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    return _redealt(state, seat, _redeal, None)
+    return _redealt(state, seat, _redeal, None, _copy)
