@@ -133,6 +133,10 @@ def test_rllib_run_checkpoints_resumes_reports_and_exports_a_bot_that_plays(ray_
     run_games = play_match(game, [str(run), "heuristic", "heuristic"], 12, seed=4, config=config)
     assert [(r.wins, r.losses) for r in onnx_games.rows] == [(r.wins, r.losses) for r in run_games.rows]
     assert hasattr(load_bot(str(tmp_path / "bot.onnx"), game, config, seed=0), "act")
+    # RLlib's own (pickled) checkpoint is refused by name, never loaded
+    assert main(["export", str(run / "checkpoints" / "iter_000003" / "rllib"), "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "RLlib's own checkpoint, which tavernzoo never reads" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
 
 
 def test_rllib_command_refuses_bad_options_with_one_line(tmp_path, capsys):

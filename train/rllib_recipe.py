@@ -1,6 +1,9 @@
 """RLlib recipe: any tavernzoo game trained multi-agent with PPO and action masks (a starting point).
 
-    tavernzoo rllib GAME [--iterations N] [--batch STEPS] [--seed S] [--set KEY=VALUE] [--address ADDR]
+    tavernzoo rllib GAME [--iterations N] [--batch STEPS] [--seed S] [--set KEY=VALUE] [--out DIR]
+                         [--checkpoint-every N] [--eval-games GAMES] [--address ADDR]
+    tavernzoo rllib --resume DIR [--iterations N]
+    tavernzoo export DIR --out BOT.onnx
 
 tavernzoo's own trainer (``tavernzoo train``) is the supported path; this recipe is for users of RLlib who
 want to start from a working example. What it shows:
@@ -15,6 +18,11 @@ want to start from a working example. What it shows:
   never drawn (and the env raises on one, so a broken mask cannot go unnoticed);
 * the policies: one shared policy plays every seat (self-play; the games are symmetric), so the
   learner's batch holds every seat's decisions; ``policy_mapping_fn`` is where a league would go.
+
+* the run (:class:`RLlibRun`): checkpoints laid out as ``tavernzoo train``'s, each with the policy as a
+  numpy bot (``policy.json`` + ``policy.npz``, from the learner's weights in this process), so the run
+  directory is a bot spec and ``tavernzoo export`` makes an ONNX bot of it without reading RLlib's
+  pickled files; the run ends with ``tavernzoo train``'s report (train/evaluate.py ``strength_report``).
 
 The rewards are the game's own (zero-sum, paid at the end); RLlib's PettingZoo wrapper notes that its
 standard algorithms are made for cooperative games, so expect slower learning than tavernzoo's league.
