@@ -114,14 +114,21 @@ def test_rllib_run_checkpoints_resumes_reports_and_exports_a_bot_that_plays(ray_
     assert report["against"]["heuristic"] == again["against"]["heuristic"]  # deterministic opponents: equal
     assert report["against"]["random"]["games"] == 12
 
-    # resume: iteration 3 continues the run (RLlib's state restored, not a fresh start)
+    # resume: iteration 3 continues the run (RLlib's state restored, not a fresh start); a checkpoint that a
+    # kill left half-written (its temporary folder) is neither read nor left behind
+    (run / "checkpoints" / ".iter_000003.tmp" / "rllib").mkdir(parents=True)
+    (run / "checkpoints" / ".iter_000003.tmp" / "policy.json").write_text("{")
     assert main(["rllib", "--resume", str(run), "--iterations", "3", "--eval-games", "0"]) == 0
     resumed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert [line["iteration"] for line in resumed] == [3]
     assert resumed[0]["env_steps"] > lines[-1]["env_steps"]
     assert (run / "checkpoints" / "latest").read_text().strip() == "iter_000003"
+    assert not (run / "checkpoints" / ".iter_000003.tmp").exists()
     assert len(json.loads((run / "checkpoints" / "iter_000003" / "metrics.json").read_text())["iterations"]) == 3
     assert MLPPolicy.load(run / "checkpoints" / "iter_000003").weights[0].tolist() != first.weights[0].tolist()
+
+    assert main(["rllib", "--resume", str(run), "--iterations", "2"]) == 2
+    assert "the run is at iteration 3; --iterations 2 is behind it" in capsys.readouterr().err
 
     # export: the run's latest policy as an ONNX bot with its manifest, which plays like the checkpoint
     assert main(["export", str(run), "--out", str(tmp_path / "bot.onnx")]) == 0
@@ -144,6 +151,13 @@ def test_rllib_command_refuses_bad_options_with_one_line(tmp_path, capsys):
 
     (tmp_path / "taken" / "checkpoints").mkdir(parents=True)
     (tmp_path / "taken" / "checkpoints" / "latest").write_text("iter_000001\n")
+    (tmp_path / "broken" / "checkpoints").mkdir(parents=True)  # killed before its first checkpoint completed
+    (tmp_path / "broken" / "checkpoints" / "latest").write_text("iter_000001\n")
+    (tmp_path / "broken" / "config.json").write_text('{"game": "minefield"}')
+    (tmp_path / "trainrun").mkdir()  # a tavernzoo train run's config is not an rllib run's
+    (tmp_path / "trainrun" / "config.json").write_text('{"game": "minefield", "timesteps": 10}')
+    (tmp_path / "trainrun" / "checkpoints").mkdir()
+    (tmp_path / "trainrun" / "checkpoints" / "latest").write_text("step_0000000010\n")
     for argv, message in ((["rllib", "chess"], "unknown game 'chess'"),
                           (["rllib"], "name the GAME to train"),
                           (["rllib", "minefield", "--iterations", "0"], "--iterations 0 must be a whole number of at "
@@ -153,7 +167,11 @@ def test_rllib_command_refuses_bad_options_with_one_line(tmp_path, capsys):
                           (["rllib", "minefield", "--out", str(tmp_path / "taken")], "already holds a training run"),
                           (["rllib", "--resume", str(tmp_path)], "is not an rllib run"),
                           (["rllib", "minefield", "--resume", str(tmp_path / "taken")],
-                           "GAME cannot change them")):
+                           "GAME cannot change them"),
+                          (["rllib", "--resume", str(tmp_path / "taken")], "is not an rllib run"),
+                          (["rllib", "--resume", str(tmp_path / "broken")], "latest checkpoint iter_000001 is "
+                                                                           "incomplete"),
+                          (["rllib", "--resume", str(tmp_path / "trainrun")], "config.json is not an rllib run's")):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, (argv, err)

@@ -309,6 +309,14 @@ class RLlibRun:
                 options = RLlibOptions(**stored)
             except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
                 raise ValueError(f"--resume {self.out}: config.json is not an rllib run's ({error})") from None
+            latest = self.latest_checkpoint()
+            if not (latest / "rllib" / "rllib_checkpoint.json").is_file() or not (latest / "metrics.json").is_file():
+                raise ValueError(f"--resume {self.out}: its latest checkpoint {latest.name} is incomplete "
+                                 "(rllib/ and metrics.json expected); point checkpoints/latest at a complete one")
+            done = len(json.loads((latest / "metrics.json").read_text()).get("iterations", []))
+            if iterations is not None and iterations < done:
+                raise ValueError(f"--resume {self.out}: the run is at iteration {done}; --iterations {iterations} "
+                                 f"is behind it (give {done} or more)")
         elif options is None:
             raise ValueError("a fresh rllib run needs its RLlibOptions")
         elif (self.out / "checkpoints" / "latest").exists():
