@@ -133,6 +133,10 @@ def find_policy_dir(path: str | os.PathLike) -> Path:
     latest = path / "checkpoints" / "latest"
     if latest.is_file():
         return path / "checkpoints" / latest.read_text().strip()
+    if (path / "rllib_checkpoint.json").is_file():
+        # RLlib's own checkpoint is pickled (cloudpickle): loading one runs whatever code it names.
+        raise ValueError(f"{path} is RLlib's own checkpoint, which tavernzoo never reads to make a bot (it is "
+                         "pickled); give the rllib run directory or its checkpoint folder (policy.json + policy.npz)")
     raise ValueError(f"{path} is neither a policy checkpoint (policy.json) nor a training run (checkpoints/latest)")
 
 

@@ -82,17 +82,132 @@ def test_rllib_recipe_trains_masked_ppo_for_two_iterations(ray_local):
     assert summaries[1]["episodes"] >= 1
 
 
-def test_rllib_command_trains_and_refuses_bad_options(ray_local, capsys):
+def test_rllib_run_checkpoints_resumes_reports_and_exports_a_bot_that_plays(ray_local, tmp_path, capsys):
+    """End to end: train 2 iterations with checkpoints, resume to 3, the report, export, the bot plays."""
+    pytest.importorskip("onnx")
+    from tavernzoo.agents import load_bot
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.cli import main
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.train.evaluate import strength_report
+
+    run = tmp_path / "run"
+    assert main(["rllib", "minefield", "--set", "num_players=3", "--iterations", "2", "--batch", "64",
+                 "--checkpoint-every", "1", "--eval-games", "12", "--out", str(run), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines() if line.startswith("{")]
+    assert [line["iteration"] for line in lines] == [1, 2] and lines[0]["env_steps"] >= 64
+    assert "heuristic x2" in captured.err and "random x2" in captured.err  # the strength table
+    assert (run / "checkpoints" / "latest").read_text().strip() == "iter_000002"
+    assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["iter_000001", "iter_000002", "latest"]
+    first = MLPPolicy.load(run / "checkpoints" / "iter_000001")
+    assert first.meta["iterations"] == 1 and first.meta["env"] == "minefield_v0"
+
+    # the report: train's strength report of the checkpoint's policy, against random and the heuristic
+    game = get_game("minefield")
+    config = game.make_config({"num_players": 3})
+    report = json.loads((run / "report.json").read_text())
+    final = run / "checkpoints" / "iter_000002"
+    assert report["checkpoint"] == str(final) and report["iterations"] == 2
+    again = strength_report(game, MLPPolicy.load(final), str(final), 12, seed=0 + 7, config=config)
+    assert report["against"]["heuristic"] == again["against"]["heuristic"]  # deterministic opponents: equal
+    assert report["against"]["random"]["games"] == 12
+
+    # resume: iteration 3 continues the run (RLlib's state restored, not a fresh start); a checkpoint that a
+    # kill left half-written (its temporary folder) is neither read nor left behind
+    (run / "checkpoints" / ".iter_000003.tmp" / "rllib").mkdir(parents=True)
+    (run / "checkpoints" / ".iter_000003.tmp" / "policy.json").write_text("{")
+    assert main(["rllib", "--resume", str(run), "--iterations", "3", "--eval-games", "0"]) == 0
+    resumed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [line["iteration"] for line in resumed] == [3]
+    assert resumed[0]["env_steps"] > lines[-1]["env_steps"]
+    assert (run / "checkpoints" / "latest").read_text().strip() == "iter_000003"
+    assert not (run / "checkpoints" / ".iter_000003.tmp").exists()
+    assert len(json.loads((run / "checkpoints" / "iter_000003" / "metrics.json").read_text())["iterations"]) == 3
+    assert MLPPolicy.load(run / "checkpoints" / "iter_000003").weights[0].tolist() != first.weights[0].tolist()
+
+    assert main(["rllib", "--resume", str(run), "--iterations", "2"]) == 2
+    assert "the run is at iteration 3; --iterations 2 is behind it" in capsys.readouterr().err
+
+    # export: the run's latest policy as an ONNX bot with its manifest, which plays like the checkpoint
+    assert main(["export", str(run), "--out", str(tmp_path / "bot.onnx")]) == 0
+    manifest = json.loads((tmp_path / "bot.json").read_text())
+    assert manifest["env"] == "minefield_v0" and manifest["game_config"]["num_players"] == 3
+    assert manifest["provenance"]["trained_with"].startswith("tavernzoo.train.rllib_recipe")
+    assert manifest["provenance"]["training_options"]["iterations"] == 3
+    onnx_games = play_match(game, [str(tmp_path / "bot.onnx"), "heuristic", "heuristic"], 12, seed=4, config=config)
+    run_games = play_match(game, [str(run), "heuristic", "heuristic"], 12, seed=4, config=config)
+    assert [(r.wins, r.losses) for r in onnx_games.rows] == [(r.wins, r.losses) for r in run_games.rows]
+    assert hasattr(load_bot(str(tmp_path / "bot.onnx"), game, config, seed=0), "act")
+    # RLlib's own (pickled) checkpoint is refused by name, never loaded
+    assert main(["export", str(run / "checkpoints" / "iter_000003" / "rllib"), "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "RLlib's own checkpoint, which tavernzoo never reads" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def test_rllib_command_refuses_bad_options_with_one_line(tmp_path, capsys):
     from tavernzoo.cli import main
 
-    assert main(["rllib", "minefield", "--set", "num_players=3", "--iterations", "1", "--batch", "64"]) == 0
-    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert summary["iteration"] == 1 and summary["env_steps"] >= 64
+    (tmp_path / "taken" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "taken" / "checkpoints" / "latest").write_text("iter_000001\n")
+    (tmp_path / "broken" / "checkpoints").mkdir(parents=True)  # killed before its first checkpoint completed
+    (tmp_path / "broken" / "checkpoints" / "latest").write_text("iter_000001\n")
+    (tmp_path / "broken" / "config.json").write_text('{"game": "minefield"}')
+    (tmp_path / "trainrun").mkdir()  # a tavernzoo train run's config is not an rllib run's
+    (tmp_path / "trainrun" / "config.json").write_text('{"game": "minefield", "timesteps": 10}')
+    (tmp_path / "trainrun" / "checkpoints").mkdir()
+    (tmp_path / "trainrun" / "checkpoints" / "latest").write_text("step_0000000010\n")
     for argv, message in ((["rllib", "chess"], "unknown game 'chess'"),
-                          (["rllib", "minefield", "--iterations", "0"], "--iterations 0 must be at least 1"),
-                          (["rllib", "minefield", "--set", "num_players=99"], "num_players")):
+                          (["rllib"], "name the GAME to train"),
+                          (["rllib", "minefield", "--iterations", "0"], "--iterations 0 must be a whole number of at "
+                                                                        "least 1"),
+                          (["rllib", "minefield", "--eval-games", "-1"], "--eval-games -1 must be"),
+                          (["rllib", "minefield", "--set", "num_players=99"], "num_players"),
+                          (["rllib", "minefield", "--out", str(tmp_path / "taken")], "already holds a training run"),
+                          (["rllib", "--resume", str(tmp_path)], "is not an rllib run"),
+                          (["rllib", "minefield", "--resume", str(tmp_path / "taken")],
+                           "GAME cannot change them"),
+                          (["rllib", "--resume", str(tmp_path / "taken")], "is not an rllib run"),
+                          (["rllib", "--resume", str(tmp_path / "broken")], "latest checkpoint iter_000001 is "
+                                                                           "incomplete"),
+                          (["rllib", "--resume", str(tmp_path / "trainrun")], "config.json is not an rllib run's")):
         assert main(argv) == 2
-        assert message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (argv, err)
+
+
+def test_the_recipes_module_as_a_numpy_policy_gives_the_modules_logits_and_actions():
+    """policy_from_weights reads the module's own state (numpy arrays, no file): the same logits, masked."""
+    pytest.importorskip("ray.rllib")
+    import numpy as np
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from tavernzoo.train.rllib_recipe import make_masked_env, masked_module_class, policy_from_weights
+
+    env = make_masked_env({"game": "tiny_minotaur"})
+    agent = env.env.possible_agents[0]
+    module = RLModuleSpec(module_class=masked_module_class(), observation_space=env.observation_spaces[agent],
+                          action_space=env.action_spaces[agent], model_config={"hidden": [16, 8]}).build()
+    policy = policy_from_weights(module.get_state(), {"env": "tiny_minotaur_v0"})
+    assert [w.shape[0] for w in policy.weights] == [16, 8, env.action_spaces[agent].n]
+    observations, masks = [], []
+    for seed in range(20):
+        observation, _ = env.reset(seed=seed)
+        (value,) = observation.values()
+        observations.append(value["observations"])
+        masks.append(value["action_mask"])
+    observations, masks = np.stack(observations), np.stack(masks)
+    with torch.no_grad():
+        logits = module._forward({Columns.OBS: {"observations": torch.from_numpy(observations),
+                                                "action_mask": torch.from_numpy(masks)}})[Columns.ACTION_DIST_INPUTS]
+    legal = masks.astype(bool)
+    assert np.allclose(logits.numpy()[legal], policy.logits(observations)[legal], atol=1e-5)
+    assert policy.act(observations, legal).tolist() == logits.numpy().argmax(axis=1).tolist()
+    with pytest.raises(ValueError, match="no policy network"):
+        policy_from_weights({"vf.0.weight": np.zeros((1, 1))}, {})
 
 
 def test_rllib_env_rejects_a_masked_action():

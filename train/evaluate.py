@@ -129,6 +129,30 @@ def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str
             for match, bot_specs in enumerate(lineups)]
 
 
+REFERENCES = ("random", "heuristic")
+
+
+def strength_report(game: Game, actor: Actor, label: str, games: int, seed: int = 0, config: Any = None,
+                    backend: str = "local", progress: bool = False) -> dict[str, Any]:
+    """A trained policy's final report: ``actor`` against each of :data:`REFERENCES` in every other seat,
+    seats rotated over duplicate deals, ``games`` games each (``tavernzoo train`` and ``tavernzoo rllib``
+    end with it). ``label`` names the policy in the tables (its checkpoint)."""
+    config = game.make_config(config)
+    seats = game.rules.num_seats(config)
+    report: dict[str, Any] = {"games": games, "against": {}}
+    results = play_policy_matches(game, actor, [[label] + [reference] * (seats - 1) for reference in REFERENCES],
+                                  games, seed=seed, config=config, backend=backend, progress=progress)
+    for reference, result in zip(REFERENCES, results, strict=True):
+        trained, others = result.rows[0], result.rows[1:]
+        report["against"][reference] = {
+            "games": trained.games, "wins": trained.wins, "draws": trained.draws, "losses": trained.losses,
+            "score": trained.score, "score_ci": list(trained.score_ci),
+            "reference_score": float(np.mean([row.score for row in others])),
+            "seats": seats,
+        }
+    return report
+
+
 def _play_on_ray(game: Game, config: Any, actor: Actor, makers: list, entry_seeds: list[list[int]],
                  jobs: list[GameJob], lanes: int, address: str | None, bar: Any) -> dict[tuple[int, int], list[float]]:
     """:func:`play_games` over shards of ``lanes`` jobs, one Ray task each (the actor, the bot makers and

@@ -167,27 +167,12 @@ class Trainer:
         """The trained policy against every reference bot, seats rotated, over ``eval_games`` games: the
         deals and table of ``play_match``, played in lockstep with one batched forward pass per step
         (train/evaluate.py), here or on Ray (``eval_backend``)."""
-        from .evaluate import play_policy_matches
+        from .evaluate import strength_report
         from .lean_policy import TorchActor
 
         actor = TorchActor(MLPPolicy.load(checkpoint))
-        seats = self.game.rules.num_seats(self.game_config)
-        report: dict[str, Any] = {"games": self.config.eval_games, "against": {}}
-        references = ("random", "heuristic")
-        results = play_policy_matches(self.game, actor, [[str(checkpoint)] + [reference] * (seats - 1)
-                                                         for reference in references],
-                                      self.config.eval_games, seed=self.config.seed + 7, config=self.game_config,
-                                      backend=self.config.eval_backend, progress=progress)
-        for reference, result in zip(references, results, strict=True):
-            trained = result.rows[0]
-            others = result.rows[1:]
-            report["against"][reference] = {
-                "games": trained.games, "wins": trained.wins, "draws": trained.draws, "losses": trained.losses,
-                "score": trained.score, "score_ci": list(trained.score_ci),
-                "reference_score": float(np.mean([row.score for row in others])),
-                "seats": seats,
-            }
-        return report
+        return strength_report(self.game, actor, str(checkpoint), self.config.eval_games, seed=self.config.seed + 7,
+                               config=self.game_config, backend=self.config.eval_backend, progress=progress)
 
 
 class LeagueCallback(BaseCallback):

@@ -113,3 +113,17 @@ def backend_options(args: Any) -> dict[str, Any]:
         raise ValueError("--address names a Ray cluster: it needs --backend ray")
     return {"backend": args.backend, "workers": args.workers, "address": args.address}
 
+
+
+def print_strength_report(out: Any, report: dict[str, Any], title: str) -> None:
+    """A trained policy's final report (train/evaluate.py ``strength_report``) as one table on ``out``."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
+        table.add_column(column, justify="left" if column == "opponents" else "right")
+    for name, row in report.get("against", {}).items():
+        table.add_row(f"{name} x{row['seats'] - 1}", str(row["games"]), str(row["wins"]), str(row["draws"]),
+                      str(row["losses"]), f"{row['score']:.3f}",
+                      f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
+    out.print(table)

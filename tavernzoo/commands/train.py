@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from rich.table import Table
-
 from tavernzoo.userio import console, parse_set
+
+from .common import print_strength_report
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -50,15 +50,8 @@ def run_train(args: argparse.Namespace) -> int:
     out.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
                   highlight=False)
     report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
-    table = Table(title=f"{trainer.game.name}: trained policy after {report['timesteps']:,} timesteps "
-                  f"({report['train_seconds']:.0f} s)", title_justify="left")
-    for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
-        table.add_column(column, justify="left" if column == "opponents" else "right")
-    for name, row in report.get("against", {}).items():
-        table.add_row(f"{name} x{row['seats'] - 1}", str(row["games"]), str(row["wins"]), str(row["draws"]),
-                      str(row["losses"]), f"{row['score']:.3f}",
-                      f"{row['score_ci'][0]:.3f} - {row['score_ci'][1]:.3f}", f"{row['reference_score']:.3f}")
-    out.print(table)
+    print_strength_report(out, report, f"{trainer.game.name}: trained policy after {report['timesteps']:,} "
+                          f"timesteps ({report['train_seconds']:.0f} s)")
     out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
     return 0
 
