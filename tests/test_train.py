@@ -336,3 +336,17 @@ def test_a_command_from_another_module_is_built_when_it_runs():
     assert result.returncode == 0 and "--bots" in result.stdout
     listing = tavernzoo("--help")
     assert all(name in listing.stdout for name in ("tournament", "sweep", "export", "zoo", "serve", "web"))
+
+
+@pytest.mark.parametrize(("stored", "words"), [
+    ('{"game": "tiny_minotaur", "iterations": 2, "batch": 200, "hidden": [8]}', "it is a tavernzoo rllib run"),
+    ('{"game": "tiny_minotaur", "learning_rate_typo": 1}', "options train does not know: learning_rate_typo"),
+    ('[1, 2]', "holds no table"),
+    ('{"game": ', "cannot be read"),
+])
+def test_resume_of_a_directory_that_is_no_train_run_is_one_error_line(tmp_path, stored, words):
+    (tmp_path / "config.json").write_text(stored)
+    done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", "--resume", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error:") and words in done.stderr, done.stderr

@@ -7,6 +7,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -559,3 +560,22 @@ def test_the_compliance_run_reads_a_flooding_program_in_bounded_lines(tmp_path):
 def test_the_compliance_run_names_a_missing_program():
     with pytest.raises(ValueError, match="no-such-program-here"):
         check_program("no-such-program-here --flag", ["tiny_minotaur"], games_each=1)
+
+
+def test_the_uploads_folder_is_made_at_the_first_upload_and_removed_with_the_app():
+    """A server that never gets an upload leaves nothing on disk; one that does removes its folder when it
+    goes (the test suite alone made hundreds of empty folders in the temp directory before)."""
+    import gc
+
+    from tavernzoo.web.app import WebState
+
+    before = set(Path(tempfile.gettempdir()).glob("tavernzoo-web-*"))
+    state = WebState(allow_local=False)
+    assert set(Path(tempfile.gettempdir()).glob("tavernzoo-web-*")) == before
+    folder = state.upload_dir
+    assert folder.is_dir() and state.upload_dir == folder
+    (folder / "bot").mkdir()
+    del state
+    gc.collect()
+    assert not folder.exists()
+

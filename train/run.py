@@ -76,7 +76,7 @@ class Trainer:
             saved = self.out / "config.json"
             if not saved.is_file():
                 raise ValueError(f"--resume {self.out}: no config.json there, so it is not a training run")
-            config = TrainConfig(**json.loads(saved.read_text()))
+            config = _saved_config(saved)
             if timesteps is not None:
                 config.timesteps = timesteps
         elif config is None:
@@ -235,3 +235,28 @@ class LeagueCallback(BaseCallback):
             "league": self.league.stats(),
             **({"train_seconds": round(elapsed, 1)} if elapsed is not None else {}),
         }
+
+
+def _saved_config(saved: Path) -> TrainConfig:
+    """The TrainConfig a run stored in ``saved`` (its config.json); a ValueError naming the file when it holds
+    none (another tool's run, a hand-edited or truncated file), never a traceback."""
+    import dataclasses
+
+    try:
+        stored = json.loads(saved.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"--resume {saved.parent}: its config.json cannot be read ({error})") from None
+    if not isinstance(stored, dict):
+        raise ValueError(f"--resume {saved.parent}: its config.json holds no table of training options")
+    known = {field.name for field in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(stored) - known)
+    if unknown:
+        hint = (" (it is a tavernzoo rllib run: resume it with tavernzoo rllib --resume)"
+                if {"iterations", "batch"} <= set(stored) else "")
+        raise ValueError(f"--resume {saved.parent}: not a tavernzoo train run{hint}; its config.json has options "
+                         f"train does not know: {', '.join(unknown)}")
+    try:
+        return TrainConfig(**stored)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"--resume {saved.parent}: its config.json is not a valid training config ({error})") from None
+

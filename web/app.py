@@ -38,6 +38,7 @@ import secrets
 import shutil
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -174,10 +175,19 @@ class WebState:
                          "leave one (a game no page has used for "
                          f"{limits.evict_idle_seconds / 60:g} minutes makes room) and try again")
         self.replays = Store(limits.replays, limits.idle_seconds, None)
-        self.upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
+        self._upload_dir: Path | None = None
         # An uploaded bot's folder goes with it: the disk holds at most ``limits.uploads`` of them.
         self.uploads = Store(limits.uploads, limits.idle_seconds,
                              lambda path: shutil.rmtree(path.parent, ignore_errors=True))
+
+    @property
+    def upload_dir(self) -> Path:
+        """The folder of uploaded bots: made at the first upload (most servers never get one) and removed with
+        this state, or when the process exits."""
+        if self._upload_dir is None:
+            self._upload_dir = Path(tempfile.mkdtemp(prefix="tavernzoo-web-"))
+            weakref.finalize(self, shutil.rmtree, self._upload_dir, True)
+        return self._upload_dir
 
     def resolve(self, spec: Any, game: Any) -> str:
         """The bot spec to load for a seat choice, refusing programs and files unless allowed."""
