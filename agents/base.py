@@ -29,7 +29,7 @@ method                                        what                              
 ``action_probabilities(observations, masks)`` the policy's probability of each action per row (0       None
                                               where masked), shape (batch, actions)
 ``check_value_head()``                        raise a ValueError saying why the bot has no value head  raises
-``values(observations)``                      the value head's estimate of each row's seat's final     raises
+``value_estimates(observations)``             the value head's estimate of each row's seat's final     raises
                                               return, shape (batch,)
 ============================================  =======================================================  =========
 
@@ -86,14 +86,14 @@ class BotBase:
         return None
 
     def check_value_head(self) -> None:
-        """Nothing if ``values`` works; else a ValueError saying why not and what to use instead."""
+        """Nothing if ``value_estimates`` works; else a ValueError saying why not and what to use instead."""
         raise ValueError(f"{self.name} has no value head: value= takes a trained policy (a checkpoint or training "
                          "run directory, or an .onnx bot exported with its value output)")
 
-    def values(self, observations: np.ndarray) -> np.ndarray:
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
         """The value head's estimate of the final return of each row's seat, shape (batch,)."""
         self.check_value_head()
-        raise NotImplementedError(f"{type(self).__name__} must define values(observations)")
+        raise NotImplementedError(f"{type(self).__name__} must define value_estimates(observations)")
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -400,7 +400,7 @@ class MCTSBot(BotBase):
         buffers, encode = self._seat_buffers, self._observer.encode
         for s in range(self.seats):
             encode(state, s, buffers[s])
-        return [float(v) for v in self._value_bot.values(buffers)]
+        return [float(v) for v in self._value_bot.value_estimates(buffers)]
 
     def _simulate_joint(self, root: Node, state: Any) -> None:
         rules, c, rng = self.rules, self.options.c, self._random

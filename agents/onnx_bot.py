@@ -179,7 +179,7 @@ class OnnxBot(BotBase):
                              f"head); export it again from its checkpoint: tavernzoo export CHECKPOINT --out "
                              f"{self.path.name}")
 
-    def values(self, observations: np.ndarray) -> np.ndarray:
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
         self.check_value_head()
         observations = np.asarray(observations, dtype=np.float32)
         # The critic does not read the mask, but the graph's inputs must all be fed.

@@ -203,7 +203,7 @@ class PolicyBot(BotBase):
             raise ValueError(f"{self._path} has no value head (its policy.npz was written before checkpoints kept "
                              "the critic); train or resume the run with this tavernzoo to write a checkpoint with it")
 
-    def values(self, observations: np.ndarray) -> np.ndarray:
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
         self.check_value_head()
         return self.policy.values(observations)
 

@@ -95,7 +95,7 @@ def test_exported_bot_carries_the_value_output(run_dir, exported):
     onnx_bot = load_bot(str(exported), TM)
     policy_bot = load_bot(str(run_dir), TM)
     observations = _observations(100, seed=1)
-    assert np.allclose(onnx_bot.values(observations), policy_bot.values(observations), atol=1e-5)
+    assert np.allclose(onnx_bot.value_estimates(observations), policy_bot.value_estimates(observations), atol=1e-5)
     masks = np.ones((len(observations), len(manifest["actions"])), dtype=np.int8)
     masks[:, 1] = 0
     probabilities = onnx_bot.action_probabilities(observations, masks)
@@ -169,7 +169,7 @@ class _OneMoveFancier(BotBase):
     def check_value_head(self):
         pass
 
-    def values(self, observations):
+    def value_estimates(self, observations):
         self.asked_values += 1
         return np.full(len(observations), 0.5, dtype=np.float32)
 
