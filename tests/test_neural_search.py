@@ -212,3 +212,18 @@ def test_value_bot_scores_leaves_per_seat_in_one_batch():
                   lambda spec, game, config, seed: fake)
     assert bot._rollout(state) == [0.5, 0.5]
     assert fake.asked_values == 1  # both seats' observations in one call
+
+
+def test_zoo_prior_guides_a_four_player_search_with_hidden_cards():
+    """Open-loop PUCT over determinized samples, with the zoo bot's probabilities (no value head needed)."""
+    game = get_game("ministeel")
+    result = play_match(game, ["mcts:12,prior=zoo:ministeel", "heuristic", "heuristic", "heuristic"], 1, seed=0,
+                        config={"num_players": 4})
+    assert result.rows[0].games == 4  # one deal, every seating
+    from tavernzoo.envs.core import Chance
+
+    bot = load_bot("mcts:12,prior=zoo:ministeel", game, {"num_players": 4}, seed=0)
+    state = game.rules.new_game(game.make_config(num_players=4), Chance(0))
+    legal = game.rules.legal_actions(state)
+    priors = bot._prior(state, game.rules.current_seat(state), legal)
+    assert sorted(priors) == sorted(legal) and abs(sum(priors.values()) - 1) < 1e-5
