@@ -177,7 +177,7 @@ class OnnxBot(BotBase):
         if not self.has_value:
             raise ValueError(f"{self.path} has no value output (it was exported before bots carried the value "
                              f"head); export it again from its checkpoint: tavernzoo export CHECKPOINT --out "
-                             f"{self.path.name}")
+                             f"{self.path.name}, or give value= the checkpoint or training run directory itself")
 
     def value_estimates(self, observations: np.ndarray) -> np.ndarray:
         self.check_value_head()
