@@ -366,16 +366,19 @@ class MCTSBot(BotBase):
 
     def _puct(self, node: Node, seat: int, legal: list[int], priors: dict[int, float]) -> int:
         """PUCT's choice at ``node``: an untried move is valued at the node's mean for ``seat`` (first-play
-        urgency), so the prior decides which moves are ever tried."""
+        urgency), so the prior decides which moves are ever tried. The priors come from the sample that
+        first reached the node; a move legal only in later samples (another seat's sampled hand) gets a
+        uniform share rather than none, so it can still be tried."""
         children, scale = node.children, self.options.puct * math.sqrt(node.visits + 1)
         first_play = node.totals[seat] / node.visits if node.visits else 0.0
+        unseen = 1.0 / len(legal)
         best, best_score = legal[0], -math.inf
         for a in legal:
             child = children.get(a)
             if child is None or not child.visits:
-                score = first_play + scale * priors.get(a, 0.0)
+                score = first_play + scale * priors.get(a, unseen)
             else:
-                score = child.totals[seat] / child.visits + scale * priors.get(a, 0.0) / (1 + child.visits)
+                score = child.totals[seat] / child.visits + scale * priors.get(a, unseen) / (1 + child.visits)
             if score > best_score:
                 best, best_score = a, score
         return best
