@@ -20,6 +20,19 @@ hook                                            when the host calls it          
 ``close()``                                     when the host is done with the bot             nothing
 ==============================================  =============================================  ===========
 
+A search (``mcts:prior=BOT,value=BOT``, agents/mcts.py) asks two more things of a policy bot; the base's
+defaults say "not this bot":
+
+============================================  =======================================================  =========
+method                                        what                                                     default
+============================================  =======================================================  =========
+``action_probabilities(observations, masks)`` the policy's probability of each action per row (0       None
+                                              where masked), shape (batch, actions)
+``check_value_head()``                        raise a ValueError saying why the bot has no value head  raises
+``value_estimates(observations)``             the value head's estimate of each row's seat's final     raises
+                                              return, shape (batch,)
+============================================  =======================================================  =========
+
 Built-in bots subclass :class:`BotBase`. Hosts take any object with ``act`` and ``reset`` (the ``Bot``
 protocol: a bot someone writes for themselves need not subclass anything) through :func:`as_bot`, the
 one place that asks an object which hooks it has. Programs speaking the bot protocol (``cmd:``) are
@@ -67,6 +80,27 @@ class BotBase:
 
     def close(self) -> None:
         pass
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        """The policy's action probabilities per row (0 where masked), or None: this bot only names a move."""
+        return None
+
+    def check_value_head(self) -> None:
+        """Nothing if ``value_estimates`` works; else a ValueError saying why not and what to use instead."""
+        raise ValueError(f"{self.name} has no value head: value= takes a trained policy (a checkpoint or training "
+                         "run directory, or an .onnx bot exported with its value output)")
+
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's estimate of the final return of each row's seat, shape (batch,)."""
+        self.check_value_head()
+        raise NotImplementedError(f"{type(self).__name__} must define value_estimates(observations)")
+
+
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Rows of probabilities from logits, 0 where ``masks`` is 0 (every row must have a legal action)."""
+    logits = np.where(np.asarray(masks, dtype=bool), logits, -np.inf)
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
 
 
 def as_bot(bot: Any) -> BotBase:

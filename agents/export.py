@@ -12,6 +12,9 @@ name               type                  meaning
 ``action_mask``    int8[batch, actions]  the env's ``action_mask`` rows; nonzero = legal (input)
 ``logits``         float32[batch, act.]  the policy's logits with every illegal action set to ``-inf``
 ``action``         int64[batch]          ``ArgMax(logits)``: the best legal action (first on ties)
+``value``          float32[batch]        the critic's estimate of the final return of the seat whose
+                                         observation the row is (the seat to act, in training); only in
+                                         bots exported from a checkpoint that holds the value head
 =================  ====================  ==================================================================
 
 The mask is applied inside the graph (``Where(mask, logits, -inf)``), so a frontend that only runs the
@@ -21,7 +24,11 @@ mask row has no legal action and its ``action`` is meaningless: callers must not
 The manifest (JSON, next to the ONNX file with the same stem) says what the bot plays and how to feed it:
 game, env version and options, the observation size and where its layout is documented (the game's
 ``encode`` module), the action names in index order, the mask rule, the network shape, the training
-provenance from ``policy.json`` and the SHA-256 of the ONNX file, which the loader checks. Loading needs
+provenance from ``policy.json`` and the SHA-256 of the ONNX file, which the loader checks. Its
+``outputs`` list ``value`` where the graph has it, and ``value`` says what it estimates (``"per":
+"observation_seat"``: one number per row, for the seat the observation belongs to; a search asks it
+for every seat's observation in one batch). Bots exported before the value head have no ``value``
+output and still load and play; ``mcts:value=`` refuses them with the command that re-exports. Loading needs
 only numpy and onnxruntime (:mod:`.onnx_bot`).
 """
 
@@ -75,13 +82,28 @@ def build_model(policy: MLPPolicy, doc: str = "") -> Any:
             nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"act{i}"))
     nodes.append(helper.make_node("Where", ["legal", "raw_logits", "minus_inf"], ["logits"], name="mask"))
     nodes.append(helper.make_node("ArgMax", ["logits"], ["action"], axis=1, keepdims=0, name="best"))
+    outputs = [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+               helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", actions])]
+    if policy.has_value:
+        # The critic reads the observation alone (the mask does not enter it), as in training.
+        x = "observation"
+        last = len(policy.value_weights) - 1
+        for i, (weight, bias) in enumerate(zip(policy.value_weights, policy.value_biases, strict=True)):
+            initializers.append(numpy_helper.from_array(np.asarray(weight, np.float32), f"vw{i}"))
+            initializers.append(numpy_helper.from_array(np.asarray(bias, np.float32), f"vb{i}"))
+            out = "value_column" if i == last else f"value_linear{i}"
+            nodes.append(helper.make_node("Gemm", [x, f"vw{i}", f"vb{i}"], [out], transB=1, name=f"value_gemm{i}"))
+            if i < last:
+                x = f"value_hidden{i}"
+                nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"value_act{i}"))
+        initializers.append(numpy_helper.from_array(np.array([1], dtype=np.int64), "value_axis"))
+        nodes.append(helper.make_node("Squeeze", ["value_column", "value_axis"], ["value"], name="value_squeeze"))
+        outputs.append(helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]))
     graph = helper.make_graph(
         nodes, "tavernzoo_policy",
         inputs=[helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", obs]),
                 helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", actions])],
-        outputs=[helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
-                 helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", actions])],
-        initializer=initializers,
+        outputs=outputs, initializer=initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="tavernzoo",
                               doc_string=doc)
@@ -126,6 +148,17 @@ def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
     if checkpoint.parent.name == "checkpoints" and recipe.is_file():
         provenance["training_options"] = json.loads(recipe.read_text())
     provenance["exported_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    outputs = {"action": "int64[batch], the best legal action",
+               "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"}
+    network: dict[str, Any] = {"layers": [int(w.shape[0]) for w in policy.weights], "activation": policy.activation}
+    extra: dict[str, Any] = {}
+    if policy.has_value:
+        outputs["value"] = ("float32[batch], the critic's estimate of the final return of the seat whose "
+                            "observation the row is")
+        network["value_layers"] = [int(w.shape[0]) for w in policy.value_weights]
+        extra["value"] = {"output": "value", "per": "observation_seat",
+                          "estimates": "the final return (the game's returns, in its range) of the seat the "
+                                       "observation belongs to; ask with each seat's observation for every seat's"}
     return {
         "format": MANIFEST_FORMAT,
         "format_version": MANIFEST_VERSION,
@@ -138,9 +171,9 @@ def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
         },
         "actions": names,
         "action_mask": {"input": "action_mask", "dtype": "int8", "rule": MASK_RULE},
-        "outputs": {"action": "int64[batch], the best legal action",
-                    "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"},
-        "network": {"layers": [int(w.shape[0]) for w in policy.weights], "activation": policy.activation},
+        "outputs": outputs,
+        **extra,
+        "network": network,
         "onnx": {"opset": OPSET, "ir_version": IR_VERSION},
         "provenance": provenance,
     }

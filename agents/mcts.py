@@ -15,12 +15,20 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   encoded observation, or on the rules state where the bot has ``act_state`` (MiniSteel's and Wyvern's
   heuristics). With ``depth=D`` a rollout stops after D decisions and the game's value estimate
   scores the position.
-* **Prior** (turn-based games): a bot spec whose move a node expands first and favours in selection
-  by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many and
-  simulations few (MiniSteel, Wyvern).
+* **Prior** (turn-based games): a bot spec. A trained policy (``zoo:GAME``, an ``.onnx`` bot, a
+  checkpoint or run directory) gives its masked action probabilities P, and selection is PUCT:
+  ``Q + puct * P(a) * sqrt(N) / (1 + n)`` over all legal moves, an untried one valued at its node's
+  mean (so a node need not try every move). Any other bot names one move, which a node expands first
+  and favours by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many
+  and simulations few (MiniSteel, Wyvern).
+* **Value** (``value=BOT``, a trained policy with a value head): the network's estimate of each seat's
+  final return scores a leaf instead of the game's own estimate: with ``depth=0`` no rollout is played
+  at all, with ``depth=D`` the rollout plays D decisions first. Every seat's observation goes to the
+  network in one batch.
 
 Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
-being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``.
+being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
+``mcts:prior=zoo:tiny_minotaur,value=runs/tm``.
 The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
 hands it over. docs/search.md has the design, the speeds and the results.
 """
@@ -48,7 +56,11 @@ OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
     "time": "seconds per move at most (> 0; the search stops at whichever limit comes first)",
     "rollout": "rollout policy: random, or a bot spec such as heuristic or zoo:GAME",
-    "prior": "none, or a bot spec whose move a node expands first and favours (progressive bias)",
+    "prior": "none, or a bot spec: a trained policy's probabilities are PUCT priors; another bot's move is "
+             "expanded first and favoured (progressive bias)",
+    "value": "none, or a trained policy with a value head (an .onnx bot exported with it, a checkpoint or run "
+             "directory) whose estimate scores the leaves (after depth decisions of rollout; depth=0: none)",
+    "puct": "PUCT exploration constant where the prior gives probabilities (>= 0)",
     "depth": "decisions per rollout before the value estimate scores the position (0: play to the end)",
     "c": "UCB exploration constant (>= 0)",
     "tree": "open (nodes are action sequences; any game) or closed (nodes are states, chance outcomes "
@@ -65,6 +77,8 @@ class Options:
     time: float = 0.0  # 0: no time limit
     rollout: str = "random"
     prior: str = "none"
+    value: str = "none"
+    puct: float = 1.5
     depth: int = 0  # 0: rollouts play to the end
     c: float = 1.0
     tree: str = "open"
@@ -95,7 +109,7 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
 
 def _option_value(spec: str, key: str, raw: str) -> Any:
     bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
-    if key in ("rollout", "prior"):
+    if key in ("rollout", "prior", "value"):
         if not raw:
             raise ValueError(bad)
         return raw
@@ -104,11 +118,11 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
             raise ValueError(bad)
         return raw
     try:
-        value = float(raw) if key in ("time", "c") else int(raw)
+        value = float(raw) if key in ("time", "c", "puct") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
     if (key == "sims" and value < 1) or (key in ("time",) and not value > 0) or (key == "depth" and value < 0) or (
-            key == "c" and not value >= 0) or not math.isfinite(value):
+            key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
     return value
 
@@ -149,7 +163,7 @@ class Node:
         self.totals = [0.0] * seats
         self.avail = 0
         self.seat_stats: dict[int, dict[int, list[float]]] | None = None  # simultaneous: seat -> action -> [n, w]
-        self.prior = -2  # the prior bot's move here (-2: not asked yet)
+        self.prior: Any = -2  # the prior here: its move, or {action: probability} (-2: not asked yet, -1: none)
 
 
 class MCTSBot(BotBase):
@@ -169,32 +183,34 @@ class MCTSBot(BotBase):
         self._seat = -1
         hooks = search_hooks(game.name)  # what the game declares for search (agents/<game>.py: SEARCH)
         self._value = hooks.value
-        if options.depth and self._value is None:
+        self._value_bot = self._load_policy("value", options.value, "none")
+        if self._value_bot is not None:
+            self._value_bot.check_value_head()
+        if options.depth and self._value is None and self._value_bot is None:
             # A cut-off rollout would score an unfinished game's returns: zeros, whatever the position.
             raise ValueError(f"mcts depth={options.depth}: {game.name} has no value estimate for a cut-off "
                              f"rollout; use depth=0 (rollouts play to the end) or one of "
-                             f"{', '.join(_games_with(lambda hooks: hooks.value))}")
+                             f"{', '.join(_games_with(lambda hooks: hooks.value))}, or give value=BOT")
         # Tree moves and rollout moves are always taken from ``legal_actions`` of the very state they are
         # played in, so the rules' unchecked apply serves where a game has one (Wyvern: the check is a
         # second legal_actions per step).
         self._apply = getattr(self.rules, "apply_legal", None) or getattr(self.rules, "apply", None)
         self._policy = self._load_policy("rollout", options.rollout, "random")
         self._prior_bot = self._load_policy("prior", options.prior, "none")
+        self._prior_gives_probabilities = True  # until the prior bot answers None (it only names moves)
         self._closed: ClosedLoopTree | None = None
         if options.tree == "closed":
             if self.simultaneous or hooks.closed_loop is None:
                 raise ValueError(f"mcts tree=closed: {game.name} has hidden information or simultaneous moves, "
                                  f"so its search must sample states (tree=open); closed-loop games: "
                                  f"{', '.join(_games_with(lambda hooks: hooks.closed_loop))}")
-            prior = None
-            if self._prior_bot is not None:
-                def prior(state: Any, seat: int, legal: list[int]) -> int:
-                    return self._policy_action(state, seat, legal, self._prior_bot)
             self._closed = ClosedLoopTree(game.name, self.rules, self.seats, options.c, self._random,
-                                          self._rollout, prior, PRIOR_BIAS)
+                                          self._rollout, self._prior if self._prior_bot is not None else None,
+                                          PRIOR_BIAS, options.puct)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+        self._seat_buffers = np.zeros((self.seats, self._buffer.shape[0]), dtype=np.float32)
         self.last_search: dict[str, Any] = {}
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
@@ -315,8 +331,20 @@ class MCTSBot(BotBase):
                     child.avail += 1
             prior = node.prior
             if prior == -2:
-                prior = node.prior = (self._policy_action(state, seat, legal, self._prior_bot)
-                                      if self._prior_bot is not None else -1)
+                prior = node.prior = self._prior(state, seat, legal) if self._prior_bot is not None else -1
+            if type(prior) is dict:
+                action = self._puct(node, seat, legal, prior)
+                child = children.get(action)
+                if child is None:
+                    child = children[action] = Node(self.seats)
+                    child.avail = 1
+                    apply(state, action)
+                    path.append(child)
+                    break
+                apply(state, action)
+                node = child
+                path.append(node)
+                continue
             if untried:
                 action = prior if prior in untried else untried[rng.randrange(len(untried))]
                 child = children[action] = Node(self.seats)
@@ -341,6 +369,47 @@ class MCTSBot(BotBase):
             totals = visited.totals
             for s in range(self.seats):
                 totals[s] += values[s]
+
+    def _puct(self, node: Node, seat: int, legal: list[int], priors: dict[int, float]) -> int:
+        """PUCT's choice at ``node``: an untried move is valued at the node's mean for ``seat`` (first-play
+        urgency), so the prior decides which moves are ever tried. The priors come from the sample that
+        first reached the node; a move legal only in later samples (another seat's sampled hand) gets a
+        uniform share rather than none, so it can still be tried."""
+        children, scale = node.children, self.options.puct * math.sqrt(node.visits + 1)
+        first_play = node.totals[seat] / node.visits if node.visits else 0.0
+        unseen = 1.0 / len(legal)
+        best, best_score = legal[0], -math.inf
+        for a in legal:
+            child = children.get(a)
+            if child is None or not child.visits:
+                score = first_play + scale * priors.get(a, unseen)
+            else:
+                score = child.totals[seat] / child.visits + scale * priors.get(a, unseen) / (1 + child.visits)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _prior(self, state: Any, seat: int, legal: list[int]) -> Any:
+        """The prior at a new node: ``{action: probability}`` from a trained policy, else the prior bot's move."""
+        bot = self._prior_bot
+        if self._prior_gives_probabilities:
+            mask = self._mask
+            mask[:] = 0
+            mask[legal] = 1
+            self._observer.encode(state, seat, self._buffer)
+            probabilities = bot.action_probabilities(self._buffer[None, :], mask[None, :])
+            if probabilities is not None:
+                row = probabilities[0]
+                return {a: float(row[a]) for a in legal}
+            self._prior_gives_probabilities = False
+        return self._policy_action(state, seat, legal, bot)
+
+    def _network_values(self, state: Any) -> list[float]:
+        """The value bot's estimate of every seat's final return: one batch of every seat's observation."""
+        buffers, encode = self._seat_buffers, self._observer.encode
+        for s in range(self.seats):
+            encode(state, s, buffers[s])
+        return [float(v) for v in self._value_bot.value_estimates(buffers)]
 
     def _simulate_joint(self, root: Node, state: Any) -> None:
         rules, c, rng = self.rules, self.options.c, self._random
@@ -395,7 +464,8 @@ class MCTSBot(BotBase):
     def _rollout(self, state: Any) -> list[float]:
         """Play on to the end (or ``depth`` decisions) with the rollout policy; each seat's value."""
         rules, rng, policy, apply = self.rules, self._random, self._policy, self._apply
-        depth = self.options.depth or math.inf
+        # value= with depth=0: the network scores the leaf itself, no rollout at all.
+        depth = self.options.depth or (0 if self._value_bot is not None else math.inf)
         steps = 0
         if self.simultaneous:
             while not rules.is_terminal(state) and steps < depth:
@@ -421,7 +491,11 @@ class MCTSBot(BotBase):
                     action = legal[rng.randrange(len(legal))]
                 apply(state, action)
                 steps += 1
-        if not rules.is_terminal(state) and self._value is not None:
+        if rules.is_terminal(state):
+            return list(rules.returns(state))
+        if self._value_bot is not None:
+            return self._network_values(state)
+        if self._value is not None:
             return self._value(state)
         return list(rules.returns(state))
 

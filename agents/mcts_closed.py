@@ -89,26 +89,28 @@ class StateNode:
         self.edge_sum = [0.0] * seats  # sum over edges of visits x value
         self.value = list(terminal) if terminal is not None else [0.0] * seats
         self.terminal = terminal
-        self.prior = -2  # the prior bot's move here (-2: not asked yet, -1: no prior)
+        self.prior: Any = -2  # the prior's move or {action: probability} here (-2: not asked yet, -1: none)
 
 
 class ClosedLoopTree:
     """The transposition table of one game and the simulations over it (see the module docstring).
 
     ``rollout(state) -> values per seat`` scores a leaf (it may play ``state`` on); ``prior(state, seat,
-    legal) -> action or -1`` names the move a node tries first and favours; ``rng`` is a seeded
+    legal)`` gives ``{action: probability}`` (PUCT with constant ``puct``, an untried move valued at its
+    state's value) or names the move a node tries first and favours (``-1``: none); ``rng`` is a seeded
     ``random.Random`` for the order in which untried moves are tried."""
 
     def __init__(self, game_name: str, rules: Any, seats: int, c: float, rng: Any,
                  rollout: Callable[[Any], list[float]],
-                 prior: Callable[[Any, int, list[int]], int] | None = None, prior_bias: float = 1.0):
+                 prior: Callable[[Any, int, list[int]], Any] | None = None, prior_bias: float = 1.0,
+                 puct: float = 1.5):
         closed_loop = search_hooks(game_name).closed_loop  # declared by the game (agents/<game>.py)
         if closed_loop is None:
             raise ValueError(f"closed-loop search needs a game without hidden information and a state key; "
                              f"{game_name} declares none (SEARCH.closed_loop in agents/{game_name}.py)")
         self.key, self.game_key, self.copy = closed_loop
         self.rules, self.seats, self.c, self.rng = rules, seats, c, rng
-        self.rollout, self.prior, self.prior_bias = rollout, prior, prior_bias
+        self.rollout, self.prior, self.prior_bias, self.puct = rollout, prior, prior_bias, puct
         self.table: dict[Any, StateNode] = {}
         self._game: tuple | None = None
 
@@ -237,6 +239,8 @@ class ClosedLoopTree:
         prior = node.prior
         if prior == -2:
             prior = node.prior = self.prior(state, node.seat, legal) if self.prior is not None else -1
+        if type(prior) is dict:
+            return self._puct(node, prior)
         if not node.all_tried:
             # An edge created earlier in this same simulation (it came back here) has no visits yet.
             untried = [a for a in legal if a not in edges or not edges[a].visits]
@@ -252,6 +256,20 @@ class ClosedLoopTree:
             score = edge.value[seat] + c * math.sqrt(log_n / visits)
             if a == prior:
                 score += self.prior_bias / (visits + 1)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _puct(self, node: StateNode, priors: dict[int, float]) -> int:
+        edges, seat = node.edges, node.seat
+        scale = self.puct * math.sqrt(node.visits + 1)
+        first_play = node.value[seat]  # an untried move is valued at its state's current value
+        best, best_score = node.legal[0], -math.inf
+        for a in node.legal:
+            edge = edges.get(a)
+            visits = edge.visits if edge is not None else 0
+            q = edge.value[seat] if visits else first_play
+            score = q + scale * priors.get(a, 0.0) / (1 + visits)
             if score > best_score:
                 best, best_score = a, score
         return best

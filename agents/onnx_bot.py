@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import BotBase
+from .base import BotBase, masked_softmax
 
 MANIFEST_FORMAT = "tavernzoo-onnx-bot"  # the same as export.MANIFEST_FORMAT (export imports onnx; we must not)
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
@@ -154,6 +154,8 @@ class OnnxBot(BotBase):
         self.session = open_session(path, self.manifest)
         self._mask_type = np.bool_ if "bool" in self.session.get_inputs()[1].type else np.int8
         self.name = f"onnx:{path.name}"
+        self.path = path
+        self.has_value = "value" in {output.name for output in self.session.get_outputs()}
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
 
@@ -167,6 +169,22 @@ class OnnxBot(BotBase):
             "action_mask": masks.astype(self._mask_type, copy=False),
         })
         return actions, logits
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return masked_softmax(self.run(observations, masks)[1], masks)
+
+    def check_value_head(self) -> None:
+        if not self.has_value:
+            raise ValueError(f"{self.path} has no value output (it was exported before bots carried the value "
+                             f"head); export it again from its checkpoint: tavernzoo export CHECKPOINT --out "
+                             f"{self.path.name}, or give value= the checkpoint or training run directory itself")
+
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
+        self.check_value_head()
+        observations = np.asarray(observations, dtype=np.float32)
+        # The critic does not read the mask, but the graph's inputs must all be fed.
+        masks = np.ones((len(observations), len(self.manifest["actions"])), dtype=self._mask_type)
+        return self.session.run(["value"], {"observation": observations, "action_mask": masks})[0]
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         actions, logits = self.run(observations, masks)

@@ -3,8 +3,11 @@
 A checkpoint's policy is two files: ``policy.json`` (game, env version, observation size, action
 names, layer sizes, activation, provenance) and ``policy.npz`` (the weights, read with
 ``allow_pickle=False``). The network is the actor of an SB3 ``MlpPolicy``: hidden layers with the
-activation, then a linear layer to one logit per action. Illegal actions get ``-inf`` before the
-argmax or the sampling, so a policy bot never picks a masked action.
+activation, then a linear layer to one logit per action. Checkpoints written since the value head was
+kept also hold the critic (``vw{i}``/``vb{i}``, sizes in ``value_layers``): hidden layers with the same
+activation, then one output, the training's estimate of the final return of the seat whose observation
+it reads (``mcts:value=CHECKPOINT`` scores search leaves with it, docs/search.md). Illegal actions get
+``-inf`` before the argmax or the sampling, so a policy bot never picks a masked action.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import BotBase
+from .base import BotBase, masked_softmax
 
 POLICY_FORMAT = "tavernzoo-policy"
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
@@ -32,12 +35,22 @@ class MLPPolicy:
     biases: list[np.ndarray]
     activation: str
     meta: dict[str, Any]
+    value_weights: list[np.ndarray] | None = None  # the critic, where the checkpoint holds it
+    value_biases: list[np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation {self.activation!r} is not supported; valid: {', '.join(ACTIVATIONS)}")
         self._activate = ACTIVATIONS[self.activation]
         self._transposed = [w.T.astype(np.float32, copy=True) for w in self.weights]
+        if (self.value_weights is None) != (self.value_biases is None):
+            raise ValueError("a policy's value head needs both its weights and its biases")
+        self._value_transposed = ([w.T.astype(np.float32, copy=True) for w in self.value_weights]
+                                  if self.value_weights is not None else None)
+
+    @property
+    def has_value(self) -> bool:
+        return self.value_weights is not None
 
     @property
     def observation_size(self) -> int:
@@ -56,6 +69,18 @@ class MLPPolicy:
             if i < last:
                 x = self._activate(x)
         return x
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The critic's value of each observation (shape (batch,)): the estimated final return of its seat."""
+        if self._value_transposed is None:
+            raise ValueError("this policy has no value head")
+        x = np.asarray(observations, dtype=np.float32)
+        last = len(self._value_transposed) - 1
+        for i, (weight, bias) in enumerate(zip(self._value_transposed, self.value_biases, strict=True)):
+            x = x @ weight + bias
+            if i < last:
+                x = self._activate(x)
+        return x[:, 0]
 
     def act(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
             deterministic: bool = True) -> np.ndarray:
@@ -85,10 +110,17 @@ class MLPPolicy:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
+        if self.value_weights is not None:
+            arrays |= {f"vw{i}": w for i, w in enumerate(self.value_weights)}
+            arrays |= {f"vb{i}": b for i, b in enumerate(self.value_biases)}
         with atomic_file(directory / "policy.npz", "wb") as file:
             np.savez(file, **arrays)
         meta = {**self.meta, "format": POLICY_FORMAT, "format_version": 1, "activation": self.activation,
                 "layers": [int(w.shape[0]) for w in self.weights], "observation_size": self.observation_size}
+        if self.value_weights is not None:
+            meta["value_layers"] = [int(w.shape[0]) for w in self.value_weights]
+        else:
+            meta.pop("value_layers", None)
         write_json_atomic(directory / "policy.json", meta)
 
     @classmethod
@@ -101,16 +133,23 @@ class MLPPolicy:
         layers = meta.get("layers")
         if not isinstance(layers, list) or not layers:
             raise ValueError(f"{meta_path} is damaged: 'layers' must list the layer sizes")
+        value_layers = meta.get("value_layers")
+        if value_layers is not None and (not isinstance(value_layers, list) or not value_layers):
+            raise ValueError(f"{meta_path} is damaged: 'value_layers' must list the value head's layer sizes")
         if not zipfile.is_zipfile(weights_path):
             raise ValueError(f"{weights_path} is not a numpy .npz archive; train or export the policy again")
         try:
             with np.load(weights_path, allow_pickle=False) as arrays:
                 weights = [arrays[f"w{i}"] for i in range(len(layers))]
                 biases = [arrays[f"b{i}"] for i in range(len(layers))]
+                value_weights = value_biases = None
+                if value_layers:
+                    value_weights = [arrays[f"vw{i}"] for i in range(len(value_layers))]
+                    value_biases = [arrays[f"vb{i}"] for i in range(len(value_layers))]
         except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:
             raise ValueError(f"{weights_path} does not hold the weights of {meta_path.name} ({error}); "
                              "train or export the policy again") from None
-        return cls(weights, biases, meta.get("activation"), meta)
+        return cls(weights, biases, meta.get("activation"), meta, value_weights, value_biases)
 
 
 def read_policy_meta(meta_path: Path) -> dict[str, Any]:
@@ -156,8 +195,21 @@ class PolicyBot(BotBase):
                 f"{game.env_name} with this config has {expected} and {len(game.action_names(config))}"
             )
         self.name = f"policy:{path}"
+        self._path = path
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return masked_softmax(self.policy.logits(observations), masks)
+
+    def check_value_head(self) -> None:
+        if not self.policy.has_value:
+            raise ValueError(f"{self._path} has no value head (its policy.npz was written before checkpoints kept "
+                             "the critic); train or resume the run with this tavernzoo to write a checkpoint with it")
+
+    def value_estimates(self, observations: np.ndarray) -> np.ndarray:
+        self.check_value_head()
+        return self.policy.values(observations)
 
     def act(self, observation: dict[str, Any]) -> int:
         action = self.policy.act(observation["observation"][None, :], observation["action_mask"][None, :],

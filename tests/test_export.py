@@ -101,7 +101,13 @@ def test_onnx_bot_matches_the_sb3_policy_on_1000_recorded_observations(tmp_path,
     assert manifest["observation"]["size"] == 65
     assert manifest["observation"]["layout"] == "tavernzoo.envs.tiny_minotaur.encode"
     assert manifest["provenance"]["timesteps"] == model.num_timesteps
-    assert manifest["network"] == {"layers": [32, 32, 8], "activation": "tanh"}
+    assert manifest["network"] == {"layers": [32, 32, 8], "activation": "tanh", "value_layers": [32, 32, 1]}
+    # The critic travels too, as the graph's ``value`` output (mcts:value=, docs/search.md).
+    import torch
+
+    with torch.no_grad():
+        sb3_values = model.policy.predict_values(torch.as_tensor(observations)).numpy()[:, 0]
+    assert np.allclose(bot.value_estimates(observations), sb3_values, atol=1e-5)
 
 
 def test_the_mask_is_applied_inside_the_graph_even_against_the_favourite_action(tmp_path):

@@ -36,7 +36,8 @@ from .selfplay import League, SelfPlayVecEnv
 
 
 def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
-    """The actor of an SB3 MlpPolicy (hidden layers + action head) as a numpy :class:`MLPPolicy`."""
+    """The actor of an SB3 MlpPolicy (hidden layers + action head) as a numpy :class:`MLPPolicy`, with the
+    critic (hidden layers + value head) as its value head."""
     import torch
 
     state = {k: v.detach().cpu().numpy().copy() for k, v in policy.state_dict().items()}
@@ -45,8 +46,13 @@ def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     )
     weights = [state[f"mlp_extractor.policy_net.{i}.weight"] for i in hidden] + [state["action_net.weight"]]
     biases = [state[f"mlp_extractor.policy_net.{i}.bias"] for i in hidden] + [state["action_net.bias"]]
+    value_hidden = sorted(
+        {int(key.split(".")[2]) for key in state if key.startswith("mlp_extractor.value_net.")}
+    )
+    value_weights = [state[f"mlp_extractor.value_net.{i}.weight"] for i in value_hidden] + [state["value_net.weight"]]
+    value_biases = [state[f"mlp_extractor.value_net.{i}.bias"] for i in value_hidden] + [state["value_net.bias"]]
     activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[policy.activation_fn]
-    return MLPPolicy(weights, biases, activation, dict(provenance))
+    return MLPPolicy(weights, biases, activation, dict(provenance), value_weights, value_biases)
 
 
 def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None) -> Any:

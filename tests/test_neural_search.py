@@ -1,0 +1,229 @@
+"""Neural guidance in ``mcts``: a trained policy's probabilities as PUCT priors, its value head as the leaf
+value, the value head carried by checkpoints and exported ONNX bots, and the errors for bots without one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tavernzoo.agents import load_bot
+from tavernzoo.agents.base import BotBase
+from tavernzoo.agents.mcts import MCTSBot, parse_options
+from tavernzoo.agents.policy import MLPPolicy, find_policy_dir
+from tavernzoo.envs import get_game
+from tavernzoo.eval.match import play_match
+
+TM = get_game("tiny_minotaur")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A tiny Tiny Minotaur run: a few thousand PPO steps, enough for a policy and a critic to exist."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from tavernzoo.train.config import TrainConfig
+    from tavernzoo.train.run import Trainer
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("neural") / "run"
+    try:
+        Trainer(TrainConfig(game=TM.name, timesteps=4096, n_envs=8, n_steps=128, batch_size=256, net_arch=(32, 32),
+                            eval_games=0, checkpoint_every=10**9), out).run(progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    return out
+
+
+@pytest.fixture(scope="module")
+def exported(run_dir, tmp_path_factory):
+    pytest.importorskip("onnx")
+    from tavernzoo.agents.export import export
+
+    onnx_path, _ = export(run_dir, tmp_path_factory.mktemp("bots") / "tm.onnx")
+    return onnx_path
+
+
+def _observations(count: int, seed: int = 0) -> np.ndarray:
+    """Observations of both seats along random games."""
+    import random
+
+    from tavernzoo.envs.core import Chance
+
+    rules, rng = TM.rules, random.Random(seed)
+    config = TM.make_config()
+    observer = TM.make_observer()
+    rows = []
+    while len(rows) < count:
+        state = rules.new_game(config, Chance(rng.randrange(2**31)))
+        while not rules.is_terminal(state) and len(rows) < count:
+            for seat in range(2):
+                buffer = np.zeros(TM.encoder.observation_size(config), dtype=np.float32)
+                observer.encode(state, seat, buffer)
+                rows.append(buffer)
+            legal = rules.legal_actions(state)
+            rules.apply(state, legal[rng.randrange(len(legal))])
+    return np.stack(rows[:count])
+
+
+def test_checkpoints_keep_the_critic_and_it_matches_sb3(run_dir):
+    from sb3_contrib import MaskablePPO
+
+    checkpoint = find_policy_dir(run_dir)
+    meta = json.loads((checkpoint / "policy.json").read_text())
+    assert meta["value_layers"] == [32, 32, 1]
+    policy = MLPPolicy.load(checkpoint)
+    observations = _observations(200)
+    model = MaskablePPO.load(checkpoint / "model.zip", device="cpu")  # our own run, written by this test
+    import torch
+
+    with torch.no_grad():
+        expected = model.policy.predict_values(torch.as_tensor(observations)).numpy()[:, 0]
+    assert np.allclose(policy.values(observations), expected, atol=1e-5)
+    assert np.ptp(expected) > 0  # a trained critic, not a constant
+
+
+def test_exported_bot_carries_the_value_output(run_dir, exported):
+    manifest = json.loads(exported.with_suffix(".json").read_text())
+    assert "value" in manifest["outputs"] and manifest["value"]["per"] == "observation_seat"
+    assert manifest["network"]["value_layers"] == [32, 32, 1]
+    onnx_bot = load_bot(str(exported), TM)
+    policy_bot = load_bot(str(run_dir), TM)
+    observations = _observations(100, seed=1)
+    assert np.allclose(onnx_bot.value_estimates(observations), policy_bot.value_estimates(observations), atol=1e-5)
+    masks = np.ones((len(observations), len(manifest["actions"])), dtype=np.int8)
+    masks[:, 1] = 0
+    probabilities = onnx_bot.action_probabilities(observations, masks)
+    assert np.allclose(probabilities.sum(axis=1), 1.0, atol=1e-5) and (probabilities[:, 1] == 0).all()
+    assert np.allclose(probabilities, policy_bot.action_probabilities(observations, masks), atol=1e-5)
+
+
+def test_old_bots_without_the_value_output_still_play_but_refuse_value():
+    assert play_match(TM, ["zoo:tiny_minotaur", "random"], 2, seed=0).rows[0].games == 2
+    with pytest.raises(ValueError, match=r"tiny_minotaur\.onnx has no value output.*tavernzoo export CHECKPOINT"):
+        load_bot("mcts:value=zoo:tiny_minotaur", TM)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("mcts:value=heuristic", "heuristic has no value head"),
+    ("mcts:value=zoo:ministeel", "zoo:ministeel plays ministeel, not tiny_minotaur"),
+    ("mcts:value=no/such/run", "unknown bot spec 'no/such/run'"),
+    ("mcts:prior=no/such/bot.onnx", "does not exist"),
+    ("mcts:value=", "value='' is not valid"),
+    ("mcts:puct=-1", "puct='-1' is not valid"),
+])
+def test_bad_value_and_prior_specs_are_refused(spec, message):
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        load_bot(spec, TM)
+
+
+def test_a_checkpoint_without_the_critic_is_refused_for_value(tmp_path):
+    weights = [np.zeros((8, TM.encoder.observation_size(TM.make_config())), np.float32)]
+    MLPPolicy(weights, [np.zeros(8, np.float32)], "tanh", {"env": TM.env_name}).save(tmp_path / "old")
+    load_bot(str(tmp_path / "old"), TM)  # it still plays
+    with pytest.raises(ValueError, match="has no value head.*policy.npz"):
+        load_bot(f"mcts:value={tmp_path / 'old'}", TM)
+
+
+def test_cli_names_the_missing_value_head_in_one_error_line():
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--games", "1",
+                             "--bots", "mcts:value=zoo:tiny_minotaur", "random"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "tiny_minotaur.onnx" in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("tree", ["closed", "open"])
+def test_guided_search_plays_legal_games(run_dir, exported, tree):
+    specs = [f"mcts:60,tree={tree},prior={exported},value={run_dir}", "heuristic"]
+    result = play_match(TM, specs, 4, seed=3)
+    assert result.rows[0].games == 4
+
+
+class _OneMoveFancier(BotBase):
+    """A fake policy: all its probability on one action, a value of +0.5 for every seat."""
+
+    name = "fake"
+
+    def __init__(self, favourite: int):
+        self.favourite = favourite
+        self.asked_values = 0
+
+    def act(self, observation):
+        return self.favourite if observation["action_mask"][self.favourite] else int(np.flatnonzero(
+            observation["action_mask"])[0])
+
+    def action_probabilities(self, observations, masks):
+        rows = np.where(masks.astype(bool), 1e-6, 0.0)
+        for row, mask in zip(rows, masks, strict=True):
+            if mask[self.favourite]:
+                row[self.favourite] = 1.0
+        return rows / rows.sum(axis=1, keepdims=True)
+
+    def check_value_head(self):
+        pass
+
+    def value_estimates(self, observations):
+        self.asked_values += 1
+        return np.full(len(observations), 0.5, dtype=np.float32)
+
+
+def _root_position():
+    """A Tiny Minotaur position where the seat to act has several legal moves."""
+    from tavernzoo.envs.core import Chance
+
+    config = TM.make_config()
+    state = TM.rules.new_game(config, Chance(5))
+    while len(TM.rules.legal_actions(state)) < 3:
+        TM.rules.apply(state, TM.rules.legal_actions(state)[0])
+    return config, state
+
+
+@pytest.mark.parametrize("tree", ["closed", "open"])
+def test_puct_follows_the_prior_probabilities_and_value_replaces_rollouts(tree):
+    config, state = _root_position()
+    legal = TM.rules.legal_actions(state)
+    favourite = legal[-1]
+    fake = _OneMoveFancier(favourite)
+    options = parse_options(f"mcts:50,tree={tree},prior=fake,value=fake,rollout=heuristic", TM.name)
+    bot = MCTSBot(TM, config, 0, options, lambda spec, game, config, seed: fake)
+    bot._policy = None  # the rollout policy must never be asked: value= with depth=0 plays no rollout
+    seat = TM.rules.current_seat(state)
+    bot.observe_information_state(TM.rules.information_state(state, seat), seat)
+    mask = np.zeros(len(TM.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    assert bot.act({"observation": np.zeros(TM.encoder.observation_size(config), np.float32),
+                    "action_mask": mask}) == favourite
+    visits = bot.last_search["visits"]
+    assert visits[favourite] > 0.6 * sum(visits.values())
+    assert fake.asked_values > 0
+
+
+def test_value_bot_scores_leaves_per_seat_in_one_batch():
+    config, state = _root_position()
+    fake = _OneMoveFancier(0)
+    bot = MCTSBot(TM, config, 0, parse_options("mcts:10,tree=open,value=fake", TM.name),
+                  lambda spec, game, config, seed: fake)
+    assert bot._rollout(state) == [0.5, 0.5]
+    assert fake.asked_values == 1  # both seats' observations in one call
+
+
+def test_zoo_prior_guides_a_four_player_search_with_hidden_cards():
+    """Open-loop PUCT over determinized samples, with the zoo bot's probabilities (no value head needed)."""
+    game = get_game("ministeel")
+    result = play_match(game, ["mcts:12,prior=zoo:ministeel", "heuristic", "heuristic", "heuristic"], 1, seed=0,
+                        config={"num_players": 4})
+    assert result.rows[0].games == 4  # one deal, every seating
+    from tavernzoo.envs.core import Chance
+
+    bot = load_bot("mcts:12,prior=zoo:ministeel", game, {"num_players": 4}, seed=0)
+    state = game.rules.new_game(game.make_config(num_players=4), Chance(0))
+    legal = game.rules.legal_actions(state)
+    priors = bot._prior(state, game.rules.current_seat(state), legal)
+    assert sorted(priors) == sorted(legal) and abs(sum(priors.values()) - 1) < 1e-5
