@@ -76,7 +76,9 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     files = ray.put(shipment) if shipment else None  # once: every task gets the reference
     cpus = cluster_cpus(ray)
     size = batch_size(deals, cpus, batch)
-    remote = ray.remote(_play_deals).options(max_retries=2)
+    # SPREAD: Ray's default packs tasks onto the driver's node while it has room, and batches of a fast game
+    # finish before another node's first worker has imported tavernzoo; a tournament wants every node.
+    remote = ray.remote(_play_deals).options(max_retries=2, scheduling_strategy="SPREAD")
     plain = asdict(settings)
     source = iter(tasks)
     pending: list = []

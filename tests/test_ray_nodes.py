@@ -3,7 +3,7 @@ ONNX bot with its manifest, a training run directory, a checkpoint) and a Wyvern
 that cannot see those files by path.
 
 The short form runs in CI on an embedded Ray instance: the files are moved away once the driver has read
-them, so the tasks can only play them from what was shipped. The slow form builds a real two-node
+them, so the tasks can only play them from what was shipped. The cluster form (root only) builds a real two-node
 cluster on this machine (head and worker node in their own network namespaces joined by a veth pair,
 10.200.0.1/24 and 10.200.0.2/24, each node with the bot folder hidden under an empty tmpfs in its own
 mount namespace) and runs ``tavernzoo tournament ... --backend ray --address`` against it.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -129,3 +130,164 @@ def test_file_bots_and_a_deck_file_play_from_what_was_shipped(ray_local, tmp_pat
     assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
     assert here == away
     show()
+
+
+# --- a real two-node cluster on this machine ---------------------------------------------------------------
+
+HEAD_IP, WORKER_IP, PORT = "10.200.0.1", "10.200.0.2", 6379
+START_TIMEOUT_S = 240  # Ray's start on two loaded cores: generous, never unbounded
+
+
+def _can_build_a_cluster() -> str | None:
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return "needs root on Linux (network and mount namespaces)"
+    for tool in ("ip", "unshare", "mount"):
+        if shutil.which(tool) is None:
+            return f"needs {tool}"
+    return None
+
+
+def _run(*argv: str) -> None:
+    subprocess.run(argv, check=True, capture_output=True, timeout=30)
+
+
+def _cluster_env(token: str) -> dict[str, str]:
+    """Every process of the test's cluster shares one fresh token (Ray's token authentication)."""
+    return {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
+
+
+def _node(netns: str, hidden: Path, temp: Path, log: Path, env: dict, *ray_args: str) -> subprocess.Popen:
+    """``ray start --block`` in network namespace ``netns`` and a mount namespace of its own, where
+    ``hidden`` is an empty tmpfs: nothing this node runs can read the files the driver sees there."""
+    ray_start = [sys.executable, "-c", "from ray.scripts.scripts import main; main()", "start", "--block",
+                 "--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats", f"--temp-dir={temp}",
+                 *ray_args]
+    script = 'mount -t tmpfs tmpfs "$0" && exec "$@"'
+    return subprocess.Popen(["ip", "netns", "exec", netns, "unshare", "--mount", "--propagation", "private",
+                             "sh", "-c", script, str(hidden), *ray_start],
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True, env=env)
+
+
+def _stop(process: subprocess.Popen, netns: str) -> None:
+    """The node and every process it started (Ray's own daemons and workers, in the namespace)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with _suppress():
+            os.killpg(process.pid, sig)
+        pids = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True, timeout=30).stdout
+        for pid in pids.split():
+            with _suppress():
+                os.kill(int(pid), sig)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            continue
+        if sig == signal.SIGTERM:
+            time.sleep(2)  # Ray's daemons take a moment after their parent
+
+
+def _suppress():
+    import contextlib
+
+    return contextlib.suppress(ProcessLookupError, PermissionError)
+
+
+WAIT_FOR_NODES = """
+import sys, time, json, socket, ray
+deadline = time.monotonic() + float(sys.argv[2])
+host, port = sys.argv[1].split(":")
+while time.monotonic() < deadline:  # the head's port first: ray.init gives up on an address soon
+    try:
+        socket.create_connection((host, int(port)), timeout=2).close()
+        break
+    except OSError:
+        time.sleep(1)
+time.sleep(2)
+ray.init(address=sys.argv[1], configure_logging=False, log_to_driver=False)
+while time.monotonic() < deadline:
+    alive = [node for node in ray.nodes() if node["Alive"]]
+    if len(alive) == 2:
+        print(json.dumps({node["NodeManagerAddress"]: node["NodeID"] for node in alive}))
+        break
+    time.sleep(1)
+"""
+
+DRIVER = """
+import json, sys
+from tavernzoo.cli import main
+from tavernzoo.eval import ray_backend
+run_deals = ray_backend.run_deals
+def counted(*args, **kwargs):
+    per_node = run_deals(*args, **kwargs)
+    with open(sys.argv[1], "w") as file:
+        json.dump(per_node, file)
+    return per_node
+ray_backend.run_deals = counted
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_two_node_cluster_plays_file_bots_it_cannot_see_with_the_local_results(tmp_path):
+    why = _can_build_a_cluster()
+    if why:
+        pytest.skip(why)
+    from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
+
+    bots_dir = tmp_path / "bots"
+    bots = make_file_bots(bots_dir)
+    specs = [bots["onnx"], bots["run"], "heuristic"]
+    games = 60
+    run_tournament(make_settings("tiny_minotaur", specs, games, seed=4), tmp_path / "local")
+
+    tag = str(os.getpid())
+    head_ns, worker_ns, veth = f"tzh{tag}", f"tzw{tag}", f"tzv{tag}"
+    temp = Path(os.environ.get("TMPDIR", "/tmp")) / f"tzr{tag}"  # short: Ray's socket paths have a limit
+    nodes: list[tuple[subprocess.Popen, str]] = []
+    env = _cluster_env(secrets.token_hex(32))
+    try:
+        _run("ip", "netns", "add", head_ns)
+        _run("ip", "netns", "add", worker_ns)
+        _run("ip", "link", "add", f"{veth}a", "type", "veth", "peer", "name", f"{veth}b")
+        _run("ip", "link", "set", f"{veth}a", "netns", head_ns)
+        _run("ip", "link", "set", f"{veth}b", "netns", worker_ns)
+        for netns, device, address in ((head_ns, f"{veth}a", HEAD_IP), (worker_ns, f"{veth}b", WORKER_IP)):
+            _run("ip", "-n", netns, "addr", "add", f"{address}/24", "dev", device)
+            _run("ip", "-n", netns, "link", "set", device, "up")
+            _run("ip", "-n", netns, "link", "set", "lo", "up")
+        (temp / "h").mkdir(parents=True)
+        (temp / "w").mkdir()
+        nodes.append((_node(head_ns, bots_dir, temp / "h", tmp_path / "head.log", env, "--head", f"--port={PORT}",
+                            "--include-dashboard=false", f"--node-ip-address={HEAD_IP}"), head_ns))
+        address = f"{HEAD_IP}:{PORT}"
+        nodes.append((_node(worker_ns, bots_dir, temp / "w", tmp_path / "worker.log", env, f"--address={address}",
+                            f"--node-ip-address={WORKER_IP}"), worker_ns))
+        wait = subprocess.run(["ip", "netns", "exec", head_ns, sys.executable, "-c", WAIT_FOR_NODES, address,
+                               str(START_TIMEOUT_S)], capture_output=True, text=True, timeout=START_TIMEOUT_S + 60,
+                              env=env)
+        (tmp_path / "wait.log").write_text(wait.stderr)
+        node_ids = json.loads(wait.stdout.strip().splitlines()[-1]) if wait.stdout.strip() else {}
+        assert set(node_ids) == {HEAD_IP, WORKER_IP}, (wait.stderr[-2000:],
+                                                      (tmp_path / "worker.log").read_text()[-2000:])
+
+        # The driver runs in the head's network namespace and sees the bot folder; the nodes do not.
+        counts = tmp_path / "per_node.json"
+        out = tmp_path / "ray"
+        driver = subprocess.run(
+            ["ip", "netns", "exec", head_ns, sys.executable, "-c", DRIVER, str(counts), "tournament", "tiny_minotaur",
+             "--bots", *specs, "--games", str(games), "--seed", "4", "--backend", "ray", "--address", address,
+             "--out", str(out), "--no-progress", "--no-plot"],
+            capture_output=True, text=True, timeout=600, env=env)
+        assert driver.returncode == 0, driver.stderr[-3000:]
+        per_node = json.loads(counts.read_text())
+        assert set(per_node) == set(node_ids.values())  # games were played on both nodes
+        assert all(count > 0 for count in per_node.values()) and sum(per_node.values()) == games
+        assert _games(out / GAMES_FILE) == _games(tmp_path / "local" / GAMES_FILE)
+        assert json.loads((out / "results.json").read_text()) == json.loads(
+            (tmp_path / "local" / "results.json").read_text())
+    finally:
+        for process, netns in reversed(nodes):
+            _stop(process, netns)
+        for netns in (head_ns, worker_ns):
+            subprocess.run(["ip", "netns", "del", netns], capture_output=True, timeout=30)
+        shutil.rmtree(temp, ignore_errors=True)
+    assert not any(name in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+                   for name in (head_ns, worker_ns))
