@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -53,6 +53,21 @@ def _play_deals(settings: dict[str, Any], tasks: list, files=None) -> tuple[str,
         player.close()
 
 
+def node_turns(ray) -> Iterator:
+    """Scheduling strategies that deal batches to the cluster's nodes in turn, each as often as it has CPUs
+    (soft: a node that is gone or full passes its turn to Ray's choice). Ray's default, and even SPREAD,
+    keeps a fast game's batches on the driver's node while it has room: they finish there before another
+    node's first worker has imported tavernzoo, and a second machine would play nothing."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = [(node["NodeID"], int(node["Resources"].get("CPU", 0))) for node in ray.nodes() if node["Alive"]]
+    order = [node for round_ in range(max((cpus for _, cpus in nodes), default=0))
+             for node, cpus in nodes if cpus > round_]
+    if not order:
+        return itertools.repeat("DEFAULT")
+    return itertools.cycle([NodeAffinitySchedulingStrategy(node, soft=True) for node in order])
+
+
 def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict]], None], tally, *, deals: int,
               address: str | None = None, batch: int | None = None) -> dict[str, int]:
     """The tournament's Ray backend (same contract as its local runners): plays ``tasks`` (deal, table,
@@ -76,9 +91,8 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     files = ray.put(shipment) if shipment else None  # once: every task gets the reference
     cpus = cluster_cpus(ray)
     size = batch_size(deals, cpus, batch)
-    # SPREAD: Ray's default packs tasks onto the driver's node while it has room, and batches of a fast game
-    # finish before another node's first worker has imported tavernzoo; a tournament wants every node.
-    remote = ray.remote(_play_deals).options(max_retries=2, scheduling_strategy="SPREAD")
+    remote = ray.remote(_play_deals)
+    turns = node_turns(ray)
     plain = asdict(settings)
     source = iter(tasks)
     pending: list = []
@@ -86,7 +100,7 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     def submit() -> bool:
         chunk = list(itertools.islice(source, size))
         if chunk:
-            pending.append(remote.remote(plain, chunk, files))
+            pending.append(remote.options(max_retries=2, scheduling_strategy=next(turns)).remote(plain, chunk, files))
         return bool(chunk)
 
     per_node: dict[str, int] = {}

@@ -85,46 +85,45 @@ def _write_folder(folder: Path, files: dict[str, bytes]) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _read(path: Path, names: Sequence[str]) -> dict[str, bytes]:
-    return {name: (path / name).read_bytes() for name in names}
-
-
-def _bot_files(spec: Any) -> tuple[dict[str, bytes], str] | None:
-    """The files a (non-mcts) bot spec reads, or None when it reads none."""
+def _bot_files(spec: Any) -> tuple[dict[str, Path], str] | None:
+    """The files a (non-mcts) bot spec reads (``{name in its folder: path}``, the name the spec stands
+    for), or None when it reads none."""
     from ..agents.policy import find_policy_dir
 
     if spec.kind == "onnx":
         onnx = Path(spec.name)
         if not onnx.is_file():
             return None  # load_bot refuses it, with its own message
-        files = {onnx.name: onnx.read_bytes()}
+        files = {onnx.name: onnx}
         manifest = onnx.with_suffix(".json")
         if manifest.is_file():
-            files[manifest.name] = manifest.read_bytes()
+            files[manifest.name] = manifest
         return files, onnx.name
     if spec.kind == "name" and Path(spec.name).exists():
         checkpoint = find_policy_dir(spec.name)  # a run directory ships only its latest checkpoint
-        return _read(checkpoint, ["policy.json", "policy.npz"]), ""
+        return {name: checkpoint / name for name in ("policy.json", "policy.npz")}, ""
     return None
 
 
 def gather(game: Any, bot_specs: Sequence[str], config: dict[str, Any] | None) -> Shipment:
     """Every file that ``bot_specs`` and the game options ``config`` name, read on this (the driver's)
-    machine. A ValueError when they come to more than :data:`MAX_SHIPPED_BYTES`."""
+    machine. A ValueError, before anything is read, when they come to more than :data:`MAX_SHIPPED_BYTES`."""
     from ..agents.spec import BotSpec
     from ..envs.core import file_options
 
-    shipment = Shipment()
+    named: dict[str, tuple[dict[str, Path], str]] = {}
     for text in bot_specs:
         for spec in BotSpec.parse(text).within():
             found = _bot_files(spec) if spec.kind != "mcts" else None
             if found is not None:
-                shipment.items[spec.name] = found
+                named[spec.name] = found
     for _, value, _ in file_options(game.rules.Config, config or {}):
         path = Path(value)
         if path.is_file():
-            shipment.items[value] = ({path.name: path.read_bytes()}, path.name)
-    if shipment.size() > MAX_SHIPPED_BYTES:
-        raise ValueError(f"the bot and option files come to {shipment.size() / 2**20:.0f} MiB; the Ray backend "
-                         f"ships at most {MAX_SHIPPED_BYTES >> 20} MiB per run")
-    return shipment
+            named[value] = ({path.name: path}, path.name)
+    size = sum(path.stat().st_size for files, _ in named.values() for path in files.values())
+    if size > MAX_SHIPPED_BYTES:
+        raise ValueError(f"the bot and option files come to {size / 2**20:.0f} MiB; the Ray backend ships at most "
+                         f"{MAX_SHIPPED_BYTES >> 20} MiB per run")
+    return Shipment({written: ({name: path.read_bytes() for name, path in files.items()}, target)
+                     for written, (files, target) in named.items()})

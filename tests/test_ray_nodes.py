@@ -63,7 +63,7 @@ def make_deck_file(folder: Path) -> str:
     return str(path)
 
 
-def test_gather_ships_exactly_the_named_files_and_install_maps_them(tmp_path):
+def test_gather_ships_exactly_the_named_files_and_install_maps_them(tmp_path, monkeypatch):
     from tavernzoo.envs import get_game
     from tavernzoo.envs.shipped import local_path
     from tavernzoo.eval.shipping import gather
@@ -83,6 +83,11 @@ def test_gather_ships_exactly_the_named_files_and_install_maps_them(tmp_path):
     assert copy != Path(bots["onnx"]) and copy.name == "bot.onnx"
     assert copy.read_bytes() == Path(bots["onnx"]).read_bytes()
     assert (copy.parent / "bot.json").is_file() and (Path(local_path(bots["run"])) / "policy.npz").is_file()
+    from tavernzoo.eval import shipping
+
+    monkeypatch.setattr(shipping, "MAX_SHIPPED_BYTES", 1000)
+    with pytest.raises(ValueError, match="the Ray backend ships at most 0 MiB per run"):
+        gather(get_game("tiny_minotaur"), [bots["onnx"]], None)
 
 
 @pytest.fixture(scope="module")
