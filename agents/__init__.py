@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..envs import Game, get_game
+from ..envs.shipped import local_path
 from .base import BotBase, as_bot
 from .random_bot import RandomBot
 from .spec import BotSpec
@@ -96,14 +97,15 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
     if spec.kind == "onnx":
         from .onnx_bot import OnnxBot
 
-        return OnnxBot(config, seed, spec.name, game)
+        return OnnxBot(config, seed, local_path(spec.name), game)
     mode = spec.mode or ""
-    if Path(spec.name).exists():
+    path = local_path(spec.name)  # a copy shipped from a Ray driver (envs/shipped.py), or the path itself
+    if Path(path).exists():
         from .policy import PolicyBot
 
         if mode not in ("", "sample"):
             raise ValueError(f"bot spec {str(spec)!r}: after '@' only 'sample' is valid")
-        return PolicyBot(config, seed, spec.name, game, deterministic=mode != "sample")
+        return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
     raise ValueError(
         f"unknown bot spec {str(spec)!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
         "path, BOT.onnx, zoo:GAME, cmd:PROGRAM, mcts[:OPTIONS] or llm:MODEL@URL"

@@ -121,23 +121,27 @@ def batch_size(items: int, cpus: int, batch: int | None = None) -> int:
     return max(1, math.ceil(items / (cpus * BATCHES_PER_CPU)))
 
 
-def _apply(fn: Callable, chunk: Sequence) -> list:
+def _apply(fn: Callable, chunk: Sequence, files: Any = None) -> list:
+    if files is not None:
+        files.install()
     return [fn(item) for item in chunk]
 
 
 def map_tasks(fn: Callable[[Any], Any], items: Iterable, *, address: str | None = None,
-              batch: int | None = None) -> Iterator[tuple[Any, Any]]:
+              batch: int | None = None, files: Any = None) -> Iterator[tuple[Any, Any]]:
     """``(item, fn(item))`` for every item, computed by Ray tasks of ``batch`` items each and yielded as
     each task finishes (not in item order). ``fn`` must be picklable (a module-level function, or a
-    ``functools.partial`` of one)."""
+    ``functools.partial`` of one). ``files`` (a :class:`tavernzoo.eval.shipping.Shipment`: bot and option
+    files) is put into Ray's object store once and installed by every task before ``fn`` runs."""
     ray = connect(address)
     items = list(items)
     size = batch_size(len(items), cluster_cpus(ray), batch)
     remote = ray.remote(_apply)
+    shipped = ray.put(files) if files else None
     pending = {}
     for start in range(0, len(items), size):
         chunk = items[start:start + size]
-        pending[remote.remote(fn, chunk)] = chunk
+        pending[remote.remote(fn, chunk, shipped)] = chunk
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

@@ -201,7 +201,12 @@ def play_match(
     bar = progress_bar(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:
         advance = bar.update if bar is not None else None
-        for played, records in _played_blocks(arguments, backend, workers, address, advance):
+        files = None
+        if backend == "ray":  # the bot and option files travel with the tasks (eval/shipping.py)
+            from .shipping import gather
+
+            files = gather(game, bot_specs, plain_config)
+        for played, records in _played_blocks(arguments, backend, workers, address, advance, files):
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
@@ -230,14 +235,15 @@ def play_match(
 
 
 def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None,
-                   advance: Callable[[int], Any] | None):
+                   advance: Callable[[int], Any] | None, files: Any = None):
     """Each block's games and records, in block order, played where asked; ``advance(n)`` counts games
     as they end here, or a block's games as the block comes back from a worker."""
     if backend == "ray":
         # Blocks finish in any order; they are handed on in order (a block waits for those before it).
         waiting: dict[int, tuple] = {}
         next_block = 0
-        for (*_, block), result in map_tasks(_play_block_here, arguments, address=address, batch=1):
+        for (*_, block), result in map_tasks(_play_block_here, arguments, address=address, batch=1,
+                                                    files=files):
             waiting[block.index] = result
             if advance is not None:
                 advance(len(result[0]))

@@ -9,7 +9,8 @@ asks of a task) and the driver writes each batch's games the moment it comes bac
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+import logging
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -25,28 +26,50 @@ from .backends import (  # noqa: F401 - importable from here, as before
     map_tasks,
 )
 
+log = logging.getLogger("tavernzoo.tournament")
 
-def _play_deals(settings: dict[str, Any], tasks: list) -> list[tuple[list[dict], str]]:
-    """A Ray task: plays a batch of deals with one :class:`DealPlayer`; for each deal, its games' summaries
-    and their lines already encoded as JSON lines (the driver writes the text as it is, without decoding
-    or encoding any record)."""
+
+def _play_deals(settings: dict[str, Any], tasks: list, files=None) -> tuple[str, list[tuple[list[dict], str]]]:
+    """A Ray task: plays a batch of deals with one :class:`DealPlayer`, the bot and option files ``files``
+    (a :class:`~.shipping.Shipment`) installed first; the node it ran on, and for each deal its games'
+    summaries and their lines already encoded as JSON lines (the driver writes the text as it is, without
+    decoding or encoding any record)."""
+    import ray
+
     from .game_files import encode_lines, game_summary
     from .runner import DealPlayer
     from .schedule import Settings
 
+    if files is not None:
+        files.install()
     player = DealPlayer(Settings(**settings))
     done = []
     try:
         for deal, table, skip in tasks:
             lines = list(player.play_deal(deal, table, frozenset(skip)))
             done.append(([game_summary(line) for line in lines], encode_lines(lines)))
-        return done
+        return ray.get_runtime_context().get_node_id(), done
     finally:
         player.close()
 
 
+def node_turns(ray) -> Iterator:
+    """Scheduling strategies that deal batches to the cluster's nodes in turn, each as often as it has CPUs
+    (soft: a node that is gone or full passes its turn to Ray's choice). Ray's default, and even SPREAD,
+    keeps a fast game's batches on the driver's node while it has room: they finish there before another
+    node's first worker has imported tavernzoo, and a second machine would play nothing."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = [(node["NodeID"], int(node["Resources"].get("CPU", 0))) for node in ray.nodes() if node["Alive"]]
+    order = [node for round_ in range(max((cpus for _, cpus in nodes), default=0))
+             for node, cpus in nodes if cpus > round_]
+    if not order:
+        return itertools.repeat("DEFAULT")
+    return itertools.cycle([NodeAffinitySchedulingStrategy(node, soft=True) for node in order])
+
+
 def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict]], None], tally, *, deals: int,
-              address: str | None = None, batch: int | None = None) -> None:
+              address: str | None = None, batch: int | None = None) -> dict[str, int]:
     """The tournament's Ray backend (same contract as its local runners): plays ``tasks`` (deal, table,
     skip; ``deals`` of them, taken lazily) in batches of deals, appends each deal's games to
     ``games_path`` and hands their summaries to ``record`` as its batch returns; once the SPRT of
@@ -55,13 +78,21 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     At most two batches per CPU are in flight, so memory stays bounded however many deals there are.
     Every game is a pure function of (seed, deal, rotation), so the lines equal the local backend's.
     A killed driver loses only the batches in flight: ``--resume`` replays the games missing from
-    the game files, the same way as after a local run."""
-    from .game_files import GamesFile
+    the game files, the same way as after a local run.
 
+    The files that the bot specs and game options name travel with the tasks (:mod:`.shipping`), so the
+    nodes need no copies. Returns the games played on each Ray node (by node id), also logged."""
+    from ..envs import get_game
+    from .game_files import GamesFile
+    from .shipping import gather
+
+    shipment = gather(get_game(settings.game), settings.bots, settings.config)
     ray = connect(address)
+    files = ray.put(shipment) if shipment else None  # once: every task gets the reference
     cpus = cluster_cpus(ray)
     size = batch_size(deals, cpus, batch)
-    remote = ray.remote(_play_deals).options(max_retries=2)
+    remote = ray.remote(_play_deals)
+    turns = node_turns(ray)
     plain = asdict(settings)
     source = iter(tasks)
     pending: list = []
@@ -69,18 +100,21 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     def submit() -> bool:
         chunk = list(itertools.islice(source, size))
         if chunk:
-            pending.append(remote.remote(plain, chunk))
+            pending.append(remote.options(max_retries=2, scheduling_strategy=next(turns)).remote(plain, chunk, files))
         return bool(chunk)
 
+    per_node: dict[str, int] = {}
     games = GamesFile(games_path)
     try:
         while len(pending) < 2 * cpus and submit():
             pass
         while pending:
             done, pending[:] = ray.wait(pending, num_returns=1)
-            for summaries, text in ray.get(done[0]):
+            node, played = ray.get(done[0])
+            for summaries, text in played:
                 games.write_text(text)  # on disk before it is counted
                 record(summaries)
+                per_node[node] = per_node.get(node, 0) + len(summaries)
             if tally.decided_at is not None:
                 break
             submit()
@@ -88,3 +122,5 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
         games.close()
         for ref in pending:
             ray.cancel(ref, force=True)
+    log.info("games per Ray node: %s", ", ".join(f"{node[:12]} {count}" for node, count in per_node.items()))
+    return per_node

@@ -117,7 +117,13 @@ def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str
     bar = progress_bar(progress, len(jobs), f"{game.name}: policy vs {opponents}")
     try:
         if backend == "ray":
-            returns = _play_on_ray(game, config, actor, makers, entry_seeds, jobs, lanes, address, bar)
+            from ..envs.core import config_to_dict
+            from ..eval.shipping import gather
+
+            # the opponents' bot files and the options' files travel with the tasks (eval/shipping.py)
+            files = gather(game, [spec for lineup in lineups for entry, spec in enumerate(lineup)
+                                  if entry not in policy_entries], config_to_dict(config))
+            returns = _play_on_ray(game, config, actor, makers, entry_seeds, jobs, lanes, address, bar, files)
         else:
             returns = play_games(game, config, actor, makers, entry_seeds, jobs, lanes,
                                  finished=(lambda: bar.update(1)) if bar is not None else None)
@@ -154,13 +160,14 @@ def strength_report(game: Game, actor: Actor, label: str, games: int, seed: int 
 
 
 def _play_on_ray(game: Game, config: Any, actor: Actor, makers: list, entry_seeds: list[list[int]],
-                 jobs: list[GameJob], lanes: int, address: str | None, bar: Any) -> dict[tuple[int, int], list[float]]:
+                 jobs: list[GameJob], lanes: int, address: str | None, bar: Any,
+                 files: Any = None) -> dict[tuple[int, int], list[float]]:
     """:func:`play_games` over shards of ``lanes`` jobs, one Ray task each (the actor, the bot makers and
     the shard travel; each task builds its own envs), results gathered as tasks finish."""
     shards = [jobs[start:start + lanes] for start in range(0, len(jobs), lanes)]
     play_shard = functools.partial(_play_shard, game, config, actor, makers, entry_seeds, lanes)
     returns: dict[tuple[int, int], list[float]] = {}
-    for shard, results in map_tasks(play_shard, shards, address=address, batch=1):
+    for shard, results in map_tasks(play_shard, shards, address=address, batch=1, files=files):
         returns.update(results)
         if bar is not None:
             bar.update(len(shard))

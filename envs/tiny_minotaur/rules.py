@@ -34,6 +34,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..core import Chance, IllegalActionError, check_choice, check_range, option
+from ..shipped import local_path
 
 MIN_PLAYERS = MAX_PLAYERS = 2
 
@@ -107,7 +108,7 @@ def load_ruleset(name_or_path: str) -> Ruleset:
         text = resources.files(__package__).joinpath(BUNDLED_RULESETS[name_or_path]).read_text()
         source = f"bundled ruleset {name_or_path!r}"
     else:
-        path = Path(name_or_path)
+        path = Path(local_path(name_or_path))  # a copy shipped from a Ray driver, or the path itself
         if not path.is_file():
             raise ValueError(
                 f"ruleset={name_or_path!r} is neither a bundled ruleset ({', '.join(BUNDLED_RULESETS)}) "

@@ -37,6 +37,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..shipped import local_path
+
 DECK_SIZE, ITEMS_PER_DECK, MONSTERS_PER_DECK, MAX_COPIES = 80, 40, 40, 4
 
 ITEM_KINDS = ("weapon", "helm", "armor", "boots", "big", "potion", "scroll", "wand", "enhancer", "curse")
@@ -269,10 +271,10 @@ def load_deck(name_or_path: str) -> Deck:
     decks = bundled_decks()
     if name_or_path in decks:
         return deck_from_mapping(decks[name_or_path], name_or_path)
-    path = Path(name_or_path)
+    path = Path(local_path(name_or_path))  # a copy shipped from a Ray driver, or the path itself
     if not path.is_file():
         raise ValueError(f"deck {name_or_path!r} is neither a bundled deck ({', '.join(decks)}) nor a readable file")
-    return deck_from_mapping(read_deck_file(path), path.stem)
+    return deck_from_mapping(read_deck_file(path), Path(name_or_path).stem)
 
 
 def validate_main(argv: list[str]) -> int:
