@@ -233,6 +233,8 @@ sys.exit(main(sys.argv[2:]))
 
 def test_a_two_node_cluster_plays_file_bots_it_cannot_see_with_the_local_results(tmp_path):
     why = _can_build_a_cluster()
+    if why and os.environ.get("CI") == "true":
+        pytest.fail(f"{why}; CI runs as root with ip, unshare and mount, and must run the cluster test")
     if why:
         pytest.skip(why)
     from tavernzoo.eval.tournament import GAMES_FILE, make_settings, run_tournament
