@@ -69,33 +69,28 @@ def build_model(policy: MLPPolicy, doc: str = "") -> Any:
     obs, actions = policy.observation_size, policy.num_actions
     initializers = [numpy_helper.from_array(np.array(-np.inf, dtype=np.float32), "minus_inf")]
     nodes = [helper.make_node("Cast", ["action_mask"], ["legal"], to=TensorProto.BOOL, name="mask_to_bool")]
-    x = "observation"
-    last = len(policy.weights) - 1
-    for i, (weight, bias) in enumerate(zip(policy.weights, policy.biases, strict=True)):
-        initializers.append(numpy_helper.from_array(np.asarray(weight, np.float32), f"w{i}"))
-        initializers.append(numpy_helper.from_array(np.asarray(bias, np.float32), f"b{i}"))
-        # Weights are stored (out, in) as in torch's Linear: y = x W^T + b, i.e. Gemm with transB.
-        out = "raw_logits" if i == last else f"linear{i}"
-        nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], [out], transB=1, name=f"gemm{i}"))
-        if i < last:
-            x = f"hidden{i}"
-            nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"act{i}"))
+    def layers(weights: list, biases: list, prefix: str, output: str) -> None:
+        """Gemm + activation nodes of one MLP from the observation to ``output``. Weights are stored (out,
+        in) as in torch's Linear: y = x W^T + b, i.e. Gemm with transB."""
+        x, last = "observation", len(weights) - 1
+        for i, (weight, bias) in enumerate(zip(weights, biases, strict=True)):
+            initializers.append(numpy_helper.from_array(np.asarray(weight, np.float32), f"{prefix}w{i}"))
+            initializers.append(numpy_helper.from_array(np.asarray(bias, np.float32), f"{prefix}b{i}"))
+            out = output if i == last else f"{prefix}linear{i}"
+            nodes.append(helper.make_node("Gemm", [x, f"{prefix}w{i}", f"{prefix}b{i}"], [out], transB=1,
+                                          name=f"{prefix}gemm{i}"))
+            if i < last:
+                x = f"{prefix}hidden{i}"
+                nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"{prefix}act{i}"))
+
+    layers(policy.weights, policy.biases, "", "raw_logits")
     nodes.append(helper.make_node("Where", ["legal", "raw_logits", "minus_inf"], ["logits"], name="mask"))
     nodes.append(helper.make_node("ArgMax", ["logits"], ["action"], axis=1, keepdims=0, name="best"))
     outputs = [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
                helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", actions])]
     if policy.has_value:
         # The critic reads the observation alone (the mask does not enter it), as in training.
-        x = "observation"
-        last = len(policy.value_weights) - 1
-        for i, (weight, bias) in enumerate(zip(policy.value_weights, policy.value_biases, strict=True)):
-            initializers.append(numpy_helper.from_array(np.asarray(weight, np.float32), f"vw{i}"))
-            initializers.append(numpy_helper.from_array(np.asarray(bias, np.float32), f"vb{i}"))
-            out = "value_column" if i == last else f"value_linear{i}"
-            nodes.append(helper.make_node("Gemm", [x, f"vw{i}", f"vb{i}"], [out], transB=1, name=f"value_gemm{i}"))
-            if i < last:
-                x = f"value_hidden{i}"
-                nodes.append(helper.make_node(OPERATORS[policy.activation], [out], [x], name=f"value_act{i}"))
+        layers(policy.value_weights, policy.value_biases, "v", "value_column")
         initializers.append(numpy_helper.from_array(np.array([1], dtype=np.int64), "value_axis"))
         nodes.append(helper.make_node("Squeeze", ["value_column", "value_axis"], ["value"], name="value_squeeze"))
         outputs.append(helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]))

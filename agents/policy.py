@@ -62,25 +62,24 @@ class MLPPolicy:
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """Logits for a batch of observations, shape (batch, num_actions)."""
-        x = np.asarray(observations, dtype=np.float32)
-        last = len(self._transposed) - 1
-        for i, (weight, bias) in enumerate(zip(self._transposed, self.biases, strict=True)):
-            x = x @ weight + bias
-            if i < last:
-                x = self._activate(x)
-        return x
+        return self._forward(observations, self._transposed, self.biases)
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The critic's value of each observation (shape (batch,)): the estimated final return of its seat."""
         if self._value_transposed is None:
             raise ValueError("this policy has no value head")
+        return self._forward(observations, self._value_transposed, self.value_biases)[:, 0]
+
+    def _forward(self, observations: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]) -> np.ndarray:
+        """One MLP (the actor's or the critic's layers, weights transposed): activations between layers,
+        none after the last."""
         x = np.asarray(observations, dtype=np.float32)
-        last = len(self._value_transposed) - 1
-        for i, (weight, bias) in enumerate(zip(self._value_transposed, self.value_biases, strict=True)):
+        last = len(weights) - 1
+        for i, (weight, bias) in enumerate(zip(weights, biases, strict=True)):
             x = x @ weight + bias
             if i < last:
                 x = self._activate(x)
-        return x[:, 0]
+        return x
 
     def act(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None,
             deterministic: bool = True) -> np.ndarray:
