@@ -69,6 +69,32 @@ class MatchResult:
     seats: int
     seed: int
     rows: list[BotRow]
+    pooled: list[BotRow] = field(default_factory=list)
+    """One row per bot spec entered more than once (a team of alike bots, e.g. the A pair of A B A B): its
+    entries' games together, its score the team's share of the wins (fair share: entries / seats), the
+    interval over deals as for a single entry."""
+
+
+def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow]:
+    """The :attr:`MatchResult.pooled` rows of ``rows`` (one per entry, in ``bot_specs`` order)."""
+    pooled = []
+    for spec in dict.fromkeys(bot_specs):
+        entries = [row for entry, row in zip(bot_specs, rows, strict=True) if entry == spec]
+        if len(entries) < 2:
+            continue
+        team = BotRow(f"{spec} x{len(entries)}")
+        for row in entries:
+            team.games += row.games
+            team.wins += row.wins
+            team.draws += row.draws
+            team.losses += row.losses
+            team.total_return += row.total_return
+        team.per_deal_scores = [math.fsum(scores) for scores in zip(*(row.per_deal_scores for row in entries),
+                                                                      strict=True)]
+        mean, low, high = mean_interval(team.per_deal_scores)
+        team.score, team.score_ci = mean, (max(0.0, low), min(1.0, high))
+        pooled.append(team)
+    return pooled
 
 
 BLOCK_DEALS = 64
@@ -231,7 +257,7 @@ def play_match(
         mean, low, high = mean_interval(row.per_deal_scores)
         row.score = mean
         row.score_ci = (max(0.0, low), min(1.0, high))
-    return MatchResult(game.name, deals, deals * seats, seats, seed, rows)
+    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows))
 
 
 def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None,

@@ -46,6 +46,21 @@ def test_match_prints_a_result_table_and_writes_records_that_replay(tmp_path):
     assert shown.returncode == 0 and "game over" in shown.stdout
 
 
+def test_match_of_two_pairs_prints_each_pair_pooled():
+    args = ("match", "minefield", "--set", "num_players=4", "--bots", "random", "heuristic", "random", "heuristic",
+            "--games", "8", "--no-progress")
+    shown = tavernzoo(*args)
+    assert shown.returncode == 0, shown.stderr
+    assert "pooled by bot spec" in shown.stdout and "heuristic x2" in shown.stdout
+    document = json.loads(tavernzoo(*args, "--json").stdout)
+    pooled = {row["bot"]: row for row in document["pooled"]}
+    assert set(pooled) == {"random x2", "heuristic x2"}
+    assert pooled["random x2"]["fair_share"] == 0.5 and pooled["random x2"]["entries"] == 2
+    assert pooled["random x2"]["score"] + pooled["heuristic x2"]["score"] == pytest.approx(1.0)
+    alone = json.loads(tavernzoo("match", "--games", "2", "--json").stdout)
+    assert "pooled" not in alone
+
+
 def test_replay_refuses_a_tampered_record(tmp_path):
     records = tmp_path / "games.jsonl"
     tavernzoo("match", "--games", "2", "--records", str(records), "--no-progress")

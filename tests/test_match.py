@@ -41,6 +41,23 @@ def test_a_match_rotates_seats_over_whole_deals_and_appends_a_record_per_game(tm
         replay(record)
 
 
+def test_a_spec_entered_twice_is_also_pooled_into_one_team_row():
+    # A B A B at 4 seats: each pair's share of the wins is the sum of its entries' shares, deal by deal
+    result = play_match("minefield", ["random", "heuristic", "random", "heuristic"], games=24, seed=5,
+                        config={"num_players": 4})
+    assert [row.bot for row in result.pooled] == ["random x2", "heuristic x2"]
+    for team, (first, second) in zip(result.pooled, ((0, 2), (1, 3)), strict=True):
+        rows = result.rows[first], result.rows[second]
+        assert team.games == 2 * result.games and team.wins == rows[0].wins + rows[1].wins
+        assert team.score == pytest.approx(rows[0].score + rows[1].score)
+        assert team.per_deal_scores == pytest.approx([a + b for a, b in zip(rows[0].per_deal_scores,
+                                                                                 rows[1].per_deal_scores, strict=True)])
+        assert team.score_ci[0] <= team.score <= team.score_ci[1]
+    assert sum(team.score for team in result.pooled) == pytest.approx(1.0)
+    # no spec repeated: nothing pooled
+    assert play_match("tiny_minotaur", ["heuristic", "random"], games=4, seed=1).pooled == []
+
+
 def test_a_match_is_reproducible_from_its_seed():
     first = play_match("tiny_minotaur", ["heuristic", "random"], games=40, seed=9)
     second = play_match("tiny_minotaur", ["heuristic", "random"], games=40, seed=9)

@@ -56,8 +56,13 @@ def run_match(args: argparse.Namespace) -> int:
                  "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
                  **({"bot_stats": row.bot_stats} if row.bot_stats else {})}
                 for row in result.rows]
+        pooled = [{"bot": row.bot, "entries": row.games // result.games, "games": row.games, "wins": row.wins,
+                   "draws": row.draws, "losses": row.losses, "score": row.score, "score_ci": list(row.score_ci),
+                   "fair_share": row.games / result.games / result.seats, "mean_return": row.mean_return}
+                  for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
-                          "seed": result.seed, "config": config, "rows": rows}, indent=1))
+                          "seed": result.seed, "config": config, "rows": rows,
+                          **({"pooled": pooled} if pooled else {})}, indent=1))
         return 0
     table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
                   f"seed {result.seed}", title_justify="left")
@@ -72,5 +77,15 @@ def run_match(args: argparse.Namespace) -> int:
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}",
                       *(llm_cells(row.bot_stats) if llm else ()))
     console().print(table)
+    if result.pooled:  # a spec entered more than once: how its entries did together (A B A B: each pair)
+        teams = Table(title="pooled by bot spec: the entries' share of the wins together", title_justify="left")
+        for column in ("bot", "entries", "wins", "share", "fair share", "95% interval", "mean return"):
+            teams.add_column(column, justify="left" if column == "bot" else "right")
+        for row in result.pooled:
+            entries = row.games // result.games
+            teams.add_row(Text(row.bot), str(entries), str(row.wins), f"{row.score:.3f}",
+                          f"{entries / result.seats:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}",
+                          f"{row.mean_return:+.3f}")
+        console().print(teams)
     return 0
 
