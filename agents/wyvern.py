@@ -309,33 +309,32 @@ class _Context:
         ctx.gold = float(obs[E.GOLD_SOLD]) * config.gold_per_level
         return ctx
 
-    @classmethod
-    def from_state(cls, state: R.State, seat: int, legal: list[int]) -> _Context:
+    @staticmethod
+    def from_state(state: R.State, seat: int, legal: list[int]) -> _Context:
         """The same facts from the rules state, each clipped as the encoder clips it, so that both make the
-        same decisions (the gold sold is exact here; the observation holds it as a float32 fraction)."""
-        ctx = cls()
+        same decisions (the gold sold is exact here; the observation holds it as a float32 fraction).
+        Each fact is worked out when a decision first reads it (:class:`_StateContext`)."""
+        ctx = _StateContext()
         config = state.config
         n = state.n
+        who = _WHO[n][seat]
+        ctx._state, ctx._seat = state, seat
         ctx.win = config.win_level
         phase = ctx.phase = state.phase
         ctx.legal = legal
-        who = [(seat + r) % n for r in range(n)]
-        ctx.levels = {r: state.level[w] for r, w in enumerate(who)}
+        level = state.level
+        ctx.levels = {r: level[w] for r, w in enumerate(who)}
         ctx.combat = _CombatLevels(state, who)
-        ctx.alive = {r for r, w in enumerate(who) if not state.dead[w]}
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
         if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
-            party, monster = R.party_strength(state), R.monster_strength(state)
-            ctx.winning = R.party_beats(state, party, monster)
-            ctx.party, ctx.monster = min(100, max(0, party)), min(100, max(0, monster))
+            # the fight's strengths (two combat levels) and the seats offered help: on first read
             ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
             ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
             ctx.gain = min(3, R.LEVELS[state.monster])
             ctx.treasures = R.TREASURES[state.monster]
             ctx.my_asks = state.asks_from[seat]
-            ctx.offered = {r for r, w in enumerate(who) if state.offers_to[w] > 0}
             ctx.asker = (state.ask_seat - seat) % n if state.ask_seat >= 0 else None
             ctx.asker_is_elf = state.ask_seat >= 0 and state.races[state.ask_seat] == R.ELF
             ctx.bid = state.bid if phase == _COUNTER else 0
@@ -344,10 +343,48 @@ class _Context:
             ctx.winning = ctx.me_fighter = ctx.me_helper = ctx.asker_is_elf = False
             ctx.party = ctx.monster = ctx.fighter = ctx.gain = ctx.treasures = ctx.my_asks = 0
             ctx.bid = ctx.ask_split = 0
-            ctx.offered, ctx.asker = set(), None
+            ctx.offered, ctx.asker = _NOBODY, None
         ctx._hand, ctx._held = state.hand[seat], -1
         ctx.gold = min(state.gold, config.gold_per_level)
         return ctx
+
+
+class _StateContext(_Context):
+    """A :class:`_Context` read from the rules state, each fact when first read: a rollout step's decision
+    reads a few of them (a pass in a window, an equip, a loot pick read none of the fight's), and working
+    them all out made up half of a Wyvern rollout step. A fact not set yet is a slot left empty, which
+    sends its first read to ``__getattr__``; the values are those an eager read would give."""
+
+    __slots__ = ("_state", "_seat")
+
+    def __getattr__(self, name: str) -> Any:
+        fill = _FILL.get(name)
+        if fill is None:
+            raise AttributeError(name)
+        fill(self, self._state, self._seat)
+        return object.__getattribute__(self, name)
+
+    def _fill_alive(self, state: R.State, seat: int) -> None:
+        dead = state.dead
+        self.alive = {r for r, w in enumerate(_WHO[state.n][seat]) if not dead[w]}
+
+    def _fill_strengths(self, state: R.State, seat: int) -> None:
+        party, monster = R.party_strength(state), R.monster_strength(state)
+        self.winning = R.party_beats(state, party, monster)
+        self.party, self.monster = min(100, max(0, party)), min(100, max(0, monster))
+
+    def _fill_offered(self, state: R.State, seat: int) -> None:
+        offers_to = state.offers_to
+        self.offered = {r for r, w in enumerate(_WHO[state.n][seat]) if offers_to[w] > 0}
+
+
+# Which fill works out each fact that a _StateContext leaves to its first read (in a fight; out of one
+# ``from_state`` sets them all but ``alive``).
+_FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
+_FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
+_NOBODY: frozenset[int] = frozenset()
+# _WHO[n][seat]: the seats of an n-player table by their offset from ``seat``.
+_WHO = tuple(tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n)) for n in range(R.MAX_PLAYERS + 1))
 
 
 class _CombatLevels(dict):
