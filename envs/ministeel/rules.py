@@ -1215,14 +1215,19 @@ PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "e
 _SHARED_FIELDS = ("config", "n", "first_seat", "turn_seat", "to_act", "phase", "actions_left", "turn", "decisions",
                   "attacker", "target", "attack_card", "damage", "poisons", "combo", "shield", "pick_source",
                   "window_next", "winner", "end_reason")  # immutable values
-_FLAT_FIELDS = ("hp", "poison", "tokens", "skips", "alive", "deck", "discard", "pick", "window", "eliminated",
-                "out_at", "finishing_order", "log")  # lists of immutable values (log: tuples)
-_NESTED_FIELDS = ("hands", "equipment", "initiative_rolls")  # lists of lists of ints
-assert set(State.__dataclass_fields__) == {"chance", "known", *_SHARED_FIELDS, *_FLAT_FIELDS, *_NESTED_FIELDS}
+_FLAT_FIELDS = ("hp", "poison", "tokens", "skips", "alive", "discard", "pick", "window", "eliminated", "out_at",
+                "finishing_order")  # lists of immutable values
+_NESTED_FIELDS = ("equipment", "initiative_rolls")  # lists of lists of ints
+_DEALT_FIELDS = ("hands", "deck", "known", "log")  # what a determinization deals afresh (all but the seat's own)
+assert set(State.__dataclass_fields__) == {"chance", *_SHARED_FIELDS, *_FLAT_FIELDS, *_NESTED_FIELDS,
+                                           *_DEALT_FIELDS}
 
 
-def _copy(state: State, chance: Chance | None = None) -> State:
-    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's."""
+def _copy(state: State, chance: Chance | None = None, seat: int = -1) -> State:
+    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's. With a ``seat``,
+    the copy :func:`_redeal` deals into for that seat: the other hands, the deck, the others' memories
+    and the log stay shared, since it reads them once and replaces each (a search copies a state per
+    simulation)."""
     new = State.__new__(State)
     for name in _SHARED_FIELDS:
         setattr(new, name, getattr(state, name))
@@ -1230,7 +1235,16 @@ def _copy(state: State, chance: Chance | None = None) -> State:
         setattr(new, name, getattr(state, name)[:])
     for name in _NESTED_FIELDS:
         setattr(new, name, [row[:] for row in getattr(state, name)])
-    new.known = [[row[:] for row in rows] for rows in state.known]
+    if seat < 0:
+        new.hands = [row[:] for row in state.hands]
+        new.deck = state.deck[:]
+        new.known = [[row[:] for row in rows] for rows in state.known]
+        new.log = state.log[:]
+    else:
+        new.hands = [row[:] if who == seat else row for who, row in enumerate(state.hands)]
+        new.deck = state.deck
+        new.known = [[row[:] for row in rows] if who == seat else rows for who, rows in enumerate(state.known)]
+        new.log = state.log
     new.chance = chance if chance is not None else _copy_chance(state.chance)
     return new
 
@@ -1312,7 +1326,7 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     rest is uniform over the cards it cannot see now. Its log is a :class:`QuietLog` (the lines the seat
     saw, then none): a search plays the sample on, and nobody reads the lines it would write.
     """
-    new = _redealt(state, seat, _redeal, chance, _copy)
+    new = _redealt(state, seat, _redeal, chance, lambda state, chance: _copy(state, chance, seat))
     new.log = QuietLog(new.log)
     return new
 
@@ -1320,4 +1334,4 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    return _redealt(state, seat, _redeal, None, _copy)
+    return _redealt(state, seat, _redeal, None, lambda state, chance: _copy(state, chance, seat))
