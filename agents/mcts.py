@@ -144,11 +144,9 @@ class SearchChance(Chance):
 
     def shuffle(self, items: list[Any]) -> None:
         draw = self._random.random
-        i = len(items) - 1
-        for k in range(i + 1, 1, -1):  # k = i + 1, counted down alongside i (a tenth faster than adding)
-            j = int(draw() * k)
+        for i in range(len(items) - 1, 0, -1):
+            j = int(draw() * (i + 1))
             items[i], items[j] = items[j], items[i]
-            i -= 1
 
 
 # --- the tree ------------------------------------------------------------------------------------------------

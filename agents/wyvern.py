@@ -261,11 +261,15 @@ class _Context:
         """The first of the others by (level, combat level). Worked out when first read; combat levels are
         only compared between the others tied at the top level (``from_state`` computes each on demand)."""
         if self._leader < 0:
-            levels = self.levels
-            others = [r for r in levels if r != 0]
-            top = max(levels[r] for r in others)
-            tied = [r for r in others if levels[r] == top]
-            self._leader = tied[0] if len(tied) == 1 else max(tied, key=lambda r: self.combat[r])
+            top, tied = -1, []  # the others at the top level, in seat order
+            for r, level in self.levels.items():
+                if r == 0:
+                    continue
+                if level > top:
+                    top, tied = level, [r]
+                elif level == top:
+                    tied.append(r)
+            self._leader = tied[0] if len(tied) == 1 else max(tied, key=self.combat.__getitem__)
         return self._leader
 
     @property
@@ -324,7 +328,7 @@ class _Context:
         ctx.legal = legal
         level = state.level
         ctx.levels = {r: level[w] for r, w in enumerate(who)}
-        ctx.combat = _CombatLevels(state, who)
+        ctx.combat = _CombatLevels.of(state, who)
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
@@ -393,9 +397,13 @@ class _CombatLevels(dict):
 
     __slots__ = ("_state", "_who")
 
-    def __init__(self, state: R.State, who: list[int]):
-        super().__init__()
-        self._state, self._who = state, who
+    @classmethod
+    def of(cls, state: R.State, who: tuple[int, ...]) -> _CombatLevels:
+        """The (empty) table for the seats ``who`` (by offset) of ``state``; no ``__init__``, which would
+        cost a call of dict's own for every decision of a rollout."""
+        levels = cls()
+        levels._state, levels._who = state, who
+        return levels
 
     def __missing__(self, offset: int) -> int:
         value = self[offset] = min(50, max(0, R.combat_level(self._state, self._who[offset])))
