@@ -438,6 +438,12 @@ def _gain_stolen(state: State, seat: int, kind: int, audience: tuple[int, ...] |
 def _forget(state: State, holder: int, kind: int, audience: tuple[int, ...] | None = None) -> None:
     """A card of ``kind`` left ``holder``'s hand; ``audience`` (None: everyone) saw which. An observer who
     saw only that a card went can no longer count on any one card it knew of."""
+    if audience is None:  # most plays: in front of everyone
+        for rows in state.known:
+            known = rows[holder]
+            if known[kind]:
+                known[kind] -= 1
+        return
     for observer, rows in enumerate(state.known):
         known = rows[holder]
         if audience is None or observer in audience:
@@ -1280,7 +1286,10 @@ def _redeal(state: State, seat: int, order) -> None:
     pool = list(state.deck)
     unseen = {}
     for who in others:
-        unseen[who] = [held - kept for held, kept in zip(state.hands[who], remembered[who], strict=True)]
+        kept = remembered[who]
+        # Mostly nothing is remembered: the hand itself is unseen (read here, replaced below).
+        unseen[who] = ([held - k for held, k in zip(state.hands[who], kept, strict=True)] if any(kept)
+                       else state.hands[who])
         pool.extend(_expand(unseen[who]))
     if pick_hidden:
         pool.extend(_expand(state.pick))
