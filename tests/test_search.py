@@ -526,3 +526,17 @@ def test_search_chance_draws_as_a_chance_does():
     logged.shuffle(b)
     assert a == b and fast.below(1000) == logged.below(1000) and fast.roll(6) == logged.roll(6)
     assert fast.outcomes == []  # the search never replays its determinizations: nothing is logged
+
+
+def test_lead_values_scores_each_seat_against_its_best_rival():
+    """The one-pass form (the leader's rival is the runner-up, everyone else's the leader) gives what
+    comparing each seat with every other gives, ties and eliminated seats (-100) included."""
+    from tavernzoo.agents.search_hooks import lead_values
+
+    rng = random.Random(8)
+    for _ in range(500):
+        strength = [float(rng.choice((-100, *range(-4, 11)))) for _ in range(rng.randrange(2, 7))]
+        scale = rng.choice((10.0, 25.0))
+        expected = [max(-1.0, min(1.0, (mine - max(v for s, v in enumerate(strength) if s != seat)) / scale))
+                    for seat, mine in enumerate(strength)]
+        assert lead_values(strength, scale) == expected

@@ -593,6 +593,8 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     False, and nothing changed, when nobody is to be asked."""
     n = state.n
     alive, tokens = state.alive, state.tokens
+    if not any(tokens):  # every token used: after the first few turns, the usual case
+        return False
     asked = [s for s in _SEAT_ORDERS[n][start % n] if s != excluded and alive[s] and tokens[s]]
     if not asked:
         return False
