@@ -119,6 +119,9 @@ class HeuristicBot(RuleBot):
 
     def _curse_leader(self, ctx: _Context) -> int | None:
         """Backstab: curse the leader when they are at least level with us."""
+        kinds = R.ACTION_KIND
+        if not any(kinds[a] == R.K_CURSE for a in ctx.legal):  # no curse to play: no need to find the leader
+            return None
         target = ctx.leader
         if target not in ctx.alive or ctx.levels[target] < ctx.levels[0]:
             return None
@@ -157,7 +160,7 @@ class HeuristicBot(RuleBot):
         # Someone else fights: backstab the leader, or anyone about to win.
         levels_gain = ctx.gain
         threat = ctx.levels[fighter] + levels_gain >= ctx.win or (
-            fighter == ctx.leader and ctx.levels[fighter] >= ctx.levels[0])
+            ctx.levels[fighter] >= ctx.levels[0] and fighter == ctx.leader)  # the leader only when it matters
         if not winning and not threat and ctx.my_asks == 0 and ctx.combat[0] > monster - party:
             demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
             if demand is not None and R.ASK_ACTION0 + demand in legal:
