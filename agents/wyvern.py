@@ -110,7 +110,7 @@ class HeuristicBot(RuleBot):
         junk = [a for a in legal if kinds[a] == R.K_SELL and R.IS_EQUIPMENT[R.ACTION_CARD[a]]
                 and R.ACTION_CARD[a] not in equippable]
         one_shots = [a for a in legal if kinds[a] == R.K_SELL and not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
-        if ctx.held > 3:  # more than we can use: one-shots become sale goods too
+        if one_shots and ctx.held > 3:  # more than we can use: one-shots become sale goods too
             junk += one_shots
         value = sum(R.GOLD[R.ACTION_CARD[a]] for a in junk)
         if junk and ctx.gold + value * (2 if ctx.is_halfling else 1) >= self.config.gold_per_level:
