@@ -336,7 +336,8 @@ class _Context:
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
         if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
-            # the fight's strengths (two combat levels) and the seats offered help: on first read
+            if phase != _ASK:  # the fight's strengths (two combat levels): every window and counter decision reads
+                ctx._fill_strengths(state, seat)  # them, an answer to an offer none (left to its first read)
             ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
             ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
             ctx.gain = min(3, R.LEVELS[state.monster])
