@@ -89,7 +89,7 @@ class HeuristicBot(RuleBot):
 
     def _own_turn(self, ctx: _Context) -> int:
         legal = ctx.legal
-        kinds = {a: R.ACTION_KIND[a] for a in legal}
+        kinds = R.ACTION_KIND  # by action index
         equips = [a for a in legal if kinds[a] == R.K_EQUIP]
         if equips:
             return max(equips, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.RUN[R.ACTION_CARD[a]], a))
@@ -104,12 +104,14 @@ class HeuristicBot(RuleBot):
             return sale
         return R.A_PASS
 
-    def _sale(self, ctx: _Context, legal: list[int], kinds: dict[int, int]) -> int | None:
+    def _sale(self, ctx: _Context, legal: list[int], kinds: tuple[int, ...]) -> int | None:
         """Sell items that cannot be worn when together they buy a level this turn."""
+        sells = [a for a in legal if kinds[a] == R.K_SELL]
+        if not sells:
+            return None
         equippable = {R.ACTION_CARD[a] for a in legal if kinds[a] == R.K_EQUIP}
-        junk = [a for a in legal if kinds[a] == R.K_SELL and R.IS_EQUIPMENT[R.ACTION_CARD[a]]
-                and R.ACTION_CARD[a] not in equippable]
-        one_shots = [a for a in legal if kinds[a] == R.K_SELL and not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
+        junk = [a for a in sells if R.IS_EQUIPMENT[R.ACTION_CARD[a]] and R.ACTION_CARD[a] not in equippable]
+        one_shots = [a for a in sells if not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
         if one_shots and ctx.held > 3:  # more than we can use: one-shots become sale goods too
             junk += one_shots
         value = sum(R.GOLD[R.ACTION_CARD[a]] for a in junk)
