@@ -322,7 +322,7 @@ class _Context:
     def from_state(state: R.State, seat: int, legal: list[int]) -> _Context:
         """The same facts from the rules state, each clipped as the encoder clips it, so that both make the
         same decisions (the gold sold is exact here; the observation holds it as a float32 fraction).
-        Each fact is worked out when a decision first reads it (:class:`_StateContext`)."""
+        The facts few decisions read are worked out on their first read (:class:`_StateContext`)."""
         ctx = _StateContext()
         config = state.config
         n = state.n
@@ -338,8 +338,10 @@ class _Context:
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
         if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
-            if phase != _ASK:  # the fight's strengths (two combat levels): every window and counter decision reads
-                ctx._fill_strengths(state, seat)  # them, an answer to an offer none (left to its first read)
+            # The fight's strengths (two combat levels): every window and counter decision reads them, an
+            # answer to an offer none (there they are left to a first read).
+            if phase != _ASK:
+                ctx._fill_strengths(state, seat)
             ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
             ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
             ctx.gain = min(3, R.LEVELS[state.monster])
@@ -360,10 +362,12 @@ class _Context:
 
 
 class _StateContext(_Context):
-    """A :class:`_Context` read from the rules state, each fact when first read: a rollout step's decision
-    reads a few of them (a pass in a window, an equip, a loot pick read none of the fight's), and working
-    them all out made up half of a Wyvern rollout step. A fact not set yet is a slot left empty, which
-    sends its first read to ``__getattr__``; the values are those an eager read would give."""
+    """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
+    first read: who is alive (only a curse on the leader asks), who was offered help (only the fighter's
+    next offer) and, in an answer to an offer, the fight's strengths; combat levels are computed per seat
+    when read (:class:`_CombatLevels`). Reading every fact at every step was a fifth of a Wyvern search. A
+    fact not set yet is a slot left empty, which sends its first read to ``__getattr__``; the values are
+    those an eager read gives (tests/test_search.py compares every fact with the observation's)."""
 
     __slots__ = ("_state", "_seat")
 
@@ -388,8 +392,8 @@ class _StateContext(_Context):
         self.offered = {r for r, w in enumerate(_WHO[state.n][seat]) if offers_to[w] > 0}
 
 
-# Which fill works out each fact that a _StateContext leaves to its first read (in a fight; out of one
-# ``from_state`` sets them all but ``alive``).
+# Which fill works out each fact that a _StateContext leaves to its first read (out of a fight
+# ``from_state`` sets all the others).
 _FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
 _FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
 _NOBODY: frozenset[int] = frozenset()
