@@ -103,6 +103,24 @@ def test_clone_shares_nothing_mutable_and_plays_apart(name, config):
         assert encoder.render(state) == before
 
 
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_determinize_and_information_state_share_nothing_mutable_with_their_source(name, config):
+    # The fast copies (MiniSteel's, Wyvern's) leave the parts a deal replaces shared until it replaces them.
+    game, states = positions(name, config, 10, seed=9)
+    rules = game.rules
+    chance = Chance(4)
+    for state in states:
+        for seat in range(rules.num_seats(state.config)):
+            for new in (rules.determinize(state, seat, chance), rules.information_state(state, seat)):
+                for f in dataclasses.fields(state):
+                    if f.name == "config":
+                        continue
+                    mine, theirs = {}, {}
+                    _mutables(getattr(state, f.name), mine)
+                    _mutables(getattr(new, f.name), theirs)
+                    assert not set(mine) & set(theirs), f"{name}: shares mutable parts of field {f.name!r}"
+
+
 @pytest.mark.parametrize("name", ["ministeel", "wyvern"])
 def test_apply_legal_plays_a_legal_action_as_apply_does(name):
     # Search plays through the unchecked apply_legal; on legal actions it must be apply, state for state.
