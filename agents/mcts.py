@@ -318,16 +318,19 @@ class MCTSBot(BotBase):
 
     def _simulate(self, root: Node, state: Any) -> None:
         rules, c, rng, apply = self.rules, self.options.c, self._random, self._apply
+        log, sqrt = math.log, math.sqrt
         path = [root]
         node = root
         while not rules.is_terminal(state):
             seat = rules.current_seat(state)
             legal = rules.legal_actions(state)
             children = node.children
-            untried = [a for a in legal if a not in children]
+            untried = []
             for a in legal:
                 child = children.get(a)
-                if child is not None:
+                if child is None:
+                    untried.append(a)
+                else:
                     child.avail += 1
             prior = node.prior
             if prior == -2:
@@ -355,7 +358,7 @@ class MCTSBot(BotBase):
             best, best_score = -1, -math.inf
             for a in legal:
                 child = children[a]
-                score = child.totals[seat] / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                score = child.totals[seat] / child.visits + c * sqrt(log(child.avail) / child.visits)
                 if a == prior:
                     score += PRIOR_BIAS / (child.visits + 1)
                 if score > best_score:

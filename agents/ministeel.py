@@ -34,8 +34,6 @@ CARD_VALUE = {
 VALUE = tuple(CARD_VALUE[kind] for kind in R.KINDS)
 # Strongest first; the Bladed Shield rolls a die (3.5 on average) and is kept for defence when possible.
 ATTACK_ORDER = (R.SWORD, R.FLAME_SHOT, R.HATCHET, R.BLADED_SHIELD, R.DAGGER)
-# What stops (part of) a physical hit: a seat holding none draws in a Card Draw window (v2).
-DEFENCES = (R.WOODEN_SHIELD, R.STEEL_SHIELD, R.BLADED_SHIELD, R.CONFUSION_DUST)
 
 
 class HeuristicBot(RuleBot):
@@ -57,7 +55,7 @@ class HeuristicBot(RuleBot):
         if len(legal) == 1:
             return legal[0]
         if state.phase == R.DRAW_PHASE:  # a Card Draw window: draw or pass, both legal (a third of rollout steps)
-            return self._window(_StateFacts(state, seat))
+            return self._draw_now(state.hands[seat])
         return self._decide(state.phase, set(legal), _StateFacts(state, seat))
 
     def _decide(self, phase: int, legal: set[int], facts: _ObservationFacts | _StateFacts) -> int:
@@ -101,8 +99,13 @@ class HeuristicBot(RuleBot):
         count before this seat's turn. A shorter hand keeps the token: the turn's draw up to six would
         bring fewer cards after a draw now, and the token drawn after it brings three more (measured:
         drawing on any hand without a defence did worse than never drawing in a window, docs/rules)."""
-        hand = facts.hand()
-        if sum(hand) >= self.config.hand_size and not any(hand[card] for card in DEFENCES):
+        return self._draw_now(facts.hand())
+
+    def _draw_now(self, hand: list[int]) -> int:
+        """:meth:`_window`'s choice from the hand's counts by kind; a defence is what stops (part of) a
+        physical hit: a shield or Confusion Dust."""
+        if sum(hand) >= self.config.hand_size and not (
+                hand[R.WOODEN_SHIELD] or hand[R.STEEL_SHIELD] or hand[R.BLADED_SHIELD] or hand[R.CONFUSION_DUST]):
             return R.TOKEN_DRAW
         return R.TOKEN_PASS
 

@@ -89,7 +89,7 @@ class HeuristicBot(RuleBot):
 
     def _own_turn(self, ctx: _Context) -> int:
         legal = ctx.legal
-        kinds = {a: R.ACTION_KIND[a] for a in legal}
+        kinds = R.ACTION_KIND  # by action index
         equips = [a for a in legal if kinds[a] == R.K_EQUIP]
         if equips:
             return max(equips, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.RUN[R.ACTION_CARD[a]], a))
@@ -104,13 +104,15 @@ class HeuristicBot(RuleBot):
             return sale
         return R.A_PASS
 
-    def _sale(self, ctx: _Context, legal: list[int], kinds: dict[int, int]) -> int | None:
+    def _sale(self, ctx: _Context, legal: list[int], kinds: tuple[int, ...]) -> int | None:
         """Sell items that cannot be worn when together they buy a level this turn."""
+        sells = [a for a in legal if kinds[a] == R.K_SELL]
+        if not sells:
+            return None
         equippable = {R.ACTION_CARD[a] for a in legal if kinds[a] == R.K_EQUIP}
-        junk = [a for a in legal if kinds[a] == R.K_SELL and R.IS_EQUIPMENT[R.ACTION_CARD[a]]
-                and R.ACTION_CARD[a] not in equippable]
-        one_shots = [a for a in legal if kinds[a] == R.K_SELL and not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
-        if ctx.held > 3:  # more than we can use: one-shots become sale goods too
+        junk = [a for a in sells if R.IS_EQUIPMENT[R.ACTION_CARD[a]] and R.ACTION_CARD[a] not in equippable]
+        one_shots = [a for a in sells if not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
+        if one_shots and ctx.held > 3:  # more than we can use: one-shots become sale goods too
             junk += one_shots
         value = sum(R.GOLD[R.ACTION_CARD[a]] for a in junk)
         if junk and ctx.gold + value * (2 if ctx.is_halfling else 1) >= self.config.gold_per_level:
@@ -119,6 +121,9 @@ class HeuristicBot(RuleBot):
 
     def _curse_leader(self, ctx: _Context) -> int | None:
         """Backstab: curse the leader when they are at least level with us."""
+        kinds = R.ACTION_KIND
+        if not any(kinds[a] == R.K_CURSE for a in ctx.legal):  # no curse to play: no need to find the leader
+            return None
         target = ctx.leader
         if target not in ctx.alive or ctx.levels[target] < ctx.levels[0]:
             return None
@@ -157,7 +162,7 @@ class HeuristicBot(RuleBot):
         # Someone else fights: backstab the leader, or anyone about to win.
         levels_gain = ctx.gain
         threat = ctx.levels[fighter] + levels_gain >= ctx.win or (
-            fighter == ctx.leader and ctx.levels[fighter] >= ctx.levels[0])
+            ctx.levels[fighter] >= ctx.levels[0] and fighter == ctx.leader)  # the leader only when it matters
         if not winning and not threat and ctx.my_asks == 0 and ctx.combat[0] > monster - party:
             demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
             if demand is not None and R.ASK_ACTION0 + demand in legal:
@@ -261,11 +266,15 @@ class _Context:
         """The first of the others by (level, combat level). Worked out when first read; combat levels are
         only compared between the others tied at the top level (``from_state`` computes each on demand)."""
         if self._leader < 0:
-            levels = self.levels
-            others = [r for r in levels if r != 0]
-            top = max(levels[r] for r in others)
-            tied = [r for r in others if levels[r] == top]
-            self._leader = tied[0] if len(tied) == 1 else max(tied, key=lambda r: self.combat[r])
+            top, tied = -1, []  # the others at the top level, in seat order
+            for r, level in self.levels.items():
+                if r == 0:
+                    continue
+                if level > top:
+                    top, tied = level, [r]
+                elif level == top:
+                    tied.append(r)
+            self._leader = tied[0] if len(tied) == 1 else max(tied, key=self.combat.__getitem__)
         return self._leader
 
     @property
@@ -309,33 +318,35 @@ class _Context:
         ctx.gold = float(obs[E.GOLD_SOLD]) * config.gold_per_level
         return ctx
 
-    @classmethod
-    def from_state(cls, state: R.State, seat: int, legal: list[int]) -> _Context:
+    @staticmethod
+    def from_state(state: R.State, seat: int, legal: list[int]) -> _Context:
         """The same facts from the rules state, each clipped as the encoder clips it, so that both make the
-        same decisions (the gold sold is exact here; the observation holds it as a float32 fraction)."""
-        ctx = cls()
+        same decisions (the gold sold is exact here; the observation holds it as a float32 fraction).
+        The facts few decisions read are worked out on their first read (:class:`_StateContext`)."""
+        ctx = _StateContext()
         config = state.config
         n = state.n
+        who = _WHO[n][seat]
+        ctx._state, ctx._seat = state, seat
         ctx.win = config.win_level
         phase = ctx.phase = state.phase
         ctx.legal = legal
-        who = [(seat + r) % n for r in range(n)]
-        ctx.levels = {r: state.level[w] for r, w in enumerate(who)}
-        ctx.combat = _CombatLevels(state, who)
-        ctx.alive = {r for r, w in enumerate(who) if not state.dead[w]}
+        level = state.level
+        ctx.levels = {r: level[w] for r, w in enumerate(who)}
+        ctx.combat = _CombatLevels.of(state, who)
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
         if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
-            party, monster = R.party_strength(state), R.monster_strength(state)
-            ctx.winning = R.party_beats(state, party, monster)
-            ctx.party, ctx.monster = min(100, max(0, party)), min(100, max(0, monster))
+            # The fight's strengths (two combat levels): every window and counter decision reads them, an
+            # answer to an offer none (there they are left to a first read).
+            if phase != _ASK:
+                ctx._fill_strengths(state, seat)
             ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
             ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
             ctx.gain = min(3, R.LEVELS[state.monster])
             ctx.treasures = R.TREASURES[state.monster]
             ctx.my_asks = state.asks_from[seat]
-            ctx.offered = {r for r, w in enumerate(who) if state.offers_to[w] > 0}
             ctx.asker = (state.ask_seat - seat) % n if state.ask_seat >= 0 else None
             ctx.asker_is_elf = state.ask_seat >= 0 and state.races[state.ask_seat] == R.ELF
             ctx.bid = state.bid if phase == _COUNTER else 0
@@ -344,10 +355,50 @@ class _Context:
             ctx.winning = ctx.me_fighter = ctx.me_helper = ctx.asker_is_elf = False
             ctx.party = ctx.monster = ctx.fighter = ctx.gain = ctx.treasures = ctx.my_asks = 0
             ctx.bid = ctx.ask_split = 0
-            ctx.offered, ctx.asker = set(), None
+            ctx.offered, ctx.asker = _NOBODY, None
         ctx._hand, ctx._held = state.hand[seat], -1
         ctx.gold = min(state.gold, config.gold_per_level)
         return ctx
+
+
+class _StateContext(_Context):
+    """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
+    first read: who is alive (only a curse on the leader asks), who was offered help (only the fighter's
+    next offer) and, in an answer to an offer, the fight's strengths; combat levels are computed per seat
+    when read (:class:`_CombatLevels`). Reading every fact at every step was a fifth of a Wyvern search. A
+    fact not set yet is a slot left empty, which sends its first read to ``__getattr__``; the values are
+    those an eager read gives (tests/test_search.py compares every fact with the observation's)."""
+
+    __slots__ = ("_state", "_seat")
+
+    def __getattr__(self, name: str) -> Any:
+        fill = _FILL.get(name)
+        if fill is None:
+            raise AttributeError(name)
+        fill(self, self._state, self._seat)
+        return object.__getattribute__(self, name)
+
+    def _fill_alive(self, state: R.State, seat: int) -> None:
+        dead = state.dead
+        self.alive = {r for r, w in enumerate(_WHO[state.n][seat]) if not dead[w]}
+
+    def _fill_strengths(self, state: R.State, seat: int) -> None:
+        party, monster = R.party_strength(state), R.monster_strength(state)
+        self.winning = R.party_beats(state, party, monster)
+        self.party, self.monster = min(100, max(0, party)), min(100, max(0, monster))
+
+    def _fill_offered(self, state: R.State, seat: int) -> None:
+        offers_to = state.offers_to
+        self.offered = {r for r, w in enumerate(_WHO[state.n][seat]) if offers_to[w] > 0}
+
+
+# Which fill works out each fact that a _StateContext leaves to its first read (out of a fight
+# ``from_state`` sets all the others).
+_FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
+_FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
+_NOBODY: frozenset[int] = frozenset()
+# _WHO[n][seat]: the seats of an n-player table by their offset from ``seat``.
+_WHO = tuple(tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n)) for n in range(R.MAX_PLAYERS + 1))
 
 
 class _CombatLevels(dict):
@@ -356,9 +407,13 @@ class _CombatLevels(dict):
 
     __slots__ = ("_state", "_who")
 
-    def __init__(self, state: R.State, who: list[int]):
-        super().__init__()
-        self._state, self._who = state, who
+    @classmethod
+    def of(cls, state: R.State, who: tuple[int, ...]) -> _CombatLevels:
+        """The (empty) table for the seats ``who`` (by offset) of ``state``; no ``__init__``, which would
+        cost a call of dict's own for every decision of a rollout."""
+        levels = cls()
+        levels._state, levels._who = state, who
+        return levels
 
     def __missing__(self, offset: int) -> int:
         value = self[offset] = min(50, max(0, R.combat_level(self._state, self._who[offset])))

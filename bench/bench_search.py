@@ -3,6 +3,7 @@
     python bench/bench_search.py [--positions 6] [--spec mcts] [--game wyvern]
     python bench/bench_search.py --regret 100 [--spec mcts]
     python bench/bench_search.py --paired 10 --spec mcts --spec mcts:tree=open,c=1,sims=2000
+    python bench/bench_search.py --fingerprint
 
 For each game it plays random games to a few random depths and times one search from each position
 (the seat to act, its information state); prints simulations per CPU second and CPU seconds per move
@@ -16,6 +17,10 @@ it plays GAMES games of the spec against the oracle (seats alternating) and at e
 decisions reads the oracle's value of every legal action; the regret is the best value minus the value
 of the action taken (values are win minus loss probability). The expected score against the oracle is
 then 0.5 - (mean regret per game) / 2.
+
+``--fingerprint`` prints, per table and spec, a digest of the moves and root visit counts of seeded
+searches from fixed positions: run it on two checkouts to show that a speed-up left every search result
+as it was (docs/search.md).
 
 ``--paired GAMES`` compares specs on the same positions (the oracle's games, every decision with a
 choice, both seats): regret per decision and CPU time per decision of each ``--spec``.
@@ -153,6 +158,32 @@ def paired_regret(specs: list[str], games: int, seed: int = 0) -> None:
               f"per decision, {sims / cpu:.0f} simulations per CPU s", flush=True)
 
 
+# (game, players, spec, positions): the searches --fingerprint digests (the defaults, random rollouts, both trees)
+FINGERPRINTS = [("ministeel", 4, "mcts", 12), ("ministeel", 2, "mcts", 6), ("ministeel", 6, "mcts", 6),
+                ("ministeel_v1", 4, "mcts", 6), ("wyvern", 4, "mcts", 12), ("wyvern", 3, "mcts", 6),
+                ("wyvern", 6, "mcts", 6), ("ministeel", 4, "mcts:300,rollout=random,prior=none", 4),
+                ("wyvern", 4, "mcts:300,rollout=random,prior=none", 4), ("tiny_minotaur", 2, "mcts:300", 6),
+                ("tiny_minotaur", 2, "mcts:300,tree=open", 6), ("minefield", 4, "mcts:200", 6)]
+
+
+def fingerprint() -> None:
+    import hashlib
+    import json
+
+    for name, players, spec, count in FINGERPRINTS:
+        game = get_game(name)
+        config = game.make_config({"num_players": players} if name != "tiny_minotaur" else {})
+        bot = load_bot(spec, game, config, seed=5)
+        found = []
+        for state in positions(game, config, count, random.Random(players * 7 + len(name))):
+            seat = game.rules.acting_seats(state)[0] if game.simultaneous else game.rules.current_seat(state)
+            bot.reset()
+            move = bot.search(game.rules.information_state(state, seat), seat)
+            found.append([move, sorted(bot.last_search["visits"].items())])
+        digest = hashlib.sha256(json.dumps(found).encode()).hexdigest()[:16]
+        print(f"{name:<14}{players:>3}  {spec:<40}{count:>3} positions  {digest}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=6)
@@ -166,7 +197,12 @@ def main() -> None:
                         help="Tiny Minotaur regret per decision of every --spec (repeat it) on the same positions "
                              "of GAMES oracle games")
     parser.add_argument("--seed", type=int, default=0, help="--regret/--paired: the seed of the deals and the bot")
+    parser.add_argument("--fingerprint", action="store_true",
+                        help="print digests of seeded searches' moves and visit counts instead (compare checkouts)")
     args = parser.parse_args()
+    if args.fingerprint:
+        fingerprint()
+        return
     specs = args.spec or ["mcts"]
     if args.paired:
         if not all(spec == "mcts" or spec.startswith("mcts:") for spec in specs):

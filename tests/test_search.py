@@ -103,6 +103,24 @@ def test_clone_shares_nothing_mutable_and_plays_apart(name, config):
         assert encoder.render(state) == before
 
 
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_determinize_and_information_state_share_nothing_mutable_with_their_source(name, config):
+    # The fast copies (MiniSteel's, Wyvern's) leave the parts a deal replaces shared until it replaces them.
+    game, states = positions(name, config, 10, seed=9)
+    rules = game.rules
+    chance = Chance(4)
+    for state in states:
+        for seat in range(rules.num_seats(state.config)):
+            for new in (rules.determinize(state, seat, chance), rules.information_state(state, seat)):
+                for f in dataclasses.fields(state):
+                    if f.name == "config":
+                        continue
+                    mine, theirs = {}, {}
+                    _mutables(getattr(state, f.name), mine)
+                    _mutables(getattr(new, f.name), theirs)
+                    assert not set(mine) & set(theirs), f"{name}: shares mutable parts of field {f.name!r}"
+
+
 @pytest.mark.parametrize("name", ["ministeel", "wyvern"])
 def test_apply_legal_plays_a_legal_action_as_apply_does(name):
     # Search plays through the unchecked apply_legal; on legal actions it must be apply, state for state.
@@ -526,3 +544,99 @@ def test_search_chance_draws_as_a_chance_does():
     logged.shuffle(b)
     assert a == b and fast.below(1000) == logged.below(1000) and fast.roll(6) == logged.roll(6)
     assert fast.outcomes == []  # the search never replays its determinizations: nothing is logged
+
+
+def test_lead_values_scores_each_seat_against_its_best_rival():
+    """The one-pass form (the leader's rival is the runner-up, everyone else's the leader) gives what
+    comparing each seat with every other gives, ties and eliminated seats (-100) included."""
+    from tavernzoo.agents.search_hooks import lead_values
+
+    rng = random.Random(8)
+    for _ in range(500):
+        strength = [float(rng.choice((-100, *range(-4, 11)))) for _ in range(rng.randrange(2, 7))]
+        scale = rng.choice((10.0, 25.0))
+        expected = [max(-1.0, min(1.0, (mine - max(v for s, v in enumerate(strength) if s != seat)) / scale))
+                    for seat, mine in enumerate(strength)]
+        assert lead_values(strength, scale) == expected
+
+
+def test_wyvern_raw_state_facts_equal_the_observations_fact_by_fact():
+    """The raw-state context works its facts out on first read (``_StateContext``); every one of them, read
+    after the fact, equals what the observation shows: the gold sold up to the observation's float32
+    (the one known difference) and the asks made, which the observation holds as a fraction, zero alike."""
+    from tavernzoo.agents.wyvern import _Context
+
+    game = get_game("wyvern")
+    rules = game.rules
+    decisions = 0
+    for players, games in ((4, 4), (3, 3)):
+        config = game.make_config(num_players=players)
+        bot = load_bot("heuristic", game, config)
+        buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        rng = random.Random(10 + players)
+        for seed in range(games):
+            state = rules.new_game(config, Chance(50 + seed))
+            while not rules.is_terminal(state):
+                seat, legal = rules.current_seat(state), rules.legal_actions(state)
+                game.encoder.encode(state, seat, buffer)
+                seen = _Context.from_observation(buffer, legal, config)
+                exact = _Context.from_state(state, seat, legal)
+                for name in ("phase", "legal", "levels", "alive", "win", "is_elf", "is_halfling", "winning",
+                             "party", "monster", "fighter", "me_fighter", "me_helper", "gain", "treasures",
+                             "offered", "asker", "asker_is_elf", "bid", "ask_split", "leader", "held"):
+                    assert getattr(exact, name) == getattr(seen, name), name
+                assert {r: exact.combat[r] for r in seen.levels} == {r: seen.combat[r] for r in seen.levels}
+                assert abs(exact.gold - seen.gold) < 1e-3 and (exact.my_asks == 0) == (seen.my_asks == 0)
+                decisions += 1
+                rules.apply(state, rng.choice(legal) if rng.random() < 0.3 else bot.act_state(state, seat, legal))
+    assert decisions > 1000
+
+
+def test_wyvern_determinize_deals_as_the_generic_redeal_does():
+    """Wyvern's one-pass determinize (copy and deal together) gives the state the generic
+    ``envs.core.redealt`` with ``_redeal`` gives from the same Chance, down to the next dice."""
+    from tavernzoo.envs.core import redealt
+
+    game = get_game("wyvern")
+    rules = game.rules
+    config = game.make_config(num_players=4)
+    for seed in range(6):
+        state = rules.new_game(config, Chance(seed))
+        picker = random.Random(seed)
+        for _ in range(picker.randrange(5, 60)):
+            if rules.is_terminal(state):
+                break
+            rules.apply(state, picker.choice(rules.legal_actions(state)))
+        seat = max(rules.current_seat(state), 0)
+        info = rules.information_state(state, seat)
+        fast, generic = rules.determinize(info, seat, Chance(seed)), redealt(info, seat, rules._redeal, Chance(seed))
+        assert state_to_json(fast) == state_to_json(generic)
+        assert [fast.chance.below(100) for _ in range(5)] == [generic.chance.below(100) for _ in range(5)]
+
+
+def test_ministeel_determinized_sample_plays_as_its_clone_without_log_lines():
+    """A MiniSteel sample's log is a QuietLog: played on, it writes no line, and otherwise plays exactly as a
+    plain clone of it (which logs) with the same actions and dice."""
+    game = get_game("ministeel")
+    rules = game.rules
+    config = game.make_config(num_players=4)
+    logged_lines = 0
+    for seed in range(5):
+        state = rules.new_game(config, Chance(seed))
+        seat = rules.current_seat(state)
+        sample = rules.determinize(rules.information_state(state, seat), seat, Chance(seed))
+        twin = rules.clone(sample)
+        assert type(twin.log) is list and isinstance(sample.log, rules.QuietLog)
+        picker = random.Random(seed)
+        for _ in range(150):
+            if rules.is_terminal(sample):
+                break
+            action = picker.choice(rules.legal_actions(sample))
+            rules.apply(sample, action)
+            rules.apply(twin, action)
+            assert sample.log == []
+            logged_lines += len(twin.log)
+            quiet, loud = state_to_json(sample), state_to_json(twin)
+            quiet.pop("log"), loud.pop("log")
+            assert quiet == loud
+    assert logged_lines > 100

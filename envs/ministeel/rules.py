@@ -298,6 +298,18 @@ class State:
     known: list[list[list[int]]] = field(default_factory=list)
 
 
+class QuietLog(list):
+    """The log of a search's determinized sample (:func:`determinize`): the rules format no line for it,
+    since nobody shows a sample's events (the formatting was a sixteenth of a MiniSteel search), so after
+    the sample's first decision it stays empty. A copy of it (``clone``, ``information_state``) is a plain
+    list again, and logs."""
+
+    __slots__ = ()
+
+    def append(self, entry: object) -> None:
+        pass  # the rules skip a QuietLog; this keeps it quiet for any other writer too
+
+
 def num_seats(config: Config) -> int:
     return config.num_players
 
@@ -426,6 +438,12 @@ def _gain_stolen(state: State, seat: int, kind: int, audience: tuple[int, ...] |
 def _forget(state: State, holder: int, kind: int, audience: tuple[int, ...] | None = None) -> None:
     """A card of ``kind`` left ``holder``'s hand; ``audience`` (None: everyone) saw which. An observer who
     saw only that a card went can no longer count on any one card it knew of."""
+    if audience is None:  # most plays: in front of everyone
+        for rows in state.known:
+            known = rows[holder]
+            if known[kind]:
+                known[kind] -= 1
+        return
     for observer, rows in enumerate(state.known):
         known = rows[holder]
         if audience is None or observer in audience:
@@ -487,7 +505,8 @@ def _die(state: State, seat: int) -> None:
         _forget_hand(state, seat)
         _draw(state, seat, state.config.hand_size)
         state.tokens[seat] += 1
-        state.log.append((None, f"player_{seat} dies and the Resurrection Scepter revives them with {roll} HP"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} dies and the Resurrection Scepter revives them with {roll} HP"))
         return
     state.hp[seat] = 0
     _eliminate(state, seat, "is vanquished")
@@ -514,7 +533,8 @@ def _eliminate(state: State, seat: int, why: str) -> None:
     state.skips[seat] = 0
     state.eliminated.append(seat)
     state.out_at[seat] = state.decisions
-    state.log.append((None, f"player_{seat} {why}"))
+    if state.log.__class__ is not QuietLog:
+        state.log.append((None, f"player_{seat} {why}"))
 
 
 def _next_alive(state: State, seat: int) -> int:
@@ -573,6 +593,8 @@ def _open_window(state: State, start: int, excluded: int, following: int) -> boo
     False, and nothing changed, when nobody is to be asked."""
     n = state.n
     alive, tokens = state.alive, state.tokens
+    if not any(tokens):  # every token used: after the first few turns, the usual case
+        return False
     asked = [s for s in _SEAT_ORDERS[n][start % n] if s != excluded and alive[s] and tokens[s]]
     if not asked:
         return False
@@ -606,11 +628,13 @@ def _window_decision(state: State, draw: bool) -> None:
     if draw:
         state.tokens[seat] -= 1
         drawn = _draw(state, seat, state.config.token_cards)
-        state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
         if state.tokens[seat]:
             return
     else:
-        state.log.append((None, f"player_{seat} keeps their Card Draw tokens for now"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} keeps their Card Draw tokens for now"))
     window = state.window
     window.pop(0)
     if window:
@@ -633,7 +657,8 @@ def _start_turn(state: State, seat: int) -> None:
         state.turn += 1
         if state.skips[seat]:
             state.skips[seat] -= 1
-            state.log.append((None, f"player_{seat}'s turn is skipped (Trip Rope)"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"player_{seat}'s turn is skipped (Trip Rope)"))
             if config.skipped_turn_poison and state.poison[seat]:
                 state.hp[seat] = max(1, state.hp[seat] - state.poison[seat])
             seat = _next_alive(state, seat)
@@ -807,7 +832,7 @@ def apply(state: State, action: int) -> None:
 def apply_legal(state: State, action: int) -> None:
     """``apply`` for a caller that took ``action`` (a Python int) from ``legal_actions(state)`` itself: no
     check (search plays only such actions, agents/mcts.py). Anything else must go through ``apply``."""
-    state.log = []
+    state.log = [] if state.log.__class__ is not QuietLog else QuietLog()  # this decision's lines only
     state.decisions += 1
     phase = state.phase
     # An action is complete when its card has resolved: a main-phase play, combo or forfeit that needs
@@ -836,23 +861,27 @@ def _main(state: State, action: int) -> None:
     if kind == TOKEN:
         state.tokens[seat] -= 1
         drawn = _draw(state, seat, state.config.token_cards)
-        state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
         return
     if kind == EQUIP:
         hand[card] -= 1
         _forget(state, seat, card)
         state.equipment[seat][SLOT_OF[card]] += 1
-        state.log.append((None, f"player_{seat} equips {KINDS[card]}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} equips {KINDS[card]}"))
         return
     state.actions_left -= 1
     if kind == FORFEIT_EMPTY:
-        state.log.append((None, f"player_{seat} forfeits an action with an empty hand"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} forfeits an action with an empty hand"))
         return
     hand[card] -= 1
     _forget(state, seat, card)
     state.discard[card] += 1
     if kind == FORFEIT:
-        state.log.append((None, f"player_{seat} forfeits an action, discarding {KINDS[card]}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} forfeits an action, discarding {KINDS[card]}"))
         if card in DARK:  # "Players must take 1 HP of damage if they choose to discard a Dark card."
             _hurt(state, seat, 1)
         return
@@ -866,40 +895,48 @@ def _main(state: State, action: int) -> None:
         _forget(state, seat, POISON)
         state.discard[POISON] += 1
         damage = _attack_value(state, card) + gloves
-        state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} + poison ({damage})"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} + poison ({damage})"))
         _begin_attack(state, seat, target, card, damage, poisons=True, combo=True)
         return
     if card in (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD):
         damage = _attack_value(state, card) + gloves
-        state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} ({damage})"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} ({damage})"))
         _begin_attack(state, seat, target, card, damage, poisons=False, combo=False)
     elif card == POISON:
-        state.log.append((None, f"player_{seat} poisons player_{target}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} poisons player_{target}"))
         _begin_attack(state, seat, target, POISON, 0, poisons=True, combo=False)
     elif card == FATE:
         roll = state.chance.roll(6)
         if roll in FATE_ATTACK:
             damage = VALUES[FATE] + gloves
-            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, attack ({damage})"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, attack ({damage})"))
             if target == seat:
                 _resolve(state, seat, FATE, damage, False, seat, -1, unblockable=False)
             else:
                 _begin_attack(state, seat, target, FATE, damage, poisons=False, combo=False)
         elif roll in FATE_POISON:
-            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, poison"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, poison"))
             if target == seat:
                 _add_poison(state, seat)
             else:
                 _begin_attack(state, seat, target, FATE, 0, poisons=True, combo=False)
         else:
-            state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, heal"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, heal"))
             state.hp[target] = min(state.config.hp_cap, state.hp[target] + FATE_HEAL)
     elif card == HOOK_ROPE:
         stolen, from_hand = _take_random(state, target, state.config.steal_equipment, equipment_first=False,
                                          audience=(seat, target))
         _gain_stolen(state, seat, stolen, (seat, target) if from_hand else None)
-        state.log.append((None, f"player_{seat} hooks a card from player_{target}"))
-        state.log.append(((seat, target), f"player_{seat} hooks {KINDS[stolen]} from player_{target}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} hooks a card from player_{target}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append(((seat, target), f"player_{seat} hooks {KINDS[stolen]} from player_{target}"))
     elif card == SWAP_ROPE:
         hands = state.hands
         for observer, rows in enumerate(state.known):
@@ -908,10 +945,12 @@ def _main(state: State, action: int) -> None:
             else:
                 rows[seat], rows[target] = rows[target], rows[seat]
         hands[seat], hands[target] = hands[target], hands[seat]
-        state.log.append((None, f"player_{seat} swaps hands with player_{target}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} swaps hands with player_{target}"))
     elif card == TRIP_ROPE:
         state.skips[target] += 1
-        state.log.append((None, f"player_{seat} trips player_{target}: their next turn is skipped"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} trips player_{target}: their next turn is skipped"))
     else:
         raise AssertionError(f"unhandled card {KINDS[card]}")
 
@@ -927,10 +966,12 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
     if card == POTION:
         state.hp[seat] = min(config.hp_cap, state.hp[seat] + VALUES[POTION])
         _draw(state, seat, 1)
-        state.log.append((None, f"player_{seat} drinks a potion"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} drinks a potion"))
     elif card == REMEDY:
         state.poison[seat] -= 1
-        state.log.append((None, f"player_{seat} cures a Poison token"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} cures a Poison token"))
     elif card == MAGNIFYING_GLASS:
         roll = state.chance.roll(6)
         drawn = [0] * NUM_KINDS
@@ -939,14 +980,16 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
             if kind < 0:
                 break
             drawn[kind] += 1
-        state.log.append((None, f"player_{seat} rolls {roll} for the magnifying glass"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} rolls {roll} for the magnifying glass"))
         _offer(state, seat, drawn, MAGNIFYING_GLASS)
     elif card == SCYTHE:
         # "Attack each opponent for 1 HP and take one card from each at random": in that order, so a card
         # comes from the hand a victim holds after the hit (a revived one's new hand; none from the fallen).
         victims = [s % state.n for s in range(seat + 1, seat + state.n) if state.alive[s % state.n]]
         damage = VALUES[SCYTHE] + state.equipment[seat][GLOVES]
-        state.log.append((None, f"player_{seat} swings the scythe at every opponent ({damage})"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} swings the scythe at every opponent ({damage})"))
         for victim in victims:
             armor = state.equipment[victim][ARMOR_SLOT] if config.armor_vs_unblockable else 0
             _hurt(state, victim, damage - armor)
@@ -958,10 +1001,12 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
                                    audience=(seat, victim))
             if kind >= 0:
                 taken[kind] += 1
-                state.log.append(((seat, victim), f"player_{seat} takes {KINDS[kind]} from player_{victim}"))
+                if state.log.__class__ is not QuietLog:
+                    state.log.append(((seat, victim), f"player_{seat} takes {KINDS[kind]} from player_{victim}"))
         _offer(state, seat, taken, SCYTHE)
     elif card == PLAGUE_SKULL:
-        state.log.append((None, f"player_{seat} raises the plague skull: a Poison token for everyone"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{seat} raises the plague skull: a Poison token for everyone"))
         for s in range(seat, seat + state.n):
             _add_poison(state, s % state.n)
     elif card == DOOM_DRAGON:
@@ -969,10 +1014,12 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
             victim = s % state.n
             if state.alive[victim]:
                 lost = _destroy(state, victim, 2)
-                state.log.append((None, f"the doom dragon destroys player_{victim}'s {_names(lost)}"))
+                if state.log.__class__ is not QuietLog:
+                    state.log.append((None, f"the doom dragon destroys player_{victim}'s {_names(lost)}"))
         left = _next_alive(state, seat)
         lost = _destroy(state, seat, 2)
-        state.log.append((None, f"player_{left} destroys player_{seat}'s {_names(lost)}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{left} destroys player_{seat}'s {_names(lost)}"))
     else:
         raise AssertionError(f"unhandled card {KINDS[card]}")
 
@@ -985,7 +1032,8 @@ def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
         state.pick_source = source
         state.phase = PICK_PHASE
         state.to_act = seat
-        state.log.append(((seat,), f"player_{seat} may keep one of {_names(_expand(cards))}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append(((seat,), f"player_{seat} may keep one of {_names(_expand(cards))}"))
         return
     if kinds:
         state.pick = cards
@@ -1017,8 +1065,10 @@ def _keep(state: State, kind: int) -> None:
         state.hands[seat][kind] += 1
     for other in range(NUM_KINDS):
         state.discard[other] += cards[other]
-    state.log.append(((seat,), f"player_{seat} keeps {KINDS[kind]}"))
-    state.log.append((None, f"player_{seat} keeps one card and discards {_names(_expand(cards))}"))
+    if state.log.__class__ is not QuietLog:
+        state.log.append(((seat,), f"player_{seat} keeps {KINDS[kind]}"))
+    if state.log.__class__ is not QuietLog:
+        state.log.append((None, f"player_{seat} keeps one card and discards {_names(_expand(cards))}"))
     state.pick = [0] * NUM_KINDS
     state.pick_source = -1
     state.phase = MAIN
@@ -1039,13 +1089,15 @@ def _begin_attack(state: State, attacker: int, target: int, card: int, damage: i
 def _react(state: State, card: int) -> None:
     defender, attacker = state.target, state.attacker
     if card < 0:
-        state.log.append((None, f"player_{defender} does not react"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{defender} does not react"))
         _finish_attack(state, defender, -1, unblockable=False)
         return
     state.hands[defender][card] -= 1
     _forget(state, defender, card)
     state.discard[card] += 1
-    state.log.append((None, f"player_{defender} reacts with {KINDS[card]}"))
+    if state.log.__class__ is not QuietLog:
+        state.log.append((None, f"player_{defender} reacts with {KINDS[card]}"))
     if card == CONFUSION_DUST:  # the whole attack, combo included, turns on its attacker; unblockable
         _finish_attack(state, attacker, -1, unblockable=True)
     elif card == REMEDY:  # blocks the Poison; a combo's physical part still strikes
@@ -1069,7 +1121,8 @@ def _answer(state: State, card: int) -> None:
         state.discard[shield] -= 1
         hand[shield] += 1
         _learn(state, attacker, shield, None)
-        state.log.append((None, f"player_{attacker} hooks away the {KINDS[shield]}"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{attacker} hooks away the {KINDS[shield]}"))
         shield = -1
     _finish_attack(state, state.target, shield, unblockable=False)
 
@@ -1091,17 +1144,20 @@ def _resolve(state: State, attacker: int, card: int, damage: int, poisons: bool,
         block = 0
         if shield == BLADED_SHIELD:
             block = state.chance.roll(6)
-            state.log.append((None, f"player_{victim}'s bladed shield rolls {block}"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"player_{victim}'s bladed shield rolls {block}"))
         elif shield >= 0:
             block = VALUES[shield]
         if not unblockable or config.armor_vs_unblockable:
             block += state.equipment[victim][ARMOR_SLOT]
         dealt = max(0, damage - block)
-        state.log.append((None, f"player_{victim} takes {dealt} damage"))
+        if state.log.__class__ is not QuietLog:
+            state.log.append((None, f"player_{victim} takes {dealt} damage"))
         _hurt(state, victim, dealt)
         if card == FLAME_SHOT and state.alive[victim] and (dealt > 0 or not config.flame_needs_damage):
             lost = _destroy(state, victim, 2)
-            state.log.append((None, f"the flame shot destroys player_{victim}'s {_names(lost)}"))
+            if state.log.__class__ is not QuietLog:
+                state.log.append((None, f"the flame shot destroys player_{victim}'s {_names(lost)}"))
         if poisons and dealt > 0:
             _add_poison(state, victim)
     elif poisons:
@@ -1167,14 +1223,19 @@ PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "e
 _SHARED_FIELDS = ("config", "n", "first_seat", "turn_seat", "to_act", "phase", "actions_left", "turn", "decisions",
                   "attacker", "target", "attack_card", "damage", "poisons", "combo", "shield", "pick_source",
                   "window_next", "winner", "end_reason")  # immutable values
-_FLAT_FIELDS = ("hp", "poison", "tokens", "skips", "alive", "deck", "discard", "pick", "window", "eliminated",
-                "out_at", "finishing_order", "log")  # lists of immutable values (log: tuples)
-_NESTED_FIELDS = ("hands", "equipment", "initiative_rolls")  # lists of lists of ints
-assert set(State.__dataclass_fields__) == {"chance", "known", *_SHARED_FIELDS, *_FLAT_FIELDS, *_NESTED_FIELDS}
+_FLAT_FIELDS = ("hp", "poison", "tokens", "skips", "alive", "discard", "pick", "window", "eliminated", "out_at",
+                "finishing_order")  # lists of immutable values
+_NESTED_FIELDS = ("equipment", "initiative_rolls")  # lists of lists of ints
+_DEALT_FIELDS = ("hands", "deck", "known", "log")  # what a determinization deals afresh (all but the seat's own)
+assert set(State.__dataclass_fields__) == {"chance", *_SHARED_FIELDS, *_FLAT_FIELDS, *_NESTED_FIELDS,
+                                           *_DEALT_FIELDS}
 
 
-def _copy(state: State, chance: Chance | None = None) -> State:
-    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's."""
+def _copy(state: State, chance: Chance | None = None, seat: int = -1) -> State:
+    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's. With a ``seat``,
+    the copy :func:`_redeal` deals into for that seat: the other hands, the deck, the others' memories
+    and the log stay shared, since it reads them once and replaces each (a search copies a state per
+    simulation)."""
     new = State.__new__(State)
     for name in _SHARED_FIELDS:
         setattr(new, name, getattr(state, name))
@@ -1182,7 +1243,16 @@ def _copy(state: State, chance: Chance | None = None) -> State:
         setattr(new, name, getattr(state, name)[:])
     for name in _NESTED_FIELDS:
         setattr(new, name, [row[:] for row in getattr(state, name)])
-    new.known = [[row[:] for row in rows] for rows in state.known]
+    if seat < 0:
+        new.hands = [row[:] for row in state.hands]
+        new.deck = state.deck[:]
+        new.known = [[row[:] for row in rows] for rows in state.known]
+        new.log = state.log[:]
+    else:
+        new.hands = [row[:] if who == seat else row for who, row in enumerate(state.hands)]
+        new.deck = state.deck
+        new.known = [[row[:] for row in rows] if who == seat else rows for who, rows in enumerate(state.known)]
+        new.log = state.log
     new.chance = chance if chance is not None else _copy_chance(state.chance)
     return new
 
@@ -1218,7 +1288,10 @@ def _redeal(state: State, seat: int, order) -> None:
     pool = list(state.deck)
     unseen = {}
     for who in others:
-        unseen[who] = [held - kept for held, kept in zip(state.hands[who], remembered[who], strict=True)]
+        kept = remembered[who]
+        # Mostly nothing is remembered: the hand itself is unseen (read here, replaced below).
+        unseen[who] = ([held - k for held, k in zip(state.hands[who], kept, strict=True)] if any(kept)
+                       else state.hands[who])
         pool.extend(_expand(unseen[who]))
     if pick_hidden:
         pool.extend(_expand(state.pick))
@@ -1261,12 +1334,15 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     offered to another) dealt afresh from ``chance`` in the same numbers, future dice from a fresh Chance.
 
     Cards the seat remembers in another hand (``known``, the observation's memory) stay in that hand; the
-    rest is uniform over the cards it cannot see now.
+    rest is uniform over the cards it cannot see now. Its log is a :class:`QuietLog` (the lines the seat
+    saw, then none): a search plays the sample on, and nobody reads the lines it would write.
     """
-    return _redealt(state, seat, _redeal, chance, _copy)
+    new = _redealt(state, seat, _redeal, chance, lambda state, chance: _copy(state, chance, seat))
+    new.log = QuietLog(new.log)
+    return new
 
 
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    return _redealt(state, seat, _redeal, None, _copy)
+    return _redealt(state, seat, _redeal, None, lambda state, chance: _copy(state, chance, seat))

@@ -113,6 +113,8 @@ IS_MONSTER = tuple(card.is_monster for card in CATALOG)
 UNDEAD = tuple("undead" in card.tags for card in CATALOG)
 IS_EQUIPMENT = tuple(card.kind in deckmod.EQUIPMENT_KINDS for card in CATALOG)
 IS_ONE_SHOT = tuple(card.kind in deckmod.ONE_SHOT_KINDS for card in CATALOG)
+IS_ENHANCER = tuple(card.kind == "enhancer" for card in CATALOG)
+IS_CURSE = tuple(card.kind == "curse" for card in CATALOG)
 KEYS = tuple(card.key for card in CATALOG)
 
 # --- the action table ------------------------------------------------------------------------------------
@@ -420,12 +422,23 @@ def magic_bonus(state: State, seat: int) -> int:
 
 
 def combat_level(state: State, seat: int, monster: int = -1, alone: bool = False) -> int:
-    """Level + items + race, class and deck bonuses; situational ones when ``monster`` is given."""
-    value = state.level[seat] + equipment_bonus(state, seat) + race_bonus(state, seat) + state.static_bonus[seat]
+    """Level + items + race, class and deck bonuses; situational ones when ``monster`` is given.
+
+    :func:`equipment_bonus` and :func:`race_bonus` written out: this runs several times per decision
+    (legal actions, the heuristic's facts, the end of every fight)."""
+    level = state.level[seat]
+    value = level + state.static_bonus[seat]
+    for cid in state.equipped[seat]:
+        value += BONUS[cid]
+    race = state.races[seat]
+    if race == HUMAN or race == NAGA or race == GIANT:
+        value += 1
+    elif race == RAKSHASA:
+        value += 1 + (level - 1) // 5
     if state.confused_turn[seat] >= 0:
         value -= 3
-    cls = state.classes[seat]
     if monster >= 0:
+        cls = state.classes[seat]
         if cls == CLERIC and UNDEAD[monster]:
             value += 3
         if cls == WARRIOR and alone:
@@ -562,36 +575,45 @@ def legal_actions(state: State) -> list[int]:
     legal: list[int] = []
     if phase in (SETUP, REENTER, FREE):
         legal.append(A_PASS)
-        if phase == FREE and state.summon[seat] >= 0:
+        free = phase == FREE
+        if free and state.summon[seat] >= 0:
             legal.append(A_SUMMON_FIGHT)
-        distinct = set(hand)
-        for cid in distinct:
+        sells = free and state.level[seat] < state.config.win_level - 1
+        curses = False
+        # One pass over the distinct cards (the list is sorted at the end, so the order of appends is free).
+        for cid in set(hand):
             if IS_EQUIPMENT[cid] and fits(state, seat, cid):
                 legal.append(EQUIP_ACTION[cid])
-        _curse_actions(state, seat, distinct, legal)
-        if phase == FREE:
-            for cid in distinct:
+            elif IS_CURSE[cid]:
+                curses = True
+            if free:
                 if IS_MONSTER[cid]:
                     legal.append(FIGHT_ACTION[cid])
-            if state.level[seat] < state.config.win_level - 1:
-                for cid in distinct:
-                    if GOLD[cid] > 0:
-                        legal.append(SELL_ACTION[cid])
-                for cid in set(state.equipped[seat]):
-                    legal.append(SELL_EQUIPPED_ACTION[cid])
+                if sells and GOLD[cid] > 0:
+                    legal.append(SELL_ACTION[cid])
+        if curses:
+            _curse_actions(state, seat, set(hand), legal)
+        if sells:
+            for cid in set(state.equipped[seat]):
+                legal.append(SELL_EQUIPPED_ACTION[cid])
     elif phase == WINDOW:
         legal.append(A_PASS)
         distinct = set(hand)
         fighter = state.fighter
         in_party = seat == fighter or seat == state.helper
+        curses = False
         for cid in distinct:
             if IS_ONE_SHOT[cid]:
                 legal.append(USE_PARTY_ACTION[cid])
                 if not in_party:
                     legal.append(USE_MONSTER_ACTION[cid])
-            elif KIND[cid] == "enhancer" and not in_party:
-                legal.append(USE_MONSTER_ACTION[cid])
-        _curse_actions(state, seat, distinct, legal)
+            elif IS_ENHANCER[cid]:
+                if not in_party:
+                    legal.append(USE_MONSTER_ACTION[cid])
+            elif IS_CURSE[cid]:
+                curses = True
+        if curses:
+            _curse_actions(state, seat, distinct, legal)
         if state.summon[seat] >= 0:
             legal.append(A_SUMMON_AID if in_party else A_SUMMON_JOIN)
         if seat == fighter:
@@ -652,7 +674,7 @@ def _ask_actions(state: State, seat: int, lowest: int, legal: list[int]) -> None
 def _curse_actions(state: State, seat: int, distinct: set[int], legal: list[int]) -> None:
     n = state.n
     for cid in distinct:
-        if KIND[cid] == "curse":
+        if IS_CURSE[cid]:
             base = CURSE_ACTION[cid]
             for offset in range(1, n):
                 if not state.dead[(seat + offset) % n]:
@@ -714,12 +736,16 @@ def apply_legal(state: State, action: int) -> None:
 def _check_hands(state: State) -> None:
     """The hand limit holds "at a time": the first holder over it (in play order from the active seat)
     discards down before anyone decides anything else; then play goes on where it stopped."""
-    if not state.config.hand_limit_always or state.phase in (OVER, DISCARD):
+    config = state.config
+    if not config.hand_limit_always or state.phase in (OVER, DISCARD):
+        return
+    hands, limit = state.hand, config.hand_limit
+    if max(map(len, hands)) <= limit:  # nobody over even the smaller limit: the usual case, after every action
         return
     n = state.n
     for step in range(n):
         seat = (state.active + step) % n
-        if seat != state.dying and len(state.hand[seat]) > hand_limit(state, seat):
+        if seat != state.dying and len(hands[seat]) > hand_limit(state, seat):
             state.shed_phase, state.shed_seat = state.phase, state.to_act
             state.phase, state.to_act = DISCARD, seat
             return
@@ -932,7 +958,7 @@ def _apply_window(state: State, seat: int, action: int, kind: int, cid: int) -> 
 
 
 def _advance_window(state: State, seat: int) -> None:
-    if state.passes >= len(living(state)):
+    if state.passes >= state.n - state.dead.count(True):  # every living player passed
         _close_window(state)
     else:
         state.to_act = _next_living(state, seat)
@@ -1248,7 +1274,7 @@ def returns(state: State) -> tuple[float, ...]:
 
 # --- search: clone and determinize (agents/mcts.py; docs/search.md) ---------------------------------------
 
-from ..core import clone_state as _clone_state  # noqa: E402 - kept with the section it serves
+from ..core import copy_chance as _copy_chance  # noqa: E402 - kept with the section it serves
 from ..core import redealt as _redealt  # noqa: E402
 
 # Hidden from a seat: the other hands, the order of every deck (its own too) and what lies in the other
@@ -1266,9 +1292,43 @@ PUBLIC_FIELDS = frozenset((
 ))
 
 
+# The State's fields by how a copy treats them; the assertion below fails when a field is added to State
+# and not listed here. Written out rather than generic (envs.core.clone_state): a search copies a state
+# per simulation, and this is about three times faster.
+_SHARED_FIELDS = (
+    "config", "n", "deck_names", "specialties", "phase", "to_act", "active", "turn", "steps", "first_seat",
+    "door_card", "gold", "halfling_sold", "helped_by", "monster", "source", "fighter", "helper", "split", "ask_seat",
+    "ask_split", "bid", "monster_bonus", "party_bonus", "run_bonus", "passes", "dying", "death_kind", "looter",
+    "resume_phase", "resume_seat", "shed_phase", "shed_seat", "winner", "end_reason", "events_logged",
+    "step_first_event",
+)  # immutable values (tuples of strings)
+_FLAT_FIELDS = ("races", "classes", "static_bonus", "summon", "level", "dead", "paralyzed", "slow_turn",
+                "confused_turn", "order_rolls", "offers_to", "best_offer", "asks_from", "last_ask", "table",
+                "looters", "events")  # lists of immutable values (tuples, ints, bools)
+_ZONE_FIELDS = ("equipped", "hand", "deck", "discard")  # lists of lists of card ids; the last three hidden
+assert set(State.__dataclass_fields__) == {"chance", *_SHARED_FIELDS, *_FLAT_FIELDS, *_ZONE_FIELDS}
+
+
+def _copy(state: State, chance: Chance | None = None, zones: bool = True) -> State:
+    """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's. ``zones=False``
+    leaves the hidden zones (hand, deck, discard) to the caller, which deals them itself."""
+    new = State.__new__(State)
+    for name in _SHARED_FIELDS:
+        setattr(new, name, getattr(state, name))
+    for name in _FLAT_FIELDS:
+        setattr(new, name, getattr(state, name)[:])
+    new.equipped = [cards[:] for cards in state.equipped]
+    if zones:
+        new.hand = [cards[:] for cards in state.hand]
+        new.deck = [cards[:] for cards in state.deck]
+        new.discard = [cards[:] for cards in state.discard]
+    new.chance = chance if chance is not None else _copy_chance(state.chance)
+    return new
+
+
 def clone(state: State) -> State:
     """A copy sharing nothing mutable (its Chance copied too: same generator state and log)."""
-    return _clone_state(state)
+    return _copy(state)
 
 
 def _redeal(state: State, seat: int, order) -> None:
@@ -1293,11 +1353,36 @@ def _redeal(state: State, seat: int, order) -> None:
 
 def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
-    from ``chance``, future dice from a fresh Chance."""
-    return _redealt(state, seat, _redeal, chance)
+    from ``chance``, future dice from a fresh Chance.
+
+    :func:`_redeal` through ``chance.shuffle`` on a copy (``envs.core.redealt``), the same shuffles in the
+    same order, with the copy and the deal in one pass: the other players' zones are dealt from their
+    pools instead of being copied first and replaced (a search determinizes once per simulation)."""
+    new = _copy(state, state.chance, zones=False)
+    shuffle = chance.shuffle
+    hands, decks, discards = state.hand, state.deck, state.discard
+    new_hands, new_decks, new_discards = [], [], []
+    for who in range(state.n):
+        hand, deck, discard = hands[who], decks[who], discards[who]
+        if who == seat:
+            deck = deck[:]
+            shuffle(deck)
+            new_hands.append(hand[:])
+            new_decks.append(deck)
+            new_discards.append(discard[:])
+            continue
+        pool = hand + deck + discard
+        shuffle(pool)
+        held, left = len(hand), len(hand) + len(deck)
+        new_hands.append(pool[:held])
+        new_decks.append(pool[held:left])
+        new_discards.append(pool[left:])
+    new.hand, new.deck, new.discard = new_hands, new_decks, new_discards
+    new.chance = chance.__class__(chance.below(2**31))  # as envs.core.redealt: of the dealer's own kind
+    return new
 
 
 def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
-    return _redealt(state, seat, _redeal, None)
+    return _redealt(state, seat, _redeal, None, _copy)
