@@ -409,6 +409,10 @@ def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monke
     assert len(left["rounds"]) == (0 if where.startswith("round 1") else 1)
     if where == "round 2 after checkpoint":  # the round's student and checkpoint exist, expert.json lacks it
         assert (tmp_path / "killed" / "expert" / "round_2" / "policy.npz").is_file()
+    if where == "round 2 after samples":  # another run started from the killed one's samples takes round 1's
+        other = run_expert(tiny_config(), quick(games=0, samples=str(tmp_path / "killed"), eval_games=0),
+                           tmp_path / "other", log=lambda _: None)
+        assert other["rounds"][0]["samples"] == left["rounds"][0]["samples"] == whole["rounds"][0]["samples"]
     bars = []
     import tavernzoo.eval.backends as backends
 

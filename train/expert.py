@@ -18,7 +18,15 @@ One round:
 4. With ``prior_student``, an ``mcts`` teacher's next round uses the new network as its prior
    (``prior=expert/round_K``): the search improves on the student, the student learns the improvement.
    With ``init`` (a bot's weights as the starting student, kept as ``expert/round_0``) round 1 already
-   has the student's DAgger moves and prior.
+   has the student's DAgger moves and prior. With ``value_student`` the teacher also scores its leaves
+   with a student's value head (``value=expert/round_K``), from round 2 on (:func:`value_dir`: round 0's
+   critic is a fresh network's, never a value).
+5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
+   every other seat, duplicate deals with seats rotated (``eval.match.play_match`` over ``workers``
+   processes, the same deals every round): the round's strength line, kept in expert.json.
+6. **Commit**: expert.json, with the round appended, is written last. That is the resume rule
+   (:func:`resume_expert`): a round is complete when expert.json lists it, and whatever a killed round
+   wrote before (its samples, its ``round_K/``, the checkpoint) is redone and overwritten.
 
 Targets, by what the teacher offers:
 
@@ -31,7 +39,8 @@ Forced moves (one legal action) teach nothing and are not recorded.
 A run directory (``out``) is a training run: ``config.json`` (the student's TrainConfig),
 ``checkpoints/step_0000000000/`` (the latest round; PPO resumes from 0 timesteps), and::
 
-    expert.json          the recipe and, per round: samples, games, loss before/after, agreement
+    expert.json          the recipe, the starting samples and, per round: its teacher spec, samples, games,
+                         loss before/after, agreement, strength (the commit point of a round)
     expert/round_K/      policy.json + policy.npz of round K's student
     expert/samples.npz   every labelled position so far (plain arrays): ``--samples RUN`` starts another
                          run from them, e.g. to retrain with other epochs without labelling again
@@ -332,7 +341,7 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     game, config = trainer.game, trainer.game_config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     # bad samples fail now, before the run directory is written
-    data = Samples.load(expert.samples, *sizes) if expert.samples else Samples.empty(*sizes)
+    data = _starting_samples(expert.samples, sizes) if expert.samples else Samples.empty(*sizes)
     _check_specs(game, config, expert)
     torch.set_num_threads(train_config.torch_threads)
     torch.manual_seed(train_config.seed)
@@ -395,7 +404,7 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     trainer = Trainer(None, path, resume=True)
     game, config = trainer.game, trainer.game_config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
-    committed = report["rounds"][-1]["samples"] if done else report.get("initial_samples", 0)
+    committed = committed_samples(report)
     saved = path / "expert" / "samples.npz"
     if saved.is_file():
         data = Samples.load(saved, *sizes)
@@ -407,8 +416,7 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
         raise ValueError(f"{where}: {saved} holds {len(data)} samples, fewer than the {committed} its completed "
                          "rounds recorded; it was not written by this run")
     extra = len(data) - committed
-    data = Samples(data.observations[:committed], data.masks[:committed], data.targets[:committed],
-                   data.values[:committed])
+    data = data.head(committed)
     student_dir = path / "expert" / f"round_{done}" if done or expert.init else None
     student = None
     if student_dir is not None:
@@ -428,6 +436,22 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
         f" ({extra} samples of the unfinished round {done + 1} dropped; it is played again)" if extra else ""))
     report["recipe"] = expert.recipe()
     return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
+
+
+def committed_samples(report: dict[str, Any]) -> int:
+    """How many of a run's samples its completed rounds account for (the first rows of samples.npz)."""
+    return report["rounds"][-1]["samples"] if report["rounds"] else report.get("initial_samples", 0)
+
+
+def _starting_samples(source: str, sizes: tuple[int, int]) -> Samples:
+    """``--samples``: a samples file, or an expert run's samples as far as its completed rounds go (a killed
+    run's unfinished round is not taken)."""
+    data = Samples.load(source, *sizes)
+    if Path(source).is_dir() and (Path(source) / "expert.json").is_file():
+        committed = committed_samples(_read_report(Path(source) / "expert.json", f"--samples {source}"))
+        if isinstance(committed, int) and committed <= len(data):
+            data = data.head(committed)
+    return data
 
 
 def _read_report(path: Path, where: str) -> dict[str, Any]:
