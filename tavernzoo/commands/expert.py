@@ -40,7 +40,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--teacher", metavar="SPEC", help=f"the teacher bot spec (default {DEFAULTS.teacher})")
     parser.add_argument("--opponents", metavar="SPEC", help="a bot spec for the unlabelled seats (default: the "
                         "teacher plays every seat); with it, one seat a game, rotating, is the teacher's")
-    parser.add_argument("--rounds", type=int, help="collect/train rounds in all (default 1; with --resume, the "
+    parser.add_argument("--rounds", type=int, metavar="N", help="collect/train rounds in all (default 1; with --resume, the "
                         "run's recorded number)")
     parser.add_argument("--games", type=int, help=f"games per round (default {DEFAULTS.games})")
     parser.add_argument("--epochs", type=int, help=f"passes over all samples per round (default {DEFAULTS.epochs})")
@@ -59,7 +59,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
     parser.add_argument("--samples", metavar="RUN", help="start from the labelled positions of an earlier expert "
                         "run (RUN or RUN/expert/samples.npz; same game and table); with --games 0, only retrain")
-    parser.add_argument("--eval-games", type=int, help="after each round, the student's games against "
+    parser.add_argument("--eval-games", type=int, metavar="N", help="after each round, the student's games against "
                         f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
     parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "
                         f"(default {DEFAULTS.eval_opponents})")
