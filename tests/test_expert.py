@@ -491,6 +491,8 @@ def test_bad_resumes_get_one_error_line_and_change_nothing(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "done all 1 rounds" in err and "--rounds N" in err
     code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "1")
     assert code == 2 and "more than 1" in err
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "0")
+    assert code == 2 and "--rounds 0 must be a whole number of at least 1" in err
     code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "2", "--teacher", "mcts", "--games", "5",
                      "--set", "net_arch=[64]", "--value-student")
     assert code == 2 and err.count("\n") <= 2  # one error line (the console may wrap it)

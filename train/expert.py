@@ -383,6 +383,9 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     from .run import Trainer
 
     where = f"--resume {out}"
+    for flag, value in (("--rounds", rounds), ("--workers", workers)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"{where}: {flag} {value!r} must be a whole number of at least 1")
     path = Path(out)
     if not path.is_dir():
         raise ValueError(f"{where}: no such directory")

@@ -40,8 +40,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--teacher", metavar="SPEC", help=f"the teacher bot spec (default {DEFAULTS.teacher})")
     parser.add_argument("--opponents", metavar="SPEC", help="a bot spec for the unlabelled seats (default: the "
                         "teacher plays every seat); with it, one seat a game, rotating, is the teacher's")
-    parser.add_argument("--rounds", type=int, metavar="N", help="collect/train rounds in all (default 1; with --resume, the "
-                        "run's recorded number)")
+    parser.add_argument("--rounds", type=int, metavar="N", help="collect/train rounds in all (default 1; with "
+                        "--resume, the run's recorded number)")
     parser.add_argument("--games", type=int, help=f"games per round (default {DEFAULTS.games})")
     parser.add_argument("--epochs", type=int, help=f"passes over all samples per round (default {DEFAULTS.epochs})")
     parser.add_argument("--dagger", type=float,
