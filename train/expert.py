@@ -489,6 +489,12 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
     recipe = expert.recipe()
     first = len(report["rounds"]) + 1
     bar = progress_bar(progress, expert.rounds, "expert rounds", unit="round", initial=first - 1)
+    if bar is not None:
+        say = log
+
+        def log(text: str) -> None:
+            with type(bar).external_write_mode():  # the line above the bar, not through it
+                say(text)
     try:
         for round_index in range(first, expert.rounds + 1):
             started = time.perf_counter()
