@@ -511,6 +511,9 @@ def test_bad_resumes_get_one_error_line_and_change_nothing(tmp_path, capsys):
     assert code == 2 and "eval_games=-2" in err and not (tmp_path / "e").exists()
     code, err = _cli(capsys, "expert", "tiny_minotaur", "--eval-opponents", "nonsense", "--out", str(tmp_path / "o"))
     assert code == 2 and "nonsense" in err and not (tmp_path / "o").exists()
+    code, err = _cli(capsys, "expert", "tiny_minotaur", "--teacher", "heuristic", "--workers", "100000",
+                     "--out", str(tmp_path / "w"))
+    assert code == 2 and "workers=100000" in err and not (tmp_path / "w").exists()
 
 
 def test_the_command_resumes_a_run_with_more_rounds(tmp_path, capsys):

@@ -324,6 +324,10 @@ def _check_specs(game: Any, config: Any, expert: ExpertConfig) -> None:
     for spec in filter(None, (expert.teacher, expert.opponents,
                               expert.eval_opponents if expert.eval_games else None)):
         as_bot(load_bot(spec, game, config, seed=0)).close()
+    most = 8 * (os.cpu_count() or 1)  # what play_match takes, checked before a round's labelling is spent
+    if expert.eval_games and expert.workers > most:
+        raise ValueError(f"expert option workers={expert.workers} is more than the strength games take ({most}, "
+                         "8 per CPU core); give fewer, or eval_games=0")
 
 
 def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, progress: bool = False,
