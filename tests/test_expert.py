@@ -394,12 +394,17 @@ def _kill(monkeypatch, where: str) -> None:
     return Killed
 
 
-@pytest.mark.parametrize("where", ["round 1 labelling", "round 2 after samples", "round 2 after checkpoint"])
-def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch, where):
+@pytest.mark.parametrize("where,init", [("round 1 labelling", False), ("round 1 labelling", True),
+                                        ("round 2 after samples", False), ("round 2 after checkpoint", True)])
+def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch, where, init):
     from tavernzoo.agents.policy import MLPPolicy
     from tavernzoo.train.expert import resume_expert
 
-    recipe = quick(rounds=2, dagger=0.5)
+    start = None
+    if init:  # the student starts from a bot's actor (round_0), rebuilt from round_0 when round 1 is redone
+        start = str(tmp_path / "start")
+        run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    recipe = quick(rounds=2, dagger=0.5, init=start)
     whole = run_expert(tiny_config(), recipe, tmp_path / "whole", log=lambda _: None)
     with monkeypatch.context() as patch:
         killed = _kill(patch, where)
