@@ -37,15 +37,16 @@ def start_method() -> str:
 
 
 
-def progress_bar(enabled: bool, total: int, description: str):
-    """A progress bar of ``total`` games (``bar.update(n)``, ``bar.close()``), or None when not ``enabled``
-    or there is nothing to count."""
+def progress_bar(enabled: bool, total: int, description: str, unit: str = "game", initial: int = 0):
+    """A progress bar of ``total`` games (or other ``unit``s; ``bar.update(n)``, ``bar.close()``), ``initial``
+    of them done before it starts (a resumed run: its ETA counts only what is left), or None when not
+    ``enabled`` or there is nothing to count."""
     if not enabled or total <= 0:
         return None
     from tqdm.auto import tqdm
 
     # disable=None: no bar when stderr is not a terminal (a log file would get one line per update).
-    return tqdm(total=total, desc=description, unit="game", dynamic_ncols=True, disable=None)
+    return tqdm(total=total, desc=description, unit=unit, initial=initial, dynamic_ncols=True, disable=None)
 
 
 # --- Ray ---------------------------------------------------------------------------------------------------

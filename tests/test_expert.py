@@ -309,3 +309,239 @@ def test_bad_samples_or_init_leave_no_run_directory_behind(tmp_path):
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     with pytest.raises(ValueError, match="0 only with samples"):
         ExpertConfig(games=0)
+
+
+# --- at scale: the student as value, resume, the strength line (issue 23 item 3) ------------------------------
+
+
+def quick(**changes) -> ExpertConfig:
+    """A tiny recipe: heuristic teacher, 2 games a round, 4 strength games, one process."""
+    return ExpertConfig(**{"teacher": "heuristic", "games": 2, "epochs": 2, "workers": 1, "eval_games": 4,
+                           **changes})
+
+
+def tiny_config(**changes):
+    return make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET, **changes})
+
+
+def test_value_student_uses_trained_critics_only_from_round_two(tmp_path):
+    """--value-student: round 1's teacher has no value= (round 0's critic, from --init, is a fresh network's);
+    round K >= 2 searches with round K-1's student as value, and that student carries its trained critic."""
+    from tavernzoo.agents.policy import MLPPolicy
+
+    start = tmp_path / "start"
+    run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    lines: list[str] = []
+    out = tmp_path / "run"
+    report = run_expert(tiny_config(), quick(teacher="mcts:6", rounds=3, games=1, epochs=1, init=str(start),
+                                             prior_student=True, value_student=True, eval_games=0),
+                        out, log=lines.append)
+    teachers = [entry["teacher"] for entry in report["rounds"]]
+    assert teachers == [f"mcts:6,prior={out}/expert/round_0",
+                        f"mcts:6,prior={out}/expert/round_1,value={out}/expert/round_1",
+                        f"mcts:6,prior={out}/expert/round_2,value={out}/expert/round_2"]
+    assert any("round 1" in line and "no value=" in line and "round 0's critic" in line for line in lines)
+    assert json.loads((out / "expert" / "round_0" / "policy.json").read_text())["critic_trained"] is False
+    # the value bot the round-3 teacher loads is round 2's student, critic and all
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    teacher = load_bot(teachers[2], game, table, seed=0)
+    saved = MLPPolicy.load(out / "expert" / "round_2")
+    assert saved.has_value
+    observations = Samples.load(out, game.encoder.observation_size(table), len(game.action_names(table))).observations
+    np.testing.assert_allclose(teacher._value_bot.value_estimates(observations[:5]), saved.values(observations[:5]),
+                               atol=1e-6)
+    # without --init, round 1 has no student at all, and round 2 is the first with a value
+    assert teacher_spec("mcts", tmp_path / "r1", False, tmp_path / "r1") == f"mcts:value={tmp_path / 'r1'}"
+    with pytest.raises(ValueError, match="value_student needs an mcts teacher"):
+        ExpertConfig(teacher="oracle", value_student=True)
+    with pytest.raises(ValueError, match="already names value="):
+        ExpertConfig(teacher="mcts:value=zoo:tiny_minotaur", value_student=True)
+
+
+def _kill(monkeypatch, where: str) -> None:
+    """Make a run die where a killed process would leave its files: in round 1's labelling (nothing of the
+    round written), in round 2 after its samples.npz (before training), or in round 2 after its checkpoint
+    (before expert.json lists the round)."""
+    import tavernzoo.envs.records as records
+    import tavernzoo.train.expert as expert_module
+
+    class Killed(Exception):
+        pass
+
+    if where == "round 1 labelling":
+        def collect_dies(*args, **kwargs):
+            raise Killed
+        monkeypatch.setattr(expert_module, "collect", collect_dies)
+    elif where == "round 2 after samples":
+        real_train = expert_module.train_student
+        calls = []
+
+        def train_dies(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 2:
+                raise Killed
+            return real_train(*args, **kwargs)
+        monkeypatch.setattr(expert_module, "train_student", train_dies)
+    else:
+        real_write = records.write_json_atomic
+
+        def write_dies(path, data, *args, **kwargs):
+            if path.name == "expert.json" and len(data.get("rounds", ())) == 2:
+                raise Killed
+            return real_write(path, data, *args, **kwargs)
+        monkeypatch.setattr(records, "write_json_atomic", write_dies)
+    return Killed
+
+
+@pytest.mark.parametrize("where,init", [("round 1 labelling", False), ("round 1 labelling", True),
+                                        ("round 2 after samples", False), ("round 2 after checkpoint", True)])
+def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch, where, init):
+    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.train.expert import resume_expert
+
+    start = None
+    if init:  # the student starts from a bot's actor (round_0), rebuilt from round_0 when round 1 is redone
+        start = str(tmp_path / "start")
+        run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    recipe = quick(rounds=2, dagger=0.5, init=start)
+    whole = run_expert(tiny_config(), recipe, tmp_path / "whole", log=lambda _: None)
+    with monkeypatch.context() as patch:
+        killed = _kill(patch, where)
+        with pytest.raises(killed):
+            run_expert(tiny_config(), recipe, tmp_path / "killed", log=lambda _: None)
+    left = json.loads((tmp_path / "killed" / "expert.json").read_text())
+    assert len(left["rounds"]) == (0 if where.startswith("round 1") else 1)
+    if where == "round 2 after checkpoint":  # the round's student and checkpoint exist, expert.json lacks it
+        assert (tmp_path / "killed" / "expert" / "round_2" / "policy.npz").is_file()
+    if where == "round 2 after samples":  # another run started from the killed one's samples takes round 1's
+        other = run_expert(tiny_config(), quick(games=0, samples=str(tmp_path / "killed"), eval_games=0),
+                           tmp_path / "other", log=lambda _: None)
+        assert other["rounds"][0]["samples"] == left["rounds"][0]["samples"] == whole["rounds"][0]["samples"]
+    bars = []
+    import tavernzoo.eval.backends as backends
+
+    real_bar = backends.progress_bar
+    monkeypatch.setattr(backends, "progress_bar", lambda enabled, total, description, **kw: bars.append(
+        (total, description, kw)) or real_bar(False, total, description, **kw))
+    lines: list[str] = []
+    resumed = resume_expert(tmp_path / "killed", progress=True, log=lines.append)
+    assert (2, "expert rounds", {"unit": "round", "initial": len(left["rounds"])}) in bars
+    assert [r["round"] for r in resumed["rounds"]] == [1, 2]
+    keys = ("teacher", "new_samples", "samples", "dagger", "loss_before", "loss_after", "strength")
+    for mine, theirs in zip(resumed["rounds"], whole["rounds"], strict=True):
+        assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    sizes = game.encoder.observation_size(table), len(game.action_names(table))
+    for name in ("observations", "masks", "targets", "values"):  # no round lost or counted twice
+        np.testing.assert_array_equal(getattr(Samples.load(tmp_path / "killed", *sizes), name),
+                                      getattr(Samples.load(tmp_path / "whole", *sizes), name))
+    a, b = (MLPPolicy.load(tmp_path / run / "expert" / "round_2") for run in ("killed", "whole"))
+    for mine, theirs in zip(a.weights + a.value_weights, b.weights + b.value_weights, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=1e-6)
+    if where == "round 2 after samples":
+        assert any("samples of the unfinished round 2 dropped" in line for line in lines)
+
+
+def test_the_strength_line_is_play_match_of_the_round_student(tmp_path):
+    lines: list[str] = []
+    out = tmp_path / "run"
+    report = run_expert(tiny_config(), quick(rounds=1, eval_games=6), out, log=lines.append)
+    strength = report["rounds"][0]["strength"]
+    result = play_match("tiny_minotaur", [str(out / "expert" / "round_1"), "heuristic"], 6, seed=7, config=SMALL_TM)
+    row = result.rows[0]
+    assert strength["games"] == 6 and strength["deals"] == 3 and strength["fair_share"] == 0.5
+    assert (strength["wins"], strength["losses"]) == (row.wins, row.losses)
+    assert strength["score"] == round(row.score, 4) and strength["score_ci"] == [round(v, 4) for v in row.score_ci]
+    line = next(line for line in lines if "strength" in line)
+    assert f"{row.score:.3f} ({row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}, 95%)" in line
+    assert "against 1 x heuristic over 6 games; fair share 0.500" in line
+    assert json.loads((out / "expert.json").read_text())["rounds"][0]["strength"] == strength
+    off = run_expert(tiny_config(), quick(rounds=1, eval_games=0), tmp_path / "off", log=lines.append)
+    assert "strength" not in off["rounds"][0]
+    with pytest.raises(ValueError, match="eval_games=-1"):
+        quick(eval_games=-1)
+
+
+def test_progress_bars_count_rounds_from_where_a_run_resumes():
+    from tavernzoo.eval.backends import progress_bar
+
+    assert progress_bar(False, 3, "x") is None
+    bar = progress_bar(True, 3, "expert rounds", unit="round", initial=1)
+    try:
+        assert (bar.total, bar.n) == (3, 1)  # the ETA counts only the rounds left
+    finally:
+        bar.close()
+
+
+def _cli(capsys, *words: str) -> tuple[int, str]:
+    from tavernzoo.cli import main
+
+    code = main(list(words))
+    return code, capsys.readouterr().err
+
+
+def test_bad_resumes_get_one_error_line_and_change_nothing(tmp_path, capsys):
+    code, err = _cli(capsys, "expert", "--resume", str(tmp_path / "nowhere"))
+    assert code == 2 and err.count("\n") == 1 and "no such directory" in err
+    (tmp_path / "ppo").mkdir()
+    (tmp_path / "ppo" / "config.json").write_text("{}")
+    code, err = _cli(capsys, "expert", "--resume", str(tmp_path / "ppo"))
+    assert code == 2 and "not an expert run" in err and "tavernzoo train --resume" in err
+    out = tmp_path / "run"
+    run_expert(tiny_config(), quick(rounds=1, eval_games=0), out, log=lambda _: None)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, err = _cli(capsys, "expert", "--resume", str(out))
+    assert code == 2 and err.count("\n") == 1 and "done all 1 rounds" in err and "--rounds N" in err
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "1")
+    assert code == 2 and "more than 1" in err
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "0")
+    assert code == 2 and "--rounds 0 must be a whole number of at least 1" in err
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "2", "--teacher", "mcts", "--games", "5",
+                     "--set", "net_arch=[64]", "--value-student")
+    assert code == 2 and err.count("\n") <= 2  # one error line (the console may wrap it)
+    for named in ("--teacher mcts", "--games 5", "net_arch", "--value-student"):
+        assert named in err
+    code, err = _cli(capsys, "expert", "ministeel", "--resume", str(out), "--rounds", "2")
+    assert code == 2 and "the game ministeel" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    (out / "expert.json").write_text('{"recipe": {}, "rounds": [{"round": 2}]}')
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "3")
+    assert code == 2 and "not an expert run's report" in err
+    code, err = _cli(capsys, "expert", "tiny_minotaur", "--teacher", "heuristic", "--value-student",
+                     "--out", str(tmp_path / "v"))
+    assert code == 2 and "needs an mcts teacher" in err and not (tmp_path / "v").exists()
+    code, err = _cli(capsys, "expert", "tiny_minotaur", "--eval-games", "-2", "--out", str(tmp_path / "e"))
+    assert code == 2 and "eval_games=-2" in err and not (tmp_path / "e").exists()
+    code, err = _cli(capsys, "expert", "tiny_minotaur", "--eval-opponents", "nonsense", "--out", str(tmp_path / "o"))
+    assert code == 2 and "nonsense" in err and not (tmp_path / "o").exists()
+    code, err = _cli(capsys, "expert", "tiny_minotaur", "--teacher", "heuristic", "--workers", "100000",
+                     "--out", str(tmp_path / "w"))
+    assert code == 2 and "workers=100000" in err and not (tmp_path / "w").exists()
+
+
+def test_the_command_resumes_a_run_with_more_rounds(tmp_path, capsys):
+    out = tmp_path / "run"
+    run_expert(tiny_config(), quick(rounds=1), out, log=lambda _: None)
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "2", "--teacher", "heuristic",
+                     "--workers", "2", "--no-progress")
+    assert code == 0, err
+    report = json.loads((out / "expert.json").read_text())
+    assert [r["round"] for r in report["rounds"]] == [1, 2] and report["recipe"]["rounds"] == 2
+    assert report["rounds"][1]["dagger"] == 0.5 and "strength" in report["rounds"][1]
+
+
+@pytest.mark.parametrize("game_name", ["ministeel", "wyvern"])
+def test_four_player_expert_iteration_with_the_student_as_prior_and_value(tmp_path, game_name):
+    """A 4-player smoke of the whole recipe: mcts teacher against heuristics, the student as prior and value
+    from round 2, a strength line each round."""
+    config = make_train_config(game_name, overrides={"game_config": {"num_players": 4}, **TINY_NET})
+    out = tmp_path / "run"
+    report = run_expert(config, ExpertConfig(teacher="mcts:8", opponents="heuristic", rounds=2, games=1, epochs=1,
+                                             prior_student=True, value_student=True, eval_games=4, workers=1),
+                        out, log=lambda _: None)
+    second = report["rounds"][1]
+    assert second["teacher"] == f"mcts:8,prior={out}/expert/round_1,value={out}/expert/round_1"
+    assert second["new_samples"] > 0 and second["strength"]["seats"] == 4 and second["strength"]["games"] == 4
+    assert second["strength"]["fair_share"] == 0.25

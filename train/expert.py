@@ -18,7 +18,15 @@ One round:
 4. With ``prior_student``, an ``mcts`` teacher's next round uses the new network as its prior
    (``prior=expert/round_K``): the search improves on the student, the student learns the improvement.
    With ``init`` (a bot's weights as the starting student, kept as ``expert/round_0``) round 1 already
-   has the student's DAgger moves and prior.
+   has the student's DAgger moves and prior. With ``value_student`` the teacher also scores its leaves
+   with a student's value head (``value=expert/round_K``), from round 2 on (:func:`value_dir`: round 0's
+   critic is a fresh network's, never a value).
+5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
+   every other seat, duplicate deals with seats rotated (``eval.match.play_match`` over ``workers``
+   processes, the same deals every round): the round's strength line, kept in expert.json.
+6. **Commit**: expert.json, with the round appended, is written last. That is the resume rule
+   (:func:`resume_expert`): a round is complete when expert.json lists it, and whatever a killed round
+   wrote before (its samples, its ``round_K/``, the checkpoint) is redone and overwritten.
 
 Targets, by what the teacher offers:
 
@@ -31,7 +39,8 @@ Forced moves (one legal action) teach nothing and are not recorded.
 A run directory (``out``) is a training run: ``config.json`` (the student's TrainConfig),
 ``checkpoints/step_0000000000/`` (the latest round; PPO resumes from 0 timesteps), and::
 
-    expert.json          the recipe and, per round: samples, games, loss before/after, agreement
+    expert.json          the recipe, the starting samples and, per round: its teacher spec, samples, games,
+                         loss before/after, agreement, strength (the commit point of a round)
     expert/round_K/      policy.json + policy.npz of round K's student
     expert/samples.npz   every labelled position so far (plain arrays): ``--samples RUN`` starts another
                          run from them, e.g. to retrain with other epochs without labelling again
@@ -53,6 +62,7 @@ from ..agents.spec import BotSpec
 from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
 from .samples import Samples
 
+EVAL_GAMES = 100  # games of the per-round strength line (0: none); a few seconds a round against heuristics
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
 
 
@@ -110,6 +120,25 @@ def load_actor(policy: Any, actor: Any) -> None:
                          "to the policy's hidden sizes")
     with torch.no_grad():
         for layer, weight, bias in zip(layers, actor.weights, actor.biases, strict=True):
+            layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
+            layer.bias.copy_(torch.as_tensor(np.array(bias, np.float32)))
+
+
+def load_critic(policy: Any, critic: Any) -> None:
+    """Copy the value head of ``critic`` (an MLPPolicy saved by :func:`~.run.policy_from_sb3`) into the
+    critic of an SB3 policy of the same shape: with :func:`load_actor`, a round's saved student rebuilt
+    exactly (``--resume``)."""
+    import torch
+
+    if not critic.has_value:
+        raise ValueError("the saved student has no value head; it was not written by tavernzoo expert")
+    layers = [m for m in policy.mlp_extractor.value_net if isinstance(m, torch.nn.Linear)] + [policy.value_net]
+    shapes = [tuple(layer.weight.shape) for layer in layers]
+    wanted = [tuple(w.shape) for w in critic.value_weights]
+    if shapes != wanted:
+        raise ValueError(f"the saved student's critic layers {wanted} do not match the run's network {shapes}")
+    with torch.no_grad():
+        for layer, weight, bias in zip(layers, critic.value_weights, critic.value_biases, strict=True):
             layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
             layer.bias.copy_(torch.as_tensor(np.array(bias, np.float32)))
 
@@ -195,30 +224,110 @@ class ExpertConfig:
     workers: int = 2
     init: str | None = None  # start the student's actor from this bot's weights (checkpoint, BOT.onnx, zoo:GAME)
     samples: str | None = None  # start from another expert run's labelled positions (its expert/samples.npz)
+    value_student: bool = False  # an mcts teacher scores leaves with the latest trained student's value head
+    eval_games: int = EVAL_GAMES  # after each round, the student's games against eval_opponents (0: none)
+    eval_opponents: str = "heuristic"  # the bot spec in every other seat of those games
 
     def __post_init__(self) -> None:
-        for name in ("rounds", "games", "epochs", "batch_size", "workers"):
+        for name in ("rounds", "games", "epochs", "batch_size", "workers", "eval_games"):
             value = getattr(self, name)
-            # games=0 retrains on saved samples without labelling more
-            least = 0 if name == "games" and self.samples else 1
+            # games=0 retrains on saved samples without labelling more; eval_games=0 measures nothing
+            least = 0 if (name == "games" and self.samples) or name == "eval_games" else 1
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ValueError(f"expert option {name}={value!r} must be a whole number of at least {least}"
-                                 + (" (0 only with samples from an earlier run)" if name == "games" else ""))
+                                 + (" (0 only with samples from an earlier run)" if name == "games" else "")
+                                 + (" (0: no strength line)" if name == "eval_games" else ""))
         if not 0.0 <= self.dagger <= 1.0:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
             raise ValueError(f"expert option learning_rate={self.learning_rate!r} must be a positive number")
-        if self.prior_student and BotSpec.parse(self.teacher).kind != "mcts":
-            raise ValueError(f"prior_student needs an mcts teacher, not {self.teacher!r}")
+        teacher = BotSpec.parse(self.teacher)
+        for flag, key in (("prior_student", "prior"), ("value_student", "value")):
+            if not getattr(self, flag):
+                continue
+            if teacher.kind != "mcts":
+                raise ValueError(f"{flag} needs an mcts teacher, not {self.teacher!r}")
+            if teacher.option(key) is not None:
+                raise ValueError(f"{flag}: the teacher {self.teacher!r} already names {key}=; give one or the other")
+
+    @classmethod
+    def from_recipe(cls, recipe: Any, where: str) -> ExpertConfig:
+        """The recipe an expert run recorded in its expert.json (options it predates take their defaults)."""
+        known = set(cls.__dataclass_fields__)
+        if not isinstance(recipe, dict):
+            raise ValueError(f"{where}: its expert.json holds no recipe table")
+        unknown = sorted(set(recipe) - known)
+        if unknown:
+            raise ValueError(f"{where}: its expert.json recipe has options this tavernzoo does not know: "
+                             f"{', '.join(unknown)}")
+        try:
+            return cls(**recipe)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{where}: its expert.json recipe is not valid ({error})") from None
+
+    def recipe(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ExpertConfig.__dataclass_fields__}
 
 
-def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool) -> str:
-    """The teacher's spec for a round: with ``prior_student``, an mcts spec with the student as prior."""
-    if not prior_student or student_dir is None:
-        return teacher
-    if "," in str(student_dir) or "=" in str(student_dir):
-        raise ValueError(f"the run directory {student_dir} holds ',' or '=', which an mcts spec cannot carry")
-    return str(BotSpec.parse(teacher).with_option("prior", str(student_dir)))
+def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, value_dir: Path | None = None) -> str:
+    """The teacher's spec for a round: with ``prior_student``, an mcts spec with the student as prior; with
+    ``value_dir`` (:func:`value_dir`), with that student's value head as the leaf value too."""
+    spec = BotSpec.parse(teacher)
+    for key, directory in (("prior", student_dir if prior_student else None), ("value", value_dir)):
+        if directory is None:
+            continue
+        if "," in str(directory) or "=" in str(directory):
+            raise ValueError(f"the run directory {directory} holds ',' or '=', which an mcts spec cannot carry")
+        spec = spec.with_option(key, str(directory))
+    return str(spec)
+
+
+def value_dir(expert: ExpertConfig, out: Path, round_index: int) -> Path | None:
+    """The student whose value head an mcts teacher uses in round ``round_index`` (``value_student``): the
+    previous round's, from round 2 on. Round 0's student (``init``) is never one: only its actor is a trained
+    bot's, its critic is a fresh network's (an ONNX or zoo bot carries no critic to copy), and scoring the
+    search's leaves with random numbers would be worse than rolling out."""
+    if not expert.value_student or round_index < 2:
+        return None
+    return out / "expert" / f"round_{round_index - 1}"
+
+
+def measure_student(game: Any, config: Any, student_dir: Path, expert: ExpertConfig, seed: int,
+                    progress: bool = False) -> dict[str, Any]:
+    """A round's strength line: the student against ``eval_opponents`` in every other seat, over
+    ``eval_games`` games of duplicate deals, seats rotated (``play_match``, on ``workers`` processes; the
+    same deals every round, so the rounds differ only by the student)."""
+    from ..eval.match import play_match
+
+    seats = game.rules.num_seats(config)
+    result = play_match(game, [str(student_dir)] + [expert.eval_opponents] * (seats - 1), expert.eval_games,
+                        seed=seed, config=config, progress=progress, workers=expert.workers)
+    row = result.rows[0]
+    return {"opponents": expert.eval_opponents, "seats": seats, "games": row.games, "deals": result.deals,
+            "seed": seed, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+            "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
+            "fair_share": round(1 / seats, 4)}
+
+
+def strength_line(round_index: int, strength: dict[str, Any]) -> str:
+    low, high = strength["score_ci"]
+    return (f"round {round_index} strength: {strength['score']:.3f} ({low:.3f} - {high:.3f}, 95%) of the wins "
+            f"against {strength['seats'] - 1} x {strength['opponents']} over {strength['games']} games; "
+            f"fair share {strength['fair_share']:.3f}")
+
+
+def _check_specs(game: Any, config: Any, expert: ExpertConfig) -> None:
+    """A bad teacher, opponents or eval opponents spec fails now, not in a worker after a round's labelling."""
+    from ..agents import load_bot
+    from ..agents.base import as_bot
+
+    for spec in filter(None, (expert.teacher, expert.opponents,
+                              expert.eval_opponents if expert.eval_games else None)):
+        as_bot(load_bot(spec, game, config, seed=0)).close()
+    most = 8 * (os.cpu_count() or 1)  # what play_match takes, checked before a round's labelling is spent
+    if expert.eval_games and expert.workers > most:
+        raise ValueError(f"expert option workers={expert.workers} is more than the strength games take ({most}, "
+                         "8 per CPU core); give fewer, or eval_games=0")
 
 
 def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, progress: bool = False,
@@ -226,17 +335,18 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     """Rounds of collect -> train -> checkpoint into the new run directory ``out``; the per-round report."""
     import torch
 
-    from ..agents import load_bot
     from ..envs.records import write_json_atomic
     from .run import Trainer, policy_from_sb3
 
     trainer = Trainer(train_config, out)  # refuses a directory that already holds a run
+    if (trainer.out / "expert.json").exists():  # one killed before its first checkpoint
+        raise ValueError(f"{trainer.out} already holds an expert run; continue it with --resume {trainer.out}, "
+                         "or give another --out")
     game, config = trainer.game, trainer.game_config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     # bad samples fail now, before the run directory is written
-    data = Samples.load(expert.samples, *sizes) if expert.samples else Samples.empty(*sizes)
-    for spec in filter(None, (expert.teacher, expert.opponents)):
-        load_bot(spec, game, config, seed=0)  # a bad spec fails now, not in a worker
+    data = _starting_samples(expert.samples, sizes) if expert.samples else Samples.empty(*sizes)
+    _check_specs(game, config, expert)
     torch.set_num_threads(train_config.torch_threads)
     torch.manual_seed(train_config.seed)
     model, league = make_model(trainer)
@@ -244,43 +354,199 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
         load_actor(model.policy, read_actor(expert.init))  # a bad or mismatched bot fails before any write
     trainer.out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(trainer.out / "config.json", train_config.to_dict())
-    trainer.provenance["trained_with"] = f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})"
     student_dir: Path | None = None
     if expert.init:
         # round 0: the starting student, so that round 1 already has DAgger and the student as prior
         student_dir = trainer.out / "expert" / "round_0"
-        policy_from_sb3(model.policy, {**trainer.provenance, "timesteps": 0, "expert_round": 0}).save(student_dir)
-    recipe = {k: getattr(expert, k) for k in ExpertConfig.__dataclass_fields__}
-    report: dict[str, Any] = {"recipe": recipe, "rounds": []}
-    for round_index in range(1, expert.rounds + 1):
-        started = time.perf_counter()
-        spec = teacher_spec(expert.teacher, student_dir, expert.prior_student)
-        job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
-                         str(student_dir) if student_dir else None,
-                         expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
-        fresh = collect(job, expert.games, expert.workers, progress) if expert.games else Samples.empty(*sizes)
-        collected = time.perf_counter() - started
-        data = Samples.concat([data, fresh])
+        provenance = {**trainer.provenance, "timesteps": 0, "expert_round": 0, "critic_trained": False}
+        policy_from_sb3(model.policy, provenance).save(student_dir)
+    if len(data):
+        # the starting samples go into the run first, so a run killed in round 1 resumes without its source
         (trainer.out / "expert").mkdir(exist_ok=True)
         data.save(trainer.out / "expert" / "samples.npz")
-        # how the previous student does on the new positions (none when only retraining on saved samples)
-        on_fresh = evaluate_student(model.policy, fresh) if len(fresh) else {}
-        fit = train_student(model.policy, data, expert.epochs, expert.batch_size, expert.learning_rate,
-                            expert.value_weight, seed=train_config.seed + round_index)
-        student_dir = trainer.out / "expert" / f"round_{round_index}"
-        provenance = {**trainer.provenance, "timesteps": 0, "expert_round": round_index}
-        policy_from_sb3(model.policy, provenance).save(student_dir)
-        entry = {"round": round_index, "teacher": spec, "games": expert.games, "new_samples": len(fresh),
-                 "samples": len(data), "dagger": job.dagger, "previous_student_on_new": on_fresh, **fit,
-                 "collect_seconds": round(collected, 1), "seconds": round(time.perf_counter() - started, 1)}
-        report["rounds"].append(entry)
-        # the checkpoint's policy.json (and so an exported bot's manifest) names the recipe and the round
-        trainer.provenance["expert"] = {**recipe, "round": round_index, "samples": len(data)}
-        trainer.save_checkpoint(model, league, {"timesteps": 0, "expert": entry})
-        write_json_atomic(trainer.out / "expert.json", report)
-        log(f"round {round_index}: {len(fresh)} new samples ({len(data)} in all) from {expert.games} games in "
-            f"{collected:.0f} s; loss {fit['loss_before']:.3f} -> {fit['loss_after']:.3f}, agreement "
-            f"{fit['agreement_before']:.3f} -> {fit['agreement_after']:.3f}")
+    report: dict[str, Any] = {"recipe": expert.recipe(), "initial_samples": len(data), "rounds": []}
+    write_json_atomic(trainer.out / "expert.json", report)  # from now on, --resume continues the run
+    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
+
+
+def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: int | None = None,
+                  progress: bool = False, log: Any = print) -> dict[str, Any]:
+    """Continue the expert run in ``out`` after its last completed round, up to ``rounds`` rounds in all
+    (default: its recipe's), with its recorded recipe and samples; ``workers`` may differ (the samples do
+    not depend on it).
+
+    The resume rule: a round is complete when expert.json lists it, the last file a round writes (after
+    ``expert/samples.npz``, ``expert/round_K/`` and the checkpoint). Whatever a killed round wrote before
+    that is redone: the samples are cut back to the count the last listed round recorded, and the student is
+    rebuilt, actor and critic, from that round's ``expert/round_K/`` (round 0's with ``init``, else a fresh
+    network of the run's seed), so no round is lost or counted twice.
+    """
+    import torch
+
+    from ..agents.policy import MLPPolicy
+    from .run import Trainer
+
+    where = f"--resume {out}"
+    for flag, value in (("--rounds", rounds), ("--workers", workers)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"{where}: {flag} {value!r} must be a whole number of at least 1")
+    path = Path(out)
+    if not path.is_dir():
+        raise ValueError(f"{where}: no such directory")
+    if not (path / "expert.json").is_file():
+        hint = (" (it is a training run: continue PPO with tavernzoo train --resume)"
+                if (path / "config.json").is_file() else "")
+        raise ValueError(f"{where}: not an expert run, it has no expert.json{hint}")
+    report = _read_report(path / "expert.json", where)
+    done = len(report["rounds"])
+    recipe = report["recipe"]
+    changes = {"rounds": rounds, "workers": workers}
+    expert = ExpertConfig.from_recipe({**recipe, **{k: v for k, v in changes.items() if v is not None}}, where)
+    if expert.rounds <= done:
+        if rounds is None:
+            raise ValueError(f"{where}: the run has done all {done} rounds of its recipe; give --rounds N with N "
+                             f"above {done} to run more")
+        raise ValueError(f"{where}: the run has done {done} rounds already; --rounds {rounds} must be more "
+                         f"than {done} (the rounds in all, not the rounds to add)")
+    trainer = Trainer(None, path, resume=True)
+    game, config = trainer.game, trainer.game_config
+    sizes = game.encoder.observation_size(config), len(game.action_names(config))
+    committed = committed_samples(report)
+    saved = path / "expert" / "samples.npz"
+    if saved.is_file():
+        data = Samples.load(saved, *sizes)
+    elif committed:
+        raise ValueError(f"{where}: {saved} is missing, but the completed rounds recorded {committed} samples")
+    else:
+        data = Samples.empty(*sizes)
+    if not isinstance(committed, int) or len(data) < committed:
+        raise ValueError(f"{where}: {saved} holds {len(data)} samples, fewer than the {committed} its completed "
+                         "rounds recorded; it was not written by this run")
+    extra = len(data) - committed
+    data = data.head(committed)
+    student_dir = path / "expert" / f"round_{done}" if done or expert.init else None
+    student = None
+    if student_dir is not None:
+        if not (student_dir / "policy.json").is_file():
+            raise ValueError(f"{where}: the student of round {done}, {student_dir}, is missing")
+        student = MLPPolicy.load(student_dir)
+    _check_specs(game, config, expert)
+    torch.set_num_threads(trainer.config.torch_threads)
+    torch.manual_seed(trainer.config.seed)
+    model, league = make_model(trainer)
+    if student is not None:
+        load_actor(model.policy, student)
+        load_critic(model.policy, student)
+    if extra:
+        data.save(saved)  # the killed round's positions go; they are labelled again
+    log(f"resuming {path} after round {done} of {expert.rounds}" + (
+        f" ({extra} samples of the unfinished round {done + 1} dropped; it is played again)" if extra else ""))
+    report["recipe"] = expert.recipe()
+    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
+
+
+def committed_samples(report: dict[str, Any]) -> int:
+    """How many of a run's samples its completed rounds account for (the first rows of samples.npz)."""
+    return report["rounds"][-1]["samples"] if report["rounds"] else report.get("initial_samples", 0)
+
+
+def _starting_samples(source: str, sizes: tuple[int, int]) -> Samples:
+    """``--samples``: a samples file, or an expert run's samples as far as its completed rounds go (a killed
+    run's unfinished round is not taken)."""
+    data = Samples.load(source, *sizes)
+    if Path(source).is_dir() and (Path(source) / "expert.json").is_file():
+        committed = committed_samples(_read_report(Path(source) / "expert.json", f"--samples {source}"))
+        if isinstance(committed, int) and committed <= len(data):
+            data = data.head(committed)
+    return data
+
+
+def _read_report(path: Path, where: str) -> dict[str, Any]:
+    """An expert run's expert.json, checked to be one (a ValueError naming what is wrong)."""
+    import json
+
+    try:
+        if path.stat().st_size > 64 << 20:
+            raise ValueError(f"{where}: its expert.json is over 64 MiB; it is not an expert run's report")
+        report = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{where}: its expert.json cannot be read ({error})") from None
+    rounds = report.get("rounds") if isinstance(report, dict) else None
+    if not isinstance(rounds, list) or not isinstance(report.get("recipe"), dict) or any(
+            not isinstance(entry, dict) or entry.get("round") != index + 1 or not isinstance(entry.get("samples"), int)
+            for index, entry in enumerate(rounds)):
+        raise ValueError(f"{where}: its expert.json is not an expert run's report (a recipe and rounds 1, 2, ... "
+                         "each with its samples)")
+    return report
+
+
+def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, data: Samples,
+                 student_dir: Path | None, report: dict[str, Any], progress: bool, log: Any) -> dict[str, Any]:
+    """Rounds ``len(report["rounds"]) + 1 .. expert.rounds``, each ending with expert.json (the commit)."""
+    from ..envs.records import write_json_atomic
+    from ..eval.backends import progress_bar
+    from .run import policy_from_sb3
+
+    game, config, train_config = trainer.game, trainer.game_config, trainer.config
+    sizes = game.encoder.observation_size(config), len(game.action_names(config))
+    trainer.provenance["trained_with"] = f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})"
+    recipe = expert.recipe()
+    first = len(report["rounds"]) + 1
+    bar = progress_bar(progress, expert.rounds, "expert rounds", unit="round", initial=first - 1)
+    if bar is not None:
+        say = log
+
+        def log(text: str) -> None:
+            with type(bar).external_write_mode():  # the line above the bar, not through it
+                say(text)
+    try:
+        for round_index in range(first, expert.rounds + 1):
+            started = time.perf_counter()
+            value = value_dir(expert, trainer.out, round_index)
+            spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value)
+            if expert.value_student and value is None:
+                why = "round 0's critic (--init) is untrained" if student_dir is not None else "no student yet"
+                log(f"round {round_index}: teacher {spec} (no value= this round: {why}; from round 2 on, the "
+                    "previous round's student is the value)")
+            else:
+                log(f"round {round_index}: teacher {spec}")
+            job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
+                             str(student_dir) if student_dir else None,
+                             expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
+            fresh = collect(job, expert.games, expert.workers, progress) if expert.games else Samples.empty(*sizes)
+            collected = time.perf_counter() - started
+            data = Samples.concat([data, fresh])
+            (trainer.out / "expert").mkdir(exist_ok=True)
+            data.save(trainer.out / "expert" / "samples.npz")
+            # how the previous student does on the new positions (none when only retraining on saved samples)
+            on_fresh = evaluate_student(model.policy, fresh) if len(fresh) else {}
+            fit = train_student(model.policy, data, expert.epochs, expert.batch_size, expert.learning_rate,
+                                expert.value_weight, seed=train_config.seed + round_index)
+            student_dir = trainer.out / "expert" / f"round_{round_index}"
+            provenance = {**trainer.provenance, "timesteps": 0, "expert_round": round_index, "critic_trained": True}
+            policy_from_sb3(model.policy, provenance).save(student_dir)
+            entry = {"round": round_index, "teacher": spec, "games": expert.games, "new_samples": len(fresh),
+                     "samples": len(data), "dagger": job.dagger, "previous_student_on_new": on_fresh, **fit,
+                     "collect_seconds": round(collected, 1)}
+            log(f"round {round_index}: {len(fresh)} new samples ({len(data)} in all) from {expert.games} games in "
+                f"{collected:.0f} s; loss {fit['loss_before']:.3f} -> {fit['loss_after']:.3f}, agreement "
+                f"{fit['agreement_before']:.3f} -> {fit['agreement_after']:.3f}")
+            if expert.eval_games:
+                # the same deals every round (the training report's seed): rounds differ by the student alone
+                entry["strength"] = measure_student(game, config, student_dir, expert, train_config.seed + 7,
+                                                    progress)
+                log(strength_line(round_index, entry["strength"]))
+            entry["seconds"] = round(time.perf_counter() - started, 1)
+            # the checkpoint's policy.json (and so an exported bot's manifest) names the recipe and the round
+            trainer.provenance["expert"] = {**recipe, "round": round_index, "samples": len(data)}
+            trainer.save_checkpoint(model, league, {"timesteps": 0, "expert": entry})
+            report["rounds"].append(entry)
+            write_json_atomic(trainer.out / "expert.json", report)  # the round is complete (the resume rule)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     report["checkpoint"] = str(trainer._latest_checkpoint())
     write_json_atomic(trainer.out / "expert.json", report)
     return report

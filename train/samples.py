@@ -64,6 +64,10 @@ class Samples:
     def __len__(self) -> int:
         return len(self.values)
 
+    def head(self, rows: int) -> Samples:
+        """The first ``rows`` positions (rounds are appended in order: a run's first rounds)."""
+        return Samples(*(getattr(self, name)[:rows] for name in self.FIELDS))
+
     FIELDS = ("observations", "masks", "targets", "values")
     # What a samples file may hold, its arrays' sizes as their headers declare them, before anything is read:
     # 4 GiB is over a million Wyvern positions (2.3 kB of observation each).

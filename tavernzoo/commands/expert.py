@@ -1,4 +1,8 @@
-"""``tavernzoo expert GAME --teacher SPEC``: a policy trained on a teacher's moves (train/expert.py)."""
+"""``tavernzoo expert GAME --teacher SPEC``: a policy trained on a teacher's moves (train/expert.py).
+
+``tavernzoo expert --resume RUN [--rounds N]`` continues a run with its recorded recipe; a recipe option given
+with it must say what the run recorded (an option that would change the recipe is refused, naming it).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,17 @@ import sys
 from typing import Any
 
 from tavernzoo.train.config import make_train_config
-from tavernzoo.train.expert import ExpertConfig, run_expert
+from tavernzoo.train.expert import EVAL_GAMES, ExpertConfig, resume_expert, run_expert
 from tavernzoo.userio import parse_set
+
+DEFAULTS = ExpertConfig()
+
+# Recipe options: the command-line flag of each ExpertConfig field. With --resume, one given with a value other
+# than the run's recorded one is refused (--rounds and --workers may change: they change no round's result).
+RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--games", "epochs": "--epochs",
+                "dagger": "--dagger", "prior_student": "--prior-student", "value_student": "--value-student",
+                "learning_rate": "--lr", "init": "--init", "samples": "--samples", "eval_games": "--eval-games",
+                "eval_opponents": "--eval-opponents"}
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -17,46 +30,109 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "expert", help="expert iteration: train the network on a teacher's moves (mcts visits, the oracle)",
         description="Play seeded games in which a teacher bot (mcts: its visit counts; the Tiny Minotaur oracle: "
         "its optimal moves; any bot: its moves) labels every decision, train the training network on those "
-        "targets, and repeat with the student playing part of the moves (DAgger). The result is an ordinary "
-        "training run: export it, use it as a bot, or fine-tune it with `tavernzoo train --resume DIR`.")
-    parser.add_argument("game", help="game name")
-    parser.add_argument("--teacher", default="mcts", metavar="SPEC", help="the teacher bot spec (default mcts)")
+        "targets, and repeat with the student playing part of the moves (DAgger). After each round the student "
+        "plays --eval-games seat-rotated duplicate-deal games against --eval-opponents (the strength line). The "
+        "result is an ordinary training run: export it, use it as a bot, or fine-tune it with `tavernzoo train "
+        "--resume DIR`. A killed or finished run continues with `tavernzoo expert --resume DIR --rounds N`.")
+    parser.add_argument("game", nargs="?", help="game name (not needed with --resume)")
+    parser.add_argument("--resume", metavar="RUN", help="continue the expert run RUN after its last completed "
+                        "round, with its recorded recipe and samples, up to --rounds rounds in all")
+    parser.add_argument("--teacher", metavar="SPEC", help=f"the teacher bot spec (default {DEFAULTS.teacher})")
     parser.add_argument("--opponents", metavar="SPEC", help="a bot spec for the unlabelled seats (default: the "
                         "teacher plays every seat); with it, one seat a game, rotating, is the teacher's")
-    parser.add_argument("--rounds", type=int, default=1, help="collect/train rounds (default 1)")
-    parser.add_argument("--games", type=int, default=100, help="games per round (default 100)")
-    parser.add_argument("--epochs", type=int, default=10, help="passes over all samples per round (default 10)")
-    parser.add_argument("--dagger", type=float, default=0.5,
+    parser.add_argument("--rounds", type=int, metavar="N", help="collect/train rounds in all (default 1; with "
+                        "--resume, the run's recorded number)")
+    parser.add_argument("--games", type=int, help=f"games per round (default {DEFAULTS.games})")
+    parser.add_argument("--epochs", type=int, help=f"passes over all samples per round (default {DEFAULTS.epochs})")
+    parser.add_argument("--dagger", type=float,
                         help="from round 2 (round 1 with --init), the share of labelled moves the student "
-                        "plays (default 0.5)")
-    parser.add_argument("--prior-student", action="store_true",
+                        f"plays (default {DEFAULTS.dagger})")
+    parser.add_argument("--prior-student", action="store_true", default=None,
                         help="an mcts teacher searches with the latest student as its prior")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    parser.add_argument("--value-student", action="store_true", default=None,
+                        help="an mcts teacher scores its leaves with the latest student's value head, from "
+                        "round 2 on (round 0's student from --init has an untrained critic and is never one); "
+                        "add depth=D to the teacher to cut rollouts after D decisions, else the network scores "
+                        "each new leaf without a rollout")
+    parser.add_argument("--lr", type=float, help=f"Adam learning rate (default {DEFAULTS.learning_rate})")
     parser.add_argument("--init", metavar="BOT", help="start the student from this policy's weights: a checkpoint "
                         "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
     parser.add_argument("--samples", metavar="RUN", help="start from the labelled positions of an earlier expert "
                         "run (RUN or RUN/expert/samples.npz; same game and table); with --games 0, only retrain")
-    parser.add_argument("--workers", type=int, default=2, help="processes playing games (default 2)")
+    parser.add_argument("--eval-games", type=int, metavar="N", help="after each round, the student's games against "
+                        f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
+    parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "
+                        f"(default {DEFAULTS.eval_opponents})")
+    parser.add_argument("--workers", type=int, help=f"processes playing games (default {DEFAULTS.workers}; "
+                        "with --resume it may change: the samples do not depend on it)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a training option of the student (repeatable), as for `tavernzoo train`")
     parser.add_argument("--seed", type=int, help="seed (default 0)")
     parser.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-expert-seedSEED)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars (they are hidden "
+                        "anyway when stderr is not a terminal)")
     parser.set_defaults(run=run_command)
     return parser
 
 
+def given_recipe(args: argparse.Namespace) -> dict[str, Any]:
+    """The recipe options given on the command line, by ExpertConfig field."""
+    values = {field: getattr(args, flag[2:].replace("-", "_")) for field, flag in RECIPE_FLAGS.items()
+              if field != "learning_rate"}
+    values["learning_rate"] = args.lr
+    return {field: value for field, value in values.items() if value is not None}
+
+
 def run_command(args: argparse.Namespace) -> int:
-    overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
-    train_config = make_train_config(args.game, None, overrides, seed=args.seed)
-    expert = ExpertConfig(teacher=args.teacher, opponents=args.opponents, rounds=args.rounds, games=args.games,
-                          epochs=args.epochs, dagger=args.dagger, prior_student=args.prior_student,
-                          learning_rate=args.lr, workers=args.workers, init=args.init,
-                          samples=args.samples)
-    out = args.out or f"runs/{train_config.game}-expert-seed{train_config.seed}"
-    report = run_expert(train_config, expert, out, progress=not args.no_progress and sys.stderr.isatty())
+    progress = not args.no_progress and sys.stderr.isatty()
+    if args.resume:
+        check_resume(args)
+        report = resume_expert(args.resume, rounds=args.rounds, workers=args.workers, progress=progress)
+        out = args.resume
+    else:
+        if args.game is None:
+            raise ValueError("name the game (tavernzoo expert GAME ...), or continue a run with --resume RUN")
+        overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
+        train_config = make_train_config(args.game, None, overrides, seed=args.seed)
+        expert = ExpertConfig(**given_recipe(args), **{k: v for k, v in (("rounds", args.rounds),
+                                                                        ("workers", args.workers)) if v is not None})
+        out = args.out or f"runs/{train_config.game}-expert-seed{train_config.seed}"
+        report = run_expert(train_config, expert, out, progress=progress)
     print(f"checkpoint: {report['checkpoint']}  (a bot spec; export it, or fine-tune with "
           f"`tavernzoo train --resume {out}`)")
     print(json.dumps(report["rounds"][-1], indent=1))
     return 0
 
+
+def check_resume(args: argparse.Namespace) -> None:
+    """Refuse, in one message naming them, the options given with --resume that differ from the run's record."""
+    from pathlib import Path
+
+    from tavernzoo.train.expert import _read_report
+    from tavernzoo.train.run import Trainer
+
+    where = f"--resume {args.resume}"
+    if args.out is not None and Path(args.out) != Path(args.resume):
+        raise ValueError(f"{where} continues the run in place; --out {args.out} names another directory")
+    given = given_recipe(args)
+    if not given and args.game is None and not args.set and args.seed is None:
+        return
+    if not (Path(args.resume) / "expert.json").is_file():
+        return  # resume_expert names what is wrong with the directory
+    recorded = ExpertConfig.from_recipe(_read_report(Path(args.resume) / "expert.json", where)["recipe"], where)
+    conflicts = [f"{RECIPE_FLAGS[field]} {value} (the run's: {getattr(recorded, field)})"
+                 for field, value in given.items() if value != getattr(recorded, field)]
+    saved = Trainer(None, args.resume, resume=True).config
+    if args.game is not None and args.game != saved.game:
+        conflicts.append(f"the game {args.game} (the run's: {saved.game})")
+    if args.seed is not None and args.seed != saved.seed:
+        conflicts.append(f"--seed {args.seed} (the run's: {saved.seed})")
+    if args.set:
+        overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
+        asked = make_train_config(saved.game, None, overrides, seed=saved.seed).to_dict()
+        stored = saved.to_dict()
+        conflicts += [f"--set {key}={asked[key]!r} (the run's: {stored.get(key)!r})" for key in overrides
+                      if asked.get(key) != stored.get(key)]
+    if conflicts:
+        raise ValueError(f"{where}: the run keeps its recorded recipe; these options differ from it: "
+                         f"{'; '.join(conflicts)}. Leave them out, or start a new run with --out")
