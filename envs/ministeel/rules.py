@@ -310,6 +310,13 @@ class QuietLog(list):
         pass  # the rules skip a QuietLog; this keeps it quiet for any other writer too
 
 
+def _say(state: State, audience: tuple[int, ...] | None, template: str, *facts: object) -> None:
+    """Log one line for ``audience`` (None: everyone): ``template`` filled with ``facts``. A search
+    sample's :class:`QuietLog` keeps no lines, so for it the text is never even formatted."""
+    if state.log.__class__ is not QuietLog:
+        state.log.append((audience, template.format(*facts) if facts else template))
+
+
 def num_seats(config: Config) -> int:
     return config.num_players
 
@@ -505,8 +512,7 @@ def _die(state: State, seat: int) -> None:
         _forget_hand(state, seat)
         _draw(state, seat, state.config.hand_size)
         state.tokens[seat] += 1
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} dies and the Resurrection Scepter revives them with {roll} HP"))
+        _say(state, None, "player_{} dies and the Resurrection Scepter revives them with {} HP", seat, roll)
         return
     state.hp[seat] = 0
     _eliminate(state, seat, "is vanquished")
@@ -533,8 +539,7 @@ def _eliminate(state: State, seat: int, why: str) -> None:
     state.skips[seat] = 0
     state.eliminated.append(seat)
     state.out_at[seat] = state.decisions
-    if state.log.__class__ is not QuietLog:
-        state.log.append((None, f"player_{seat} {why}"))
+    _say(state, None, "player_{} {}", seat, why)
 
 
 def _next_alive(state: State, seat: int) -> int:
@@ -628,13 +633,11 @@ def _window_decision(state: State, draw: bool) -> None:
     if draw:
         state.tokens[seat] -= 1
         drawn = _draw(state, seat, state.config.token_cards)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        _say(state, None, "player_{} uses a Card Draw token and draws {}", seat, drawn)
         if state.tokens[seat]:
             return
     else:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} keeps their Card Draw tokens for now"))
+        _say(state, None, "player_{} keeps their Card Draw tokens for now", seat)
     window = state.window
     window.pop(0)
     if window:
@@ -657,8 +660,7 @@ def _start_turn(state: State, seat: int) -> None:
         state.turn += 1
         if state.skips[seat]:
             state.skips[seat] -= 1
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"player_{seat}'s turn is skipped (Trip Rope)"))
+            _say(state, None, "player_{}'s turn is skipped (Trip Rope)", seat)
             if config.skipped_turn_poison and state.poison[seat]:
                 state.hp[seat] = max(1, state.hp[seat] - state.poison[seat])
             seat = _next_alive(state, seat)
@@ -861,27 +863,23 @@ def _main(state: State, action: int) -> None:
     if kind == TOKEN:
         state.tokens[seat] -= 1
         drawn = _draw(state, seat, state.config.token_cards)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} uses a Card Draw token and draws {drawn}"))
+        _say(state, None, "player_{} uses a Card Draw token and draws {}", seat, drawn)
         return
     if kind == EQUIP:
         hand[card] -= 1
         _forget(state, seat, card)
         state.equipment[seat][SLOT_OF[card]] += 1
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} equips {KINDS[card]}"))
+        _say(state, None, "player_{} equips {}", seat, KINDS[card])
         return
     state.actions_left -= 1
     if kind == FORFEIT_EMPTY:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} forfeits an action with an empty hand"))
+        _say(state, None, "player_{} forfeits an action with an empty hand", seat)
         return
     hand[card] -= 1
     _forget(state, seat, card)
     state.discard[card] += 1
     if kind == FORFEIT:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} forfeits an action, discarding {KINDS[card]}"))
+        _say(state, None, "player_{} forfeits an action, discarding {}", seat, KINDS[card])
         if card in DARK:  # "Players must take 1 HP of damage if they choose to discard a Dark card."
             _hurt(state, seat, 1)
         return
@@ -895,48 +893,40 @@ def _main(state: State, action: int) -> None:
         _forget(state, seat, POISON)
         state.discard[POISON] += 1
         damage = _attack_value(state, card) + gloves
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} + poison ({damage})"))
+        _say(state, None, "player_{} attacks player_{} with {} + poison ({})", seat, target, KINDS[card], damage)
         _begin_attack(state, seat, target, card, damage, poisons=True, combo=True)
         return
     if card in (DAGGER, HATCHET, SWORD, FLAME_SHOT, BLADED_SHIELD):
         damage = _attack_value(state, card) + gloves
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} attacks player_{target} with {KINDS[card]} ({damage})"))
+        _say(state, None, "player_{} attacks player_{} with {} ({})", seat, target, KINDS[card], damage)
         _begin_attack(state, seat, target, card, damage, poisons=False, combo=False)
     elif card == POISON:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} poisons player_{target}"))
+        _say(state, None, "player_{} poisons player_{}", seat, target)
         _begin_attack(state, seat, target, POISON, 0, poisons=True, combo=False)
     elif card == FATE:
         roll = state.chance.roll(6)
         if roll in FATE_ATTACK:
             damage = VALUES[FATE] + gloves
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, attack ({damage})"))
+            _say(state, None, "player_{} plays fate on player_{}: {}, attack ({})", seat, target, roll, damage)
             if target == seat:
                 _resolve(state, seat, FATE, damage, False, seat, -1, unblockable=False)
             else:
                 _begin_attack(state, seat, target, FATE, damage, poisons=False, combo=False)
         elif roll in FATE_POISON:
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, poison"))
+            _say(state, None, "player_{} plays fate on player_{}: {}, poison", seat, target, roll)
             if target == seat:
                 _add_poison(state, seat)
             else:
                 _begin_attack(state, seat, target, FATE, 0, poisons=True, combo=False)
         else:
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"player_{seat} plays fate on player_{target}: {roll}, heal"))
+            _say(state, None, "player_{} plays fate on player_{}: {}, heal", seat, target, roll)
             state.hp[target] = min(state.config.hp_cap, state.hp[target] + FATE_HEAL)
     elif card == HOOK_ROPE:
         stolen, from_hand = _take_random(state, target, state.config.steal_equipment, equipment_first=False,
                                          audience=(seat, target))
         _gain_stolen(state, seat, stolen, (seat, target) if from_hand else None)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} hooks a card from player_{target}"))
-        if state.log.__class__ is not QuietLog:
-            state.log.append(((seat, target), f"player_{seat} hooks {KINDS[stolen]} from player_{target}"))
+        _say(state, None, "player_{} hooks a card from player_{}", seat, target)
+        _say(state, (seat, target), "player_{} hooks {} from player_{}", seat, KINDS[stolen], target)
     elif card == SWAP_ROPE:
         hands = state.hands
         for observer, rows in enumerate(state.known):
@@ -945,12 +935,10 @@ def _main(state: State, action: int) -> None:
             else:
                 rows[seat], rows[target] = rows[target], rows[seat]
         hands[seat], hands[target] = hands[target], hands[seat]
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} swaps hands with player_{target}"))
+        _say(state, None, "player_{} swaps hands with player_{}", seat, target)
     elif card == TRIP_ROPE:
         state.skips[target] += 1
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} trips player_{target}: their next turn is skipped"))
+        _say(state, None, "player_{} trips player_{}: their next turn is skipped", seat, target)
     else:
         raise AssertionError(f"unhandled card {KINDS[card]}")
 
@@ -966,12 +954,10 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
     if card == POTION:
         state.hp[seat] = min(config.hp_cap, state.hp[seat] + VALUES[POTION])
         _draw(state, seat, 1)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} drinks a potion"))
+        _say(state, None, "player_{} drinks a potion", seat)
     elif card == REMEDY:
         state.poison[seat] -= 1
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} cures a Poison token"))
+        _say(state, None, "player_{} cures a Poison token", seat)
     elif card == MAGNIFYING_GLASS:
         roll = state.chance.roll(6)
         drawn = [0] * NUM_KINDS
@@ -980,16 +966,14 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
             if kind < 0:
                 break
             drawn[kind] += 1
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} rolls {roll} for the magnifying glass"))
+        _say(state, None, "player_{} rolls {} for the magnifying glass", seat, roll)
         _offer(state, seat, drawn, MAGNIFYING_GLASS)
     elif card == SCYTHE:
         # "Attack each opponent for 1 HP and take one card from each at random": in that order, so a card
         # comes from the hand a victim holds after the hit (a revived one's new hand; none from the fallen).
         victims = [s % state.n for s in range(seat + 1, seat + state.n) if state.alive[s % state.n]]
         damage = VALUES[SCYTHE] + state.equipment[seat][GLOVES]
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} swings the scythe at every opponent ({damage})"))
+        _say(state, None, "player_{} swings the scythe at every opponent ({})", seat, damage)
         for victim in victims:
             armor = state.equipment[victim][ARMOR_SLOT] if config.armor_vs_unblockable else 0
             _hurt(state, victim, damage - armor)
@@ -1001,12 +985,10 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
                                    audience=(seat, victim))
             if kind >= 0:
                 taken[kind] += 1
-                if state.log.__class__ is not QuietLog:
-                    state.log.append(((seat, victim), f"player_{seat} takes {KINDS[kind]} from player_{victim}"))
+                _say(state, (seat, victim), "player_{} takes {} from player_{}", seat, KINDS[kind], victim)
         _offer(state, seat, taken, SCYTHE)
     elif card == PLAGUE_SKULL:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{seat} raises the plague skull: a Poison token for everyone"))
+        _say(state, None, "player_{} raises the plague skull: a Poison token for everyone", seat)
         for s in range(seat, seat + state.n):
             _add_poison(state, s % state.n)
     elif card == DOOM_DRAGON:
@@ -1014,12 +996,10 @@ def _play_untargeted(state: State, seat: int, card: int) -> None:
             victim = s % state.n
             if state.alive[victim]:
                 lost = _destroy(state, victim, 2)
-                if state.log.__class__ is not QuietLog:
-                    state.log.append((None, f"the doom dragon destroys player_{victim}'s {_names(lost)}"))
+                _say(state, None, "the doom dragon destroys player_{}'s {}", victim, _names(lost))
         left = _next_alive(state, seat)
         lost = _destroy(state, seat, 2)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{left} destroys player_{seat}'s {_names(lost)}"))
+        _say(state, None, "player_{} destroys player_{}'s {}", left, seat, _names(lost))
     else:
         raise AssertionError(f"unhandled card {KINDS[card]}")
 
@@ -1032,8 +1012,7 @@ def _offer(state: State, seat: int, cards: list[int], source: int) -> None:
         state.pick_source = source
         state.phase = PICK_PHASE
         state.to_act = seat
-        if state.log.__class__ is not QuietLog:
-            state.log.append(((seat,), f"player_{seat} may keep one of {_names(_expand(cards))}"))
+        _say(state, (seat,), "player_{} may keep one of {}", seat, _names(_expand(cards)))
         return
     if kinds:
         state.pick = cards
@@ -1065,10 +1044,8 @@ def _keep(state: State, kind: int) -> None:
         state.hands[seat][kind] += 1
     for other in range(NUM_KINDS):
         state.discard[other] += cards[other]
-    if state.log.__class__ is not QuietLog:
-        state.log.append(((seat,), f"player_{seat} keeps {KINDS[kind]}"))
-    if state.log.__class__ is not QuietLog:
-        state.log.append((None, f"player_{seat} keeps one card and discards {_names(_expand(cards))}"))
+    _say(state, (seat,), "player_{} keeps {}", seat, KINDS[kind])
+    _say(state, None, "player_{} keeps one card and discards {}", seat, _names(_expand(cards)))
     state.pick = [0] * NUM_KINDS
     state.pick_source = -1
     state.phase = MAIN
@@ -1089,15 +1066,13 @@ def _begin_attack(state: State, attacker: int, target: int, card: int, damage: i
 def _react(state: State, card: int) -> None:
     defender, attacker = state.target, state.attacker
     if card < 0:
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{defender} does not react"))
+        _say(state, None, "player_{} does not react", defender)
         _finish_attack(state, defender, -1, unblockable=False)
         return
     state.hands[defender][card] -= 1
     _forget(state, defender, card)
     state.discard[card] += 1
-    if state.log.__class__ is not QuietLog:
-        state.log.append((None, f"player_{defender} reacts with {KINDS[card]}"))
+    _say(state, None, "player_{} reacts with {}", defender, KINDS[card])
     if card == CONFUSION_DUST:  # the whole attack, combo included, turns on its attacker; unblockable
         _finish_attack(state, attacker, -1, unblockable=True)
     elif card == REMEDY:  # blocks the Poison; a combo's physical part still strikes
@@ -1121,8 +1096,7 @@ def _answer(state: State, card: int) -> None:
         state.discard[shield] -= 1
         hand[shield] += 1
         _learn(state, attacker, shield, None)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{attacker} hooks away the {KINDS[shield]}"))
+        _say(state, None, "player_{} hooks away the {}", attacker, KINDS[shield])
         shield = -1
     _finish_attack(state, state.target, shield, unblockable=False)
 
@@ -1144,20 +1118,17 @@ def _resolve(state: State, attacker: int, card: int, damage: int, poisons: bool,
         block = 0
         if shield == BLADED_SHIELD:
             block = state.chance.roll(6)
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"player_{victim}'s bladed shield rolls {block}"))
+            _say(state, None, "player_{}'s bladed shield rolls {}", victim, block)
         elif shield >= 0:
             block = VALUES[shield]
         if not unblockable or config.armor_vs_unblockable:
             block += state.equipment[victim][ARMOR_SLOT]
         dealt = max(0, damage - block)
-        if state.log.__class__ is not QuietLog:
-            state.log.append((None, f"player_{victim} takes {dealt} damage"))
+        _say(state, None, "player_{} takes {} damage", victim, dealt)
         _hurt(state, victim, dealt)
         if card == FLAME_SHOT and state.alive[victim] and (dealt > 0 or not config.flame_needs_damage):
             lost = _destroy(state, victim, 2)
-            if state.log.__class__ is not QuietLog:
-                state.log.append((None, f"the flame shot destroys player_{victim}'s {_names(lost)}"))
+            _say(state, None, "the flame shot destroys player_{}'s {}", victim, _names(lost))
         if poisons and dealt > 0:
             _add_poison(state, victim)
     elif poisons:
