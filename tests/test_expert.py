@@ -327,13 +327,16 @@ def tiny_config(**changes):
 def test_value_student_uses_trained_critics_only_from_round_two(tmp_path):
     """--value-student: round 1's teacher has no value= (round 0's critic, from --init, is a fresh network's);
     round K >= 2 searches with round K-1's student as value, and that student carries its trained critic."""
-    from tavernzoo.agents.policy import MLPPolicy
+    from tavernzoo.agents.policy import MLPPolicy, find_policy_dir
 
     start = tmp_path / "start"
     run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    trained = MLPPolicy.load(find_policy_dir(str(start)))
+    actor_only = tmp_path / "actor"  # a policy without a critic, as an older ONNX or zoo bot is
+    MLPPolicy(trained.weights, trained.biases, trained.activation, trained.meta).save(actor_only)
     lines: list[str] = []
     out = tmp_path / "run"
-    report = run_expert(tiny_config(), quick(teacher="mcts:6", rounds=3, games=1, epochs=1, init=str(start),
+    report = run_expert(tiny_config(), quick(teacher="mcts:6", rounds=3, games=1, epochs=1, init=str(actor_only),
                                              prior_student=True, value_student=True, eval_games=0),
                         out, log=lines.append)
     teachers = [entry["teacher"] for entry in report["rounds"]]
@@ -357,6 +360,36 @@ def test_value_student_uses_trained_critics_only_from_round_two(tmp_path):
         ExpertConfig(teacher="oracle", value_student=True)
     with pytest.raises(ValueError, match="already names value="):
         ExpertConfig(teacher="mcts:value=zoo:tiny_minotaur", value_student=True)
+
+
+def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path):
+    """--init of a run (its checkpoint holds the critic) copies actor and critic: round 1 already searches with
+    round 0's value head, which is the starting run's critic weight for weight."""
+    from tavernzoo.agents.policy import MLPPolicy, find_policy_dir
+
+    start = tmp_path / "start"
+    run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    out = tmp_path / "run"
+    lines: list[str] = []
+    report = run_expert(tiny_config(), quick(teacher="mcts:6", rounds=1, games=1, epochs=1, init=str(start),
+                                             prior_student=True, value_student=True, eval_games=0),
+                        out, log=lines.append)
+    assert report["rounds"][0]["teacher"] == f"mcts:6,prior={out}/expert/round_0,value={out}/expert/round_0"
+    assert not any("no value=" in line for line in lines)
+    assert json.loads((out / "expert" / "round_0" / "policy.json").read_text())["critic_trained"] is True
+    source, copied = MLPPolicy.load(find_policy_dir(str(start))), MLPPolicy.load(out / "expert" / "round_0")
+    for mine, theirs in zip(copied.value_weights + copied.value_biases, source.value_weights + source.value_biases,
+                            strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    # the same run exported: the ONNX file's `value` output is read back as the critic
+    from tavernzoo.agents.export import export
+    from tavernzoo.train.expert import read_actor
+
+    onnx_path, _ = export(start, tmp_path / "bot.onnx")
+    from_onnx = read_actor(str(onnx_path))
+    assert from_onnx.has_value
+    for mine, theirs in zip(from_onnx.value_weights, source.value_weights, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=1e-7)
 
 
 def _kill(monkeypatch, where: str) -> None:

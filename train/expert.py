@@ -19,8 +19,9 @@ One round:
    (``prior=expert/round_K``): the search improves on the student, the student learns the improvement.
    With ``init`` (a bot's weights as the starting student, kept as ``expert/round_0``) round 1 already
    has the student's DAgger moves and prior. With ``value_student`` the teacher also scores its leaves
-   with a student's value head (``value=expert/round_K``), from round 2 on (:func:`value_dir`: round 0's
-   critic is a fresh network's, never a value).
+   with a student's value head (``value=expert/round_K``), from round 2 on, or round 1 where the ``init``
+   bot carried a trained critic (:func:`value_dir`: otherwise round 0's critic is a fresh network's, never
+   a value).
 5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
    every other seat, duplicate deals with seats rotated (``eval.match.play_match`` over ``workers``
    processes, the same deals every round): the round's strength line, kept in expert.json.
@@ -99,10 +100,13 @@ def read_actor(spec: str) -> Any:
         manifest = read_manifest(path)
         arrays = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
         count = sum(1 for name in arrays if name.startswith("w") and name[1:].isdigit())
+        critic = sum(1 for name in arrays if name.startswith("vw") and name[2:].isdigit())  # the `value` output's
         network = manifest.get("network") or {}
         activation = network.get("activation", "tanh") if isinstance(network, dict) else "tanh"
         return MLPPolicy([arrays[f"w{i}"] for i in range(count)], [arrays[f"b{i}"] for i in range(count)],
-                         activation, {"env": manifest.get("env")})
+                         activation, {"env": manifest.get("env")},
+                         [arrays[f"vw{i}"] for i in range(critic)] if critic else None,
+                         [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
     return MLPPolicy.load(find_policy_dir(spec))
 
 
@@ -284,12 +288,28 @@ def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, va
 
 def value_dir(expert: ExpertConfig, out: Path, round_index: int) -> Path | None:
     """The student whose value head an mcts teacher uses in round ``round_index`` (``value_student``): the
-    previous round's, from round 2 on. Round 0's student (``init``) is never one: only its actor is a trained
-    bot's, its critic is a fresh network's (an ONNX or zoo bot carries no critic to copy), and scoring the
-    search's leaves with random numbers would be worse than rolling out."""
-    if not expert.value_student or round_index < 2:
+    previous round's. Round 0's student (``init``) is one only where the bot it started from carried a trained
+    critic (a checkpoint or run, or a bot exported with its ``value`` output): otherwise its critic is a fresh
+    network's (older ONNX and zoo bots carry none), and scoring the search's leaves with random numbers would
+    be worse than rolling out, so the value starts in round 2."""
+    if not expert.value_student or round_index < 1:
         return None
-    return out / "expert" / f"round_{round_index - 1}"
+    previous = out / "expert" / f"round_{round_index - 1}"
+    if round_index == 1 and not critic_trained(previous):
+        return None
+    return previous
+
+
+def critic_trained(student_dir: Path) -> bool:
+    """Whether a round's saved student has a trained critic: every trained round's has; round 0's (``init``)
+    says so in its policy.json (runs that predate the flag: no)."""
+    import json
+
+    try:
+        meta = json.loads((student_dir / "policy.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("critic_trained", meta.get("expert_round") != 0) is True
 
 
 def measure_student(game: Any, config: Any, student_dir: Path, expert: ExpertConfig, seed: int,
@@ -350,15 +370,20 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     torch.set_num_threads(train_config.torch_threads)
     torch.manual_seed(train_config.seed)
     model, league = make_model(trainer)
+    start_critic = False
     if expert.init:
-        load_actor(model.policy, read_actor(expert.init))  # a bad or mismatched bot fails before any write
+        start = read_actor(expert.init)
+        load_actor(model.policy, start)  # a bad or mismatched bot fails before any write
+        if start.has_value:  # a checkpoint, or a bot exported with its value head: its critic comes along
+            load_critic(model.policy, start)
+            start_critic = True
     trainer.out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(trainer.out / "config.json", train_config.to_dict())
     student_dir: Path | None = None
     if expert.init:
         # round 0: the starting student, so that round 1 already has DAgger and the student as prior
         student_dir = trainer.out / "expert" / "round_0"
-        provenance = {**trainer.provenance, "timesteps": 0, "expert_round": 0, "critic_trained": False}
+        provenance = {**trainer.provenance, "timesteps": 0, "expert_round": 0, "critic_trained": start_critic}
         policy_from_sb3(model.policy, provenance).save(student_dir)
     if len(data):
         # the starting samples go into the run first, so a run killed in round 1 resumes without its source
@@ -505,7 +530,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             value = value_dir(expert, trainer.out, round_index)
             spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value)
             if expert.value_student and value is None:
-                why = "round 0's critic (--init) is untrained" if student_dir is not None else "no student yet"
+                why = ("round 0's critic is untrained (the --init bot carries none)" if student_dir is not None
+                       else "no student yet")
                 log(f"round {round_index}: teacher {spec} (no value= this round: {why}; from round 2 on, the "
                     "previous round's student is the value)")
             else:

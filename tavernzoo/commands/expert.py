@@ -51,7 +51,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="an mcts teacher searches with the latest student as its prior")
     parser.add_argument("--value-student", action="store_true", default=None,
                         help="an mcts teacher scores its leaves with the latest student's value head, from "
-                        "round 2 on (round 0's student from --init has an untrained critic and is never one); "
+                        "round 2 on, or round 1 where --init names a bot with a trained critic (a checkpoint "
+                        "or run, a bot exported with its value output); "
                         "add depth=D to the teacher to cut rollouts after D decisions, else the network scores "
                         "each new leaf without a rollout")
     parser.add_argument("--lr", type=float, help=f"Adam learning rate (default {DEFAULTS.learning_rate})")
