@@ -258,6 +258,10 @@ def test_every_bundled_zoo_bot_loads_and_plays_its_game(name):
                                                               for s in range(1, seats)]
     returns, _ = play_game(make_env(game, config), bots, seed=0)
     assert len(returns) == seats
+    if "value" in manifest.get("outputs", {}):  # exported with its value head: it guides search as prior and value
+        search = load_bot(f"mcts:4,prior=zoo:{name},value=zoo:{name}", game, config, seed=0)
+        returns, _ = play_game(make_env(game, config), [search] + bots[1:], seed=1)
+        assert len(returns) == seats
 
 
 def test_export_and_zoo_commands(tmp_path):
