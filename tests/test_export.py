@@ -296,6 +296,7 @@ def test_the_zoo_listing_says_how_each_bot_was_trained():
     assert _training({"timesteps": 501760, "started_from": "the previous bot"}) == "warm start, then 501,760 PPO steps"
     assert _training({"timesteps": 2048, "expert": {"teacher": "mcts"}}) == "distilled from mcts, then 2,048 PPO steps"
     assert _training({}) == "?"
+    assert _training({"timesteps": 7, "summary": "a bot, then 7 PPO steps"}) == "a bot, then 7 PPO steps"
     listing = subprocess.run([sys.executable, *CLI, "zoo"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "distilled from oracle" in listing.stdout and "PPO steps" in listing.stdout

@@ -55,7 +55,10 @@ def run_zoo(args: argparse.Namespace) -> int:
 
 
 def _training(provenance: dict[str, Any]) -> str:
-    """How the bot was trained, in a few words: its PPO steps, and the teacher a distilled start came from."""
+    """How the bot was trained, in a few words: its PPO steps, and the teacher a distilled start came from;
+    for a bot trained in stages, the ``summary`` its manifest's provenance gives (``lineage`` has each)."""
+    if isinstance(provenance.get("summary"), str):
+        return provenance["summary"]
     steps = provenance.get("timesteps")
     expert = provenance.get("expert")
     started = provenance.get("started_from")
