@@ -140,7 +140,8 @@ def load_critic(policy: Any, critic: Any) -> None:
     shapes = [tuple(layer.weight.shape) for layer in layers]
     wanted = [tuple(w.shape) for w in critic.value_weights]
     if shapes != wanted:
-        raise ValueError(f"the saved student's critic layers {wanted} do not match the run's network {shapes}")
+        raise ValueError(f"the critic's layers {wanted} (the saved student's, or the --init bot's) do not match "
+                         f"the run's network {shapes}")
     with torch.no_grad():
         for layer, weight, bias in zip(layers, critic.value_weights, critic.value_biases, strict=True):
             layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
