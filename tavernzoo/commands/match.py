@@ -52,14 +52,14 @@ def run_match(args: argparse.Namespace) -> int:
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
-        rows = [{"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
-                 "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
-                 **({"bot_stats": row.bot_stats} if row.bot_stats else {})}
-                for row in result.rows]
-        pooled = [{"bot": row.bot, "entries": row.games // result.games, "games": row.games, "wins": row.wins,
-                   "draws": row.draws, "losses": row.losses, "score": row.score, "score_ci": list(row.score_ci),
-                   "fair_share": row.games / result.games / result.seats, "mean_return": row.mean_return}
-                  for row in result.pooled]
+        def row_json(row: Any) -> dict[str, Any]:
+            return {"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                    "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
+                    **({"bot_stats": row.bot_stats} if row.bot_stats else {})}
+
+        rows = [row_json(row) for row in result.rows]
+        pooled = [{**row_json(row), "entries": _entries(row, result),
+                   "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
                           "seed": result.seed, "config": config, "rows": rows,
                           **({"pooled": pooled} if pooled else {})}, indent=1))
@@ -82,10 +82,14 @@ def run_match(args: argparse.Namespace) -> int:
         for column in ("bot", "entries", "wins", "share", "fair share", "95% interval", "mean return"):
             teams.add_column(column, justify="left" if column == "bot" else "right")
         for row in result.pooled:
-            entries = row.games // result.games
+            entries = _entries(row, result)
             teams.add_row(Text(row.bot), str(entries), str(row.wins), f"{row.score:.3f}",
                           f"{entries / result.seats:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}",
                           f"{row.mean_return:+.3f}")
         console().print(teams)
     return 0
 
+
+def _entries(pooled_row: Any, result: Any) -> int:
+    """How many entries a pooled row holds: each of them played every game of the match."""
+    return pooled_row.games // result.games
