@@ -33,8 +33,8 @@ sends something that is not a chat completion fails the move at once (kinds ``co
 ``garbage``); a move past its time forfeits (``timeout``).
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
-whole move within ``time`` seconds (every socket read is given only the time left, so a server that
-trickles or hangs is cut off), a game's conversation at most :data:`MAX_HISTORY_CHARS` (older turns are
+whole move within ``time`` seconds (the host name's lookup and every socket read are given only the time
+left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most :data:`MAX_HISTORY_CHARS` (older turns are
 dropped), failure reasons clipped. The API key is sent as a bearer token and never written anywhere:
 reasons are scrubbed of it.
 
@@ -50,7 +50,9 @@ import json
 import os
 import random
 import re
+import socket
 import ssl
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -230,6 +232,9 @@ class ChatClient:
         connection_type = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
         kwargs = {"context": ssl.create_default_context()} if self._https else {}
         connection = connection_type(self._host, self._port, timeout=left(), **kwargs)
+        # http.client resolves the host name with getaddrinfo, which takes no timeout: a resolver that
+        # hangs would hold the move past its time. The name is looked up within the time left instead.
+        connection._create_connection = self._bounded_connect(left, where)
         try:
             try:
                 connection.request("POST", self._path, body=data, headers=headers)
@@ -265,6 +270,29 @@ class ChatClient:
                              f"{clip(repr(text[:200]), 240)}") from None
         return Completion(content, tokens_in, tokens_out, seconds)
 
+    def _bounded_connect(self, left, where: str):
+        """A ``socket.create_connection`` for ``http.client`` whose name lookup is bounded by ``left()``
+        (the numeric addresses are then connected to, each within the time left; TLS still checks the
+        certificate against the host name, which http.client passes on)."""
+        def connect(address, timeout=None, source_address=None):
+            host, port = address
+            addresses = resolve(host, port, left(), lambda: self._fail(
+                "timeout", f"the name {host!r} of {where} was not resolved within the move's {self.spec.time:g} s"))
+            error: OSError | None = None
+            for family, kind, protocol, _, socket_address in addresses:
+                sock = socket.socket(family, kind, protocol)
+                try:
+                    sock.settimeout(left())
+                    if source_address:
+                        sock.bind(source_address)
+                    sock.connect(socket_address)
+                    return sock
+                except OSError as failure:
+                    sock.close()
+                    error = failure
+            raise error if error is not None else OSError(f"no address for {host!r}")
+        return connect
+
     def _read(self, response, connection, left, where: str) -> bytes:
         chunks, size = [], 0
         while True:
@@ -281,6 +309,30 @@ class ChatClient:
             if size > MAX_REPLY_BYTES:
                 raise self._fail("garbage", f"{where} sent a reply over {MAX_REPLY_BYTES} bytes; it was cut off")
             chunks.append(chunk)
+
+
+def resolve(host: str, port: int, seconds: float, on_timeout) -> list[tuple]:
+    """``socket.getaddrinfo(host, port)`` (TCP) within ``seconds``; past them ``raise on_timeout()``.
+
+    getaddrinfo itself cannot be interrupted, so it runs in a daemon thread that is left to finish on its
+    own (it holds nothing but the name) while the caller goes on; its errors (``socket.gaierror``) are the
+    caller's, as if it had called getaddrinfo."""
+    outcome: list[Any] = []
+
+    def lookup() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as error:
+            outcome.append(error)
+
+    worker = threading.Thread(target=lookup, name=f"resolve {host}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        raise on_timeout()
+    if isinstance(outcome[0], OSError):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _count(value: Any) -> int:

@@ -213,6 +213,46 @@ def test_a_misbehaving_server_fails_the_move_with_one_sentence(fake, model, kind
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 700
 
 
+def test_a_host_name_that_never_resolves_forfeits_within_the_move(fake, monkeypatch):
+    """getaddrinfo takes no timeout: a resolver that hangs must not hold the move past its time."""
+    import socket
+
+    real = socket.getaddrinfo
+    port = fake.url.split(":")[2].split("/")[0]
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "slow-resolver.test":
+            time.sleep(8)  # the lookup hangs (its daemon thread is left to finish)
+        if host == "fake-host.test":
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:first@http://slow-resolver.test:{port}/v1,time=1", "random"], 1, seed=3)
+    assert time.monotonic() - started < 5
+    assert caught.value.kind == "timeout"
+    assert "'slow-resolver.test'" in caught.value.reason and "not resolved within the move's 1 s" in caught.value.reason
+    # A name that does resolve is connected to by its address (the fake answers; the move is played).
+    played = play_match("tiny_minotaur", [f"llm:first@http://fake-host.test:{port}/v1,time=5", "random"], 1, seed=3)
+    assert played.games == 2 and played.rows[0].bot_stats["requests"] > 0
+
+
+def test_a_host_name_that_does_not_exist_is_a_connect_failure(monkeypatch):
+    import socket
+
+    def getaddrinfo(host, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", ["llm:m@http://no-such-host.test/v1,time=2", "random"], 1, seed=3)
+    assert caught.value.kind == "connect"
+    assert "cannot reach http://no-such-host.test/v1" in caught.value.reason
+    assert "Name or service not known" in caught.value.reason
+
+
 def test_a_url_that_does_not_answer_is_one_error_line_from_the_command_line():
     command = [sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots",
                "llm:m@http://127.0.0.1:9/v1,time=2", "random", "--games", "1", "--no-progress"]
