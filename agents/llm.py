@@ -34,9 +34,9 @@ sends something that is not a chat completion fails the move at once (kinds ``co
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds (the host name's lookup and every socket read are given only the time
-left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most :data:`MAX_HISTORY_CHARS` (older turns are
-dropped), failure reasons clipped. The API key is sent as a bearer token and never written anywhere:
-reasons are scrubbed of it.
+left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most
+:data:`MAX_HISTORY_CHARS` (older turns are dropped), failure reasons clipped. The API key is sent as a
+bearer token and never written anywhere: reasons are scrubbed of it.
 
 Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
 moves, requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),

@@ -34,10 +34,18 @@ def play_game(env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str
         feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
         env.step(bots[seat].act(observation))
     record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
-    stats = [bot.game_stats() for bot in bots]
-    if any(item is not None for item in stats):
+    stats = bot_stats(bots)
+    if stats is not None:
         record["bot_stats"] = stats
     return totals, record
+
+
+def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
+    """A game record's ``bot_stats``: each seat's ``game_stats()`` of the game just played (the ``llm:``
+    bots' counts; None for a bot that counts nothing or a seat no bot holds, e.g. a person's), or None
+    when no seat counted anything."""
+    stats = [as_bot(bot).game_stats() if bot is not None else None for bot in bots]
+    return stats if any(item is not None for item in stats) else None
 
 
 def add_stats(total: dict[str, Any], stats: dict[str, Any] | None) -> None:

@@ -47,7 +47,7 @@ from ..envs.make import make_env
 from .backends import start_method
 from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
-from .loop import play_game
+from .loop import bot_stats, play_game
 from .ratings import places_from_scores
 from .results import Tally
 from .schedule import Settings
@@ -141,8 +141,8 @@ class DealPlayer:
                 continue
             line = {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
                     "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
-            stats = [guard.bot.game_stats() for guard in guards]  # the llm: bots' counts, forfeits too
-            if any(item is not None for item in stats):
+            stats = bot_stats([guard.bot for guard in guards])  # the llm: bots' counts, forfeits too
+            if stats is not None:
                 line["bot_stats"] = record["bot_stats"] = stats
             yield line
 

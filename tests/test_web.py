@@ -327,6 +327,25 @@ def test_a_crashing_program_forfeits_and_the_table_says_so(local_client):
     assert local_client.get(f"/api/tables/{table['id']}/record").json()["forfeit"]["seat"] == 1
 
 
+def test_a_tables_record_carries_the_llm_bots_counts(local_client):
+    """As in tournaments' games.jsonl: the record of a game with an llm: bot says what it cost."""
+    from llm_fake import FakeLLM
+
+    server = FakeLLM()
+    try:
+        table = new_table(local_client, "tiny_minotaur", ["human", f"llm:first@{server.url}"], seed=4, config={})
+        play_out(local_client, table)
+        record = local_client.get(f"/api/tables/{table['id']}/record").json()
+    finally:
+        server.close()
+    person, bot = record["bot_stats"]
+    assert person is None  # the person's seat counts nothing
+    assert bot["moves"] >= 1 and bot["requests"] >= bot["moves"] and bot["illegal"] == 0
+    plain = new_table(local_client, "tiny_minotaur", ["human", "heuristic"], seed=4, config={})
+    play_out(local_client, plain)
+    assert "bot_stats" not in local_client.get(f"/api/tables/{plain['id']}/record").json()
+
+
 def test_a_watched_table_shows_any_seat_and_streams_its_progress(local_client):
     table = new_table(local_client, "ministeel", ["heuristic", "random", GOOD_BOT], seed=8)
     assert table["human"] is None

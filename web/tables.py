@@ -29,6 +29,7 @@ from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
 from ..eval.guard import Forfeit, Guard
+from ..eval.loop import bot_stats
 from ..eval.seating import score_of
 
 HUMAN = "human"
@@ -105,6 +106,7 @@ class Table:
         self.status = "starting"  # starting, bots, your_turn, over
         self.frames: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
+        self.bot_stats: list[dict[str, Any] | None] | None = None  # the bots' counts of the game, once it is over
         self.returns: list[float] | None = None
         self.closed = False
         self.touched = time.monotonic()
@@ -229,6 +231,8 @@ class Table:
                     as_bot(bot).game_over(self.returns, seat)
                 except Exception:  # noqa: BLE001, S110 - the game is over either way
                     pass
+        # The llm: bots' counts of this game, kept for the record (the bots are closed below).
+        self.bot_stats = bot_stats([self.bots.get(seat) for seat in range(len(self.seats))])
         if self.human is not None and lost is not None:
             self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
         elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
@@ -307,6 +311,8 @@ class Table:
             record = self.env.unwrapped.record(seats=self.seats)
         if self.forfeit is not None:
             record["forfeit"] = self.forfeit
+        if self.bot_stats is not None:
+            record["bot_stats"] = self.bot_stats
         return record
 
     def close_bots(self) -> None:
