@@ -176,6 +176,32 @@ def test_bad_training_options_are_refused():
         TrainConfig(timesteps=0)
 
 
+@pytest.mark.parametrize("game", sorted(games()))
+def test_each_games_default_run_is_its_recipe_file(game):
+    """train/recipes/<game>.toml holds the default run; every key of it is a training option that holds."""
+    from tavernzoo.train.config import RECIPES, game_defaults
+
+    recipe = game_defaults(game)
+    assert (RECIPES / f"{game}.toml").is_file() and recipe["timesteps"] > 0
+    config = make_train_config(game)
+    for key, value in recipe.items():
+        assert getattr(config, key) == value
+    assert make_train_config(game, overrides={"timesteps": 1234}).timesteps == 1234  # --set wins over it
+
+
+def test_a_game_without_a_recipe_trains_with_the_general_defaults_and_a_bad_recipe_is_named(tmp_path, monkeypatch):
+    from tavernzoo.train import config as config_module
+
+    monkeypatch.setattr(config_module, "RECIPES", tmp_path)
+    assert make_train_config("minefield").timesteps == TrainConfig().timesteps
+    (tmp_path / "minefield.toml").write_text("[train]\ntimestep = 5\n")
+    with pytest.raises(ValueError, match=r"recipe minefield.toml: unknown training option\(s\) timestep"):
+        make_train_config("minefield")
+    (tmp_path / "minefield.toml").write_text("[train\n")
+    with pytest.raises(ValueError, match="recipe minefield.toml is not a TOML file"):
+        make_train_config("minefield")
+
+
 def test_a_policy_bot_refuses_another_games_checkpoint(tmp_path):
     policy = MLPPolicy([np.zeros((8, 65), np.float32)], [np.zeros(8, np.float32)], "tanh", {"env": "other_v0"})
     policy.save(tmp_path)

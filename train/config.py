@@ -118,15 +118,27 @@ def _check_type(name: str, value: Any, kind: str) -> None:
         raise ValueError(f"training option {name}={value!r} is not valid: it must be {checks[kind][1]}")
 
 
-# Per-game defaults: each fits the default run in about ten minutes on a 2-core CPU.
-GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    # ent_coef 0.05: of the settings tried (docs/training.md) the one that held off the early collapse to a
-    # fixed card-priority policy best.
-    "tiny_minotaur": {"timesteps": 300_000, "ent_coef": 0.05},
-    "minefield": {"timesteps": 300_000, "game_config": {"num_players": 4}},
-    "ministeel": {"timesteps": 400_000, "game_config": {"num_players": 4}},
-    "wyvern": {"timesteps": 300_000, "game_config": {"num_players": 4}},
-}
+RECIPES = Path(__file__).parent / "recipes"
+"""Each game's default run, ``recipes/<game>.toml`` (a ``[train]`` table in a --config file's shape): a game
+without one trains with the general defaults. Each fits the default run in about ten minutes on 2 cores."""
+
+
+def game_defaults(game: str) -> dict[str, Any]:
+    """The training options of ``game``'s default run (:data:`RECIPES`; empty where it has none)."""
+    path = RECIPES / f"{game}.toml"
+    return _training_table(path, f"recipe {path.name}") if path.is_file() else {}
+
+
+def _training_table(path: Path, where: str) -> dict[str, Any]:
+    """The ``[train]`` table of a TOML file (or its top level where it has no such table)."""
+    try:
+        loaded = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{where} is not a TOML file: {error}") from None
+    table = loaded.get("train", loaded)
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: [train] must be a table of training options, not {table!r}")
+    return table
 
 
 def field_docs() -> dict[str, str]:
@@ -146,18 +158,12 @@ def field_docs() -> dict[str, str]:
 def make_train_config(game: str, file: str | Path | None = None, overrides: dict[str, Any] | None = None,
                       **explicit: Any) -> TrainConfig:
     """Defaults for ``game``, then a TOML file, then ``overrides`` (``--set``), then explicit arguments."""
-    values: dict[str, Any] = {"game": game, **GAME_DEFAULTS.get(game, {})}
+    values: dict[str, Any] = {"game": game, **game_defaults(game)}
     if file is not None:
-        try:
-            loaded = tomllib.loads(Path(file).read_text())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"--config {file} is not a TOML file: {error}") from None
-        table = loaded.get("train", loaded)
-        if not isinstance(table, dict):
-            raise ValueError(f"--config {file}: [train] must be a table of training options, not {table!r}")
-        values.update(table)
+        values.update(_training_table(Path(file), f"--config {file}"))
     known = {f.name for f in dataclasses.fields(TrainConfig)}
-    for source, given in ((f"--config {file}: ", values), ("", overrides or {})):
+    for source, given in ((f"--config {file}: " if file is not None else f"recipe {game}.toml: ", values),
+                          ("", overrides or {})):
         unknown = sorted(set(given) - known)
         if unknown:
             raise ValueError(f"{source}unknown training option(s) {', '.join(map(str, unknown))}; valid: "
