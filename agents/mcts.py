@@ -20,7 +20,10 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   ``Q + puct * P(a) * sqrt(N) / (1 + n)`` over all legal moves, an untried one valued at its node's
   mean (so a node need not try every move). Any other bot names one move, which a node expands first
   and favours by ``PRIOR_BIAS / (visits + 1)`` (progressive bias), which matters where moves are many
-  and simulations few (MiniSteel, Wyvern).
+  and simulations few (MiniSteel, Wyvern). With ``root_temp=T`` the probabilities at the root are taken to
+  the power 1/T and normalised: a trained policy is often nearly certain (Wyvern's zoo bot gives its move
+  0.99 at half its decisions), and PUCT then never tries another move, so the search plays the network's
+  move; T > 1 lets it weigh the others, while the opponents' nodes keep the network's own odds.
 * **Value** (``value=BOT``, a trained policy with a value head): the network's estimate of each seat's
   final return scores a leaf instead of the game's own estimate: with ``depth=0`` no rollout is played
   at all, with ``depth=D`` the rollout plays D decisions first. Every seat's observation goes to the
@@ -28,7 +31,7 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
 
 Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
 being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
-``mcts:prior=zoo:tiny_minotaur,value=runs/tm``.
+``mcts:prior=zoo:tiny_minotaur,value=runs/tm``, ``mcts:prior=zoo:wyvern,value=zoo:wyvern,root_temp=4``.
 The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
 hands it over. docs/search.md has the design, the speeds and the results.
 """
@@ -61,6 +64,8 @@ OPTION_HELP = {
     "value": "none, or a trained policy with a value head (an .onnx bot exported with it, a checkpoint or run "
              "directory) whose estimate scores the leaves (after depth decisions of rollout; depth=0: none)",
     "puct": "PUCT exploration constant where the prior gives probabilities (>= 0)",
+    "root_temp": "temperature of the prior's probabilities at the root (> 0; 1: as the network gives them; above "
+                 "1 flattens a peaked prior so the search weighs the network's other moves too)",
     "depth": "decisions per rollout before the value estimate scores the position (0: play to the end)",
     "c": "UCB exploration constant (>= 0)",
     "tree": "open (nodes are action sequences; any game) or closed (nodes are states, chance outcomes "
@@ -79,6 +84,7 @@ class Options:
     prior: str = "none"
     value: str = "none"
     puct: float = 1.5
+    root_temp: float = 1.0
     depth: int = 0  # 0: rollouts play to the end
     c: float = 1.0
     tree: str = "open"
@@ -118,10 +124,11 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
             raise ValueError(bad)
         return raw
     try:
-        value = float(raw) if key in ("time", "c", "puct") else int(raw)
+        value = float(raw) if key in ("time", "c", "puct", "root_temp") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
-    if (key == "sims" and value < 1) or (key in ("time",) and not value > 0) or (key == "depth" and value < 0) or (
+    if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
+            key == "depth" and value < 0) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
     return value
@@ -198,6 +205,8 @@ class MCTSBot(BotBase):
         self._policy = self._load_policy("rollout", options.rollout, "random")
         self._prior_bot = self._load_policy("prior", options.prior, "none")
         self._prior_gives_probabilities = True  # until the prior bot answers None (it only names moves)
+        if options.root_temp != 1.0:
+            self._check_root_temperature(game, config, options)
         self._closed: ClosedLoopTree | None = None
         if options.tree == "closed":
             if self.simultaneous or hooks.closed_loop is None:
@@ -212,6 +221,22 @@ class MCTSBot(BotBase):
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         self._seat_buffers = np.zeros((self.seats, self._buffer.shape[0]), dtype=np.float32)
         self.last_search: dict[str, Any] = {}
+
+    def _check_root_temperature(self, game: Any, config: Any, options: Options) -> None:
+        """``root_temp`` reshapes a prior's probabilities at the root of the open tree: refused where
+        there are none (no prior, a prior bot that only names its move, simultaneous moves) or no such root."""
+        bad = f"mcts root_temp={options.root_temp:g}"
+        if options.tree == "closed" or self.simultaneous:
+            raise ValueError(f"{bad}: only the open tree of a turn-based game searches with prior probabilities "
+                             f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
+        if self._prior_bot is not None:
+            probe_observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
+            probe_mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
+            if self._prior_bot.action_probabilities(probe_observation, probe_mask) is not None:
+                return
+        raise ValueError(f"{bad} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
+                         f"a checkpoint or run directory); prior={options.prior} "
+                         f"{'is none' if self._prior_bot is None else 'only names its move'}")
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
@@ -335,6 +360,8 @@ class MCTSBot(BotBase):
             prior = node.prior
             if prior == -2:
                 prior = node.prior = self._prior(state, seat, legal) if self._prior_bot is not None else -1
+                if node is root and self.options.root_temp != 1.0 and type(prior) is dict:
+                    prior = node.prior = _tempered(prior, self.options.root_temp)
             if type(prior) is dict:
                 action = self._puct(node, seat, legal, prior)
                 child = children.get(action)
@@ -501,6 +528,15 @@ class MCTSBot(BotBase):
         if self._value is not None:
             return self._value(state)
         return list(rules.returns(state))
+
+
+def _tempered(priors: dict[int, float], temperature: float) -> dict[int, float]:
+    """``priors`` at ``temperature``: each probability to the power 1/T, normalised (T > 1 flattens)."""
+    weights = {action: p ** (1.0 / temperature) for action, p in priors.items()}
+    total = sum(weights.values())
+    if not total > 0:
+        return priors
+    return {action: w / total for action, w in weights.items()}
 
 
 def _games_with(declared: Callable[[SearchHooks], Any]) -> list[str]:

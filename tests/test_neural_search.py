@@ -227,3 +227,49 @@ def test_zoo_prior_guides_a_four_player_search_with_hidden_cards():
     legal = game.rules.legal_actions(state)
     priors = bot._prior(state, game.rules.current_seat(state), legal)
     assert sorted(priors) == sorted(legal) and abs(sum(priors.values()) - 1) < 1e-5
+
+
+def test_a_root_temperature_spreads_the_roots_visits_over_the_networks_other_moves():
+    """root_temp > 1 flattens a peaked prior at the root only: the search tries the other moves more, and
+    root_temp=1 is the search without it, move for move."""
+    from tavernzoo.agents.mcts import _tempered
+
+    assert _tempered({1: 0.81, 2: 0.09, 3: 0.1}, 1.0) == pytest.approx({1: 0.81, 2: 0.09, 3: 0.1})
+    flat = _tempered({1: 0.81, 2: 0.09, 3: 0.1}, 2.0)
+    assert flat == pytest.approx({1: 0.9 / 1.5162, 2: 0.3 / 1.5162, 3: 0.1 ** 0.5 / 1.5162}, rel=1e-3)
+    config, state = _root_position()
+    legal = TM.rules.legal_actions(state)
+    seat = TM.rules.current_seat(state)
+    mask = np.zeros(len(TM.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    observation = {"observation": np.zeros(TM.encoder.observation_size(config), np.float32), "action_mask": mask}
+
+    def root_visits(spec: str) -> tuple[int, dict[int, int]]:
+        fake = _OneMoveFancier(legal[-1])
+        bot = MCTSBot(TM, config, 0, parse_options(spec, TM.name), lambda spec, game, config, seed: fake)
+        bot.observe_information_state(TM.rules.information_state(state, seat), seat)
+        return bot.act(observation), bot.last_search["visits"]
+
+    plain = root_visits("mcts:200,tree=open,prior=fake,rollout=random,seed=3")
+    assert root_visits("mcts:200,tree=open,prior=fake,rollout=random,seed=3,root_temp=1") == plain
+    _, hot = root_visits("mcts:200,tree=open,prior=fake,rollout=random,seed=3,root_temp=8")
+    others = lambda visits: sum(n for a, n in visits.items() if a != legal[-1])  # noqa: E731
+    assert others(hot) > others(plain[1]) + 10
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("mcts:tree=open,root_temp=2", "root_temp=2 needs a prior that gives probabilities.*prior=none is none"),
+    ("mcts:tree=open,prior=heuristic,root_temp=2", "prior=heuristic only names its move"),
+    ("mcts:prior=zoo:tiny_minotaur,root_temp=2", "only the open tree.*tiny_minotaur with tree=closed"),
+    ("mcts:root_temp=0", "root_temp='0' is not valid"),
+    ("mcts:root_temp=-1", "root_temp='-1' is not valid"),
+    ("mcts:root_temp=hot", "root_temp='hot' is not valid"),
+])
+def test_bad_root_temperatures_are_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        load_bot(spec, TM)
+
+
+def test_a_root_temperature_is_refused_for_simultaneous_moves():
+    with pytest.raises(ValueError, match="only the open tree of a turn-based game.*minefield"):
+        load_bot("mcts:prior=zoo:minefield,root_temp=2", get_game("minefield"), {"num_players": 4})
