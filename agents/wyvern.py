@@ -267,7 +267,7 @@ class _Context:
         only compared between the others tied at the top level (``from_state`` computes each on demand)."""
         if self._leader < 0:
             top, tied = -1, []  # the others at the top level, in seat order
-            for r, level in self.levels.items():
+            for r, level in enumerate(self.levels):
                 if r == 0:
                     continue
                 if level > top:
@@ -293,8 +293,8 @@ class _Context:
         ctx.legal = legal
         blocks = [obs[r * E.PLAYER_BLOCK:(r + 1) * E.PLAYER_BLOCK] for r in range(R.MAX_PLAYERS)]
         present = [r for r in range(R.MAX_PLAYERS) if blocks[r][E.P_PRESENT] > 0.5]
-        ctx.levels = {r: round(float(blocks[r][E.P_LEVEL]) * win) for r in present}
-        ctx.combat = {r: round(float(blocks[r][E.P_COMBAT]) * 50) for r in present}
+        ctx.levels = [round(float(blocks[r][E.P_LEVEL]) * win) for r in present]  # present: offsets 0..n-1
+        ctx.combat = [round(float(blocks[r][E.P_COMBAT]) * 50) for r in present]
         ctx.alive = {r for r in present if blocks[r][E.P_ALIVE] > 0.5}
         ctx._leader = -1
         ctx.is_elf = bool(obs[E.P_RACE + R.ELF] > 0.5)
@@ -303,14 +303,14 @@ class _Context:
         ctx.winning = bool(obs[c + E.C_WINNING] > 0.5)
         ctx.party = round(float(obs[c + E.C_PSTRENGTH]) * 100)
         ctx.monster = round(float(obs[c + E.C_MSTRENGTH]) * 100)
-        ctx.fighter = next((r for r in ctx.levels if blocks[r][E.P_FIGHTER] > 0.5), 0)
+        ctx.fighter = next((r for r in present if blocks[r][E.P_FIGHTER] > 0.5), 0)
         ctx.me_fighter = bool(blocks[0][E.P_FIGHTER] > 0.5)
         ctx.me_helper = bool(blocks[0][E.P_HELPER] > 0.5)
         ctx.gain = round(float(obs[c + E.C_LEVELS]) * 3)
         ctx.treasures = round(float(obs[c + E.C_TREASURES]) * 5)
         ctx.my_asks = float(blocks[0][E.P_ASKS])
         ctx.offered = {r for r in present if blocks[r][E.P_OFFERS] > 0}
-        ctx.asker = next((r for r in ctx.levels if blocks[r][E.P_ASKED] > 0.5), None)
+        ctx.asker = next((r for r in present if blocks[r][E.P_ASKED] > 0.5), None)
         ctx.asker_is_elf = ctx.asker is not None and bool(blocks[ctx.asker][E.P_RACE + R.ELF] > 0.5)
         ctx.bid = round(float(obs[c + E.C_BID]) * 5)
         ctx.ask_split = round(float(obs[c + E.C_ASK_SPLIT]) * 5)
@@ -324,50 +324,56 @@ class _Context:
         same decisions (the gold sold is exact here; the observation holds it as a float32 fraction).
         The facts few decisions read are worked out on their first read (:class:`_StateContext`)."""
         ctx = _StateContext()
-        config = state.config
-        n = state.n
-        who = _WHO[n][seat]
         ctx._state, ctx._seat = state, seat
+        config = state.config
         ctx.win = config.win_level
         phase = ctx.phase = state.phase
         ctx.legal = legal
         level = state.level
-        ctx.levels = {r: level[w] for r, w in enumerate(who)}
-        ctx.combat = _CombatLevels.of(state, who)
+        ctx.levels = level[seat:] + level[:seat]  # by offset from me, as the observation's blocks
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
-        if state.monster >= 0 and phase in E.IN_COMBAT_PHASES:
-            # The fight's strengths (two combat levels): every window and counter decision reads them, an
-            # answer to an offer none (there they are left to a first read).
+        if state.monster >= 0 and (phase == _WINDOW or phase == _COUNTER or phase == _ASK):
+            # In a fight (IN_COMBAT_PHASES); out of one the fight's facts are left to a first read, which
+            # finds them all zero (no decision out of a fight reads them).
+            n = state.n
+            fighter = state.fighter
             if phase != _ASK:
-                ctx._fill_strengths(state, seat)
-            ctx.fighter = (state.fighter - seat) % n if state.fighter >= 0 else 0
-            ctx.me_fighter, ctx.me_helper = state.fighter == seat, state.helper == seat
-            ctx.gain = min(3, R.LEVELS[state.monster])
-            ctx.treasures = R.TREASURES[state.monster]
+                # The fight's strengths (two combat levels): every window and counter decision reads them, an
+                # answer to an offer none (there they are left to a first read).
+                party, monster = R.party_strength(state), R.monster_strength(state)
+                ctx.winning = R.party_beats(state, party, monster)
+                ctx.party = 100 if party > 100 else party if party > 0 else 0
+                ctx.monster = 100 if monster > 100 else monster if monster > 0 else 0
+            ctx.fighter = (fighter - seat) % n if fighter >= 0 else 0
+            ctx.me_fighter, ctx.me_helper = fighter == seat, state.helper == seat
+            monster_card = state.monster
+            gain = R.LEVELS[monster_card]
+            ctx.gain = gain if gain < 3 else 3
+            ctx.treasures = R.TREASURES[monster_card]
             ctx.my_asks = state.asks_from[seat]
-            ctx.asker = (state.ask_seat - seat) % n if state.ask_seat >= 0 else None
-            ctx.asker_is_elf = state.ask_seat >= 0 and state.races[state.ask_seat] == R.ELF
+            ask_seat = state.ask_seat
+            if ask_seat >= 0:
+                ctx.asker, ctx.asker_is_elf = (ask_seat - seat) % n, state.races[ask_seat] == R.ELF
+            else:
+                ctx.asker, ctx.asker_is_elf = None, False
             ctx.bid = state.bid if phase == _COUNTER else 0
             ctx.ask_split = state.ask_split if phase == _ASK else 0
-        else:
-            ctx.winning = ctx.me_fighter = ctx.me_helper = ctx.asker_is_elf = False
-            ctx.party = ctx.monster = ctx.fighter = ctx.gain = ctx.treasures = ctx.my_asks = 0
-            ctx.bid = ctx.ask_split = 0
-            ctx.offered, ctx.asker = _NOBODY, None
         ctx._hand, ctx._held = state.hand[seat], -1
-        ctx.gold = min(state.gold, config.gold_per_level)
+        gold, price = state.gold, config.gold_per_level
+        ctx.gold = gold if gold < price else price
         return ctx
 
 
 class _StateContext(_Context):
     """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
     first read: who is alive (only a curse on the leader asks), who was offered help (only the fighter's
-    next offer) and, in an answer to an offer, the fight's strengths; combat levels are computed per seat
-    when read (:class:`_CombatLevels`). Reading every fact at every step was a fifth of a Wyvern search. A
-    fact not set yet is a slot left empty, which sends its first read to ``__getattr__``; the values are
-    those an eager read gives (tests/test_search.py compares every fact with the observation's)."""
+    next offer), the combat levels (:class:`_CombatLevels`, each seat's computed when read), in an answer
+    to an offer the fight's strengths, and out of a fight all the fight's facts (zero there). Reading every
+    fact at every step was a fifth of a Wyvern search. A fact not set yet is a slot left empty, which sends
+    its first read to ``__getattr__``; the values are those an eager read gives (tests/test_search.py
+    compares every fact with the observation's)."""
 
     __slots__ = ("_state", "_seat")
 
@@ -382,20 +388,44 @@ class _StateContext(_Context):
         dead = state.dead
         self.alive = {r for r, w in enumerate(_WHO[state.n][seat]) if not dead[w]}
 
+    def _fill_combat(self, state: R.State, seat: int) -> None:
+        self.combat = _CombatLevels.of(state, _WHO[state.n][seat])
+
     def _fill_strengths(self, state: R.State, seat: int) -> None:
+        if not _in_fight(state):
+            self._fill_calm(state, seat)
+            return
         party, monster = R.party_strength(state), R.monster_strength(state)
         self.winning = R.party_beats(state, party, monster)
         self.party, self.monster = min(100, max(0, party)), min(100, max(0, monster))
 
     def _fill_offered(self, state: R.State, seat: int) -> None:
+        if not _in_fight(state):
+            self._fill_calm(state, seat)
+            return
         offers_to = state.offers_to
         self.offered = {r for r, w in enumerate(_WHO[state.n][seat]) if offers_to[w] > 0}
 
+    def _fill_calm(self, state: R.State, seat: int) -> None:
+        """Out of a fight: the fight's facts as the observation shows them there (all zero)."""
+        self.winning = self.me_fighter = self.me_helper = self.asker_is_elf = False
+        self.party = self.monster = self.fighter = self.gain = self.treasures = self.my_asks = 0
+        self.bid = self.ask_split = 0
+        self.offered, self.asker = _NOBODY, None
 
-# Which fill works out each fact that a _StateContext leaves to its first read (out of a fight
-# ``from_state`` sets all the others).
-_FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
+
+def _in_fight(state: R.State) -> bool:
+    return state.monster >= 0 and state.phase in E.IN_COMBAT_PHASES
+
+
+# Which fill works out each fact that a _StateContext leaves to its first read. In a fight ``from_state``
+# sets the fight's facts except the strengths (in an answer to an offer) and who was offered help; out of
+# one it sets none of them, and the first read of any fills them all (``_fill_calm``).
+_FILL = {"alive": _StateContext._fill_alive, "combat": _StateContext._fill_combat,
+         "offered": _StateContext._fill_offered}
 _FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
+_FILL.update(dict.fromkeys(("me_fighter", "me_helper", "asker_is_elf", "fighter", "gain", "treasures", "my_asks",
+                            "bid", "ask_split", "asker"), _StateContext._fill_calm))
 _NOBODY: frozenset[int] = frozenset()
 # _WHO[n][seat]: the seats of an n-player table by their offset from ``seat``.
 _WHO = tuple(tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n)) for n in range(R.MAX_PLAYERS + 1))
