@@ -40,6 +40,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -129,12 +130,27 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
 
 class SearchChance(Chance):
     """The Chance that deals the search's determinizations: the same draws as a ``Chance`` with its seed,
-    without the log (a search never replays it) and with the shuffle written out in one loop, which made
-    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization). Each determinized
-    state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice of rollouts
-    are not logged either."""
+    without the log (a search never replays it) and with the shuffle written out in one loop. Each
+    determinized state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice
+    of rollouts are not logged either.
 
-    __slots__ = ()
+    ``shuffle_deal`` (what a determinization that calls it shuffles its unseen cards with: Wyvern's four
+    pools of about 80 cards, a fifth of a simulation drawn one by one) takes a list of at least
+    ``NUMPY_SHUFFLE_FROM`` items through ``numpy.random.Generator.permutation``, seeded once per Chance
+    from its own generator when first needed. That is Fisher-Yates in C on unbiased bounded integers:
+    given uniform bits, each of the n! orders of the positions has probability 1/n!, and so has each
+    order of the items, as with :meth:`shuffle` (the test checks the positions' and the pairs'
+    frequencies). The deal stays uniform over those consistent with what the seat saw; only which
+    sample a seed gives changed. A shorter list is shuffled in Python, where numpy's call costs more
+    than the loop."""
+
+    __slots__ = ("_numpy",)
+
+    NUMPY_SHUFFLE_FROM = 24
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._numpy: np.random.Generator | None = None
 
     def below(self, n: int) -> int:
         return int(self._random.random() * n)
@@ -147,6 +163,15 @@ class SearchChance(Chance):
         for i in range(len(items) - 1, 0, -1):
             j = int(draw() * (i + 1))
             items[i], items[j] = items[j], items[i]
+
+    def shuffle_deal(self, items: list[Any]) -> None:
+        if len(items) < self.NUMPY_SHUFFLE_FROM:
+            self.shuffle(items)
+            return
+        generator = self._numpy
+        if generator is None:
+            generator = self._numpy = np.random.Generator(np.random.PCG64(self._random.getrandbits(64)))
+        items[:] = itemgetter(*generator.permutation(len(items)).tolist())(items)
 
 
 # --- the tree ------------------------------------------------------------------------------------------------

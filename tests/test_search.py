@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 
 import numpy as np
@@ -544,6 +545,69 @@ def test_search_chance_draws_as_a_chance_does():
     logged.shuffle(b)
     assert a == b and fast.below(1000) == logged.below(1000) and fast.roll(6) == logged.roll(6)
     assert fast.outcomes == []  # the search never replays its determinizations: nothing is logged
+
+
+def test_search_chance_deal_shuffle_is_uniform():
+    """``SearchChance.shuffle_deal`` (a determinization's shuffle; numpy's permutation from 24 items, Python's
+    Fisher-Yates below) gives every item every position, and every ordered pair of items the first two
+    places, equally often: chi-square statistics within 6 standard deviations of their degrees of freedom
+    (seeded, so not flaky; a shuffle that favoured a position or a pair by a tenth would fail)."""
+    from tavernzoo.agents.mcts import SearchChance
+
+    assert SearchChance.NUMPY_SHUFFLE_FROM == 24
+    for size, trials in ((24, 12_000), (30, 12_000), (10, 6_000)):
+        chance = SearchChance(size)
+        positions = [[0] * size for _ in range(size)]
+        pairs = [[0] * size for _ in range(size)]
+        for _ in range(trials):
+            items = list(range(size))
+            chance.shuffle_deal(items)
+            assert sorted(items) == list(range(size))
+            for place, item in enumerate(items):
+                positions[item][place] += 1
+            pairs[items[0]][items[1]] += 1
+
+        def chi_square(counts, expected):
+            return sum((count - expected) ** 2 / expected for count in counts)
+
+        free = size * (size - 1)  # each item's row sums to trials: (size - 1) free cells per row
+        stat = chi_square([c for row in positions for c in row], trials / size)
+        assert abs(stat - free) < 6 * math.sqrt(2 * free), (size, stat)
+        cells = [pairs[a][b] for a in range(size) for b in range(size) if a != b]
+        stat = chi_square(cells, trials / len(cells))
+        assert abs(stat - (len(cells) - 1)) < 6 * math.sqrt(2 * (len(cells) - 1)), (size, stat)
+    # A plain Chance deals through its logged Fisher-Yates: the same draws as shuffle (records replay).
+    a, b, logged, plain = list(range(40)), list(range(40)), Chance(3), Chance(3)
+    logged.shuffle_deal(a)
+    plain.shuffle(b)
+    assert a == b and logged.outcomes == plain.outcomes
+
+
+def test_wyvern_determinize_deals_uniformly():
+    """A Wyvern determinization through the search's dealer: another seat's dealt hand holds each card of
+    that seat's unseen pool equally often (chi-square within 6 standard deviations), and the seat's own
+    deck is a shuffle of its cards."""
+    from tavernzoo.agents.mcts import SearchChance
+
+    game = get_game("wyvern")
+    rules = game.rules
+    state = rules.new_game(game.make_config(num_players=4), Chance(4))
+    info = rules.information_state(state, 0)
+    pool = sorted(info.hand[1] + info.deck[1] + info.discard[1])
+    distinct = sorted(set(pool))
+    counts = dict.fromkeys(distinct, 0)
+    dealer, trials = SearchChance(9), 3000
+    for _ in range(trials):
+        sample = rules.determinize(info, 0, dealer)
+        assert sorted(sample.hand[1] + sample.deck[1] + sample.discard[1]) == pool
+        assert sorted(sample.deck[0]) == sorted(info.deck[0]) and sample.hand[0] == info.hand[0]
+        for cid in sample.hand[1]:
+            counts[cid] += 1
+    held = len(info.hand[1])
+    expected = {cid: trials * held * pool.count(cid) / len(pool) for cid in distinct}
+    stat = sum((counts[cid] - expected[cid]) ** 2 / expected[cid] for cid in distinct)
+    free = len(distinct) - 1
+    assert abs(stat - free) < 6 * math.sqrt(2 * free), stat
 
 
 def test_lead_values_scores_each_seat_against_its_best_rival():

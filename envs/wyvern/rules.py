@@ -1355,11 +1355,13 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
     from ``chance``, future dice from a fresh Chance.
 
-    :func:`_redeal` through ``chance.shuffle`` on a copy (``envs.core.redealt``), the same shuffles in the
-    same order, with the copy and the deal in one pass: the other players' zones are dealt from their
-    pools instead of being copied first and replaced (a search determinizes once per simulation)."""
+    :func:`_redeal` on a copy (``envs.core.redealt``), the pools in the same order, with the copy and the
+    deal in one pass: the other players' zones are dealt from their pools instead of being copied first and
+    replaced (a search determinizes once per simulation). Each pool goes through ``chance.shuffle_deal``: a
+    plain Chance's ``shuffle`` (so this deals what ``redealt`` deals), the search's dealer a uniform
+    shuffle drawn faster (agents/mcts.py, ``SearchChance``)."""
     new = _copy(state, state.chance, zones=False)
-    shuffle = chance.shuffle
+    shuffle = chance.shuffle_deal
     hands, decks, discards = state.hand, state.deck, state.discard
     new_hands, new_decks, new_discards = [], [], []
     for who in range(state.n):
