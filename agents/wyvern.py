@@ -70,20 +70,21 @@ class HeuristicBot(RuleBot):
                 return max(items, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.GOLD[R.ACTION_CARD[a]]))
             return R.A_LOOT_HAND if R.A_LOOT_HAND in legal else R.A_DECLINE
         if phase == _DISCARD:
-            return min(legal, key=lambda a: (self._keep_value(ctx, R.ACTION_CARD[a]), a))
+            return self._discard(ctx)
         return self._own_turn(ctx)
 
-    def _keep_value(self, ctx: _Context, cid: int) -> float:
-        kind = R.KIND[cid]
-        if R.IS_MONSTER[cid]:
-            return 6.0 if R.LEVEL[cid] + 3 <= ctx.combat[0] else 0.5
-        if kind == "curse":
-            return 3.0
-        if kind == "enhancer":
-            return 2.0 + R.BONUS[cid] / 5
-        if R.IS_ONE_SHOT[cid]:
-            return 2.0 + R.BONUS[cid] / 2 + R.RUN[cid] / 2
-        return 1.0 + R.BONUS[cid] / 2 + R.GOLD[cid] / 1000
+    def _discard(self, ctx: _Context) -> int:
+        """The card least worth keeping (the lowest action on a tie): a monster we beat easily is worth
+        6, a harder one 0.5; the other cards' values do not depend on the game (``_KEEP``)."""
+        best, best_value = -1, 0.0
+        for a in ctx.legal:
+            cid = R.ACTION_CARD[a]
+            value = _KEEP[cid]
+            if value is None:  # a monster
+                value = 6.0 if R.LEVEL[cid] + 3 <= ctx.combat[0] else 0.5
+            if best < 0 or value < best_value or (value == best_value and a < best):
+                best, best_value = a, value
+        return best
 
     # --- out of combat ------------------------------------------------------------------------------
 
@@ -194,21 +195,23 @@ class HeuristicBot(RuleBot):
         """Open at half the treasures to the strongest player who turns the fight and was not yet asked."""
         treasures = ctx.treasures
         most = self._max_pay(ctx)
-        offers: dict[int, list[int]] = {}
+        least = treasures // 2
+        cheapest: dict[int, int] = {}  # seat offset -> its cheapest offer in that range, offsets as first met
+        kinds, args = R.ACTION_KIND, R.ACTION_ARG
         for a in ctx.legal:
-            if R.ACTION_KIND[a] == R.K_OFFER:
-                offset, split = divmod(R.ACTION_ARG[a], 100)
-                if treasures // 2 <= split <= most:
-                    offers.setdefault(offset, []).append(a)
+            if kinds[a] == R.K_OFFER:
+                offset, split = divmod(args[a], 100)
+                if least <= split <= most and (offset not in cheapest or a < cheapest[offset]):
+                    cheapest[offset] = a
         best = None
-        for offset, actions in offers.items():
+        for offset, action in cheapest.items():
             if ctx.combat[offset] < gap or ctx.levels[offset] + 1 >= ctx.win:  # no elf friend to the win
                 continue
             if offset in ctx.offered:  # talked already: it named its price
                 continue
             key = (ctx.combat[offset], -ctx.levels[offset])
             if best is None or key > best[0]:
-                best = (key, min(actions))
+                best = (key, action)
         return best[1] if best is not None else None
 
     def _answer_ask(self, ctx: _Context) -> int:
@@ -446,9 +449,27 @@ class _CombatLevels(dict):
         return levels
 
     def __missing__(self, offset: int) -> int:
-        value = self[offset] = min(50, max(0, R.combat_level(self._state, self._who[offset])))
+        value = R.combat_level(self._state, self._who[offset])
+        value = self[offset] = 50 if value > 50 else value if value > 0 else 0
         return value
 
+
+def _keep_value(cid: int) -> float | None:
+    """How much a card is worth keeping in a hand over the limit; None for a monster, whose worth depends on
+    our combat level (``HeuristicBot._discard``)."""
+    kind = R.KIND[cid]
+    if R.IS_MONSTER[cid]:
+        return None
+    if kind == "curse":
+        return 3.0
+    if kind == "enhancer":
+        return 2.0 + R.BONUS[cid] / 5
+    if R.IS_ONE_SHOT[cid]:
+        return 2.0 + R.BONUS[cid] / 2 + R.RUN[cid] / 2
+    return 1.0 + R.BONUS[cid] / 2 + R.GOLD[cid] / 1000
+
+
+_KEEP = tuple(_keep_value(cid) for cid in range(R.NUM_CARDS))
 
 BOTS = {"heuristic": HeuristicBot}
 
