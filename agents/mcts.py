@@ -8,7 +8,8 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   scored against the number of times it was available, since samples differ in what is legal).
 * **Returns**: every node keeps one total per seat and the seat to act maximises its own (max^n), so
   any number of players is searched soundly.
-* **Chance**: sampled; each sample carries a fresh Chance, so a node averages over dice (open loop).
+* **Chance**: sampled; each sample rolls fresh dice (a Chance of its own, or the dealer's stream continued:
+  ``Chance.sample_chance``), so a node averages over dice (open loop).
 * **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
   UCB over its own statistics, the joint action leads to the child.
 * **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
@@ -142,7 +143,9 @@ class SearchChance(Chance):
     order of the items, as with :meth:`shuffle` (the test checks the positions' and the pairs'
     frequencies). The deal stays uniform over those consistent with what the seat saw; only which
     sample a seed gives changed. A shorter list is shuffled in Python, where numpy's call costs more
-    than the loop."""
+    than the loop. Such a determinization's sample also rolls its dice from this Chance
+    (``sample_chance``): draws of one generator, one after another, as independent as those of a
+    generator seeded per sample."""
 
     __slots__ = ("_numpy",)
 
@@ -172,6 +175,11 @@ class SearchChance(Chance):
         if generator is None:
             generator = self._numpy = np.random.Generator(np.random.PCG64(self._random.getrandbits(64)))
         items[:] = itemgetter(*generator.permutation(len(items)).tolist())(items)
+
+    def sample_chance(self) -> SearchChance:
+        # The samples' dice continue this Chance's own stream, one simulation after another, instead of
+        # each sample seeding a generator of its own (seeding one is a fortieth of a Wyvern simulation).
+        return self
 
 
 # --- the tree ------------------------------------------------------------------------------------------------

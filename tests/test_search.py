@@ -241,7 +241,8 @@ def test_mcts_without_an_information_state_fails_clearly():
     [
         # MiniSteel v2's Card Draw windows make a game about 1.5x the decisions: depth 30 sees as far as 20 did.
         ("ministeel", {"num_players": 2}, "mcts:20,depth=30,rollout=random", 4),
-        ("wyvern", {"num_players": 2}, "mcts:10,depth=20,rollout=random", 2),
+        # Four games: two were one loss from failing (a loss in a game of dice; mcts:10 won 35 of 36 at seeds 1-3).
+        ("wyvern", {"num_players": 2}, "mcts:10,depth=20,rollout=random", 4),
     ],
 )
 def test_mcts_beats_random_short_form(name, config, spec, games):

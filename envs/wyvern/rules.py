@@ -1388,7 +1388,9 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     deal in one pass: the other players' zones are dealt from their pools instead of being copied first and
     replaced (a search determinizes once per simulation). Each pool goes through ``chance.shuffle_deal``: a
     plain Chance's ``shuffle`` (so this deals what ``redealt`` deals), the search's dealer a uniform
-    shuffle drawn faster (agents/mcts.py, ``SearchChance``)."""
+    shuffle drawn faster (agents/mcts.py, ``SearchChance``); the sample's future dice come from
+    ``chance.sample_chance()``: a plain Chance seeds a fresh one (``redealt`` again), the search's dealer
+    rolls them itself."""
     new = _copy(state, state.chance, zones=False)
     shuffle = chance.shuffle_deal
     hands, decks, discards = state.hand, state.deck, state.discard
@@ -1409,7 +1411,7 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
         new_decks.append(pool[held:left])
         new_discards.append(pool[left:])
     new.hand, new.deck, new.discard = new_hands, new_decks, new_discards
-    new.chance = chance.__class__(chance.below(2**31))  # as envs.core.redealt: of the dealer's own kind
+    new.chance = chance.sample_chance()  # a plain Chance: as envs.core.redealt, a fresh one seeded from it
     return new
 
 
