@@ -334,6 +334,10 @@ class _Context:
         ctx.legal = legal
         level = state.level
         ctx.levels = level[seat:] + level[:seat]  # by offset from me, as the observation's blocks
+        # Each seat's combat level computed when first read. The table is made here, not on the first read
+        # of ``combat``: a slot's first read through __getattr__ (an AttributeError raised and caught) costs
+        # eight times the empty table, and half the decisions read it.
+        ctx.combat = _CombatLevels.of(state, _WHO[state.n][seat])
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
@@ -372,10 +376,11 @@ class _Context:
 class _StateContext(_Context):
     """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
     first read: who is alive (only a curse on the leader asks), who was offered help (only the fighter's
-    next offer), the combat levels (:class:`_CombatLevels`, each seat's computed when read), in an answer
-    to an offer the fight's strengths, and out of a fight all the fight's facts (zero there). Reading every
-    fact at every step was a fifth of a Wyvern search. A fact not set yet is a slot left empty, which sends
-    its first read to ``__getattr__``; the values are those an eager read gives (tests/test_search.py
+    next offer), in an answer to an offer the fight's strengths, and out of a fight all the fight's facts
+    (zero there; no decision there reads them); each seat's combat level when read (:class:`_CombatLevels`).
+    Reading every fact at every step was a fifth of a Wyvern search. A fact not set yet is a slot left
+    empty, which sends its first read to ``__getattr__`` (dear: an AttributeError raised and caught, so
+    only for facts that are seldom read); the values are those an eager read gives (tests/test_search.py
     compares every fact with the observation's)."""
 
     __slots__ = ("_state", "_seat")
@@ -390,9 +395,6 @@ class _StateContext(_Context):
     def _fill_alive(self, state: R.State, seat: int) -> None:
         dead = state.dead
         self.alive = {r for r, w in enumerate(_WHO[state.n][seat]) if not dead[w]}
-
-    def _fill_combat(self, state: R.State, seat: int) -> None:
-        self.combat = _CombatLevels.of(state, _WHO[state.n][seat])
 
     def _fill_strengths(self, state: R.State, seat: int) -> None:
         if not _in_fight(state):
@@ -424,8 +426,7 @@ def _in_fight(state: R.State) -> bool:
 # Which fill works out each fact that a _StateContext leaves to its first read. In a fight ``from_state``
 # sets the fight's facts except the strengths (in an answer to an offer) and who was offered help; out of
 # one it sets none of them, and the first read of any fills them all (``_fill_calm``).
-_FILL = {"alive": _StateContext._fill_alive, "combat": _StateContext._fill_combat,
-         "offered": _StateContext._fill_offered}
+_FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
 _FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
 _FILL.update(dict.fromkeys(("me_fighter", "me_helper", "asker_is_elf", "fighter", "gain", "treasures", "my_asks",
                             "bid", "ask_split", "asker"), _StateContext._fill_calm))
