@@ -328,6 +328,7 @@ class _Context:
         The facts few decisions read are worked out on their first read (:class:`_StateContext`)."""
         ctx = _StateContext()
         ctx._state, ctx._seat = state, seat
+        ctx._alive = ctx._offered = None  # worked out on their first read (_StateContext's properties)
         config = state.config
         ctx.win = config.win_level
         phase = ctx.phase = state.phase
@@ -375,15 +376,15 @@ class _Context:
 
 class _StateContext(_Context):
     """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
-    first read: who is alive (only a curse on the leader asks), who was offered help (only the fighter's
-    next offer), in an answer to an offer the fight's strengths, and out of a fight all the fight's facts
-    (zero there; no decision there reads them); each seat's combat level when read (:class:`_CombatLevels`).
-    Reading every fact at every step was a fifth of a Wyvern search. A fact not set yet is a slot left
-    empty, which sends its first read to ``__getattr__`` (dear: an AttributeError raised and caught, so
-    only for facts that are seldom read); the values are those an eager read gives (tests/test_search.py
-    compares every fact with the observation's)."""
+    first read: who is alive (only a curse on the leader asks) and who was offered help (only the
+    fighter's next offer), as properties; in an answer to an offer the fight's strengths, and out of a
+    fight all the fight's facts (zero there; no decision there reads them), as slots left empty, which
+    send their first read to ``__getattr__`` (dear: an AttributeError raised and caught, so only for facts
+    almost never read); each seat's combat level when read (:class:`_CombatLevels`). Reading every fact at
+    every step was a fifth of a Wyvern search. The values are those an eager read gives
+    (tests/test_search.py compares every fact with the observation's)."""
 
-    __slots__ = ("_state", "_seat")
+    __slots__ = ("_state", "_seat", "_alive", "_offered")
 
     def __getattr__(self, name: str) -> Any:
         fill = _FILL.get(name)
@@ -392,9 +393,26 @@ class _StateContext(_Context):
         fill(self, self._state, self._seat)
         return object.__getattribute__(self, name)
 
-    def _fill_alive(self, state: R.State, seat: int) -> None:
-        dead = state.dead
-        self.alive = {r for r, w in enumerate(_WHO[state.n][seat]) if not dead[w]}
+    @property
+    def alive(self) -> set[int]:
+        alive = self._alive
+        if alive is None:
+            dead = self._state.dead
+            alive = self._alive = {r for r, w in enumerate(_WHO[self._state.n][self._seat]) if not dead[w]}
+        return alive
+
+    @property
+    def offered(self) -> set[int] | frozenset[int]:
+        offered = self._offered
+        if offered is None:
+            state = self._state
+            if _in_fight(state):
+                offers_to = state.offers_to
+                offered = {r for r, w in enumerate(_WHO[state.n][self._seat]) if offers_to[w] > 0}
+            else:
+                offered = _NOBODY
+            self._offered = offered
+        return offered
 
     def _fill_strengths(self, state: R.State, seat: int) -> None:
         if not _in_fight(state):
@@ -404,30 +422,22 @@ class _StateContext(_Context):
         self.winning = R.party_beats(state, party, monster)
         self.party, self.monster = min(100, max(0, party)), min(100, max(0, monster))
 
-    def _fill_offered(self, state: R.State, seat: int) -> None:
-        if not _in_fight(state):
-            self._fill_calm(state, seat)
-            return
-        offers_to = state.offers_to
-        self.offered = {r for r, w in enumerate(_WHO[state.n][seat]) if offers_to[w] > 0}
-
     def _fill_calm(self, state: R.State, seat: int) -> None:
         """Out of a fight: the fight's facts as the observation shows them there (all zero)."""
         self.winning = self.me_fighter = self.me_helper = self.asker_is_elf = False
         self.party = self.monster = self.fighter = self.gain = self.treasures = self.my_asks = 0
         self.bid = self.ask_split = 0
-        self.offered, self.asker = _NOBODY, None
+        self.asker = None
 
 
 def _in_fight(state: R.State) -> bool:
     return state.monster >= 0 and state.phase in E.IN_COMBAT_PHASES
 
 
-# Which fill works out each fact that a _StateContext leaves to its first read. In a fight ``from_state``
-# sets the fight's facts except the strengths (in an answer to an offer) and who was offered help; out of
-# one it sets none of them, and the first read of any fills them all (``_fill_calm``).
-_FILL = {"alive": _StateContext._fill_alive, "offered": _StateContext._fill_offered}
-_FILL.update(dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths))
+# Which fill works out each fact that a _StateContext leaves to a first read through __getattr__. In a fight
+# ``from_state`` sets the fight's facts except the strengths (in an answer to an offer); out of one it sets
+# none of them, and the first read of any fills them all (``_fill_calm``).
+_FILL = dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths)
 _FILL.update(dict.fromkeys(("me_fighter", "me_helper", "asker_is_elf", "fighter", "gain", "treasures", "my_asks",
                             "bid", "ask_split", "asker"), _StateContext._fill_calm))
 _NOBODY: frozenset[int] = frozenset()
