@@ -89,28 +89,39 @@ class HeuristicBot(RuleBot):
     # --- out of combat ------------------------------------------------------------------------------
 
     def _own_turn(self, ctx: _Context) -> int:
-        legal = ctx.legal
         kinds = R.ACTION_KIND  # by action index
-        equips = [a for a in legal if kinds[a] == R.K_EQUIP]
+        equips, curses, fights, sells = [], [], [], []  # the legal actions of each kind, in one pass
+        for a in ctx.legal:
+            kind = kinds[a]
+            if kind == R.K_EQUIP:
+                equips.append(a)
+            elif kind == R.K_CURSE:
+                curses.append(a)
+            elif kind == R.K_FIGHT:
+                fights.append(a)
+            elif kind == R.K_SELL:
+                sells.append(a)
         if equips:
             return max(equips, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], R.RUN[R.ACTION_CARD[a]], a))
-        curse = self._curse_leader(ctx)
-        if curse is not None:
-            return curse
-        fights = [a for a in legal if kinds[a] == R.K_FIGHT and R.LEVEL[R.ACTION_CARD[a]] + 3 <= ctx.combat[0]]
+        if curses:  # no curse to play: no need to find the leader
+            curse = self._curse_leader(ctx, curses)
+            if curse is not None:
+                return curse
         if fights:
-            return max(fights, key=lambda a: (R.LEVEL[R.ACTION_CARD[a]], a))
-        sale = self._sale(ctx, legal, kinds)
-        if sale is not None:
-            return sale
+            mine = ctx.combat[0]
+            fights = [a for a in fights if R.LEVEL[R.ACTION_CARD[a]] + 3 <= mine]
+            if fights:
+                return max(fights, key=lambda a: (R.LEVEL[R.ACTION_CARD[a]], a))
+        if sells:
+            sale = self._sale(ctx, sells, equips)
+            if sale is not None:
+                return sale
         return R.A_PASS
 
-    def _sale(self, ctx: _Context, legal: list[int], kinds: tuple[int, ...]) -> int | None:
-        """Sell items that cannot be worn when together they buy a level this turn."""
-        sells = [a for a in legal if kinds[a] == R.K_SELL]
-        if not sells:
-            return None
-        equippable = {R.ACTION_CARD[a] for a in legal if kinds[a] == R.K_EQUIP}
+    def _sale(self, ctx: _Context, sells: list[int], equips: list[int]) -> int | None:
+        """Sell items that cannot be worn (``equips``: the legal equip actions) when together they buy a
+        level this turn."""
+        equippable = {R.ACTION_CARD[a] for a in equips}
         junk = [a for a in sells if R.IS_EQUIPMENT[R.ACTION_CARD[a]] and R.ACTION_CARD[a] not in equippable]
         one_shots = [a for a in sells if not R.IS_EQUIPMENT[R.ACTION_CARD[a]]]
         if one_shots and ctx.held > 3:  # more than we can use: one-shots become sale goods too
@@ -120,15 +131,13 @@ class HeuristicBot(RuleBot):
             return max(junk, key=lambda a: (R.GOLD[R.ACTION_CARD[a]], a))
         return None
 
-    def _curse_leader(self, ctx: _Context) -> int | None:
-        """Backstab: curse the leader when they are at least level with us."""
-        kinds = R.ACTION_KIND
-        if not any(kinds[a] == R.K_CURSE for a in ctx.legal):  # no curse to play: no need to find the leader
-            return None
+    def _curse_leader(self, ctx: _Context, curses: list[int]) -> int | None:
+        """Backstab: curse the leader when they are at least level with us (``curses``: the legal curse
+        actions)."""
         target = ctx.leader
         if target not in ctx.alive or ctx.levels[target] < ctx.levels[0]:
             return None
-        curses = [a for a in ctx.legal if R.ACTION_KIND[a] == R.K_CURSE and R.ACTION_ARG[a] == target]
+        curses = [a for a in curses if R.ACTION_ARG[a] == target]
         if not curses:
             return None
         return max(curses, key=lambda a: (R.CATALOG[R.ACTION_CARD[a]].effect == "lose_level", a))
@@ -142,7 +151,8 @@ class HeuristicBot(RuleBot):
             if winning:
                 return R.A_PASS
             gap = monster - party + 1
-            uses = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_PARTY and R.BONUS[R.ACTION_CARD[a]] > 0]
+            party_uses = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_PARTY]
+            uses = [a for a in party_uses if R.BONUS[R.ACTION_CARD[a]] > 0]
             if R.A_SUMMON_AID in legal:
                 return R.A_SUMMON_AID
             if uses:
@@ -150,7 +160,7 @@ class HeuristicBot(RuleBot):
             offer = self._offer(ctx, gap)
             if offer is not None:
                 return offer
-            runs = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_PARTY and R.RUN[R.ACTION_CARD[a]] > 0]
+            runs = [a for a in party_uses if R.RUN[R.ACTION_CARD[a]] > 0]
             if runs:
                 return runs[0]
             return R.A_RUN if R.A_RUN in legal else R.A_PASS
