@@ -348,7 +348,8 @@ class _Context:
         # Each seat's combat level computed when first read. The table is made here, not on the first read
         # of ``combat``: a slot's first read through __getattr__ (an AttributeError raised and caught) costs
         # eight times the empty table, and half the decisions read it.
-        ctx.combat = _CombatLevels.of(state, _WHO[state.n][seat])
+        ctx.combat = combat = _CombatLevels()  # no __init__ of its own: dict's, with nothing to do
+        combat._state, combat._who = state, _WHO[state.n][seat]
         ctx._leader = -1
         race = state.races[seat]
         ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
@@ -457,17 +458,10 @@ _WHO = tuple(tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n))
 
 class _CombatLevels(dict):
     """Combat levels by seat offset, each computed from the state when first read (most decisions read
-    one or none), clipped to 0..50 as the observation holds them."""
+    one or none), clipped to 0..50 as the observation holds them. ``_Context.from_state`` makes one and
+    sets the state and the seats by offset (``_who``)."""
 
     __slots__ = ("_state", "_who")
-
-    @classmethod
-    def of(cls, state: R.State, who: tuple[int, ...]) -> _CombatLevels:
-        """The (empty) table for the seats ``who`` (by offset) of ``state``; no ``__init__``, which would
-        cost a call of dict's own for every decision of a rollout."""
-        levels = cls()
-        levels._state, levels._who = state, who
-        return levels
 
     def __missing__(self, offset: int) -> int:
         value = R.combat_level(self._state, self._who[offset])
