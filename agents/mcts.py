@@ -147,13 +147,9 @@ class SearchChance(Chance):
     (``sample_chance``): draws of one generator, one after another, as independent as those of a
     generator seeded per sample."""
 
-    __slots__ = ("_numpy",)
+    __slots__ = ("_numpy",)  # set at the first shuffle_deal of a long list (no __init__: samples make many)
 
     NUMPY_SHUFFLE_FROM = 24
-
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._numpy: np.random.Generator | None = None
 
     def below(self, n: int) -> int:
         return int(self._random.random() * n)
@@ -171,8 +167,9 @@ class SearchChance(Chance):
         if len(items) < self.NUMPY_SHUFFLE_FROM:
             self.shuffle(items)
             return
-        generator = self._numpy
-        if generator is None:
+        try:
+            generator = self._numpy
+        except AttributeError:  # the first long list this Chance shuffles
             generator = self._numpy = np.random.Generator(np.random.PCG64(self._random.getrandbits(64)))
         items[:] = itemgetter(*generator.permutation(len(items)).tolist())(items)
 
