@@ -45,6 +45,7 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.random  # noqa: F401 - numpy loads it lazily: at import, not in a first search (about 8 ms)
 
 from ..envs import games
 from ..envs.core import Chance

@@ -495,7 +495,7 @@ BOTS = {"heuristic": HeuristicBot}
 
 def _value(state: Any) -> list[float]:
     """Returns a cut-off Wyvern rollout is worth: the race to the win level, led by level."""
-    return lead_values([float(level) for level in state.level], float(state.config.win_level))
+    return lead_values(list(map(float, state.level)), float(state.config.win_level))
 
 
 SEARCH = SearchHooks(defaults={"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},

@@ -618,8 +618,14 @@ def legal_actions(state: State) -> list[int]:
                     if not dead[other] and (anyone or helped == other) and offers_to[other] < rounds:
                         base = OFFER_ACTION0 + (offset - 1) * (MAX_TREASURES + 1)
                         legal.extend(range(base + best_offer[other] + 1, base + top))
-        elif state.helper < 0 and may_help(state, seat):
-            _ask_actions(state, seat, 0, legal)  # a would-be helper names a price unasked
+        elif state.helper < 0 and (not state.config.one_helper_per_turn or state.helped_by in (-1, seat)):
+            # may_help: a would-be helper names a price unasked (_ask_actions from 0, written out here)
+            if state.asks_from[seat] < state.config.help_rounds:
+                highest = TREASURES[state.monster]
+                last = state.last_ask[seat]
+                if 0 <= last < highest:
+                    highest = last
+                legal.extend(range(ASK_ACTION0, ASK_ACTION0 + highest + 1))
     elif phase in (SETUP, REENTER, FREE):
         legal.append(A_PASS)
         free = phase == FREE
