@@ -351,8 +351,7 @@ class _Context:
         ctx.combat = combat = _CombatLevels()  # no __init__ of its own: dict's, with nothing to do
         combat._state, combat._who = state, _WHO[state.n][seat]
         ctx._leader = -1
-        race = state.races[seat]
-        ctx.is_elf, ctx.is_halfling = race == R.ELF, race == R.HALFLING
+        ctx.is_elf = state.races[seat] == R.ELF
         if state.monster >= 0 and (phase == _WINDOW or phase == _COUNTER or phase == _ASK):
             # In a fight (IN_COMBAT_PHASES); out of one the fight's facts are left to a first read, which
             # finds them all zero (no decision out of a fight reads them).
@@ -372,16 +371,10 @@ class _Context:
             ctx.gain = gain if gain < 3 else 3
             ctx.treasures = R.TREASURES[monster_card]
             ctx.my_asks = state.asks_from[seat]
-            ask_seat = state.ask_seat
-            if ask_seat >= 0:
-                ctx.asker, ctx.asker_is_elf = (ask_seat - seat) % n, state.races[ask_seat] == R.ELF
-            else:
-                ctx.asker, ctx.asker_is_elf = None, False
-            ctx.bid = state.bid if phase == _COUNTER else 0
-            ctx.ask_split = state.ask_split if phase == _ASK else 0
-        ctx._hand, ctx._held = state.hand[seat], -1
-        gold, price = state.gold, config.gold_per_level
-        ctx.gold = gold if gold < price else price
+            if phase != _WINDOW:  # the talks' facts: only an answer reads them (in the window, a first read)
+                ctx._fill_talks(state, seat)
+        elif phase == R.FREE:  # what a sale reads (elsewhere a first read: no other decision sells)
+            ctx._fill_purse(state, seat)
         return ctx
 
 
@@ -433,6 +426,27 @@ class _StateContext(_Context):
         self.winning = R.party_beats(state, party, monster)
         self.party, self.monster = min(100, max(0, party)), min(100, max(0, monster))
 
+    def _fill_talks(self, state: R.State, seat: int) -> None:
+        """The pending proposal: who asked (and whether an elf), the ask made, the offer made."""
+        if not _in_fight(state):
+            self._fill_calm(state, seat)
+            return
+        ask_seat, phase = state.ask_seat, state.phase
+        if ask_seat >= 0:
+            self.asker, self.asker_is_elf = (ask_seat - seat) % state.n, state.races[ask_seat] == R.ELF
+        else:
+            self.asker, self.asker_is_elf = None, False
+        self.bid = state.bid if phase == _COUNTER else 0
+        self.ask_split = state.ask_split if phase == _ASK else 0
+
+    def _fill_purse(self, state: R.State, seat: int) -> None:
+        """What a sale decides on: the gold sold this turn (up to a level's price), a halfling's double
+        price, the hand (``held`` counts it when read)."""
+        gold, price = state.gold, state.config.gold_per_level
+        self.gold = gold if gold < price else price
+        self.is_halfling = state.races[seat] == R.HALFLING
+        self._hand, self._held = state.hand[seat], -1
+
     def _fill_calm(self, state: R.State, seat: int) -> None:
         """Out of a fight: the fight's facts as the observation shows them there (all zero)."""
         self.winning = self.me_fighter = self.me_helper = self.asker_is_elf = False
@@ -446,11 +460,14 @@ def _in_fight(state: R.State) -> bool:
 
 
 # Which fill works out each fact that a _StateContext leaves to a first read through __getattr__. In a fight
-# ``from_state`` sets the fight's facts except the strengths (in an answer to an offer); out of one it sets
-# none of them, and the first read of any fills them all (``_fill_calm``).
+# ``from_state`` sets the fight's facts except the strengths (in an answer to an offer) and, in the window,
+# the talks' (``_fill_talks``); out of one it sets none of them, and the first read of any fills them all
+# (``_fill_calm``); the gold sold, a halfling's price and the hand only in a free turn (``_fill_purse``).
 _FILL = dict.fromkeys(("winning", "party", "monster"), _StateContext._fill_strengths)
-_FILL.update(dict.fromkeys(("me_fighter", "me_helper", "asker_is_elf", "fighter", "gain", "treasures", "my_asks",
-                            "bid", "ask_split", "asker"), _StateContext._fill_calm))
+_FILL.update(dict.fromkeys(("me_fighter", "me_helper", "fighter", "gain", "treasures", "my_asks"),
+                           _StateContext._fill_calm))
+_FILL.update(dict.fromkeys(("asker", "asker_is_elf", "bid", "ask_split"), _StateContext._fill_talks))
+_FILL.update(dict.fromkeys(("gold", "is_halfling", "_hand", "_held"), _StateContext._fill_purse))
 _NOBODY: frozenset[int] = frozenset()
 # _WHO[n][seat]: the seats of an n-player table by their offset from ``seat``.
 _WHO = tuple(tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n)) for n in range(R.MAX_PLAYERS + 1))
