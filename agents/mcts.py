@@ -517,8 +517,8 @@ class MCTSBot(BotBase):
             act_state = getattr(policy, "act_state", None)
             while not is_terminal(state) and steps < depth:
                 legal = legal_actions(state)
-                if act_state is not None:
-                    action = int(act_state(state, current_seat(state), legal))
+                if act_state is not None:  # returns an action of ``legal`` (an int): no int() per step
+                    action = act_state(state, current_seat(state), legal)
                 elif policy is not None:
                     action = self._policy_action(state, current_seat(state), legal)
                 else:
