@@ -170,28 +170,31 @@ class HeuristicBot(RuleBot):
                 if uses:
                     return max(uses, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
             return R.A_PASS
-        # Someone else fights: backstab the leader, or anyone about to win.
-        levels_gain = ctx.gain
-        threat = ctx.levels[fighter] + levels_gain >= ctx.win or (
-            ctx.levels[fighter] >= ctx.levels[0] and fighter == ctx.leader)  # the leader only when it matters
-        if not winning and not threat and ctx.my_asks == 0 and ctx.combat[0] > monster - party:
-            demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
-            if demand is not None and R.ASK_ACTION0 + demand in legal:
-                return R.ASK_ACTION0 + demand
-        if threat and winning:
-            if ctx.levels[fighter] + levels_gain >= ctx.win:
-                drain = [a for a in legal if R.ACTION_KIND[a] == R.K_CURSE and R.ACTION_ARG[a] == fighter]
-                if drain:
-                    return drain[0]
+        # Someone else fights: backstab the leader, or anyone about to win (a threat). Whether the fighter is
+        # the leader (a tie-break by combat levels) is asked only where the answer can change the move.
+        levels = ctx.levels
+        about_to_win = levels[fighter] + ctx.gain >= ctx.win
+        if not winning:
+            if (ctx.my_asks == 0 and not about_to_win and ctx.combat[0] > monster - party
+                    and not (levels[fighter] >= levels[0] and fighter == ctx.leader)):
+                demand = self._demand(ctx, fighter)  # a losing fighter we could save: offer ourselves
+                if demand is not None and R.ASK_ACTION0 + demand in legal:
+                    return R.ASK_ACTION0 + demand
+            return R.A_PASS
+        if about_to_win:
+            drain = [a for a in legal if R.ACTION_KIND[a] == R.K_CURSE and R.ACTION_ARG[a] == fighter]
+            if drain:
+                return drain[0]
+        hits = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_MONSTER]
+        if (R.A_SUMMON_JOIN in legal or hits) and (
+                about_to_win or (levels[fighter] >= levels[0] and fighter == ctx.leader)):
             if R.A_SUMMON_JOIN in legal:
                 return R.A_SUMMON_JOIN
-            hits = [a for a in legal if R.ACTION_KIND[a] == R.K_USE_MONSTER]
-            if hits:
-                need = party - monster + 1
-                enough = [a for a in hits if R.BONUS[R.ACTION_CARD[a]] >= need]
-                pool = enough or hits
-                return min(pool, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a)) if enough else \
-                    max(pool, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
+            need = party - monster + 1
+            enough = [a for a in hits if R.BONUS[R.ACTION_CARD[a]] >= need]
+            pool = enough or hits
+            return min(pool, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a)) if enough else \
+                max(pool, key=lambda a: (R.BONUS[R.ACTION_CARD[a]], a))
         return R.A_PASS
 
     # --- help talks ---------------------------------------------------------------------------------
