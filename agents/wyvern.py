@@ -134,8 +134,11 @@ class HeuristicBot(RuleBot):
     def _curse_leader(self, ctx: _Context, curses: list[int]) -> int | None:
         """Backstab: curse the leader when they are at least level with us (``curses``: the legal curse
         actions)."""
+        levels = ctx.levels
+        if max(levels[1:]) < levels[0]:  # the leader's level, whoever the tie-break names: below mine
+            return None
         target = ctx.leader
-        if target not in ctx.alive or ctx.levels[target] < ctx.levels[0]:
+        if target not in ctx.alive or levels[target] < levels[0]:
             return None
         curses = [a for a in curses if R.ACTION_ARG[a] == target]
         if not curses:
@@ -218,9 +221,9 @@ class HeuristicBot(RuleBot):
                     cheapest[offset] = a
         best = None
         for offset, action in cheapest.items():
-            if ctx.combat[offset] < gap or ctx.levels[offset] + 1 >= ctx.win:  # no elf friend to the win
-                continue
-            if offset in ctx.offered:  # talked already: it named its price
+            if ctx.levels[offset] + 1 >= ctx.win or offset in ctx.offered:  # no elf friend to the win; talked
+                continue  # already: it named its price
+            if ctx.combat[offset] < gap:
                 continue
             key = (ctx.combat[offset], -ctx.levels[offset])
             if best is None or key > best[0]:
