@@ -638,11 +638,15 @@ def legal_actions(state: State) -> list[int]:
         # One pass over the distinct cards (the list is sorted at the end, so the order of appends is free).
         for cid in distinct:
             if IS_EQUIPMENT[cid]:
-                if worn is None:
-                    equipped, race = state.equipped[seat], state.races[seat]
-                    worn = {KIND[other] for other in equipped}
-                    big_taken = race != DWARF and any(BIG[other] for other in equipped)
-                    hands_free = 2 - _hands_used(equipped, race) if "weapon" in worn else 2
+                if worn is None:  # one loop over what is in play: the kinds worn, a big item, the hands used
+                    race, worn, big_taken, hands_free = state.races[seat], set(), False, 2
+                    for other in state.equipped[seat]:
+                        kind = KIND[other]
+                        worn.add(kind)
+                        if BIG[other]:
+                            big_taken = race != DWARF
+                        if kind == "weapon":
+                            hands_free -= 1 if race == GIANT else HANDS[other]
                 if not (BIG[cid] and big_taken):
                     kind = KIND[cid]
                     if kind == "weapon":
