@@ -387,10 +387,12 @@ class _Context:
 class _StateContext(_Context):
     """A :class:`_Context` read from the rules state, with the facts few decisions read worked out on their
     first read: who is alive (only a curse on the leader asks) and who was offered help (only the
-    fighter's next offer), as properties; in an answer to an offer the fight's strengths, and out of a
-    fight all the fight's facts (zero there; no decision there reads them), as slots left empty, which
-    send their first read to ``__getattr__`` (dear: an AttributeError raised and caught, so only for facts
-    almost never read); each seat's combat level when read (:class:`_CombatLevels`). Reading every fact at
+    fighter's next offer), as properties; in an answer to an offer the fight's strengths, in the window
+    the talks' facts (the pending ask and offer), out of a free turn the purse's (gold sold, a halfling's
+    price, the hand) and out of a fight all the fight's facts (zero there), none of which a decision there
+    reads, as slots left empty, which send their first read to ``__getattr__`` (dear: an AttributeError
+    raised and caught, so only for facts a search never reads); each seat's combat level when read
+    (:class:`_CombatLevels`). Reading every fact at
     every step was a fifth of a Wyvern search. The values are those an eager read gives
     (tests/test_search.py compares every fact with the observation's)."""
 
