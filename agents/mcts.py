@@ -8,7 +8,8 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   scored against the number of times it was available, since samples differ in what is legal).
 * **Returns**: every node keeps one total per seat and the seat to act maximises its own (max^n), so
   any number of players is searched soundly.
-* **Chance**: sampled; each sample carries a fresh Chance, so a node averages over dice (open loop).
+* **Chance**: sampled; each sample rolls fresh dice (a Chance of its own, or the dealer's stream continued:
+  ``Chance.sample_chance``), so a node averages over dice (open loop).
 * **Simultaneous moves** (Minefield): decoupled UCT: at a node each acting seat picks its own action by
   UCB over its own statistics, the joint action leads to the child.
 * **Rollouts**: ``random``, or any bot spec (``heuristic``, ``zoo:GAME``, a checkpoint) acting on the
@@ -43,9 +44,11 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.random  # noqa: F401 - numpy loads it lazily: at import, not in a first search (about 8 ms)
 
 from ..envs import games
 from ..envs.core import Chance
@@ -136,12 +139,25 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
 
 class SearchChance(Chance):
     """The Chance that deals the search's determinizations: the same draws as a ``Chance`` with its seed,
-    without the log (a search never replays it) and with the shuffle written out in one loop, which made
-    up a fifth of a Wyvern simulation (a dozen decks reshuffled per determinization). Each determinized
-    state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice of rollouts
-    are not logged either."""
+    without the log (a search never replays it) and with the shuffle written out in one loop. Each
+    determinized state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice
+    of rollouts are not logged either.
 
-    __slots__ = ()
+    ``shuffle_deal`` (what a determinization that calls it shuffles its unseen cards with: Wyvern's four
+    pools of about 80 cards, a fifth of a simulation drawn one by one) takes a list of at least
+    ``NUMPY_SHUFFLE_FROM`` items through ``numpy.random.Generator.permutation``, seeded once per Chance
+    from its own generator when first needed. That is Fisher-Yates in C on unbiased bounded integers:
+    given uniform bits, each of the n! orders of the positions has probability 1/n!, and so has each
+    order of the items, as with :meth:`shuffle` (the test checks the positions' and the pairs'
+    frequencies). The deal stays uniform over those consistent with what the seat saw; only which
+    sample a seed gives changed. A shorter list is shuffled in Python, where numpy's call costs more
+    than the loop. Such a determinization's sample also rolls its dice from this Chance
+    (``sample_chance``): draws of one generator, one after another, as independent as those of a
+    generator seeded per sample."""
+
+    __slots__ = ("_numpy",)  # set at the first shuffle_deal of a long list (no __init__: samples make many)
+
+    NUMPY_SHUFFLE_FROM = 24
 
     def below(self, n: int) -> int:
         return int(self._random.random() * n)
@@ -154,6 +170,21 @@ class SearchChance(Chance):
         for i in range(len(items) - 1, 0, -1):
             j = int(draw() * (i + 1))
             items[i], items[j] = items[j], items[i]
+
+    def shuffle_deal(self, items: list[Any]) -> None:
+        if len(items) < self.NUMPY_SHUFFLE_FROM:
+            self.shuffle(items)
+            return
+        try:
+            generator = self._numpy
+        except AttributeError:  # the first long list this Chance shuffles
+            generator = self._numpy = np.random.Generator(np.random.PCG64(self._random.getrandbits(64)))
+        items[:] = itemgetter(*generator.permutation(len(items)).tolist())(items)
+
+    def sample_chance(self) -> SearchChance:
+        # The samples' dice continue this Chance's own stream, one simulation after another, instead of
+        # each sample seeding a generator of its own (seeding one is a fortieth of a Wyvern simulation).
+        return self
 
 
 # --- the tree ------------------------------------------------------------------------------------------------
@@ -513,8 +544,8 @@ class MCTSBot(BotBase):
             act_state = getattr(policy, "act_state", None)
             while not is_terminal(state) and steps < depth:
                 legal = legal_actions(state)
-                if act_state is not None:
-                    action = int(act_state(state, current_seat(state), legal))
+                if act_state is not None:  # returns an action of ``legal`` (an int): no int() per step
+                    action = act_state(state, current_seat(state), legal)
                 elif policy is not None:
                     action = self._policy_action(state, current_seat(state), legal)
                 else:

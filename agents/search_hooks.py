@@ -59,11 +59,11 @@ def lead_values(strength: list[float], scale: float) -> list[float]:
     usual shape: the leader by some measure of the race)."""
     # Every seat's best rival is the leader, the leader's own is the runner-up (the same value on a tie):
     # one pass instead of one per seat, since this scores every cut-off rollout.
-    leader = max(range(len(strength)), key=strength.__getitem__)
-    runner_up = max(v for s, v in enumerate(strength) if s != leader)
-    top = strength[leader]
+    top = max(strength)
+    leader = strength.index(top)  # the first of the best
+    runner_up = max(strength[:leader] + strength[leader + 1:])
     values = []
     for seat, mine in enumerate(strength):
-        best_other = runner_up if seat == leader else top
-        values.append(max(-1.0, min(1.0, (mine - best_other) / scale)))
+        lead = (mine - (runner_up if seat == leader else top)) / scale
+        values.append(1.0 if lead >= 1.0 else -1.0 if lead <= -1.0 else lead)  # clipped to [-1, 1]
     return values

@@ -116,6 +116,18 @@ class Chance:
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
 
+    def shuffle_deal(self, items: list[Any]) -> None:
+        """Shuffle the unseen cards of a determinization's deal (``rules.determinize``): :meth:`shuffle` here.
+        A search's dealer, whose deals nobody replays (agents/mcts.py, ``SearchChance``), may draw the
+        order another way, always uniformly over the orders, so the deals keep their distribution."""
+        self.shuffle(items)
+
+    def sample_chance(self) -> Chance:
+        """The Chance of a determinized sample this Chance dealt (``rules.determinize``): a fresh one of its
+        class seeded from it, as :func:`redealt` gives. A search's dealer may hand over itself instead
+        (agents/mcts.py, ``SearchChance``): the samples' dice then continue its one stream."""
+        return self.__class__(self.below(2**31))
+
 
 class Rules(Protocol):
     """The functions a game's ``rules`` module provides (see the module docstring)."""

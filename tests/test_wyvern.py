@@ -850,3 +850,24 @@ def test_specialty_bonus_needs_the_declaration():
     deck = rules.deckmod.deck_from_mapping(undeclared, "plain_fire")
     assert deck.specialty == ()
     assert rules.specialty_bonus(((), ("fire",)), 0) == 0 and rules.specialty_bonus(((), ("fire",)), 1) == 2
+
+
+def test_legal_equips_are_exactly_the_items_that_fit():
+    """``legal_actions`` writes ``fits`` out for a whole hand at once: over seeded random play (races dealt
+    at random, so giants and dwarves with two-handed and big items come up), an item in hand may be
+    equipped exactly when ``fits`` says so."""
+    checked = {True: 0, False: 0}
+    for seed in range(30):
+        state = rules.new_game(rules.Config(num_players=3), Chance(seed))
+        picker = random.Random(seed)
+        while not rules.is_terminal(state) and state.steps < 600:
+            legal = rules.legal_actions(state)
+            if state.phase in (SETUP, REENTER, FREE):
+                seat = state.to_act
+                for card in set(state.hand[seat]):
+                    if rules.IS_EQUIPMENT[card]:
+                        fits = rules.fits(state, seat, card)
+                        assert (rules.EQUIP_ACTION[card] in legal) == fits, (seed, rules.KEYS[card])
+                        checked[fits] += 1
+            rules.apply(state, picker.choice(legal))
+    assert checked[True] > 200 and checked[False] > 200

@@ -116,6 +116,10 @@ IS_ONE_SHOT = tuple(card.kind in deckmod.ONE_SHOT_KINDS for card in CATALOG)
 IS_ENHANCER = tuple(card.kind == "enhancer" for card in CATALOG)
 IS_CURSE = tuple(card.kind == "curse" for card in CATALOG)
 KEYS = tuple(card.key for card in CATALOG)
+# What a card in hand can do in a combat window (legal_actions reads one code per card instead of three flags).
+W_NONE, W_ONE_SHOT, W_ENHANCER, W_CURSE = range(4)
+WINDOW_USE = tuple(W_ONE_SHOT if IS_ONE_SHOT[cid] else W_ENHANCER if IS_ENHANCER[cid] else W_CURSE if IS_CURSE[cid]
+                   else W_NONE for cid in range(len(CATALOG)))
 
 # --- the action table ------------------------------------------------------------------------------------
 
@@ -491,8 +495,12 @@ def hand_limit(state: State, seat: int) -> int:
     return state.config.hand_limit + (state.races[seat] == DWARF)
 
 
+_ONE_PER_SLOT = frozenset(("helm", "armor", "boots"))
+
+
 def fits(state: State, seat: int, cid: int) -> bool:
-    """Whether ``cid`` can be equipped next to what ``seat`` has in play (no equipping replaces)."""
+    """Whether ``cid`` can be equipped next to what ``seat`` has in play (no equipping replaces).
+    ``legal_actions`` writes this out for all the items in a hand at once (a test compares the two)."""
     equipped = state.equipped[seat]
     kind = KIND[cid]
     race = state.races[seat]
@@ -573,45 +581,24 @@ def legal_actions(state: State) -> list[int]:
         return []
     hand = state.hand[seat]
     legal: list[int] = []
-    if phase in (SETUP, REENTER, FREE):
-        legal.append(A_PASS)
-        free = phase == FREE
-        if free and state.summon[seat] >= 0:
-            legal.append(A_SUMMON_FIGHT)
-        sells = free and state.level[seat] < state.config.win_level - 1
-        curses = False
-        # One pass over the distinct cards (the list is sorted at the end, so the order of appends is free).
-        for cid in set(hand):
-            if IS_EQUIPMENT[cid] and fits(state, seat, cid):
-                legal.append(EQUIP_ACTION[cid])
-            elif IS_CURSE[cid]:
-                curses = True
-            if free:
-                if IS_MONSTER[cid]:
-                    legal.append(FIGHT_ACTION[cid])
-                if sells and GOLD[cid] > 0:
-                    legal.append(SELL_ACTION[cid])
-        if curses:
-            _curse_actions(state, seat, set(hand), legal)
-        if sells:
-            for cid in set(state.equipped[seat]):
-                legal.append(SELL_EQUIPPED_ACTION[cid])
-    elif phase == WINDOW:
+    if phase == WINDOW:  # the window first: four in ten decisions
         legal.append(A_PASS)
         distinct = set(hand)
         fighter = state.fighter
         in_party = seat == fighter or seat == state.helper
         curses = False
         for cid in distinct:
-            if IS_ONE_SHOT[cid]:
-                legal.append(USE_PARTY_ACTION[cid])
-                if not in_party:
-                    legal.append(USE_MONSTER_ACTION[cid])
-            elif IS_ENHANCER[cid]:
-                if not in_party:
-                    legal.append(USE_MONSTER_ACTION[cid])
-            elif IS_CURSE[cid]:
-                curses = True
+            use = WINDOW_USE[cid]
+            if use:
+                if use == W_ONE_SHOT:
+                    legal.append(USE_PARTY_ACTION[cid])
+                    if not in_party:
+                        legal.append(USE_MONSTER_ACTION[cid])
+                elif use == W_ENHANCER:
+                    if not in_party:
+                        legal.append(USE_MONSTER_ACTION[cid])
+                else:
+                    curses = True
         if curses:
             _curse_actions(state, seat, distinct, legal)
         if state.summon[seat] >= 0:
@@ -620,13 +607,65 @@ def legal_actions(state: State) -> list[int]:
             if not party_wins(state):
                 legal.append(A_RUN)
             if state.helper < 0:
-                n = state.n
+                # The fighter's offers to each seat that may still help (``may_help``) with rounds left, above its
+                # best offer to it so far, up to the treasures (every decision of a losing fighter: written out)
+                n, dead, helped = state.n, state.dead, state.helped_by
+                anyone = not state.config.one_helper_per_turn or helped == -1
+                rounds, offers_to, best_offer = state.config.help_rounds, state.offers_to, state.best_offer
+                top = TREASURES[state.monster] + 1
                 for offset in range(1, n):
                     other = (seat + offset) % n
-                    if not state.dead[other] and may_help(state, other):
-                        _offer_actions(state, offset, state.best_offer[other] + 1, legal)
-        elif state.helper < 0 and may_help(state, seat):
-            _ask_actions(state, seat, 0, legal)  # a would-be helper names a price unasked
+                    if not dead[other] and (anyone or helped == other) and offers_to[other] < rounds:
+                        base = OFFER_ACTION0 + (offset - 1) * (MAX_TREASURES + 1)
+                        legal.extend(range(base + best_offer[other] + 1, base + top))
+        elif state.helper < 0 and (not state.config.one_helper_per_turn or state.helped_by in (-1, seat)):
+            # may_help: a would-be helper names a price unasked (_ask_actions from 0, written out here)
+            if state.asks_from[seat] < state.config.help_rounds:
+                highest = TREASURES[state.monster]
+                last = state.last_ask[seat]
+                if 0 <= last < highest:
+                    highest = last
+                legal.extend(range(ASK_ACTION0, ASK_ACTION0 + highest + 1))
+    elif phase in (SETUP, REENTER, FREE):
+        legal.append(A_PASS)
+        free = phase == FREE
+        if free and state.summon[seat] >= 0:
+            legal.append(A_SUMMON_FIGHT)
+        sells = free and state.level[seat] < state.config.win_level - 1
+        curses = False
+        distinct = set(hand)
+        worn = None  # what is in play, read at the first item in hand (fits, written out for the pass)
+        # One pass over the distinct cards (the list is sorted at the end, so the order of appends is free).
+        for cid in distinct:
+            if IS_EQUIPMENT[cid]:
+                if worn is None:  # one loop over what is in play: the kinds worn, a big item, the hands used
+                    race, worn, big_taken, hands_free = state.races[seat], set(), False, 2
+                    for other in state.equipped[seat]:
+                        kind = KIND[other]
+                        worn.add(kind)
+                        if BIG[other]:
+                            big_taken = race != DWARF
+                        if kind == "weapon":
+                            hands_free -= 1 if race == GIANT else HANDS[other]
+                if not (BIG[cid] and big_taken):
+                    kind = KIND[cid]
+                    if kind == "weapon":
+                        if (1 if race == GIANT else HANDS[cid]) <= hands_free:
+                            legal.append(EQUIP_ACTION[cid])
+                    elif kind not in worn or kind not in _ONE_PER_SLOT:
+                        legal.append(EQUIP_ACTION[cid])
+            elif IS_CURSE[cid]:
+                curses = True
+            if free:
+                if IS_MONSTER[cid]:
+                    legal.append(FIGHT_ACTION[cid])
+                if sells and GOLD[cid] > 0:
+                    legal.append(SELL_ACTION[cid])
+        if curses:
+            _curse_actions(state, seat, distinct, legal)
+        if sells:
+            for cid in set(state.equipped[seat]):
+                legal.append(SELL_EQUIPPED_ACTION[cid])
     elif phase == ASK:
         legal = [A_ACCEPT, A_DECLINE]
         _ask_actions(state, seat, state.ask_split + 1, legal)  # a counter-offer: more than offered
@@ -652,14 +691,6 @@ def legal_actions(state: State) -> list[int]:
 def may_help(state: State, seat: int) -> bool:
     """Whether the fighter and ``seat`` may still negotiate help in this combat (before the limits below)."""
     return not state.config.one_helper_per_turn or state.helped_by in (-1, seat)
-
-
-def _offer_actions(state: State, offset: int, lowest: int, legal: list[int]) -> None:
-    """The fighter's offers to seat +offset: better than any offer it had before, while rounds are left."""
-    other = (state.fighter + offset) % state.n
-    if state.offers_to[other] < state.config.help_rounds:
-        base = offer_action(offset, 0)
-        legal.extend(range(base + lowest, base + TREASURES[state.monster] + 1))
 
 
 def _ask_actions(state: State, seat: int, lowest: int, legal: list[int]) -> None:
@@ -701,10 +732,10 @@ def apply_legal(state: State, action: int) -> None:
     phase = state.phase
     kind = ACTION_KIND[action]
     cid = ACTION_CARD[action]
-    if phase in (SETUP, REENTER, FREE):
-        _apply_own_play(state, seat, phase, action, kind, cid)
-    elif phase == WINDOW:
+    if phase == WINDOW:  # the window first: four in ten decisions
         _apply_window(state, seat, action, kind, cid)
+    elif phase in (SETUP, REENTER, FREE):
+        _apply_own_play(state, seat, phase, action, kind, cid)
     elif phase in (ASK, COUNTER):
         _negotiate(state, seat, action, kind)
     elif phase == LOOT_ORDER:
@@ -728,7 +759,8 @@ def apply_legal(state: State, action: int) -> None:
                 _next_turn(state)
             else:
                 state.phase, state.to_act = state.shed_phase, state.shed_seat
-    _check_hands(state)
+    if max(map(len, state.hand)) > state.config.hand_limit:  # _check_hands' own first test, without the call
+        _check_hands(state)
     if state.phase != OVER and state.steps >= state.config.max_steps:
         _end(state, -1, STEP_LIMIT)
 
@@ -1309,21 +1341,28 @@ _ZONE_FIELDS = ("equipped", "hand", "deck", "discard")  # lists of lists of card
 assert set(State.__dataclass_fields__) == {"chance", *_SHARED_FIELDS, *_FLAT_FIELDS, *_ZONE_FIELDS}
 
 
+def _copier(zones: bool):
+    """The body of :func:`_copy` for one value of ``zones``, written from the field lists above as plain
+    assignments (a search copies a state per simulation; this is twice as fast as a loop of getattr and
+    setattr over the names, and a field listed above is copied with no further code)."""
+    lines = ["def copy(state, chance):", "    new = State.__new__(State)"]
+    lines += [f"    new.{name} = state.{name}" for name in _SHARED_FIELDS]
+    lines += [f"    new.{name} = state.{name}[:]" for name in _FLAT_FIELDS]
+    lines += [f"    new.{name} = [cards[:] for cards in state.{name}]"
+              for name in (_ZONE_FIELDS if zones else _ZONE_FIELDS[:1])]
+    lines += ["    new.chance = chance", "    return new"]
+    namespace = {"State": State}
+    exec("\n".join(lines), namespace)  # the source is built from the constant field names above
+    return namespace["copy"]
+
+
+_COPY_ALL, _COPY_PUBLIC = _copier(True), _copier(False)
+
+
 def _copy(state: State, chance: Chance | None = None, zones: bool = True) -> State:
     """A copy sharing nothing mutable; its Chance is ``chance``, or a copy of the state's. ``zones=False``
     leaves the hidden zones (hand, deck, discard) to the caller, which deals them itself."""
-    new = State.__new__(State)
-    for name in _SHARED_FIELDS:
-        setattr(new, name, getattr(state, name))
-    for name in _FLAT_FIELDS:
-        setattr(new, name, getattr(state, name)[:])
-    new.equipped = [cards[:] for cards in state.equipped]
-    if zones:
-        new.hand = [cards[:] for cards in state.hand]
-        new.deck = [cards[:] for cards in state.deck]
-        new.discard = [cards[:] for cards in state.discard]
-    new.chance = chance if chance is not None else _copy_chance(state.chance)
-    return new
+    return (_COPY_ALL if zones else _COPY_PUBLIC)(state, chance if chance is not None else _copy_chance(state.chance))
 
 
 def clone(state: State) -> State:
@@ -1355,11 +1394,15 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the other hands and every deck's order dealt afresh
     from ``chance``, future dice from a fresh Chance.
 
-    :func:`_redeal` through ``chance.shuffle`` on a copy (``envs.core.redealt``), the same shuffles in the
-    same order, with the copy and the deal in one pass: the other players' zones are dealt from their
-    pools instead of being copied first and replaced (a search determinizes once per simulation)."""
+    :func:`_redeal` on a copy (``envs.core.redealt``), the pools in the same order, with the copy and the
+    deal in one pass: the other players' zones are dealt from their pools instead of being copied first and
+    replaced (a search determinizes once per simulation). Each pool goes through ``chance.shuffle_deal``: a
+    plain Chance's ``shuffle`` (so this deals what ``redealt`` deals), the search's dealer a uniform
+    shuffle drawn faster (agents/mcts.py, ``SearchChance``); the sample's future dice come from
+    ``chance.sample_chance()``: a plain Chance seeds a fresh one (``redealt`` again), the search's dealer
+    rolls them itself."""
     new = _copy(state, state.chance, zones=False)
-    shuffle = chance.shuffle
+    shuffle = chance.shuffle_deal
     hands, decks, discards = state.hand, state.deck, state.discard
     new_hands, new_decks, new_discards = [], [], []
     for who in range(state.n):
@@ -1378,7 +1421,7 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
         new_decks.append(pool[held:left])
         new_discards.append(pool[left:])
     new.hand, new.deck, new.discard = new_hands, new_decks, new_discards
-    new.chance = chance.__class__(chance.below(2**31))  # as envs.core.redealt: of the dealer's own kind
+    new.chance = chance.sample_chance()  # a plain Chance: as envs.core.redealt, a fresh one seeded from it
     return new
 
 
