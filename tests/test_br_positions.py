@@ -187,3 +187,26 @@ def test_positions_refuses_an_existing_file(tmp_path):
     with pytest.raises(ValueError, match="exists already"):
         exact_exploitability("heuristic", None, positions=existing)
     assert existing.read_bytes() == b"keep me"
+
+
+def test_expert_trains_on_a_run_and_a_positions_file_together(house_ruleset, tmp_path):
+    """`tavernzoo expert --samples RUN --samples FILE --games 0`: every row of both, the weights kept."""
+    options = ["--set", f"game_config={{\"ruleset\": \"{house_ruleset}\", \"classes\": [\"sword\", \"magic\"], "
+               "\"archetypes\": [\"fighter\", \"cleric\"], \"starting_hp\": 30, \"hp_cap\": 40}",
+               "--set", "net_arch=16", "--set", "eval_games=0", "--eval-games", "0", "--workers", "1"]
+    cli = [sys.executable, "-m", "tavernzoo.cli", "expert", "tiny_minotaur", "--no-progress"]
+    first = subprocess.run([*cli, "--teacher", "oracle", "--games", "3", "--epochs", "1", *options,
+                            "--out", str(tmp_path / "dagger")], capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    positions = tmp_path / "positions.npz"
+    exact_exploitability("random", small_config(house_ruleset), positions=positions)
+    both = subprocess.run([*cli, "--teacher", "oracle", "--games", "0", "--epochs", "1", *options,
+                           "--samples", str(tmp_path / "dagger"), "--samples", str(positions),
+                           "--out", str(tmp_path / "both")], capture_output=True, text=True, timeout=300)
+    assert both.returncode == 0, both.stderr
+    dagger = Samples.load(tmp_path / "dagger", 65, 8)
+    extra = Samples.load(positions, 65, 8)
+    kept = Samples.load(tmp_path / "both", 65, 8)
+    assert len(kept) == len(dagger) + len(extra)
+    np.testing.assert_array_equal(kept.weights, np.concatenate([dagger.weights, extra.weights]))
+    assert (kept.weights[len(dagger):] > 1).any() and (kept.weights[:len(dagger)] == 1).all()
