@@ -9,8 +9,10 @@ One round:
    position (DAgger: the student learns on the positions its own play leads to). The other seats are
    played by ``opponents`` (a bot spec), or by the teacher too when no opponents are given.
 2. **Train** (``train_student``): cross-entropy between the network's masked softmax and the targets,
-   plus ``value_weight`` times the squared error of the critic against the seat's final return, over
-   every sample collected so far (DAgger aggregates rounds).
+   each row weighted by its sample weight (1 for positions from games; best-response positions from
+   :mod:`.br_positions` weigh by what a mistake there costs), plus ``value_weight`` times the squared
+   error of the critic against the seat's final return, over every sample collected so far (DAgger
+   aggregates rounds; ``samples`` may name several earlier runs or files, all kept).
 3. **Save**: an ordinary training checkpoint (``Trainer.save_checkpoint``: ``model.zip`` loadable by
    MaskablePPO, ``policy.json``/``policy.npz`` from ``policy_from_sb3``, ``league/``), so
    ``tavernzoo export``, bot specs and ``tavernzoo train --resume`` (PPO fine-tuning) work on the run.
@@ -189,6 +191,10 @@ def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 
     masks = torch.as_tensor(samples.masks)
     targets = torch.as_tensor(samples.targets)
     values = torch.as_tensor(samples.values)
+    # Each row's share of the policy loss (1 for game positions: the plain mean; best-response positions
+    # weigh by what a mistake there costs, train/br_positions.py).
+    weights = torch.as_tensor(samples.weights)
+    weighted = bool((weights != 1).any())
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     for _ in range(epochs):
@@ -197,7 +203,8 @@ def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 
             batch = order[start:start + batch_size]
             logits, predicted = _forward(policy, obs[batch])
             log_probs = torch.log_softmax(logits.masked_fill(~masks[batch], -1e9), -1)
-            loss = -(targets[batch] * log_probs).sum(-1).mean()
+            cross_entropy = -(targets[batch] * log_probs).sum(-1)
+            loss = (weights[batch] * cross_entropy).mean() if weighted else cross_entropy.mean()
             if value_weight:
                 loss = loss + value_weight * torch.nn.functional.mse_loss(predicted, values[batch])
             optimizer.zero_grad()
@@ -228,12 +235,19 @@ class ExpertConfig:
     value_weight: float = VALUE_WEIGHT
     workers: int = 2
     init: str | None = None  # start the student's actor from this bot's weights (checkpoint, BOT.onnx, zoo:GAME)
-    samples: str | None = None  # start from another expert run's labelled positions (its expert/samples.npz)
+    # start from labelled positions: an expert run (its expert/samples.npz) or a samples file, or a list of them
+    # (all kept, in order: e.g. a run's DAgger positions and best-response positions, train/br_positions.py)
+    samples: str | list[str] | None = None
     value_student: bool = False  # an mcts teacher scores leaves with the latest trained student's value head
     eval_games: int = EVAL_GAMES  # after each round, the student's games against eval_opponents (0: none)
     eval_opponents: str = "heuristic"  # the bot spec in every other seat of those games
 
     def __post_init__(self) -> None:
+        if isinstance(self.samples, (list, tuple)):
+            if not self.samples or not all(isinstance(x, str) and x for x in self.samples):
+                raise ValueError(f"expert option samples={self.samples!r} must name runs or samples files")
+            # one source is kept as a plain string: the recipe of a run that predates several reads the same
+            self.samples = self.samples[0] if len(self.samples) == 1 else list(self.samples)
         for name in ("rounds", "games", "epochs", "batch_size", "workers", "eval_games"):
             value = getattr(self, name)
             # games=0 retrains on saved samples without labelling more; eval_games=0 measures nothing
@@ -476,9 +490,11 @@ def committed_samples(report: dict[str, Any]) -> int:
     return report["rounds"][-1]["samples"] if report["rounds"] else report.get("initial_samples", 0)
 
 
-def _starting_samples(source: str, sizes: tuple[int, int]) -> Samples:
+def _starting_samples(source: str | list[str], sizes: tuple[int, int]) -> Samples:
     """``--samples``: a samples file, or an expert run's samples as far as its completed rounds go (a killed
-    run's unfinished round is not taken)."""
+    run's unfinished round is not taken); several: all of them, in order."""
+    if isinstance(source, list):
+        return Samples.concat([_starting_samples(one, sizes) for one in source])
     data = Samples.load(source, *sizes)
     if Path(source).is_dir() and (Path(source) / "expert.json").is_file():
         committed = committed_samples(_read_report(Path(source) / "expert.json", f"--samples {source}"))

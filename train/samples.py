@@ -43,23 +43,30 @@ class Samples:
 
     observations float32 (n, observation_size); masks bool (n, actions); targets float32 (n, actions),
     each row a distribution over that row's legal actions; values float32 (n,), the deciding seat's final
-    return in its game.
+    return in its game (best-response positions: the oracle's value of the position); weights float32 (n,),
+    each row's share of the policy loss, >= 0 (1 for every position a game labelled; best-response positions
+    weigh by what a mistake there costs, train/br_positions.py). A file written before weights existed
+    loads with every weight 1.
     """
 
     observations: np.ndarray
     masks: np.ndarray
     targets: np.ndarray
     values: np.ndarray
+    weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.weights is None:
+            self.weights = np.ones(len(self.values), np.float32)
 
     @classmethod
     def empty(cls, observation_size: int, actions: int) -> Samples:
         return cls(np.zeros((0, observation_size), np.float32), np.zeros((0, actions), bool),
-                   np.zeros((0, actions), np.float32), np.zeros(0, np.float32))
+                   np.zeros((0, actions), np.float32), np.zeros(0, np.float32), np.zeros(0, np.float32))
 
     @classmethod
     def concat(cls, parts: list[Samples]) -> Samples:
-        return cls(*(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("observations", "masks", "targets", "values")))
+        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in cls.FIELDS))
 
     def __len__(self) -> int:
         return len(self.values)
@@ -68,7 +75,8 @@ class Samples:
         """The first ``rows`` positions (rounds are appended in order: a run's first rounds)."""
         return Samples(*(getattr(self, name)[:rows] for name in self.FIELDS))
 
-    FIELDS = ("observations", "masks", "targets", "values")
+    FIELDS = ("observations", "masks", "targets", "values", "weights")
+    OPTIONAL = ("weights",)  # files written before it existed load with every weight 1
     # What a samples file may hold, its arrays' sizes as their headers declare them, before anything is read:
     # 4 GiB is over a million Wyvern positions (2.3 kB of observation each).
     MAX_BYTES = 4 << 30
@@ -102,19 +110,26 @@ class Samples:
         if declared > cls.MAX_BYTES:
             raise ValueError(f"--samples {path}: its arrays declare {declared / 2**30:.1f} GiB; at most "
                              f"{cls.MAX_BYTES / 2**30:.0f} GiB of samples are read")
-        missing = [name for name in cls.FIELDS if name not in arrays]
+        missing = [name for name in cls.FIELDS if name not in arrays and name not in cls.OPTIONAL]
         if missing:
             raise ValueError(f"--samples {path}: no {', '.join(missing)} array in it; an expert run's "
-                             f"samples hold {', '.join(cls.FIELDS)}")
+                             f"samples hold {', '.join(n for n in cls.FIELDS if n not in cls.OPTIONAL)}")
         rows = len(arrays["values"])
+        if "weights" not in arrays:
+            arrays["weights"] = np.ones(rows, np.float32)
         shapes = {"observations": (rows, observation_size), "masks": (rows, actions),
-                  "targets": (rows, actions), "values": (rows,)}
+                  "targets": (rows, actions), "values": (rows,), "weights": (rows,)}
         for name, shape in shapes.items():
             if arrays[name].shape != shape:
                 raise ValueError(f"--samples {path}: {name} has shape {arrays[name].shape}, this game and "
                                  f"table need {shape} (observation size {observation_size}, {actions} actions)")
         samples = cls(arrays["observations"].astype(np.float32), arrays["masks"].astype(bool),
-                      arrays["targets"].astype(np.float32), arrays["values"].astype(np.float32))
-        if not all(np.isfinite(getattr(samples, name)).all() for name in ("observations", "targets", "values")):
+                      arrays["targets"].astype(np.float32), arrays["values"].astype(np.float32),
+                      arrays["weights"].astype(np.float32))
+        if not all(np.isfinite(getattr(samples, name)).all()
+                   for name in ("observations", "targets", "values", "weights")):
             raise ValueError(f"--samples {path}: holds values that are not finite numbers")
+        if (samples.weights < 0).any():
+            raise ValueError(f"--samples {path}: holds negative weights (a weight is a row's share of the loss, "
+                             ">= 0)")
         return samples

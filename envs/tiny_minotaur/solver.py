@@ -88,6 +88,7 @@ from .rules import (
     DODGE,
     HEAL,
     NO_BOSS,
+    NUM_ACTIONS,
     PASS,
     RANDOM,
     REACT_DODGE,
@@ -800,6 +801,25 @@ def deals(config: Config) -> list[tuple[float, State]]:
     return out
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One decision with a choice on the best response's lines (:func:`best_response_decisions`).
+
+    ``seat`` decides (the bot's seat, or the best response's); ``state`` is the engine's state there (as
+    the bot is asked about it: its ``turn`` the fewest that reach it, plus the offset); ``visits`` the
+    expected number of times play reaches it, the bot playing its policy and the best response its best
+    move (a position of the miss/miss loop can be visited more than once, so it may exceed 1);
+    ``probabilities`` the decider's policy there (the best response's: its move, probability 1). A bot
+    decision the best response only considered, off its lines, has ``visits`` 0; the best response's
+    decisions are only those it reaches.
+    """
+
+    seat: int
+    state: State
+    visits: float
+    probabilities: tuple[float, ...]
+
+
 def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
                   on_deal: Callable[[], None] | None = None, turn_offset: int = 0,
                   starts: Sequence[tuple[float, State]] | None = None) -> BestResponse:
@@ -829,8 +849,33 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
     return BestResponse(score, per_seat, len(starts), count[0])
 
 
-def _best_response_value(start: State, bot: int, policy: Policy, count: list[int], turn_offset: int = 0) -> float:
-    """The best response's expected return from ``start`` (seat ``1 - bot``), the bot playing ``policy``."""
+def best_response_decisions(start: State, bot: int, policy: Policy,
+                            turn_offset: int = 0) -> tuple[float, list[Decision]]:
+    """The best response to ``policy`` (the bot in seat ``bot``) from ``start``: its expected return, and
+    every decision with a choice that it involves, each with its expected visits.
+
+    The bot's decisions are exactly those :func:`best_response` asks ``policy`` about (each once), the
+    ones off the best response's lines with ``visits`` 0; the best response's own are those it reaches
+    (``visits`` > 0). Visits come from a forward pass over the positions in order of attack cards held
+    (every hit discards one, so play only ever moves to fewer): a position entered with ``m_b`` (the bot to
+    attack) and ``m_r`` (the best response to attack), hit chances ``q`` (the bot's turn, averaged over its
+    policy) and ``p`` (the best response's move), is visited ``V_r = (m_r + (1 - q) m_b) / (1 - (1 - p)(1 -
+    q))`` times with the best response to attack and ``V_b = m_b + (1 - p) V_r`` with the bot to.
+    With the solver's optimal values ``Q``, the best response's return minus the game's value from
+    ``start`` is the sum over these decisions of ``visits`` times the decider's regret, the bot's counted
+    plus and the best response's minus (the performance difference), which tests/test_br_positions.py
+    checks.
+    """
+    decisions: list[Decision] = []
+    value = _best_response_value(start, bot, policy, [0], turn_offset, decisions)
+    return value, decisions
+
+
+def _best_response_value(start: State, bot: int, policy: Policy, count: list[int], turn_offset: int = 0,
+                         decisions: list[Decision] | None = None) -> float:
+    """The best response's expected return from ``start`` (seat ``1 - bot``), the bot playing ``policy``;
+    with ``decisions`` (a list), the decisions and their visits appended to it
+    (:func:`best_response_decisions`)."""
     br = 1 - bot
     matchup = Matchup((side_of_state(start, 0), side_of_state(start, 1)), start.config.starting_hp,
                       start.config.hp_cap, start.config.heal_amount)
@@ -838,13 +883,22 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
     # The state the bot is asked about: a copy of the start, rewritten before each question.
     state = _clone_state(start)
     memo: dict[tuple, tuple[float, float]] = {}
+    # The bot's answers, kept only for the forward pass (each decision is asked once either way).
+    asked: dict[tuple, Sequence[float]] | None = {} if decisions is not None else None
 
-    def ask(hp, cards, phase: int, pending: int) -> Sequence[float]:
+    def place(hp, cards, phase: int, seat: int, pending: int) -> None:
         state.hp = list(hp)
         state.cards = [list(cards[0]), list(cards[1])]
-        state.phase, state.to_act, state.pending_card = phase, bot, pending
+        state.phase, state.to_act, state.pending_card = phase, seat, pending
         state.turn = min(start.config.max_turns,
                          full[0] + full[1] - sum(cards[0][:4]) - sum(cards[1][:4]) + turn_offset)
+
+    def ask(hp, cards, phase: int, pending: int) -> Sequence[float]:
+        if asked is not None:
+            known = asked.get((hp, cards, phase, pending))
+            if known is not None:
+                return known
+        place(hp, cards, phase, bot, pending)
         count[0] += 1
         probabilities = policy(state, bot)
         legal = legal_actions(state)
@@ -855,6 +909,8 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
             total += p
         if abs(total - 1.0) > 1e-6:
             raise ValueError(f"the policy's probabilities sum to {total}, not 1")
+        if asked is not None:
+            asked[(hp, cards, phase, pending)] = probabilities = tuple(probabilities)
         return probabilities
 
     def outcome(hp, cards, defender: int) -> float:
@@ -867,26 +923,30 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
         entry = memo.get(key) or node(hp, cards)
         return entry[defender]
 
+    def reactions(hp, cards, attacker: int, slot: int):
+        """The defender's reactions once ``attacker``'s card ``slot`` hit: their outcomes and values."""
+        damage = matchup.sides[attacker].damage[slot]
+        options = _reaction_options(matchup, hp, cards, 1 - attacker, damage)
+        return options, {action: sum(p * outcome(h, c, 1 - attacker) for p, h, c in outcomes)
+                         for action, outcomes in options}
+
     def after_hit(hp, cards, attacker: int, slot: int) -> float:
         """The best response's value once ``attacker``'s card ``slot`` hit (cards already decremented)."""
-        defender = 1 - attacker
-        damage = matchup.sides[attacker].damage[slot]
-        options = _reaction_options(matchup, hp, cards, defender, damage)
-        values = {action: sum(p * outcome(h, c, defender) for p, h, c in outcomes) for action, outcomes in options}
-        if defender == br:
+        _, values = reactions(hp, cards, attacker, slot)
+        if 1 - attacker == br:
             return max(values.values())
         if len(values) == 1:
             return values[REACT_TAKE]
         probabilities = ask(hp, cards, REACT_PHASE, slot)
         return sum(probabilities[action] * value for action, value in values.items())
 
-    def node(hp, cards) -> tuple[float, float]:
-        """(value with seat 0 to attack, value with seat 1 to attack), both for the best response."""
-        options = {}  # seat -> [(hit chance, value after the hit, weight)]
+    def attack_options(hp, cards):
+        """Per seat its attack options ``(hit chance, value after the hit, weight, slot)`` (pass: slot -1)."""
+        options = {}
         for seat in (0, 1):
             held = [slot for slot in range(4) if cards[seat][slot]]
             if not held:
-                options[seat] = [(0.0, 0.0, 1.0)]  # pass
+                options[seat] = [(0.0, 0.0, 1.0, PASS_OPTION)]  # pass
                 continue
             weights = dict.fromkeys(held, 1.0)
             if seat == bot and len(held) > 1:
@@ -898,17 +958,27 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
                 after = [list(cards[0]), list(cards[1])]
                 after[seat][slot] -= 1
                 after_cards = (tuple(after[0]), tuple(after[1]))
-                rows.append((side.attack_faces[slot] / FACES, after_hit(hp, after_cards, seat, slot), weight))
+                rows.append((side.attack_faces[slot] / FACES, after_hit(hp, after_cards, seat, slot), weight, slot))
             options[seat] = rows
+        return options
+
+    def choose(options):
+        """The bot's averaged turn ``(c, q)`` and the best response's best attack ``(index, value)``."""
         # The bot's turn as one averaged option: its value is c + (1 - q) * (value with me to attack).
-        c = sum(w * p * h for p, h, w in options[bot])
-        q = sum(w * p for p, _, w in options[bot])
-        best = None
-        for p, h, _ in options[br]:
+        c = sum(w * p * h for p, h, w, _ in options[bot])
+        q = sum(w * p for p, _, w, _ in options[bot])
+        best, index = None, 0
+        for i, (p, h, _, _) in enumerate(options[br]):
             denominator = 1 - (1 - p) * (1 - q)
             # Nobody can ever hit (a seat passing against windows of no faces): a draw at the cap.
             value = (p * h + (1 - p) * c) / denominator if denominator > TIE else 0.0
-            best = value if best is None else max(best, value)
+            if best is None or value > best:
+                best, index = value, i
+        return c, q, index, best
+
+    def node(hp, cards) -> tuple[float, float]:
+        """(value with seat 0 to attack, value with seat 1 to attack), both for the best response."""
+        c, q, _, best = choose(attack_options(hp, cards))
         entry = [0.0, 0.0]
         entry[br] = best
         entry[bot] = c + (1 - q) * best
@@ -919,4 +989,86 @@ def _best_response_value(start: State, bot: int, policy: Policy, count: list[int
     cards0 = (tuple(start.cards[0]), tuple(start.cards[1]))
     if not _has_attack(cards0[0]) and not _has_attack(cards0[1]):
         return 0.0
-    return node(hp0, cards0)[start.first_seat]
+    value = node(hp0, cards0)[start.first_seat]
+    if decisions is not None:
+        _forward(start, bot, (hp0, cards0), asked, attack_options, choose, reactions, place, state, decisions)
+    return value
+
+
+def _forward(start: State, bot: int, root, asked, attack_options, choose, reactions, place, state,
+             decisions: list[Decision]) -> None:
+    """The visits of every decision on the best response's lines (:func:`best_response_decisions`)."""
+    br = 1 - bot
+    visited: dict[tuple, float] = {}  # the bot's decisions reached: (hp, cards, phase, pending) -> visits
+    mass: dict[tuple, list[float]] = {root: [0.0, 0.0]}  # position -> mass entering with seat 0 / 1 to attack
+    mass[root][start.first_seat] = 1.0
+    by_cards: dict[int, list[tuple]] = {}  # attack cards held -> positions, processed from the most down
+
+    def held(position) -> int:
+        cards = position[1]
+        return sum(cards[0][:4]) + sum(cards[1][:4])
+
+    def record(seat: int, hp, cards, phase: int, pending: int, visits: float, probabilities) -> None:
+        place(hp, cards, phase, seat, pending)
+        decisions.append(Decision(seat, _clone_state(state), visits, tuple(probabilities)))
+
+    def flow(hp, cards, attacker: int, slot: int, amount: float) -> None:
+        """``amount`` of play in which ``attacker``'s card ``slot`` hit: the reaction, then the positions."""
+        defender = 1 - attacker
+        options, values = reactions(hp, cards, attacker, slot)
+        if defender == br:
+            chosen = max(values, key=lambda a: values[a])
+            if len(values) > 1 and amount > 0:
+                one_hot = [0.0] * NUM_ACTIONS
+                one_hot[chosen] = 1.0
+                record(br, hp, cards, REACT_PHASE, slot, amount, one_hot)
+            shares = {chosen: 1.0}
+        elif len(values) == 1:
+            shares = {REACT_TAKE: 1.0}
+        else:
+            probabilities = asked[(hp, cards, REACT_PHASE, slot)]
+            key = (hp, cards, REACT_PHASE, slot)
+            visited[key] = visited.get(key, 0.0) + amount
+            shares = {action: probabilities[action] for action in values if probabilities[action] > 0}
+        for action, outcomes in options:
+            share = shares.get(action, 0.0)
+            for probability, h, c in outcomes:
+                if share == 0.0 or h[defender] <= 0 or not (_has_attack(c[0]) or _has_attack(c[1])):
+                    continue  # the game is over
+                position = (h, c)
+                if position not in mass:
+                    mass[position] = [0.0, 0.0]
+                    by_cards.setdefault(held(position), []).append(position)
+                mass[position][defender] += amount * share * probability
+
+    by_cards[held(root)] = [root]
+    for cards_held in range(held(root), 0, -1):
+        for position in by_cards.pop(cards_held, []):
+            hp, cards = position
+            options = attack_options(hp, cards)
+            c, q, index, _ = choose(options)
+            p, _, _, slot = options[br][index]
+            denominator = 1 - (1 - p) * (1 - q)
+            if denominator <= TIE:
+                continue  # nobody can hit: a draw at the cap
+            m = mass[position]
+            v_br = (m[br] + (1 - q) * m[bot]) / denominator
+            v_bot = m[bot] + (1 - p) * v_br
+            if len(options[br]) > 1 and v_br > 0:  # (0: the bot always hits first)
+                one_hot = [0.0] * NUM_ACTIONS
+                one_hot[slot] = 1.0
+                record(br, hp, cards, ATTACK_PHASE, -1, v_br, one_hot)
+            if sum(1 for s in range(4) if cards[bot][s]) > 1:
+                key = (hp, cards, ATTACK_PHASE, -1)
+                visited[key] = visited.get(key, 0.0) + v_bot
+            if slot != PASS_OPTION and p > 0:
+                after = [list(cards[0]), list(cards[1])]
+                after[br][slot] -= 1
+                flow(hp, (tuple(after[0]), tuple(after[1])), br, slot, v_br * p)
+            for p_bot, _, weight, bot_slot in options[bot]:
+                if bot_slot != PASS_OPTION and p_bot > 0:
+                    after = [list(cards[0]), list(cards[1])]
+                    after[bot][bot_slot] -= 1
+                    flow(hp, (tuple(after[0]), tuple(after[1])), bot, bot_slot, v_bot * weight * p_bot)
+    for (hp, cards, phase, pending), probabilities in asked.items():
+        record(bot, hp, cards, phase, pending, visited.get((hp, cards, phase, pending), 0.0), probabilities)

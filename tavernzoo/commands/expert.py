@@ -58,8 +58,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, help=f"Adam learning rate (default {DEFAULTS.learning_rate})")
     parser.add_argument("--init", metavar="BOT", help="start the student from this policy's weights: a checkpoint "
                         "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
-    parser.add_argument("--samples", metavar="RUN", help="start from the labelled positions of an earlier expert "
-                        "run (RUN or RUN/expert/samples.npz; same game and table); with --games 0, only retrain")
+    parser.add_argument("--samples", metavar="RUN", action="append",
+                        help="start from the labelled positions of an earlier expert run (RUN or "
+                        "RUN/expert/samples.npz; same game and table) or a samples file (e.g. best-response "
+                        "positions, `tavernzoo exploit BOT --exact-only --positions FILE`); repeatable, all are "
+                        "kept; with --games 0, only retrain")
     parser.add_argument("--eval-games", type=int, metavar="N", help="after each round, the student's games against "
                         f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
     parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "
@@ -81,6 +84,8 @@ def given_recipe(args: argparse.Namespace) -> dict[str, Any]:
     values = {field: getattr(args, flag[2:].replace("-", "_")) for field, flag in RECIPE_FLAGS.items()
               if field != "learning_rate"}
     values["learning_rate"] = args.lr
+    if isinstance(values.get("samples"), list) and len(values["samples"]) == 1:
+        values["samples"] = values["samples"][0]  # as ExpertConfig keeps one source
     return {field: value for field, value in values.items() if value is not None}
 
 
