@@ -46,6 +46,7 @@ latency (seconds spent waiting for the server).
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import os
 import random
@@ -280,9 +281,10 @@ class ChatClient:
                 "timeout", f"the name {host!r} of {where} was not resolved within the move's {self.spec.time:g} s"))
             error: OSError | None = None
             for family, kind, protocol, _, socket_address in addresses:
+                timeout = left()  # before the socket: past the time, BotFailure leaves nothing open
                 sock = socket.socket(family, kind, protocol)
                 try:
-                    sock.settimeout(left())
+                    sock.settimeout(timeout)
                     if source_address:
                         sock.bind(source_address)
                     sock.connect(socket_address)
@@ -317,6 +319,12 @@ def resolve(host: str, port: int, seconds: float, on_timeout) -> list[tuple]:
     getaddrinfo itself cannot be interrupted, so it runs in a daemon thread that is left to finish on its
     own (it holds nothing but the name) while the caller goes on; its errors (``socket.gaierror``) are the
     caller's, as if it had called getaddrinfo."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:  # an address already (127.0.0.1, a local server): getaddrinfo looks nothing up
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     outcome: list[Any] = []
 
     def lookup() -> None:

@@ -52,10 +52,13 @@ def departures(game_name: str, spec: str, bot_spec: str, games: int, seed: int) 
                 differ += search.act(observation) != move
                 seconds += time.process_time() - started
             env.step(move)
+        env.close()
+    if not sure:
+        raise SystemExit(f"error: seat 0 had no decision with a choice in {games} game(s); give more --games")
     sure_array = np.array(sure)
     return {"decisions": len(sure), "median_p": float(np.median(sure_array)),
             "above_095": float(np.mean(sure_array > 0.95)), "above_099": float(np.mean(sure_array > 0.99)),
-            "differs": differ / max(len(sure), 1), "cpu_s_per_search": seconds / max(len(sure), 1)}
+            "differs": differ / len(sure), "cpu_s_per_search": seconds / len(sure)}
 
 
 def main() -> None:

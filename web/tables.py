@@ -232,7 +232,10 @@ class Table:
                 except Exception:  # noqa: BLE001, S110 - the game is over either way
                     pass
         # The llm: bots' counts of this game, kept for the record (the bots are closed below).
-        self.bot_stats = bot_stats([self.bots.get(seat) for seat in range(len(self.seats))])
+        try:
+            self.bot_stats = bot_stats([self.bots.get(seat) for seat in range(len(self.seats))])
+        except Exception:  # noqa: BLE001 - a bot's counts are not worth the game's end: the record goes without
+            self.bot_stats = None
         if self.human is not None and lost is not None:
             self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
         elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
