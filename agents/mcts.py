@@ -73,10 +73,17 @@ OPTION_HELP = {
     "c": "UCB exploration constant (>= 0)",
     "tree": "open (nodes are action sequences; any game) or closed (nodes are states, chance outcomes "
             "are branches, transpositions shared; games without hidden information: tiny_minotaur)",
+    "root": "tree (the tree search) or paired (no tree: the prior's top moves are each played on the same "
+            "sampled deals and dice and rolled out; another move replaces the prior's only when its paired "
+            "gain is significant; turn-based games)",
+    "width": "root=paired: how many of the prior's most likely moves are compared (>= 2)",
+    "z": "root=paired: standard errors a move's mean paired gain over the prior's move must exceed before "
+         "the search plays it instead (>= 0)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
 }
 
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
+PAIRED_ROUND = 8  # root=paired: samples per round (their rollouts step together; the time is checked between rounds)
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,9 @@ class Options:
     depth: int = 0  # 0: rollouts play to the end
     c: float = 1.0
     tree: str = "open"
+    root: str = "tree"
+    width: int = 3
+    z: float = 2.0
     seed: int | None = None
 
 
@@ -122,15 +132,16 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
         if not raw:
             raise ValueError(bad)
         return raw
-    if key == "tree":
-        if raw not in ("open", "closed"):
+    if key in ("tree", "root"):
+        if raw not in (("open", "closed") if key == "tree" else ("tree", "paired")):
             raise ValueError(bad)
         return raw
     try:
-        value = float(raw) if key in ("time", "c", "puct", "root_temp") else int(raw)
+        value = float(raw) if key in ("time", "c", "puct", "root_temp", "z") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
     if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
+            key == "width" and value < 2) or (key == "z" and not value >= 0) or (
             key == "depth" and value < 0) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
@@ -238,6 +249,8 @@ class MCTSBot(BotBase):
         self._prior_gives_probabilities = True  # until the prior bot answers None (it only names moves)
         if options.root_temp != 1.0:
             self._check_root_temperature(game, config, options)
+        if options.root == "paired":
+            self._check_paired(game, options)
         self._closed: ClosedLoopTree | None = None
         if options.tree == "closed":
             if self.simultaneous or hooks.closed_loop is None:
@@ -268,6 +281,16 @@ class MCTSBot(BotBase):
         raise ValueError(f"{bad} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
                          f"a checkpoint or run directory); prior={options.prior} "
                          f"{'is none' if self._prior_bot is None else 'only names its move'}")
+
+    def _check_paired(self, game: Any, options: Options) -> None:
+        """``root=paired`` compares one seat's moves on the same samples: refused where moves are
+        simultaneous, and beside the options that only shape a tree."""
+        if self.simultaneous:
+            raise ValueError(f"mcts root=paired: {game.name} has simultaneous moves, whose outcome depends on the "
+                             "others' moves of the same step; use root=tree (its decoupled search)")
+        if options.tree == "closed" or options.root_temp != 1.0:
+            raise ValueError("mcts root=paired builds no tree, so tree=closed and root_temp do not apply; drop them "
+                             "or use root=tree")
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
@@ -324,6 +347,8 @@ class MCTSBot(BotBase):
         options, rules = self.options, self.rules
         if self._closed is not None:
             return self._search_closed(info, seat)
+        if options.root == "paired":
+            return self._search_paired(info, seat)
         root = Node(self.seats)
         chance = SearchChance(self._random.randrange(2**31))
         deadline = time.perf_counter() + options.time if options.time else math.inf
@@ -371,6 +396,148 @@ class MCTSBot(BotBase):
         self.last_search = {"simulations": done, "visits": {a: e.visits for a, e in edges.items()},
                             "values": {a: e.value[seat] for a, e in edges.items()}, "states": len(tree.table)}
         return best
+
+    def _search_paired(self, info: Any, seat: int) -> int:
+        """``root=paired``: policy improvement by rollouts (Tesauro and Galperin's on-line policy improvement),
+        with the rollouts paired. Each round samples deals from the information state, and on each sample
+        every candidate move (:meth:`_paired_candidates`: the prior's move and its runners-up) is played on
+        its own copy, the copies sharing the sample's cards and dice stream, then rolled out. A candidate's
+        gain on a sample is its return there minus the prior's move's, so the luck of the deal, which
+        dwarfs the difference between two moves, cancels. The prior's move is kept unless a candidate's
+        mean gain exceeds ``z`` standard errors of it; then the best such candidate is played.
+
+        Where the rollout policy is the very policy the other seats play, the rollouts model them
+        exactly up to the sampled hidden cards, so the chosen move is at least as good as the policy's own
+        in expectation (the policy improvement theorem), less what a false switch costs. ``simulations``
+        counts rollouts: ``width`` per sample. The search has no visit counts: ``visits`` gives the chosen
+        move all the rollouts (the policy target of expert iteration is the move played)."""
+        options, rules = self.options, self.rules
+        legal = sorted(rules.legal_actions(info))
+        base, candidates = self._paired_candidates(info, seat, legal)
+        # A plain Chance deals: each sample then rolls its dice from a Chance of its own, which the copies of
+        # the sample clone, so every candidate meets the same dice in the same order.
+        dealer = Chance(self._random.randrange(2**31))
+        deadline = time.perf_counter() + options.time if options.time else math.inf
+        width = len(candidates)
+        samples_wanted = max(2, (options.sims or 2**62) // width)
+        per_round = max(1, min(PAIRED_ROUND, samples_wanted))
+        returns: list[list[float]] = [[] for _ in candidates]
+        samples = 0
+        clone, apply = rules.clone, self._apply
+        while samples < samples_wanted:
+            starts = []
+            count = min(per_round, samples_wanted - samples)
+            for _ in range(count):
+                sample = rules.determinize(info, seat, dealer)
+                for action in candidates:
+                    state = clone(sample)
+                    apply(state, action)
+                    starts.append(state)
+            values = self._rollouts(starts)
+            for k in range(count):
+                for j in range(width):
+                    returns[j].append(values[k * width + j][seat])
+            samples += count
+            if deadline is not math.inf and time.perf_counter() >= deadline:
+                break
+        chosen, gains = base, {}
+        best_gain = 0.0
+        for j in range(1, width):
+            differences = [r - b for r, b in zip(returns[j], returns[0], strict=True)]
+            mean = sum(differences) / samples
+            spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / (samples - 1)) if samples > 1 else math.inf
+            gains[candidates[j]] = mean
+            if mean > best_gain and mean > options.z * spread / math.sqrt(samples):
+                chosen, best_gain = candidates[j], mean
+        self.last_search = {"simulations": samples * width, "visits": {chosen: samples * width},
+                            "samples": samples, "base": base,
+                            "means": {a: sum(r) / samples for a, r in zip(candidates, returns, strict=True)},
+                            "gains": gains}
+        return chosen
+
+    def _paired_candidates(self, info: Any, seat: int, legal: list[int]) -> tuple[int, list[int]]:
+        """The move to improve on and the candidates (it first, ``width`` in all): a prior that gives
+        probabilities gives its most likely move and the next most likely; a prior that names a move (else the
+        rollout policy, else a random pick) gives that move, and the others are drawn at random."""
+        width = self.options.width
+        if self._prior_bot is not None:
+            prior = self._prior(info, seat, legal)
+            if type(prior) is dict:
+                ranked = sorted(legal, key=lambda a: -prior[a])  # stable: ties keep the actions' order
+                return ranked[0], ranked[:width]
+            base = prior
+        elif self._policy is not None:
+            base = self._policy_action(info, seat, legal)
+        else:
+            base = legal[self._random.randrange(len(legal))]
+        others = [a for a in legal if a != base]
+        self._random.shuffle(others)
+        return base, [base] + others[:width - 1]
+
+    def _rollouts(self, states: list[Any]) -> list[list[float]]:
+        """:meth:`_rollout` of many states at once, stepped together, so a network rollout policy is asked
+        for all the states waiting on it in one batch (one call costs about as much as one row); each state's
+        value per seat, in order."""
+        policy = self._policy
+        if policy is None or getattr(policy, "act_state", None) is not None:
+            return [self._rollout(state) for state in states]  # no network: nothing to batch
+        rules, apply, encode = self.rules, self._apply, self._observer.encode
+        is_terminal, legal_actions, current_seat = rules.is_terminal, rules.legal_actions, rules.current_seat
+        depth = self.options.depth or (0 if self._value_bot is not None else math.inf)
+        steps = [0] * len(states)
+        observations, masks = self._batch_arrays(len(states))
+        waiting = list(range(len(states)))
+        while waiting:
+            asking = []
+            for i in waiting:
+                state = states[i]
+                while not is_terminal(state) and steps[i] < depth:
+                    legal = legal_actions(state)
+                    if len(legal) > 1:
+                        asking.append((i, legal))
+                        break
+                    apply(state, legal[0])  # a forced move: the policy has no choice to make
+                    steps[i] += 1
+            for row, (i, legal) in enumerate(asking):
+                state = states[i]
+                encode(state, current_seat(state), observations[row])
+                mask = masks[row]
+                mask[:] = 0
+                mask[legal] = 1
+            if asking:
+                actions = policy.act_batch(observations[:len(asking)], masks[:len(asking)])
+                for row, (i, _) in enumerate(asking):
+                    apply(states[i], int(actions[row]))
+                    steps[i] += 1
+            waiting = [i for i, _ in asking]
+        values: list[Any] = [None] * len(states)
+        unfinished = []
+        for i, state in enumerate(states):
+            if is_terminal(state):
+                values[i] = list(rules.returns(state))
+            else:
+                unfinished.append(i)
+        if unfinished and self._value_bot is not None:
+            seats = self.seats
+            rows = np.zeros((len(unfinished) * seats, observations.shape[1]), dtype=np.float32)
+            for k, i in enumerate(unfinished):
+                for s in range(seats):
+                    encode(states[i], s, rows[k * seats + s])
+            estimates = [float(v) for v in self._value_bot.value_estimates(rows)]
+            for k, i in enumerate(unfinished):
+                values[i] = estimates[k * seats:(k + 1) * seats]
+        else:
+            for i in unfinished:
+                values[i] = self._value(states[i]) if self._value is not None else list(rules.returns(states[i]))
+        return values
+
+    def _batch_arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """Observation and mask arrays of at least ``rows`` rows, kept between searches."""
+        arrays = getattr(self, "_batch", None)
+        if arrays is None or len(arrays[0]) < rows:
+            arrays = self._batch = (np.zeros((rows, self._buffer.shape[0]), dtype=np.float32),
+                                    np.zeros((rows, self._mask.shape[0]), dtype=np.int8))
+        return arrays
 
     def _simulate(self, root: Node, state: Any) -> None:
         rules, c, rng, apply = self.rules, self.options.c, self._random, self._apply
