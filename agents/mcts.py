@@ -62,6 +62,8 @@ OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
     "time": "seconds per move at most (> 0; the search stops at whichever limit comes first)",
     "rollout": "rollout policy: random, or a bot spec such as heuristic or zoo:GAME",
+    "others": "rollout (the other seats roll out with the rollout policy), random, or a bot spec: the rollout "
+              "policy of every seat but the searching one (a model of the opponents)",
     "prior": "none, or a bot spec: a trained policy's probabilities are PUCT priors; another bot's move is "
              "expanded first and favoured (progressive bias)",
     "value": "none, or a trained policy with a value head (an .onnx bot exported with it, a checkpoint or run "
@@ -91,6 +93,7 @@ class Options:
     sims: int = 200
     time: float = 0.0  # 0: no time limit
     rollout: str = "random"
+    others: str = "rollout"
     prior: str = "none"
     value: str = "none"
     puct: float = 1.5
@@ -109,6 +112,7 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     values: dict[str, Any] = dict(search_hooks(game_name).defaults)  # the game's own (agents/<game>.py)
     parsed = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
     spec = str(parsed)  # as written, for the messages
+    given = set()
     for position, item in enumerate(parsed.options):
         key, sep, raw = item.partition("=")
         if not sep:
@@ -121,6 +125,9 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
             raise ValueError(f"bot spec {spec!r}: unknown option {key!r}; valid: {', '.join(OPTION_HELP)} "
                              "(docs/search.md)")
         values[key] = _option_value(spec, key, raw.strip())
+        given.add(key)
+    if values.get("root") == "paired" and "tree" not in given:
+        values["tree"] = "open"  # a game's default closed tree (Tiny Minotaur's) has no say where none is built
     if not values.get("sims") and not values.get("time"):
         raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
     return Options(**values)
@@ -128,7 +135,7 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
 
 def _option_value(spec: str, key: str, raw: str) -> Any:
     bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
-    if key in ("rollout", "prior", "value"):
+    if key in ("rollout", "others", "prior", "value"):
         if not raw:
             raise ValueError(bad)
         return raw
@@ -245,6 +252,8 @@ class MCTSBot(BotBase):
         # second legal_actions per step).
         self._apply = getattr(self.rules, "apply_legal", None) or getattr(self.rules, "apply", None)
         self._policy = self._load_policy("rollout", options.rollout, "random")
+        self._others = (_SAME if options.others == "rollout"
+                        else self._load_policy("others", options.others, "random"))
         self._prior_bot = self._load_policy("prior", options.prior, "none")
         self._prior_gives_probabilities = True  # until the prior bot answers None (it only names moves)
         if options.root_temp != 1.0:
@@ -423,14 +432,12 @@ class MCTSBot(BotBase):
         per_round = max(1, min(PAIRED_ROUND, samples_wanted))
         returns: list[list[float]] = [[] for _ in candidates]
         samples = 0
-        clone, apply = rules.clone, self._apply
+        apply = self._apply
         while samples < samples_wanted:
-            starts = []
             count = min(per_round, samples_wanted - samples)
-            for _ in range(count):
-                sample = rules.determinize(info, seat, dealer)
-                for action in candidates:
-                    state = clone(sample)
+            starts = []
+            for copies in self._paired_samples(info, seat, dealer, count, width):
+                for state, action in zip(copies, candidates, strict=True):
                     apply(state, action)
                     starts.append(state)
             values = self._rollouts(starts)
@@ -455,6 +462,16 @@ class MCTSBot(BotBase):
                             "gains": gains}
         return chosen
 
+    def _paired_samples(self, info: Any, seat: int, dealer: Chance, count: int, width: int) -> list[list[Any]]:
+        """``count`` samples of the information state, each as ``width`` copies holding the same cards and the
+        same dice to come (a sample's own Chance, cloned with it)."""
+        determinize, clone = self.rules.determinize, self.rules.clone
+        groups = []
+        for _ in range(count):
+            sample = determinize(info, seat, dealer)
+            groups.append([sample] + [clone(sample) for _ in range(width - 1)])
+        return groups
+
     def _paired_candidates(self, info: Any, seat: int, legal: list[int]) -> tuple[int, list[int]]:
         """The move to improve on and the candidates (it first, ``width`` in all): a prior that gives
         probabilities gives its most likely move and the next most likely; a prior that names a move (else the
@@ -478,38 +495,43 @@ class MCTSBot(BotBase):
         """:meth:`_rollout` of many states at once, stepped together, so a network rollout policy is asked
         for all the states waiting on it in one batch (one call costs about as much as one row); each state's
         value per seat, in order."""
-        policy = self._policy
-        if policy is None or getattr(policy, "act_state", None) is not None:
+        if not any(_batchable(bot) for bot in (self._policy, self._others)):
             return [self._rollout(state) for state in states]  # no network: nothing to batch
-        rules, apply, encode = self.rules, self._apply, self._observer.encode
+        rules, apply, encode, rng = self.rules, self._apply, self._observer.encode, self._random
         is_terminal, legal_actions, current_seat = rules.is_terminal, rules.legal_actions, rules.current_seat
         depth = self.options.depth or (0 if self._value_bot is not None else math.inf)
         steps = [0] * len(states)
         observations, masks = self._batch_arrays(len(states))
         waiting = list(range(len(states)))
         while waiting:
-            asking = []
+            asking: dict[int, tuple[Any, list[tuple[int, list[int]]]]] = {}  # id of a network -> it, its states
             for i in waiting:
                 state = states[i]
                 while not is_terminal(state) and steps[i] < depth:
                     legal = legal_actions(state)
-                    if len(legal) > 1:
-                        asking.append((i, legal))
+                    steps[i] += 1
+                    if len(legal) == 1:
+                        apply(state, legal[0])  # a forced move: no policy has a choice to make
+                        continue
+                    mover = current_seat(state)
+                    bot = self._rollout_bot(mover)
+                    if _batchable(bot):
+                        asking.setdefault(id(bot), (bot, []))[1].append((i, legal))
                         break
-                    apply(state, legal[0])  # a forced move: the policy has no choice to make
-                    steps[i] += 1
-            for row, (i, legal) in enumerate(asking):
-                state = states[i]
-                encode(state, current_seat(state), observations[row])
-                mask = masks[row]
-                mask[:] = 0
-                mask[legal] = 1
-            if asking:
-                actions = policy.act_batch(observations[:len(asking)], masks[:len(asking)])
-                for row, (i, _) in enumerate(asking):
+                    apply(state, legal[rng.randrange(len(legal))] if bot is None
+                          else self._policy_action(state, mover, legal, bot))
+            waiting = []
+            for bot, entries in asking.values():
+                for row, (i, legal) in enumerate(entries):
+                    state = states[i]
+                    encode(state, current_seat(state), observations[row])
+                    mask = masks[row]
+                    mask[:] = 0
+                    mask[legal] = 1
+                actions = bot.act_batch(observations[:len(entries)], masks[:len(entries)])
+                for row, (i, _) in enumerate(entries):
                     apply(states[i], int(actions[row]))
-                    steps[i] += 1
-            waiting = [i for i, _ in asking]
+                    waiting.append(i)
         values: list[Any] = [None] * len(states)
         unfinished = []
         for i, state in enumerate(states):
@@ -530,6 +552,11 @@ class MCTSBot(BotBase):
             for i in unfinished:
                 values[i] = self._value(states[i]) if self._value is not None else list(rules.returns(states[i]))
         return values
+
+    def _rollout_bot(self, mover: int) -> Any:
+        """The rollout policy of ``mover``: ``rollout``'s, or ``others``' for a seat not the searching one
+        (None: random moves)."""
+        return self._policy if self._others is _SAME or mover == self._seat else self._others
 
     def _batch_arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         """Observation and mask arrays of at least ``rows`` rows, kept between searches."""
@@ -700,7 +727,8 @@ class MCTSBot(BotBase):
                 joint = {}
                 for seat in rules.acting_seats(state):
                     legal = rules.legal_actions(state, seat)
-                    joint[seat] = (self._policy_action(state, seat, legal) if policy is not None
+                    bot = self._rollout_bot(seat)
+                    joint[seat] = (self._policy_action(state, seat, legal, bot) if bot is not None
                                    else legal[rng.randrange(len(legal))])
                 rules.apply_joint(state, joint)
                 steps += 1
@@ -709,6 +737,14 @@ class MCTSBot(BotBase):
             # policy's ``act_state`` are looked up once, not per step.
             is_terminal, legal_actions, current_seat = rules.is_terminal, rules.legal_actions, rules.current_seat
             act_state = getattr(policy, "act_state", None)
+            while self._others is not _SAME and not is_terminal(state) and steps < depth:
+                # others=: the searching seat and the rest roll out with policies of their own
+                legal = legal_actions(state)
+                mover = current_seat(state)
+                bot = self._rollout_bot(mover)
+                apply(state, legal[rng.randrange(len(legal))] if bot is None
+                      else self._policy_action(state, mover, legal, bot))
+                steps += 1
             while not is_terminal(state) and steps < depth:
                 legal = legal_actions(state)
                 if act_state is not None:  # returns an action of ``legal`` (an int): no int() per step
@@ -726,6 +762,15 @@ class MCTSBot(BotBase):
         if self._value is not None:
             return self._value(state)
         return list(rules.returns(state))
+
+
+_SAME = object()  # others=rollout: the other seats roll out with the rollout policy too
+
+
+def _batchable(bot: Any) -> bool:
+    """Whether rollouts ask ``bot`` in batches: a network (``act_batch``) that cannot read the state itself."""
+    return (bot is not None and bot is not _SAME and getattr(bot, "act_batch", None) is not None
+            and getattr(bot, "act_state", None) is None)
 
 
 def _tempered(priors: dict[int, float], temperature: float) -> dict[int, float]:

@@ -210,7 +210,8 @@ class PolicyBot(BotBase):
         self.check_value_head()
         return self.policy.values(observations)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.policy.act(observations, masks, self._rng, self.deterministic)
+
     def act(self, observation: dict[str, Any]) -> int:
-        action = self.policy.act(observation["observation"][None, :], observation["action_mask"][None, :],
-                                 self._rng, self.deterministic)
-        return int(action[0])
+        return int(self.act_batch(observation["observation"][None, :], observation["action_mask"][None, :])[0])

@@ -277,3 +277,159 @@ def test_bad_root_temperatures_are_refused(spec, message):
 def test_a_root_temperature_is_refused_for_simultaneous_moves():
     with pytest.raises(ValueError, match="only the open tree of a turn-based game.*minefield"):
         load_bot("mcts:prior=zoo:minefield,root_temp=2", get_game("minefield"), {"num_players": 4})
+
+
+# --- root=paired: policy improvement by paired rollouts --------------------------------------------------------
+
+
+def _ministeel_position(seed: int = 3):
+    """A 4-player MiniSteel position (the first turn, after every opening window) with several legal moves."""
+    from tavernzoo.envs.core import Chance
+
+    game = get_game("ministeel")
+    config = game.make_config(num_players=4)
+    state = game.rules.new_game(config, Chance(seed))
+    while len(game.rules.legal_actions(state)) < 3:
+        game.rules.apply(state, game.rules.legal_actions(state)[-1])
+    return game, config, state
+
+
+def test_paired_samples_give_every_candidate_the_same_cards_and_dice():
+    """The copies of one sample hold the same hidden cards and the same dice to come; samples differ."""
+    game, config, state = _ministeel_position()
+    seat = game.rules.current_seat(state)
+    bot = load_bot("mcts:root=paired,rollout=random,prior=none,depth=0", game, config, seed=1)
+    from tavernzoo.envs.core import Chance
+
+    groups = bot._paired_samples(game.rules.information_state(state, seat), seat, Chance(9), 4, 3)
+    assert [len(group) for group in groups] == [3, 3, 3, 3]
+    for group in groups:
+        first = group[0]
+        for copy in group[1:]:
+            assert copy is not first and copy.hands == first.hands and copy.deck == first.deck
+            assert copy.chance._random.getstate() == first.chance._random.getstate()
+            assert copy.hands is not first.hands and copy.chance is not first.chance  # playing one leaves the rest
+        rolls = [[copy.chance.roll(20) for _ in range(5)] for copy in group]
+        assert rolls == [rolls[0]] * len(group)
+    assert len({json.dumps(group[0].hands) + json.dumps(group[0].deck) for group in groups}) > 1
+
+
+class _CountingPolicy(BotBase):
+    """A network-like rollout policy (zoo:ministeel) that counts its batched calls and rows."""
+
+    name = "counting"
+
+    def __init__(self, inner):
+        self.inner, self.calls, self.rows, self.single = inner, 0, 0, 0
+
+    def act(self, observation):
+        self.single += 1
+        return self.inner.act(observation)
+
+    def act_batch(self, observations, masks):
+        self.calls += 1
+        self.rows += len(observations)
+        return self.inner.act_batch(observations, masks)
+
+
+def test_batched_rollouts_play_the_same_games_as_one_by_one_rollouts():
+    """_rollouts steps many states together and asks the network for all of them at once; each state's
+    game and returns are those of the one-state rollout."""
+    game, config, state = _ministeel_position()
+    seat = game.rules.current_seat(state)
+    bot = load_bot("mcts:root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0", game, config, seed=1)
+    counting = bot._policy = _CountingPolicy(bot._policy)
+    from tavernzoo.envs.core import Chance
+
+    groups = bot._paired_samples(game.rules.information_state(state, seat), seat, Chance(4), 6, 2)
+    together = [copy for group in groups for copy in group]
+    apart = [game.rules.clone(copy) for copy in together]
+    batched = bot._rollouts(together)
+    assert counting.calls > 0 and counting.rows > 2 * counting.calls  # several games answered per call
+    assert counting.single == 0
+    assert batched == [bot._rollout(copy) for copy in apart]
+    assert counting.single >= counting.rows  # the one-by-one rollouts asked the network (forced moves too)
+    assert all(game.rules.is_terminal(copy) for copy in together)
+    assert [copy.eliminated for copy in together] == [copy.eliminated for copy in apart]
+
+
+def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_better():
+    """With an unreachable margin the search plays the prior's most likely move at every decision; the
+    visits give the move played all the rollouts."""
+    game, config, state = _ministeel_position()
+    prior = load_bot("zoo:ministeel", game, config)
+    bot = load_bot("mcts:sims=30,root=paired,prior=zoo:ministeel,rollout=random,depth=0,z=1000000", game, config, 2)
+    observer = game.make_observer()
+    rules = game.rules
+    checked = 0
+    while not rules.is_terminal(state) and checked < 8:
+        seat, legal = rules.current_seat(state), rules.legal_actions(state)
+        mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+        mask[legal] = 1
+        observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        observer.encode(state, seat, observation)
+        expected = prior.act({"observation": observation, "action_mask": mask})
+        if len(legal) > 1:
+            bot.observe_information_state(rules.information_state(state, seat), seat)
+            assert bot.act({"observation": observation, "action_mask": mask}) == expected
+            search = bot.last_search
+            assert search["base"] == expected and search["samples"] == 30 // min(3, len(legal))
+            assert bot.visit_distribution() == {expected: 1.0}
+            checked += 1
+        rules.apply(state, expected)
+    assert checked == 8
+
+
+def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
+    """Tiny Minotaur, where the oracle knows every move's value: a prior that fancies the worst move at
+    positions where it costs at least 0.3 of the return, rollouts by the oracle. The search plays another
+    move, and a better one, at every such position (policy improvement)."""
+    import random
+
+    from tavernzoo.envs.core import Chance
+
+    config = TM.make_config()
+    rules = TM.rules
+    oracle = load_bot("oracle", TM, config)
+    observer = TM.make_observer()
+    rng = random.Random(4)
+    improved = []
+    state = rules.new_game(config, Chance(11))
+    while len(improved) < 4:
+        if rules.is_terminal(state):
+            state = rules.new_game(config, Chance(rng.randrange(2**31)))
+        seat, legal = rules.current_seat(state), rules.legal_actions(state)
+        mask = np.zeros(len(TM.action_names(config)), dtype=np.int8)
+        mask[legal] = 1
+        observation = np.zeros(TM.encoder.observation_size(config), dtype=np.float32)
+        observer.encode(state, seat, observation)
+        values = oracle.values({"observation": observation, "action_mask": mask}) if len(legal) > 1 else {}
+        if values and max(values.values()) - min(values.values()) >= 0.3:
+            worst = min(values, key=values.get)
+            fake = _OneMoveFancier(worst)
+            options = parse_options(f"mcts:sims=600,root=paired,prior=fake,rollout=oracle,width={len(legal)},depth=0",
+                                    TM.name)
+            assert options.tree == "open"  # the game's default closed tree gives way where no tree is built
+            bot = MCTSBot(TM, config, len(improved), options,
+                          lambda spec, game, config, seed, fake=fake: fake if spec == "fake" else oracle)
+            bot.observe_information_state(rules.information_state(state, seat), seat)
+            chosen = bot.act({"observation": observation, "action_mask": mask})
+            assert bot.last_search["base"] == worst
+            improved.append(values[chosen] - values[worst])
+        rules.apply(state, legal[rng.randrange(len(legal))])
+    assert all(gain > 0.1 for gain in improved), improved
+
+
+@pytest.mark.parametrize("game_name, spec, message", [
+    ("minefield", "mcts:root=paired", "root=paired: minefield has simultaneous moves"),
+    ("tiny_minotaur", "mcts:root=paired,tree=closed", "root=paired builds no tree, so tree=closed"),
+    ("ministeel", "mcts:root=paired,prior=zoo:ministeel,root_temp=2", "root=paired builds no tree.*root_temp"),
+    ("ministeel", "mcts:root=paired,width=1", "width='1' is not valid; width: root=paired"),
+    ("ministeel", "mcts:root=paired,z=-1", "z='-1' is not valid"),
+    ("ministeel", "mcts:root=paired,z=nan", "z='nan' is not valid"),
+    ("ministeel", "mcts:root=leaf", "root='leaf' is not valid; root: tree .*or paired"),
+])
+def test_bad_paired_options_are_refused(game_name, spec, message):
+    game = get_game(game_name)
+    with pytest.raises(ValueError, match=message):
+        load_bot(spec, game, {"num_players": 4} if game_name != "tiny_minotaur" else None)
