@@ -433,3 +433,42 @@ def test_bad_paired_options_are_refused(game_name, spec, message):
     game = get_game(game_name)
     with pytest.raises(ValueError, match=message):
         load_bot(spec, game, {"num_players": 4} if game_name != "tiny_minotaur" else None)
+
+
+class _SeatRecorder(BotBase):
+    """A rollout policy reading the state (``act_state``) that records the seats it moved for."""
+
+    def __init__(self, name):
+        self.name, self.seats = name, set()
+
+    def act_state(self, state, seat, legal):
+        self.seats.add(seat)
+        return legal[0]
+
+
+@pytest.mark.parametrize("root", ["tree", "paired"])
+def test_others_roll_out_the_other_seats_with_their_own_policy(root):
+    """others=SPEC: the searching seat's rollout moves come from rollout=, every other seat's from others=."""
+    game, config, state = _ministeel_position()
+    seat = game.rules.current_seat(state)
+    mine, theirs = _SeatRecorder("mine"), _SeatRecorder("theirs")
+    options = parse_options(f"mcts:sims=12,root={root},rollout=mine,others=theirs,prior=none,depth=0", "ministeel")
+    bot = MCTSBot(game, config, 0, options, lambda spec, game, config, seed: {"mine": mine, "theirs": theirs}[spec])
+    bot.observe_information_state(game.rules.information_state(state, seat), seat)
+    legal = game.rules.legal_actions(state)
+    mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    bot.act({"observation": np.zeros(game.encoder.observation_size(config), np.float32), "action_mask": mask})
+    assert mine.seats == {seat}
+    assert theirs.seats == set(range(4)) - {seat}
+
+
+def test_others_defaults_to_the_rollout_policy_and_refuses_what_rollout_refuses():
+    game = get_game("ministeel")
+    assert parse_options("mcts", "ministeel").others == "rollout"
+    with pytest.raises(ValueError, match="an mcts others policy cannot itself be mcts"):
+        load_bot("mcts:others=mcts", game, {"num_players": 4})
+    with pytest.raises(ValueError, match="others policy cannot be an external program"):
+        load_bot("mcts:others=cmd:python3 x.py", game, {"num_players": 4})
+    with pytest.raises(ValueError, match="no zoo bot for 'nothing'"):
+        load_bot("mcts:others=zoo:nothing", game, {"num_players": 4})
