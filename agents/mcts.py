@@ -29,10 +29,18 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   final return scores a leaf instead of the game's own estimate: with ``depth=0`` no rollout is played
   at all, with ``depth=D`` the rollout plays D decisions first. Every seat's observation goes to the
   network in one batch.
+* **Opponent model** (``others=BOT``): the rollout policy of every seat but the searching one, where
+  the opponents are known to play otherwise than the searching seat's rollout policy.
+* **Paired rollouts at the root** (``root=paired``): no tree. The prior's (or the rollout policy's) move
+  and its runners-up are each played on the same sampled deals and dice and rolled out; a network
+  rollout policy is asked for all the rollouts of a round in one batch per step. The prior's move is
+  kept unless another's mean paired gain over it is ``z`` standard errors clear (policy improvement
+  by rollouts: :meth:`MCTSBot._search_paired`).
 
 Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
 being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
-``mcts:prior=zoo:tiny_minotaur,value=runs/tm``, ``mcts:prior=zoo:wyvern,value=zoo:wyvern,root_temp=4``.
+``mcts:prior=zoo:tiny_minotaur,value=runs/tm``, ``mcts:prior=zoo:wyvern,value=zoo:wyvern,root_temp=4``,
+``mcts:sims=1000000,time=1,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0``.
 The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
 hands it over. docs/search.md has the design, the speeds and the results.
 """
