@@ -64,7 +64,7 @@ from .base import BotBase
 from .base import legal_actions as mask_actions
 from .mcts_closed import ClosedLoopTree
 from .search_hooks import SearchHooks, search_hooks
-from .spec import BotSpec
+from .spec import NESTED_OPTIONS, BotSpec
 
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
@@ -143,7 +143,7 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
 
 def _option_value(spec: str, key: str, raw: str) -> Any:
     bad = f"bot spec {spec!r}: {key}={raw!r} is not valid; {key}: {OPTION_HELP[key]}"
-    if key in ("rollout", "others", "prior", "value"):
+    if key in NESTED_OPTIONS:
         if not raw:
             raise ValueError(bad)
         return raw

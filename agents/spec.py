@@ -30,8 +30,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 KINDS = ("mcts", "cmd", "llm", "zoo", "onnx", "name")
-NESTED_OPTIONS = ("rollout", "prior")
-"""The mcts options whose value is itself a bot spec."""
+NESTED_OPTIONS = ("rollout", "others", "prior", "value")
+"""The mcts options whose value is itself a bot spec (agents/mcts.py reads this list: one list for the search,
+the web's check of what a spec may load and the files a Ray cluster is sent)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class BotSpec:
         return BotSpec("cmd", self.name, sandbox=limits, text=spec.format())
 
     def within(self) -> list[BotSpec]:
-        """This spec and the bot specs nested in it (an mcts spec's ``rollout=`` and ``prior=``)."""
+        """This spec and the bot specs nested in it (an mcts spec's :data:`NESTED_OPTIONS`)."""
         parts = [self]
         if self.kind == "mcts":
             for item in self.options:

@@ -2,9 +2,9 @@
 
 The driver gathers every file that a bot spec or a game option names (:func:`gather`): an exported bot
 (``BOT.onnx`` and its manifest ``BOT.json``), a training checkpoint (``policy.json``, ``policy.npz``; a
-training run's latest one), the files of specs nested in an mcts spec (``rollout=``, ``prior=``) and the
-files named in game options (a Wyvern deck, a Tiny Minotaur ruleset: the options a game declares with
-``option(names=...)``). They go into Ray's object store once per run (``ray.put``) and every task gets the
+training run's latest one), the files of specs nested in an mcts spec (``rollout=``, ``others=``, ``prior=``,
+``value=``) and the files named in game options (a Wyvern deck, a Tiny Minotaur ruleset: the options a game
+declares with ``option(names=...)``). They go into Ray's object store once per run (``ray.put``) and every task gets the
 reference; a task first writes them under its node's cache folder (:meth:`Shipment.install`: once per
 node, content-addressed, atomically) and maps each path, as the user wrote it, to that copy
 (:mod:`tavernzoo.envs.shipped`). Specs, labels, options and records keep the paths as written, so the

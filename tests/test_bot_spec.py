@@ -42,6 +42,8 @@ def test_a_spec_written_loosely_formats_to_its_canonical_text_and_keeps_what_was
 def test_nested_specs_and_options():
     spec = BotSpec.parse("mcts:50,rollout=zoo:wyvern,prior=heuristic,prior=random")
     assert [str(part) for part in spec.within()] == [str(spec), "zoo:wyvern", "heuristic", "random"]
+    every = BotSpec.parse("mcts:rollout=a,others=b,prior=c,value=d,depth=3")
+    assert [str(part) for part in every.within()] == [str(every), "a", "b", "c", "d"]
     assert spec.option("prior") == "random" and spec.option("depth") is None
     with_prior = BotSpec.parse("mcts").with_option("prior", "runs/a")
     assert str(with_prior) == "mcts:prior=runs/a" and with_prior == BotSpec.parse("mcts:prior=runs/a")
@@ -57,9 +59,10 @@ def test_which_specs_may_run_a_program_or_read_a_file(tmp_path, monkeypatch):
     (tmp_path / "run").mkdir()
     builtins, zoo = ("random", "heuristic"), ("wyvern", "")
     local = ["cmd:true", "b.onnx", "run", "run@sample", "gone", "heuristic@sample", "zoo:nothing", "zoo:wyvern@x",
-             "mcts:10,rollout=run", "mcts:10,prior=cmd:true", "mcts:10,rollout=b.onnx", "../../etc/passwd"]
+             "mcts:10,rollout=run", "mcts:10,prior=cmd:true", "mcts:10,rollout=b.onnx", "../../etc/passwd",
+             "mcts:value=run", "mcts:value=/etc/passwd", "mcts:others=cmd:true", "mcts:others=b.onnx"]
     remote = ["random", "heuristic", "none", "zoo:wyvern", "zoo:", "zoo:wyvern@sample", "mcts",
-              "mcts:10,rollout=heuristic,prior=zoo:wyvern"]
+              "mcts:10,rollout=heuristic,prior=zoo:wyvern", "mcts:value=zoo:wyvern,others=heuristic"]
     assert [text for text in local if not BotSpec.parse(text).local(builtins, zoo)] == []
     assert [text for text in remote if BotSpec.parse(text).local(builtins, zoo)] == []
 

@@ -70,9 +70,11 @@ def test_gather_ships_exactly_the_named_files_and_install_maps_them(tmp_path, mo
 
     bots = make_file_bots(tmp_path / "bots")
     shipment = gather(get_game("tiny_minotaur"), [bots["onnx"], bots["run"] + "@sample", "heuristic",
-                                                  f"mcts:20,rollout={bots['checkpoint']}", "cmd:python x.py"],
+                                                  f"mcts:20,value={bots['checkpoint']}", "cmd:python x.py"],
                       None)
     assert set(shipment.items) == {bots["onnx"], bots["run"], bots["checkpoint"]}  # cmd: programs are not shipped
+    for key in ("rollout", "others", "prior"):  # every option of a search that names a bot
+        assert set(gather(get_game("tiny_minotaur"), [f"mcts:{key}={bots['onnx']}"], None).items) == {bots["onnx"]}
     assert sorted(shipment.items[bots["onnx"]][0]) == ["bot.json", "bot.onnx"]
     assert sorted(shipment.items[bots["run"]][0]) == ["policy.json", "policy.npz"]  # the latest checkpoint only
     deck = make_deck_file(tmp_path)

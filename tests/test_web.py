@@ -195,6 +195,8 @@ def test_moves_out_of_turn_and_illegal_moves_are_refused(client):
     # Specs nested in a search bot's options are held to the same rule.
     ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,rollout=cmd:true --x"]}, 400, "--allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,prior=/etc/passwd"]}, 400, "--allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,value=/etc/passwd"]}, 400, "--allow-local"),
+    ({"game": "tiny_minotaur", "seats": ["human", "mcts:2,others=/etc/passwd"]}, 400, "--allow-local"),
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": "/etc/hostname"}}, 400,
      "would be read as a file on the server"),
     ({"game": "tiny_minotaur", "seats": ["human", "heuristic"], "config": {"ruleset": ["standard"]}}, 400,
