@@ -472,3 +472,40 @@ def test_others_defaults_to_the_rollout_policy_and_refuses_what_rollout_refuses(
         load_bot("mcts:others=cmd:python3 x.py", game, {"num_players": 4})
     with pytest.raises(ValueError, match="no zoo bot for 'nothing'"):
         load_bot("mcts:others=zoo:nothing", game, {"num_players": 4})
+
+
+@pytest.mark.parametrize("game_name", ["ministeel", "wyvern", "tiny_minotaur"])
+def test_paired_search_plays_whole_games_in_process_and_served(game_name):
+    """root=paired plays legal whole games wherever bots go: in the match loop, and as a served program
+    (the protocol hands it the information state). Wyvern's long games are cut: rollouts stop after 10
+    decisions and the zoo bot's value head scores them (one batch of every seat of every rollout)."""
+    players = {} if game_name == "tiny_minotaur" else {"num_players": 4}
+    seats = 2 if game_name == "tiny_minotaur" else 4
+    cut = f"value=zoo:{game_name},depth=10" if game_name == "wyvern" else "depth=0"
+    spec = f"mcts:12,root=paired,prior=zoo:{game_name},rollout=zoo:{game_name},{cut}"
+    local = play_match(game_name, [spec] + ["heuristic"] * (seats - 1), seats, seed=2, config=players)
+    assert local.games == seats and sum(row.wins + row.draws + row.losses for row in local.rows) == seats * seats
+    if game_name == "ministeel":
+        served = play_match(game_name, [f"cmd:tavernzoo bot {spec}"] + ["heuristic"] * (seats - 1), seats, seed=2,
+                            config=players)
+        assert [row.wins for row in served.rows] == [row.wins for row in local.rows]  # the same games
+
+
+def test_paired_rollouts_cut_at_depth_are_scored_by_the_value_head_in_one_batch():
+    """depth=D with value=BOT: every rollout stops after D decisions and one call scores every seat of every
+    unfinished rollout; the search's means are then the value head's."""
+    game, config, state = _ministeel_position()
+    seat = game.rules.current_seat(state)
+    fake = _OneMoveFancier(game.rules.legal_actions(state)[0])
+    zoo = load_bot("zoo:ministeel", game, config)
+    options = parse_options("mcts:sims=24,root=paired,prior=zoo,rollout=zoo,value=fake,depth=3", "ministeel")
+    bot = MCTSBot(game, config, 0, options, lambda spec, game, config, seed: fake if spec == "fake" else zoo)
+    legal = game.rules.legal_actions(state)
+    mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    bot.observe_information_state(game.rules.information_state(state, seat), seat)
+    bot.act({"observation": np.zeros(game.encoder.observation_size(config), np.float32), "action_mask": mask})
+    search = bot.last_search
+    assert search["samples"] == 8 and fake.asked_values == 1  # one round of 8 samples x 3 moves, one batch
+    assert search["means"] == pytest.approx({a: 0.5 for a in search["means"]})
+    assert search["gains"] == pytest.approx({a: 0.0 for a in search["gains"]})
