@@ -440,7 +440,9 @@ class MCTSBot(BotBase):
         per_round = max(1, min(PAIRED_ROUND, samples_wanted))
         returns: list[list[float]] = [[] for _ in candidates]
         samples = 0
-        apply = self._apply
+        # The candidates come from the information state's legal moves, not the sample's: the rules' checked
+        # apply (once per copy, against a rollout's hundreds of unchecked steps) refuses one a sample lacks.
+        apply = rules.apply
         while samples < samples_wanted:
             count = min(per_round, samples_wanted - samples)
             starts = []
