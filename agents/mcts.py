@@ -280,7 +280,8 @@ class MCTSBot(BotBase):
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
-        self._seat_buffers = np.zeros((self.seats, self._buffer.shape[0]), dtype=np.float32)
+        self._seat_buffers = np.zeros((self.seats, self._buffer.shape[0]), dtype=np.float32)  # value rows, grown
+        self._batch = (self._seat_buffers[:0], self._mask[None, :][:0])  # paired rollouts' arrays: none yet (grown)
         self.last_search: dict[str, Any] = {}
 
     def _check_root_temperature(self, game: Any, config: Any, options: Options) -> None:
@@ -550,14 +551,8 @@ class MCTSBot(BotBase):
             else:
                 unfinished.append(i)
         if unfinished and self._value_bot is not None:
-            seats = self.seats
-            rows = np.zeros((len(unfinished) * seats, observations.shape[1]), dtype=np.float32)
-            for k, i in enumerate(unfinished):
-                for s in range(seats):
-                    encode(states[i], s, rows[k * seats + s])
-            estimates = [float(v) for v in self._value_bot.value_estimates(rows)]
-            for k, i in enumerate(unfinished):
-                values[i] = estimates[k * seats:(k + 1) * seats]
+            for i, estimate in zip(unfinished, self._network_values([states[i] for i in unfinished]), strict=True):
+                values[i] = estimate
         else:
             for i in unfinished:
                 values[i] = self._value(states[i]) if self._value is not None else list(rules.returns(states[i]))
@@ -570,11 +565,10 @@ class MCTSBot(BotBase):
 
     def _batch_arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         """Observation and mask arrays of at least ``rows`` rows, kept between searches."""
-        arrays = getattr(self, "_batch", None)
-        if arrays is None or len(arrays[0]) < rows:
-            arrays = self._batch = (np.zeros((rows, self._buffer.shape[0]), dtype=np.float32),
-                                    np.zeros((rows, self._mask.shape[0]), dtype=np.int8))
-        return arrays
+        if len(self._batch[0]) < rows:
+            self._batch = (np.zeros((rows, self._buffer.shape[0]), dtype=np.float32),
+                           np.zeros((rows, self._mask.shape[0]), dtype=np.int8))
+        return self._batch
 
     def _simulate(self, root: Node, state: Any) -> None:
         rules, c, rng, apply = self.rules, self.options.c, self._random, self._apply
@@ -669,12 +663,19 @@ class MCTSBot(BotBase):
             self._prior_gives_probabilities = False
         return self._policy_action(state, seat, legal, bot)
 
-    def _network_values(self, state: Any) -> list[float]:
-        """The value bot's estimate of every seat's final return: one batch of every seat's observation."""
-        buffers, encode = self._seat_buffers, self._observer.encode
-        for s in range(self.seats):
-            encode(state, s, buffers[s])
-        return [float(v) for v in self._value_bot.value_estimates(buffers)]
+    def _network_values(self, states: list[Any]) -> list[list[float]]:
+        """The value bot's estimate of every seat's final return in each state: one batch of every seat's
+        observation of every state (a tree's leaf is one state; paired rollouts cut at ``depth``, many)."""
+        seats, encode = self.seats, self._observer.encode
+        rows = len(states) * seats
+        if len(self._seat_buffers) < rows:
+            self._seat_buffers = np.zeros((rows, self._buffer.shape[0]), dtype=np.float32)
+        buffers = self._seat_buffers[:rows]
+        for k, state in enumerate(states):
+            for s in range(seats):
+                encode(state, s, buffers[k * seats + s])
+        estimates = [float(v) for v in self._value_bot.value_estimates(buffers)]
+        return [estimates[k * seats:(k + 1) * seats] for k in range(len(states))]
 
     def _simulate_joint(self, root: Node, state: Any) -> None:
         rules, c, rng = self.rules, self.options.c, self._random
@@ -768,7 +769,7 @@ class MCTSBot(BotBase):
         if rules.is_terminal(state):
             return list(rules.returns(state))
         if self._value_bot is not None:
-            return self._network_values(state)
+            return self._network_values([state])[0]
         if self._value is not None:
             return self._value(state)
         return list(rules.returns(state))
