@@ -380,6 +380,41 @@ def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_bet
     assert checked == 8
 
 
+def test_improved_target_shifts_the_priors_log_probabilities_by_the_measured_gains():
+    """target=improved: the move played is still the prior's (an unreachable z), but the policy target is
+    the prior moved by each candidate's gain: log(t[a] / t[base]) = log(p[a] / p[base]) + sigma * gain[a],
+    with gain 0 for actions that were not candidates. Expert iteration's labeller takes it as it is."""
+    from tavernzoo.agents.mcts import IMPROVED_SCALE, IMPROVED_VISITS
+    from tavernzoo.train.labelling import teacher_target
+
+    game, config, state = _ministeel_position()
+    rules = game.rules
+    prior = load_bot("zoo:ministeel", game, config)
+    bot = load_bot("mcts:sims=60,root=paired,prior=zoo:ministeel,rollout=random,depth=0,z=1000000,target=improved",
+                   game, config, 5)
+    seat, legal = rules.current_seat(state), rules.legal_actions(state)
+    mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+    game.make_observer().encode(state, seat, observation)
+    p = prior.action_probabilities(observation[None, :], mask[None, :])[0]
+    bot.observe_information_state(rules.information_state(state, seat), seat)
+    move = bot.act({"observation": observation, "action_mask": mask})
+    search = bot.last_search
+    base, gains = search["base"], search["gains"]
+    assert move == base == int(np.argmax(np.where(mask, p, -1)))
+    assert len(gains) == 2 and any(abs(g) > 0.01 for g in gains.values())  # random rollouts: gains measured
+    target = bot.visit_distribution()
+    assert sorted(target) == sorted(legal) and sum(target.values()) == pytest.approx(1.0)
+    sigma = (IMPROVED_VISITS + search["samples"]) * IMPROVED_SCALE
+    for action in legal:
+        shift = np.log(target[action] / target[base]) - np.log(p[action] / p[base])
+        assert shift == pytest.approx(sigma * gains.get(action, 0.0), abs=1e-4)
+    labelled = teacher_target(bot, {"observation": observation, "action_mask": mask}, move)
+    assert labelled[legal] == pytest.approx([target[a] for a in legal], abs=1e-6)
+    assert labelled[base] < 1.0  # not the move played alone
+
+
 def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     """Tiny Minotaur, where the oracle knows every move's value: a prior that fancies the worst move at
     positions where it costs at least 0.3 of the return, rollouts by the oracle. The search plays another
@@ -407,8 +442,8 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
         if values and max(values.values()) - min(values.values()) >= 0.3:
             worst = min(values, key=values.get)
             fake = _OneMoveFancier(worst)
-            options = parse_options(f"mcts:sims=600,root=paired,prior=fake,rollout=oracle,width={len(legal)},depth=0",
-                                    TM.name)
+            options = parse_options(f"mcts:sims=600,root=paired,prior=fake,rollout=oracle,width={len(legal)},depth=0,"
+                                    "target=improved", TM.name)
             assert options.tree == "open"  # the game's default closed tree gives way where no tree is built
             bot = MCTSBot(TM, config, len(improved), options,
                           lambda spec, game, config, seed, fake=fake: fake if spec == "fake" else oracle)
@@ -416,6 +451,12 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
             chosen = bot.act({"observation": observation, "action_mask": mask})
             assert bot.last_search["base"] == worst
             improved.append(values[chosen] - values[worst])
+            # the improved target moves probability from the prior's sure move to the better one: by a
+            # factor of at least exp(sigma * 0.1) > 10 against the prior's odds (1e-6 : 1); a prior this sure
+            # still keeps most of it, as Gumbel MuZero's improved policy does
+            target = bot.visit_distribution()
+            assert sorted(target) == sorted(legal)
+            assert target[chosen] / target[worst] > 10 * 1e-6
         rules.apply(state, legal[rng.randrange(len(legal))])
     assert all(gain > 0.1 for gain in improved), improved
 
@@ -428,6 +469,8 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     ("ministeel", "mcts:root=paired,z=-1", "z='-1' is not valid"),
     ("ministeel", "mcts:root=paired,z=nan", "z='nan' is not valid"),
     ("ministeel", "mcts:root=leaf", "root='leaf' is not valid; root: tree .*or paired"),
+    ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target=improved: only root=paired measures"),
+    ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: root=paired.*move.*improved"),
 ])
 def test_bad_paired_options_are_refused(game_name, spec, message):
     game = get_game(game_name)
