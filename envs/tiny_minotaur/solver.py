@@ -822,7 +822,8 @@ class Decision:
 
 def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
                   on_deal: Callable[[], None] | None = None, turn_offset: int = 0,
-                  starts: Sequence[tuple[float, State]] | None = None) -> BestResponse:
+                  starts: Sequence[tuple[float, State]] | None = None,
+                  on_decisions: Callable[[list[Decision], int, float], None] | None = None) -> BestResponse:
     """The best response to ``policy`` playing each of ``seats`` in turn, over every deal of ``config``.
 
     The bot's side is asked ``policy(state, seat)`` for its probabilities over the actions (index =
@@ -834,14 +835,19 @@ def best_response(config: Config, policy: Policy, seats: Sequence[int] = (0, 1),
     ``on_deal()`` is called after each deal and seat (for a progress bar). ``turn_offset`` adds that many
     turns to the ones the bot is shown (as after that many misses; capped at ``max_turns``): how much a
     policy that reads the turn would change (docs/strength.md). ``starts``: ``(probability, start)`` pairs
-    to average over instead of every deal (:func:`deals`), e.g. a sample of them.
+    to average over instead of every deal (:func:`deals`), e.g. a sample of them. ``on_decisions(decisions,
+    bot, probability)``, where given, receives each start's decisions (:func:`best_response_decisions`)
+    with the bot's seat and the start's probability.
     """
     totals = [0.0, 0.0]
     count = [0]
     starts = deals(config) if starts is None else list(starts)
     for bot in seats:
         for probability, start in starts:
-            totals[bot] += probability * _best_response_value(start, bot, policy, count, turn_offset)
+            found: list[Decision] | None = [] if on_decisions is not None else None
+            totals[bot] += probability * _best_response_value(start, bot, policy, count, turn_offset, found)
+            if found is not None:
+                on_decisions(found, bot, probability)
             if on_deal is not None:
                 on_deal()
     per_seat = (totals[0], totals[1])
