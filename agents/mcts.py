@@ -90,6 +90,9 @@ OPTION_HELP = {
     "width": "root=paired: how many of the prior's most likely moves are compared (>= 2)",
     "z": "root=paired: standard errors a move's mean paired gain over the prior's move must exceed before "
          "the search plays it instead (>= 0)",
+    "gain": "root=paired: the least mean paired gain (in returns: a win share) a move needs besides z before "
+            "the search plays it instead (>= 0; for rollouts cut short, whose value-head scores differ by "
+            "small amounts that no sample's luck hides)",
     "target": "root=paired: the policy target it gives expert iteration: move (the move played) or improved "
               "(the prior's probabilities shifted by every candidate's measured gain, Gumbel MuZero's improved "
               "policy)",
@@ -123,6 +126,7 @@ class Options:
     root: str = "tree"
     width: int = 3
     z: float = 2.0
+    gain: float = 0.0
     target: str = "move"
     seed: int | None = None
 
@@ -164,11 +168,11 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
             raise ValueError(bad)
         return raw
     try:
-        value = float(raw) if key in ("time", "c", "puct", "root_temp", "z") else int(raw)
+        value = float(raw) if key in ("time", "c", "puct", "root_temp", "z", "gain") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
     if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
-            key == "width" and value < 2) or (key == "z" and not value >= 0) or (
+            key == "width" and value < 2) or (key in ("z", "gain") and not value >= 0) or (
             key == "depth" and value < 0) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
@@ -440,7 +444,8 @@ class MCTSBot(BotBase):
         its own copy, the copies sharing the sample's cards and dice stream, then rolled out. A candidate's
         gain on a sample is its return there minus the prior's move's, so the luck of the deal, which
         dwarfs the difference between two moves, cancels. The prior's move is kept unless a candidate's
-        mean gain exceeds ``z`` standard errors of it; then the best such candidate is played.
+        mean gain exceeds ``z`` standard errors of it and at least ``gain``; then the best such candidate is
+        played.
 
         Where the rollout policy is the very policy the other seats play, the rollouts model them
         exactly up to the sampled hidden cards, so the chosen move is at least as good as the policy's own
@@ -484,7 +489,7 @@ class MCTSBot(BotBase):
             mean = sum(differences) / samples
             spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / (samples - 1)) if samples > 1 else math.inf
             gains[candidates[j]] = mean
-            if mean > best_gain and mean > options.z * spread / math.sqrt(samples):
+            if mean > max(best_gain, options.gain) and mean > options.z * spread / math.sqrt(samples):
                 chosen, best_gain = candidates[j], mean
         self.last_search = {"simulations": samples * width, "visits": {chosen: samples * width},
                             "samples": samples, "base": base,

@@ -468,6 +468,7 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     ("ministeel", "mcts:root=paired,width=1", "width='1' is not valid; width: root=paired"),
     ("ministeel", "mcts:root=paired,z=-1", "z='-1' is not valid"),
     ("ministeel", "mcts:root=paired,z=nan", "z='nan' is not valid"),
+    ("ministeel", "mcts:root=paired,gain=-0.1", "gain='-0.1' is not valid; gain: root=paired: the least"),
     ("ministeel", "mcts:root=leaf", "root='leaf' is not valid; root: tree .*or paired"),
     ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target=improved: only root=paired measures"),
     ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: root=paired.*move.*improved"),
@@ -532,6 +533,28 @@ def test_paired_search_plays_whole_games_in_process_and_served(game_name):
         served = play_match(game_name, [f"cmd:tavernzoo bot {spec}"] + ["heuristic"] * (seats - 1), seats, seed=2,
                             config=players)
         assert [row.wins for row in served.rows] == [row.wins for row in local.rows]  # the same games
+
+
+@pytest.mark.parametrize("least, leaves", [(0.0, True), (0.005, True), (0.02, False)])
+def test_a_tiny_sure_gain_leaves_the_priors_move_only_above_the_least_gain(least, leaves):
+    """A candidate that gains exactly 0.01 on every sample (as value-head scores of rollouts cut short can)
+    has no spread, so any z passes it; gain= is the least mean gain that may still replace the prior's move."""
+    game, config, state = _ministeel_position()
+    seat = game.rules.current_seat(state)
+    bot = load_bot(f"mcts:sims=24,root=paired,prior=zoo:ministeel,rollout=random,depth=0,gain={least}", game,
+                   config, 1)
+    # each sample's copies in candidate order: the second candidate ahead by 0.01, the third level with the base
+    bot._rollouts = lambda states: [[0.5 + (0.01 if index % 3 == 1 else 0.0)] * 4 for index in range(len(states))]
+    legal = game.rules.legal_actions(state)
+    mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    observation = np.zeros(game.encoder.observation_size(config), np.float32)
+    game.make_observer().encode(state, seat, observation)
+    bot.observe_information_state(game.rules.information_state(state, seat), seat)
+    move = bot.act({"observation": observation, "action_mask": mask})
+    search = bot.last_search
+    runner_up = [a for a, g in search["gains"].items() if g == pytest.approx(0.01)]
+    assert len(runner_up) == 1 and move == (runner_up[0] if leaves else search["base"])
 
 
 def test_paired_rollouts_cut_at_depth_are_scored_by_the_value_head_in_one_batch():
