@@ -20,6 +20,10 @@ whose encoder lacks one gets the fallback named:
 * ``action_label(state, action)``: an action as a person reads it, naming its target (``hatchet at
   player_2``). The list shows these; a stable action name is accepted as well. Fallback: the game's
   ``describe_action(action, state)`` (every game has it; with the state it names targets as players).
+* ``declinable(state)`` and ``OFFERS``: the action that turns down an offer the person may leave to the
+  frontend (MiniSteel's Card Draw windows: keep the tokens), and what such offers are called. At one,
+  ``auto`` plays that action and answers every later one the same way, each said in one line; ``ask``
+  at any move asks again. Fallback: every decision is asked.
 
 A move that is the only legal one is played for the person, and said so. The bots' moves are announced
 only in public turn-based games: in a hidden-information game the events say what the table saw, and in
@@ -43,6 +47,7 @@ PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
+AUTO_WORD, ASK_WORD = "auto", "ask"  # answer the game's declinable offers for me / ask me again
 
 
 NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
@@ -80,6 +85,22 @@ def action_label(game: Any, state: Any, action: int) -> str:
     player_2``), else its ``describe_action(action, state)``."""
     label = getattr(game.encoder, "action_label", None)
     return label(state, action) if label is not None else game.encoder.describe_action(action, state)
+
+
+def declinable(game: Any, state: Any) -> tuple[int, str] | None:
+    """The offer the seat to act faces that a person may leave to the frontend: the action that turns it
+    down and what such offers are called (the encoder's ``declinable`` and ``OFFERS``); None where the
+    game has no such offers or this decision is not one."""
+    hook = getattr(game.encoder, "declinable", None)
+    if hook is None:
+        return None
+    action = hook(state)
+    return None if action is None else (action, game.encoder.OFFERS)
+
+
+def offers_of(game: Any) -> str | None:
+    """What the game's declinable offers are called (``OFFERS``), or None where it has none."""
+    return getattr(game.encoder, "OFFERS", None) if hasattr(game.encoder, "declinable") else None
 
 
 class LeftGame(Exception):
@@ -157,6 +178,7 @@ class TerminalGame:
         self.seat_render = "seat" in inspect.signature(encoder.render).parameters
         self.history: list[str] = []
         self.shown = NOTHING_SHOWN
+        self.answering = False  # the person typed "auto": declinable offers are answered for them
 
     def table(self, env: Any, agent: str) -> str:
         unwrapped = env.unwrapped
@@ -205,7 +227,12 @@ class TerminalGame:
                 continue
             if agent == me:
                 legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
-                if len(legal) == 1:
+                offer = declinable(self.game, env.unwrapped.game_state) if self.answering else None
+                if offer is not None:
+                    action = offer[0]
+                    self.write(f"you: {self.labels(env, [action])[0]} (answered for you: {offer[1]}; '{ASK_WORD}' "
+                               "at your next move asks again)")
+                elif len(legal) == 1:
                     action = legal[0]
                     self.write(f"your only move: {self.labels(env, legal)[0]} (played for you)")
                 else:
@@ -242,6 +269,10 @@ class TerminalGame:
         self.write(self.table(env, me))
         self.write("your move (a number or a name; ? the table again, log the whole history, q quits):")
         self.write(actions_text(choices))
+        offer = declinable(self.game, env.unwrapped.game_state)
+        if offer is not None:
+            self.write(f"{AUTO_WORD}: {choices[legal.index(offer[0])]} now and at every later one of the {offer[1]}, "
+                       f"without being asked ('{ASK_WORD}' at any move asks again)")
         while True:
             try:
                 text = self.read(f"{me}> ")
@@ -257,6 +288,14 @@ class TerminalGame:
             if word in LOG_WORDS:
                 self.write("\n".join(["history:", *(f"  {line}" for line in self.history)])
                            if self.history else "history: nothing has happened yet")
+                continue
+            if word == AUTO_WORD and offer is not None:
+                self.answering = True
+                return offer[0]
+            if word == ASK_WORD and offers_of(self.game) is not None:
+                self.write(f"the {offers_of(self.game)} are asked again" if self.answering
+                           else f"you are asked at every one of the {offers_of(self.game)} already")
+                self.answering = False
                 continue
             position, hint = choose(text, choices, [names[i] for i in legal])
             if position is not None:

@@ -276,3 +276,43 @@ def test_each_bot_is_told_its_seat_and_the_end_of_the_game():
     assert sorted(call for call in calls if call[0] == "begin") == [("begin", 0), ("begin", 2)]
     assert sorted(call for call in calls if call[0] == "over") == [("over", 0, True), ("over", 2, True)]
     assert calls.count(("close",)) == 2
+
+
+def test_card_draw_windows_can_be_left_to_the_terminal_and_asked_again():
+    """MiniSteel v2 asks a token holder at every Card Draw window. At one, ``auto`` keeps the tokens and
+    answers the later windows the same way, each said in a line; ``ask`` at a later move asks again."""
+    lines: list[str] = []
+    seen = {"auto": 0, "offered_after_auto": 0, "ask": 0}
+
+    def read(prompt: str) -> str:
+        offered = lines[-1].startswith("auto:")
+        if offered and not seen["auto"]:
+            seen["auto"] += 1
+            return "auto"
+        if offered and not seen["ask"]:
+            seen["offered_after_auto"] += 1
+        if seen["auto"] and not offered and not seen["ask"]:
+            seen["ask"] += 1
+            seen["answered"] = sum("answered for you: Card Draw windows" in line for line in lines)
+            return "ask"
+        return "1"
+
+    table = TerminalGame("ministeel", ["heuristic"], seat=0, seed=4, config={"num_players": 4}, read=read,
+                         write=lines.append)
+    table.play()
+    assert seen["auto"] == 1 and seen["ask"] == 1 and seen["offered_after_auto"] == 0
+    assert seen["answered"] > 0  # windows came and were answered, with the tokens kept
+    assert any(line == "the Card Draw windows are asked again" for line in lines) and not table.answering
+    auto_line = next(line for line in lines if line.startswith("auto:"))
+    assert "no draw now (keep the tokens) now and at every later one of the Card Draw windows" in auto_line
+
+
+def test_ask_and_auto_are_plain_choices_in_games_without_such_offers():
+    """Tiny Minotaur has no declinable offers: ``auto`` and ``ask`` are read as choices (and refused, being
+    none), so a game's own action named so keeps its name (Wyvern's ``ask:...``), and no ``auto`` line is shown."""
+    lines: list[str] = []
+    TerminalGame("tiny_minotaur", ["random"], seat=0, seed=2, read=Script(first=("auto", "ask")),
+                 write=lines.append).play()
+    assert not any(line.startswith("auto:") or "asked again" in line for line in lines)
+    text = "\n".join(lines)
+    assert "'auto' is not a legal action here" in text and "'ask' is not a legal action here" in text

@@ -600,3 +600,60 @@ def test_the_uploads_folder_is_made_at_the_first_upload_and_removed_with_the_app
     gc.collect()
     assert not folder.exists()
 
+
+
+def _frames(client, table_id, since=-1):
+    return client.get(f"/api/tables/{table_id}/frames", params={"since": since}).json()["frames"]
+
+
+def test_card_draw_windows_can_be_left_to_the_table_and_asked_again(client):
+    """MiniSteel v2 asks a token holder at every Card Draw window. A frame there names the action that
+    declines; with answer_offers the table plays it for the person at every later window (each a frame
+    saying so, none asking), and answer_offers false alone asks again."""
+    table = new_table(client, "ministeel", ["human", "heuristic", "heuristic", "heuristic"], seed=4,
+                      config={"num_players": 4})
+    assert table["offers"] == "Card Draw windows" and table["answer_offers"] is False
+    tid, frames = table["id"], []
+    while True:  # play the first action until a window asks
+        summary = wait_for(client, tid)
+        assert summary["status"] == "your_turn"
+        frames += _frames(client, tid, frames[-1]["step"] if frames else -1)
+        if "offer" in frames[-1]:
+            break
+        legal = frames[-1]["view"]["legal_actions"]
+        client.post(f"/api/tables/{tid}/act", json={"action": legal[0], "step": frames[-1]["step"]})
+    offer = frames[-1]["offer"]
+    assert offer == {"decline": "token:pass", "offers": "Card Draw windows"}
+    assert offer["decline"] in frames[-1]["view"]["legal_actions"]
+    reply = client.post(f"/api/tables/{tid}/act", json={"action": "token:pass", "step": frames[-1]["step"],
+                                                        "answer_offers": True})
+    assert reply.status_code == 200 and reply.json()["answer_offers"] is True
+    summary = wait_for(client, tid)
+    frames += _frames(client, tid, frames[-1]["step"])
+    answered = [f for f in frames if f.get("answered")]
+    assert answered and all("offer" not in f for f in frames[-len(answered) - 1:])
+    notes = [f["note"] for f in frames if f["note"] and "answered for you: Card Draw windows" in f["note"]]
+    assert len(notes) == len(answered)
+    # asking again: alone, at any time; the summary says so and later windows ask
+    reply = client.post(f"/api/tables/{tid}/act", json={"answer_offers": False})
+    assert reply.status_code == 200 and reply.json()["answer_offers"] is False
+    while summary["status"] != "over":
+        frames += _frames(client, tid, frames[-1]["step"])
+        if "offer" in frames[-1]:
+            break
+        legal = frames[-1]["view"]["legal_actions"]
+        choice = next((a for a in legal if not a.startswith("token:draw")), legal[0])  # keep the tokens
+        client.post(f"/api/tables/{tid}/act", json={"action": choice, "step": frames[-1]["step"]})
+        summary = wait_for(client, tid)
+    assert "offer" in frames[-1]  # a window asked again
+
+
+@pytest.mark.parametrize("game, body, words", [
+    ("ministeel", {"answer_offers": "yes"}, "answer_offers='yes': give true"),
+    ("tiny_minotaur", {"answer_offers": True}, "tiny_minotaur has no offers the table could answer"),
+])
+def test_a_bad_answer_offers_is_refused(client, game, body, words):
+    table = new_table(client, game, ["human", "heuristic"] + (["heuristic"] if game == "ministeel" else []))
+    reply = client.post(f"/api/tables/{table['id']}/act", json=body)
+    assert reply.status_code == 400 and words in reply.json()["error"]
+    assert client.get(f"/api/tables/{table['id']}").json().get("answer_offers") in (False, None)

@@ -466,3 +466,33 @@ def test_the_page_fits_a_phone_sized_window(browser, server, axe, game):
         page.wait_for_selector("#actions button.action, #result:not([hidden])")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     context.close()
+
+
+def test_card_draw_windows_can_be_left_to_the_table_and_asked_again_in_the_browser(page, axe):
+    """MiniSteel at 4: the first Card Draw window shows the button that keeps the tokens there and at every
+    later window; after it no window asks, the log says each was answered, and a later turn offers to
+    ask again, which the summary then says."""
+    page.select_option("#game", "ministeel")
+    set_option(page, "num_players", 4)
+    page.fill("#seed", "4")
+    page.click("#start")
+    for _ in range(200):
+        page.wait_for_selector("#actions button.action")
+        if page.locator("#actions button.answer-offers").count():
+            break
+        page.keyboard.press("1")
+        settle(page)
+    button = page.locator("#actions button.answer-offers")
+    assert "at every later one of the Card Draw windows" in button.inner_text()
+    assert_accessible(page, axe, "a Card Draw window")
+    button.click()
+    page.wait_for_selector("#actions button.answer-offers")  # the next choice of the person's own
+    again = page.locator("#actions button.answer-offers")
+    assert again.inner_text() == "ask me at the Card Draw windows again"
+    assert "answered for you: Card Draw windows" in page.inner_text("#log")
+    table_id = page.url.rsplit("=", 1)[1]
+    again.click()
+    page.wait_for_function("() => !document.querySelector('#actions button.answer-offers')"
+                           " || !document.querySelector('#actions button.answer-offers').textContent.startsWith('ask')")
+    summary = page.evaluate(f"() => fetch('/api/tables/{table_id}').then(r => r.json())")
+    assert summary["answer_offers"] is False

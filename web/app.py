@@ -14,7 +14,10 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
 ``GET /api/tables/ID/events``               server-sent events: the summary whenever the table changes
-``POST /api/tables/ID/act``                 ``{"action": NAME, "step": N}``: the person's move
+``POST /api/tables/ID/act``                 ``{"action": NAME, "step": N}``: the person's move; with
+                                            ``"answer_offers": true`` (or false), with a move or alone, the
+                                            table answers the game's declinable offers for the person
+                                            (MiniSteel's Card Draw windows: keep the tokens) or asks again
 ``GET /api/tables/ID/record``               the game record (once the game is over)
 ``GET /api/tables/ID/cards``                each card's text under the table's options
 ``POST /api/tables/ID/rematch``             the same seats and options, a new deal
@@ -339,7 +342,7 @@ async def api_act(request: Request) -> Response:
     body = await read_json(request, request.app.state.web.limits.body_bytes)
     if not isinstance(body, dict):
         raise TableError("send {\"action\": NAME, \"step\": N}")
-    await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"))
+    await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"), body.get("answer_offers"))
     _in_background(table.advance)
     return JSONResponse(table.summary())
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..agents.base import as_bot
-from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, event_mark, new_events
+from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, declinable, event_mark, new_events, offers_of
 from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
@@ -114,6 +114,9 @@ class Table:
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
         self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
         self.said: str | None = None  # the person's choice in a simultaneous round not yet played
+        # The person asked the table to answer the game's declinable offers for them (MiniSteel's Card Draw
+        # windows: keep the tokens; agents.play.declinable), as `auto` does in the terminal.
+        self.answering = False
 
     # --- playing ----------------------------------------------------------------------------------------
 
@@ -148,6 +151,11 @@ class Table:
                     continue
                 seat = self.agents.index(agent)
                 if seat == self.human:
+                    offer = declinable(self.game, env.unwrapped.game_state) if self.answering else None
+                    if offer is not None:
+                        said = action_label(self.game, env.unwrapped.game_state, offer[0])
+                        self._step(seat, offer[0], f"you: {said} (answered for you: {offer[1]})")
+                        continue
                     self._set_status("your_turn")
                     return
                 self._set_status("bots")
@@ -166,11 +174,23 @@ class Table:
                     return
                 self._step(seat, action)
 
-    def act(self, name: Any, expected_step: Any = None) -> None:
-        """The person plays the action called ``name``; the bots then play on (call :meth:`advance`)."""
+    def act(self, name: Any, expected_step: Any = None, answer_offers: Any = None) -> None:
+        """The person plays the action called ``name``; the bots then play on (call :meth:`advance`).
+        ``answer_offers`` (true or false), with an action or alone at any time: whether the table answers
+        the game's declinable offers for the person from now on (:func:`agents.play.declinable`)."""
         with self.lock:
             if self.human is None:
                 raise TableError("nobody plays at this table: it is watched", 409)
+            if answer_offers is not None:
+                offers = offers_of(self.game)
+                if offers is None:
+                    raise TableError(f"answer_offers: {self.game.name} has no offers the table could answer for you")
+                if not isinstance(answer_offers, bool):
+                    raise TableError(f"answer_offers={answer_offers!r}: give true (the table answers the {offers} "
+                                     "for you) or false (you are asked)")
+                if name is None:
+                    self._answer_offers(answer_offers)
+                    return
             if self.status != "your_turn":
                 raise TableError(f"it is not your turn (the table is {self.status.replace('_', ' ')})", 409)
             if expected_step is not None and expected_step != len(self.frames) - 1:
@@ -181,8 +201,19 @@ class Table:
             # The person's own move echoed as they read it (Minefield's "attack player_2"), as in the terminal.
             index = list(self.env.unwrapped.action_names).index(name)
             said = action_label(self.game, self.env.unwrapped.game_state, index)
+            if answer_offers is not None:
+                self.answering = answer_offers
             self._step(self.human, index, f"you chose: {said}")
             self._set_status("bots")
+
+    def _answer_offers(self, answering: bool) -> None:
+        """Turn the answering of declinable offers on or off (the lock held). An offer the last frame left
+        to the table becomes the person's again: a new frame shows it with its choices."""
+        self.answering = answering
+        last = self.frames[-1] if self.frames else None
+        if not answering and last is not None and last.get("answered") and self.status != "over":
+            self._frame(None)
+        self._touch()
 
     def _recorded(self) -> int:
         """Steps in the record so far (both adapters keep their record's steps in ``_history``)."""
@@ -213,9 +244,14 @@ class Table:
         view = self.env.unwrapped.view(self.agents[self.human])
         mark = event_mark(self.game, state, self.human)
         events, self.shown = new_events(self.shown, mark), mark
-        self.frames.append({"step": len(self.frames), "note": note, "view": view, "events": events,
-                            "descriptions": describe(self.game, self.config, view.get("legal_actions", []),
-                                                     state)})
+        frame = {"step": len(self.frames), "note": note, "view": view, "events": events,
+                 "descriptions": describe(self.game, self.config, view.get("legal_actions", []), state)}
+        offer = declinable(self.game, state) if view.get("legal_actions") else None
+        if offer is not None and self.answering:
+            frame["answered"] = True  # the table plays it (advance): the page offers no choice here
+        elif offer is not None:
+            frame["offer"] = {"decline": self.env.unwrapped.action_names[offer[0]], "offers": offer[1]}
+        self.frames.append(frame)
         self._touch()
 
     def _end(self, lost: Forfeit | None) -> None:
@@ -271,6 +307,9 @@ class Table:
             "seats": seats, "human": self.human, "status": self.status, "steps": self.steps,
             "version": self.version,
         }
+        if self.human is not None and offers_of(self.game) is not None:
+            summary["offers"] = offers_of(self.game)  # what answer_offers answers, and whether it is on
+            summary["answer_offers"] = self.answering
         if over:
             summary["seed"] = self.seed
             summary["result"] = self.result()

@@ -137,6 +137,7 @@ from .rules import (
     STEEL_SHIELD,
     SWORD,
     TOKEN,
+    TOKEN_PASS,
     V1_NUM_ACTIONS,
     WOODEN_SHIELD,
     Config,
@@ -252,6 +253,20 @@ def action_label(state: State, action: int) -> str:
     if kind == REACT:
         return "take it (no reaction)" if card < 0 else f"react: {_card(card)}"
     return f"keep {_card(card)}"
+
+
+OFFERS = "Card Draw windows"
+"""What :func:`declinable` turns down, in a person's words (the frontends' "answer these for me")."""
+
+
+def declinable(state: State) -> int | None:
+    """The action that turns down the offer the seat to act is facing, where a person may leave such
+    offers to the frontend, else None: in a Card Draw window (v2), ``token:pass`` (keep the tokens). A
+    person who keeps their tokens is asked at every window of the game, more often than they make real
+    decisions (about 35 windows against 26 other choices a game at 4 players), so terminal play and the
+    web page answer them for a person who asks them to (``agents.play.declinable``). Tokens can still
+    be used in the person's own main phase."""
+    return TOKEN_PASS if state.phase == DRAW_PHASE else None
 
 
 _INVERSE_COUNTS = tuple(1.0 / count for count in COUNTS)

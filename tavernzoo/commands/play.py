@@ -15,7 +15,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser = commands.add_parser(
         "play", help="play a game in the terminal against bots",
         description="Play GAME in the terminal against bots, seeing only what your seat may see. Each turn pick "
-        "a legal action by number or name; ? shows the table again, q leaves. One --vs fills every other seat; "
+        "a legal action by number or name; ? shows the table again, q leaves; at an offer the game lets you leave "
+        "to the table (MiniSteel's Card Draw windows) auto turns it down there and at every later one, ask asks "
+        "again. One --vs fills every other seat; "
         "repeat --vs to give each other seat its own bot (in seat order).",
     )
     parser.add_argument("game", help="game name (tavernzoo games lists them)")

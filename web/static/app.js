@@ -345,6 +345,7 @@
     const s = table.summary;
     const legal = frame.view.legal_actions || [];
     if (s.human === null || !legal.length || table.queue.length || frame.step !== table.fetched) return;
+    if (frame.answered) return;  // a declinable offer the table answers for the person (answer_offers)
     const groups = new Map();
     for (const name of legal) {
       const part = name.split(":")[0];
@@ -366,6 +367,19 @@
         button.addEventListener("click", () => press(button, name, frame.step));
         list.append(button);
       }
+    }
+    // A declinable offer (MiniSteel's Card Draw windows): turn it down now and leave the later ones to the
+    // table; once the table answers them, any move can ask again.
+    if (frame.offer) {
+      const label = (frame.descriptions || {})[frame.offer.decline] || pretty(frame.offer.decline);
+      const button = h("button", { type: "button", class: "answer-offers", title: frame.offer.decline },
+        h("b", { text: `${label}, here and at every later one of the ${frame.offer.offers} (not asked again)` }));
+      button.addEventListener("click", () => act(frame.offer.decline, frame.step, true));
+      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: "answer for me" }), button));
+    } else if (s.answer_offers && s.offers) {
+      const button = h("button", { type: "button", class: "answer-offers" }, h("b", { text: `ask me at the ${s.offers} again` }));
+      button.addEventListener("click", () => askAgain());
+      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: `${s.offers}: answered for you` }), button));
     }
     box.querySelector("button")?.focus({ preventScroll: true });
     const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -406,10 +420,21 @@
     buttons[(next + buttons.length) % buttons.length].focus();
   }
 
-  async function act(name, step) {
+  async function askAgain() {
+    try {
+      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: { answer_offers: false } });
+      fetchFrames();
+      if (table.shown) drawActions(table.shown);
+    } catch (error) {
+      showError(error.message);
+    }
+  }
+
+  async function act(name, step, answerOffers) {
     $("actions").replaceChildren(h("span", { class: "muted", text: `you chose ${name}…` }));
     try {
-      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: { action: name, step } });
+      const body = answerOffers === undefined ? { action: name, step } : { action: name, step, answer_offers: answerOffers };
+      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: body });
       fetchFrames();
     } catch (error) {
       showError(error.message);
