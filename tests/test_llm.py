@@ -387,6 +387,29 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
     assert "initiative rolls" not in since
 
 
+def test_an_mcp_client_can_leave_card_draw_windows_to_the_table():
+    """act(..., answer_offers=True) at a Card Draw window keeps the tokens there and at every later window:
+    the client is not asked at one again, and its events say each was answered for it."""
+    from tavernzoo.web.mcp import Tables
+    from tavernzoo.web.tables import TableError
+
+    tables = Tables()
+    key = tables.new_table("ministeel", options={"num_players": 4}, opponents=["heuristic"], seed=4)["table"]
+    with pytest.raises(TableError, match="answer_offers='yes'"):
+        tables.act(key, "token:pass", "yes")
+    while not any(action["name"] == "token:pass" for action in tables.legal_actions(key)):
+        tables.act(key, tables.legal_actions(key)[0]["name"])
+    seen = tables.act(key, "token:pass", True)["text"]
+    for _ in range(40):
+        legal = [action["name"] for action in tables.legal_actions(key)]
+        if not legal:
+            break
+        assert "token:pass" not in legal  # no window asks any more
+        choice = next(name for name in legal if name != "token:draw")
+        seen += tables.act(key, choice)["text"]
+    assert seen.count("player_0 keeps their Card Draw tokens for now") > 1  # answered, and told
+
+
 def test_the_information_state_alone_is_enough_to_act(fake):
     # Over the bot protocol a host sends the information state and no view: the bot builds the same view.
     from tavernzoo.agents.text_views import seat_view

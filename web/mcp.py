@@ -158,7 +158,9 @@ class Tables:
         _, seen = self.seat_view(key)
         return [action.as_json() for action in seen.legal]
 
-    def act(self, key: str, action: str | int) -> dict[str, Any]:
+    def act(self, key: str, action: str | int, answer_offers: bool | None = None) -> dict[str, Any]:
+        """Play ``action``; ``answer_offers`` true (false) from now on has the table answer the game's
+        declinable offers for the client (ask it again): MiniSteel's Card Draw windows, keeping the tokens."""
         table = self.table(key)
         names = table.game.action_names(table.config)
         if isinstance(action, bool) or not isinstance(action, str | int):
@@ -170,7 +172,7 @@ class Tables:
             # included) is collected for the next one.
             shown = table.tracker.take()
             try:
-                table.act(name)
+                table.act(name, None, answer_offers)
             except TableError:
                 table.tracker.pending[:0] = shown
                 raise
@@ -235,9 +237,11 @@ def make_server(tables: Tables):
         return guarded(tables.legal_actions, table)
 
     @server.tool(description="Play one legal action (its name or number); the bots play on until your next "
-                 "decision or the end. Returns your new view.")
-    def act(table: str, action: str) -> dict[str, Any]:
-        return guarded(tables.act, table, action)
+                 "decision or the end. Returns your new view. answer_offers=true: from now on the table "
+                 "answers the offers the game lets you leave to it (MiniSteel's Card Draw windows: keep your "
+                 "tokens; you may still draw in your own main phase); false: you are asked again.")
+    def act(table: str, action: str, answer_offers: bool | None = None) -> dict[str, Any]:
+        return guarded(tables.act, table, action, answer_offers)
 
     @server.tool(description="The table's status and result: returns, win shares, a forfeit, and the "
                  "replayable record once the game is over.")
