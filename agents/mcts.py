@@ -100,6 +100,7 @@ OPTION_HELP = {
 }
 
 CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved")}
+PAIRED_ONLY = ("width", "z", "gain", "target")  # options that a tree search would ignore: refused there
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 PAIRED_ROUND = 8  # root=paired: samples per round (their rollouts step together; the time is checked between rounds)
 # target=improved: a gain g measured on n samples adds (IMPROVED_VISITS + n) * IMPROVED_SCALE * g to the prior's
@@ -152,6 +153,10 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
         given.add(key)
     if values.get("root") == "paired" and "tree" not in given:
         values["tree"] = "open"  # a game's default closed tree (Tiny Minotaur's) has no say where none is built
+    paired_only = sorted(given & set(PAIRED_ONLY))
+    if paired_only and values.get("root") != "paired":
+        raise ValueError(f"bot spec {spec!r}: {', '.join(paired_only)} only apply to root=paired (add root=paired "
+                         "or drop them)")
     if not values.get("sims") and not values.get("time"):
         raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
     return Options(**values)
@@ -282,9 +287,6 @@ class MCTSBot(BotBase):
         self._prior_gives_probabilities = True  # until the prior bot answers None (it only names moves)
         if options.root_temp != 1.0:
             self._check_root_temperature(game, config, options)
-        if options.target != "move" and options.root != "paired":
-            raise ValueError(f"mcts target={options.target}: only root=paired measures the gains it is made from; "
-                             "the tree search's target is its visit counts (drop target= or add root=paired)")
         if options.root == "paired":
             self._check_paired(game, options)
         self._closed: ClosedLoopTree | None = None

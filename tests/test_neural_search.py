@@ -470,7 +470,9 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     ("ministeel", "mcts:root=paired,z=nan", "z='nan' is not valid"),
     ("ministeel", "mcts:root=paired,gain=-0.1", "gain='-0.1' is not valid; gain: root=paired: the least"),
     ("ministeel", "mcts:root=leaf", "root='leaf' is not valid; root: tree .*or paired"),
-    ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target=improved: only root=paired measures"),
+    ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target only apply to root=paired"),
+    ("ministeel", "mcts:z=3,width=4", "width, z only apply to root=paired"),
+    ("ministeel", "mcts:root=tree,gain=0.1", "gain only apply to root=paired"),
     ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: root=paired.*move.*improved"),
 ])
 def test_bad_paired_options_are_refused(game_name, spec, message):
