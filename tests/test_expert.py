@@ -362,6 +362,36 @@ def test_value_student_uses_trained_critics_only_from_round_two(tmp_path):
         ExpertConfig(teacher="mcts:value=zoo:tiny_minotaur", value_student=True)
 
 
+def test_rollout_student_makes_each_rounds_paired_teacher_roll_out_with_the_latest_student(tmp_path):
+    """--rollout-student with --prior-student and a root=paired teacher: approximate policy iteration, each
+    round's search both starting from and rolling out with the previous round's student."""
+    from tavernzoo.agents.policy import MLPPolicy
+
+    start = tmp_path / "start"
+    run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    out = tmp_path / "run"
+    report = run_expert(tiny_config(), quick(teacher="mcts:6,root=paired,target=improved", rounds=2, games=1,
+                                             epochs=1, init=str(start), prior_student=True, rollout_student=True,
+                                             dagger=0.0, eval_games=0), out, log=lambda _: None)
+    teachers = [entry["teacher"] for entry in report["rounds"]]
+    assert teachers == [f"mcts:6,root=paired,target=improved,prior={out}/expert/round_{k},"
+                        f"rollout={out}/expert/round_{k}" for k in (0, 1)]
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    teacher = load_bot(teachers[1], game, table, seed=0)
+    samples = Samples.load(out, game.encoder.observation_size(table), len(game.action_names(table)))
+    student = MLPPolicy.load(out / "expert" / "round_1")
+    observations = samples.observations[:6]
+    np.testing.assert_allclose(teacher._policy.policy.logits(observations), student.logits(observations), atol=1e-6)
+    first = MLPPolicy.load(out / "expert" / "round_0")
+    assert not np.allclose(first.logits(observations), student.logits(observations))  # round 1's, not round 0's
+    assert not np.allclose(samples.targets.max(axis=1), 1.0)  # the improved targets are not the move alone
+    with pytest.raises(ValueError, match="already names rollout="):
+        ExpertConfig(teacher="mcts:rollout=heuristic", rollout_student=True)
+    with pytest.raises(ValueError, match="rollout_student needs an mcts teacher"):
+        ExpertConfig(teacher="heuristic", rollout_student=True)
+
+
 def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path):
     """--init of a run (its checkpoint holds the critic) copies actor and critic: round 1 already searches with
     round 0's value head, which is the starting run's critic weight for weight."""

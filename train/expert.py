@@ -23,7 +23,9 @@ One round:
    has the student's DAgger moves and prior. With ``value_student`` the teacher also scores its leaves
    with a student's value head (``value=expert/round_K``), from round 2 on, or round 1 where the ``init``
    bot carried a trained critic (:func:`value_dir`: otherwise round 0's critic is a fresh network's, never
-   a value).
+   a value). With ``rollout_student`` the teacher rolls out with the latest student too
+   (``rollout=expert/round_K``): with ``root=paired`` that is approximate policy iteration, each round's
+   search improving on the student it models.
 5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
    every other seat, duplicate deals with seats rotated (``eval.match.play_match`` over ``workers``
    processes, the same deals every round): the round's strength line, kept in expert.json.
@@ -230,6 +232,7 @@ class ExpertConfig:
     epochs: int = 10
     dagger: float = 0.5  # from round 2 (1 with init): the student plays a labelled seat's move with this probability
     prior_student: bool = False
+    rollout_student: bool = False  # an mcts teacher rolls out with the latest student (root=paired: policy iteration)
     learning_rate: float = 1e-3
     batch_size: int = 256
     value_weight: float = VALUE_WEIGHT
@@ -261,7 +264,7 @@ class ExpertConfig:
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
             raise ValueError(f"expert option learning_rate={self.learning_rate!r} must be a positive number")
         teacher = BotSpec.parse(self.teacher)
-        for flag, key in (("prior_student", "prior"), ("value_student", "value")):
+        for flag, key in (("prior_student", "prior"), ("rollout_student", "rollout"), ("value_student", "value")):
             if not getattr(self, flag):
                 continue
             if teacher.kind != "mcts":
@@ -288,11 +291,14 @@ class ExpertConfig:
         return {k: getattr(self, k) for k in ExpertConfig.__dataclass_fields__}
 
 
-def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, value_dir: Path | None = None) -> str:
-    """The teacher's spec for a round: with ``prior_student``, an mcts spec with the student as prior; with
-    ``value_dir`` (:func:`value_dir`), with that student's value head as the leaf value too."""
+def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, value_dir: Path | None = None,
+                 rollout_student: bool = False) -> str:
+    """The teacher's spec for a round: with ``prior_student`` (``rollout_student``), an mcts spec with the
+    student as prior (rollout policy); with ``value_dir`` (:func:`value_dir`), with that student's value head
+    as the leaf value too."""
     spec = BotSpec.parse(teacher)
-    for key, directory in (("prior", student_dir if prior_student else None), ("value", value_dir)):
+    for key, directory in (("prior", student_dir if prior_student else None),
+                           ("rollout", student_dir if rollout_student else None), ("value", value_dir)):
         if directory is None:
             continue
         if "," in str(directory) or "=" in str(directory):
@@ -545,7 +551,7 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
         for round_index in range(first, expert.rounds + 1):
             started = time.perf_counter()
             value = value_dir(expert, trainer.out, round_index)
-            spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value)
+            spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value, expert.rollout_student)
             if expert.value_student and value is None:
                 why = ("round 0's critic is untrained (the --init bot carries none)" if student_dir is not None
                        else "no student yet")

@@ -20,7 +20,8 @@ DEFAULTS = ExpertConfig()
 # Recipe options: the command-line flag of each ExpertConfig field. With --resume, one given with a value other
 # than the run's recorded one is refused (--rounds and --workers may change: they change no round's result).
 RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--games", "epochs": "--epochs",
-                "dagger": "--dagger", "prior_student": "--prior-student", "value_student": "--value-student",
+                "dagger": "--dagger", "prior_student": "--prior-student", "rollout_student": "--rollout-student",
+                "value_student": "--value-student",
                 "learning_rate": "--lr", "init": "--init", "samples": "--samples", "eval_games": "--eval-games",
                 "eval_opponents": "--eval-opponents"}
 
@@ -49,6 +50,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         f"plays (default {DEFAULTS.dagger})")
     parser.add_argument("--prior-student", action="store_true", default=None,
                         help="an mcts teacher searches with the latest student as its prior")
+    parser.add_argument("--rollout-student", action="store_true", default=None,
+                        help="an mcts teacher rolls out with the latest student (with root=paired and "
+                        "--prior-student: approximate policy iteration, each round improving on the student)")
     parser.add_argument("--value-student", action="store_true", default=None,
                         help="an mcts teacher scores its leaves with the latest student's value head, from "
                         "round 2 on, or round 1 where --init names a bot with a trained critic (a checkpoint "
