@@ -269,7 +269,7 @@
     if (table.paused) return;
     if (table.queue.length) {
       showFrame(table.queue.shift());
-      table.timer = setTimeout(pump, table.queue.length || table.shown.view.legal_actions?.length ? pace() : 0);
+      table.timer = setTimeout(pump, table.queue.length || asksPerson(table.shown) ? pace() : 0);
       return;
     }
     finishIfOver();
@@ -294,9 +294,9 @@
       log.scrollTop = log.scrollHeight;
     }
     drawSeatbar();
-    drawTurn(view);
+    drawTurn(view, frame);
     drawActions(frame);
-    if (view.legal_actions && view.legal_actions.length && table.summary.human !== null) table.skip = false;
+    if (asksPerson(frame)) table.skip = false;
     $("skip").hidden = table.summary.human === null || table.summary.status === "over" || !table.queue.length;
   }
 
@@ -321,11 +321,18 @@
     if (JSON.stringify(before.initiative_rolls) !== JSON.stringify(after.initiative_rolls)) board.querySelector(".center")?.classList.add("changed");
   }
 
-  function drawTurn(view) {
+  // Whether a frame waits for the person's choice: one with legal actions, unless it is an offer the table
+  // answers for them (answer_offers: "answered").
+  function asksPerson(frame) {
+    return Boolean(frame.view.legal_actions?.length && table.summary.human !== null && !frame.answered);
+  }
+
+  function drawTurn(view, frame) {
     const s = table.summary;
     let text = "";
     if (s.status === "over" && !table.queue.length && table.fetched >= s.steps - 1) text = "the game is over";
-    else if (view.legal_actions && view.legal_actions.length && s.human !== null) text = "your turn: choose an action";
+    else if (asksPerson(frame)) text = "your turn: choose an action";
+    else if (frame.answered) text = `${s.offers}: answered for you`;
     else if (Array.isArray(view.to_act)) text = "everyone chooses";
     else if (view.to_act !== null && view.to_act !== undefined) text = `${seatName(view, view.to_act)} to act`;
     $("turn").textContent = text;
@@ -445,7 +452,7 @@
   function finishIfOver() {
     const s = table.summary;
     if (s.status !== "over" || table.fetched < s.steps - 1 || table.queue.length) return;
-    if (table.shown) drawTurn(table.shown.view);
+    if (table.shown) drawTurn(table.shown.view, table.shown);
     const r = s.result || {};
     const standings = standingsOf(s);
     $("verdict").textContent = r.verdict || standings.headline;
