@@ -292,9 +292,10 @@ class TerminalGame:
             if word == AUTO_WORD and offer is not None:
                 self.answering = True
                 return offer[0]
-            if word == ASK_WORD and offers_of(self.game) is not None:
-                self.write(f"the {offers_of(self.game)} are asked again" if self.answering
-                           else f"you are asked at every one of the {offers_of(self.game)} already")
+            offers = offers_of(self.game) if word == ASK_WORD else None
+            if offers is not None:
+                self.write(f"the {offers} are asked again" if self.answering
+                           else f"you are asked at every one of the {offers} already")
                 self.answering = False
                 continue
             position, hint = choose(text, choices, [names[i] for i in legal])

@@ -307,8 +307,9 @@ class Table:
             "seats": seats, "human": self.human, "status": self.status, "steps": self.steps,
             "version": self.version,
         }
-        if self.human is not None and offers_of(self.game) is not None:
-            summary["offers"] = offers_of(self.game)  # what answer_offers answers, and whether it is on
+        offers = offers_of(self.game) if self.human is not None else None
+        if offers is not None:
+            summary["offers"] = offers  # what answer_offers answers, and whether it is on
             summary["answer_offers"] = self.answering
         if over:
             summary["seed"] = self.seed
