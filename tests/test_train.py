@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import warnings
+import zipfile
 
 import numpy as np
 import pytest
@@ -242,6 +243,43 @@ def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
                                              make_train_config(game).game_config.items()), []))
     assert match.returncode == 0, match.stderr[-3000:]
     assert "checkpoints" not in match.stderr
+
+
+def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
+    """``--resume DIR --set learning_rate=...`` trains on with the new rate (the saved model's, not only the
+    stored config's) and stores it, so that a later resume keeps it."""
+    run = tmp_path / "run"
+    first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert json.loads((run / "config.json").read_text())["learning_rate"] == 3e-4
+    second = tavernzoo("train", "--resume", str(run), "--timesteps", "512", "--set", "learning_rate=1e-4",
+                       "--set", "ent_coef=0", "--no-progress")
+    assert second.returncode == 0, second.stderr[-3000:]
+    stored = json.loads((run / "config.json").read_text())
+    assert (stored["learning_rate"], stored["ent_coef"], stored["net_arch"]) == (1e-4, 0, [16])
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    with zipfile.ZipFile(run / "checkpoints" / latest / "model.zip") as saved:
+        data = json.loads(saved.read("data"))
+    assert (data["learning_rate"], data["ent_coef"]) == (1e-4, 0)
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--set", "net_arch=8,8"], "--set net_arch cannot change in a resumed run"),
+    (["--set", "n_envs=2", "--set", "learning_rate=1e-4"], "--set n_envs cannot change"),
+    (["--set", "learning_rate=fast"], "learning_rate='fast' is not valid"),
+    (["--set", "learning_rate=-1"], "learning_rate=-1 must be above 0"),
+    (["--set", "ent_coef=-0.1"], "ent_coef=-0.1 must be 0 or more"),
+    (["--seed", "3"], "--seed cannot change there"),
+    (["--out", "elsewhere"], "--out cannot change there"),
+    (["wyvern"], "is a tiny_minotaur run, not wyvern"),
+])
+def test_a_resume_refuses_what_it_cannot_change_in_one_line_and_writes_nothing(tmp_path, extra, words):
+    (tmp_path / "config.json").write_text(json.dumps(TrainConfig().to_dict()))
+    before = sorted(tmp_path.rglob("*")), (tmp_path / "config.json").read_bytes()
+    done = tavernzoo("train", "--resume", str(tmp_path), *extra, "--no-progress")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error:") and words in done.stderr, done.stderr
+    assert (sorted(tmp_path.rglob("*")), (tmp_path / "config.json").read_bytes()) == before
 
 
 def test_a_fresh_run_refuses_to_overwrite_an_existing_one(tmp_path):

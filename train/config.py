@@ -85,6 +85,11 @@ class TrainConfig:
             raise ValueError(f"eval_games={self.eval_games} must be 0 (no final report) or more")
         if self.eval_backend not in ("local", "ray"):
             raise ValueError(f"eval_backend={self.eval_backend!r} is not a backend; valid: local, ray")
+        for name in ("learning_rate", "clip_range"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be above 0")
+        if self.ent_coef < 0:
+            raise ValueError(f"ent_coef={self.ent_coef!r} must be 0 or more")
         for name in ("latest_share", "gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)!r} must lie between 0 and 1")

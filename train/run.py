@@ -70,14 +70,23 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None
     )
 
 
+RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
+"""The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
+update hyperparameters, which a resume applies to the saved model. The rest is fixed by the checkpoint (the
+network's shape, the envs and their rollout length, the league and its seed)."""
+
+
 class Trainer:
     """One training run (fresh or resumed) in ``out``."""
 
     def __init__(self, config: TrainConfig | None, out: str | os.PathLike, resume: bool = False,
-                 timesteps: int | None = None):
+                 timesteps: int | None = None, changes: dict[str, Any] | None = None):
         """A fresh run of ``config``, or (``resume``) the run in ``out`` with its stored config, trained
-        up to ``timesteps`` if given."""
+        up to ``timesteps`` if given, with ``changes`` (options of :data:`RESUME_OPTIONS`) applied from now
+        on. The changed config is stored when the run starts, so a later resume keeps it."""
         self.out = Path(out)
+        if changes and not resume:
+            raise ValueError("changes apply to a resumed run; a fresh run takes them in its TrainConfig")
         if resume:
             saved = self.out / "config.json"
             if not saved.is_file():
@@ -85,6 +94,8 @@ class Trainer:
             config = _saved_config(saved)
             if timesteps is not None:
                 config.timesteps = timesteps
+            if changes:
+                config = _changed_config(config, changes, self.out)
         elif config is None:
             raise ValueError("a fresh training run needs a TrainConfig")
         elif (self.out / "checkpoints" / "latest").exists():
@@ -118,8 +129,7 @@ class Trainer:
         if self.resume and latest is not None:
             # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
             # config.json was changed (a sweep's population-based training) resumes with the new values.
-            tuned = {key: getattr(config, key) for key in ("learning_rate", "ent_coef", "clip_range", "gamma",
-                                                           "gae_lambda", "n_epochs", "batch_size")}
+            tuned = {key: getattr(config, key) for key in RESUME_OPTIONS}
             # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
             model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu",
                                      custom_objects={"policy_class": LeanMaskablePolicy}, **tuned)
@@ -265,4 +275,14 @@ def _saved_config(saved: Path) -> TrainConfig:
         return TrainConfig(**stored)
     except (TypeError, ValueError) as error:
         raise ValueError(f"--resume {saved.parent}: its config.json is not a valid training config ({error})") from None
+
+
+def _changed_config(config: TrainConfig, changes: dict[str, Any], out: Path) -> TrainConfig:
+    """``config`` with ``changes`` applied, checked as a fresh config is; a ValueError naming what a resumed run
+    may change where a change is of another option."""
+    fixed = sorted(set(changes) - set(RESUME_OPTIONS))
+    if fixed:
+        raise ValueError(f"--resume {out}: --set {', '.join(map(str, fixed))} cannot change in a resumed run (its "
+                         f"checkpoint fixes it); a resumed run may change {', '.join(RESUME_OPTIONS)}")
+    return TrainConfig(**{**config.to_dict(), **changes})
 

@@ -19,13 +19,15 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "or a checkpoint as a bot spec). With no options: the game's default budget (about 10 minutes "
         "on 2 cores), then a report against random and the heuristic.",
     )
-    train.add_argument("game", nargs="?", default="tiny_minotaur", help="game name (default: tiny_minotaur)")
+    train.add_argument("game", nargs="?", help="game name (default: tiny_minotaur)")
     train.add_argument("--timesteps", type=int, help="learner decisions to train for (default: per game)")
     train.add_argument("--config", metavar="FILE", help="training options from a TOML file ([train] table)")
     train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}")
+                       help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}; "
+                       "with --resume only PPO's update options, e.g. learning_rate=1e-4 (kept from then on)")
     train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
-    train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR")
+    train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR, with its stored "
+                       "options (--timesteps: train up to this many in all)")
     train.add_argument("--seed", type=int, help="seed of the run (default 0)")
     train.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     train.set_defaults(run=run_train)
@@ -39,11 +41,20 @@ def run_train(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise ValueError(f"training needs the training extras ({error.name} is missing): "
                          "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
+    overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
     if args.resume:
-        trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps)
+        stored = [flag for flag, given in (("--config", args.config), ("--out", args.out), ("--seed", args.seed))
+                  if given is not None]
+        if stored:
+            raise ValueError(f"--resume {args.resume} continues the run with the options it stored: "
+                             f"{', '.join(stored)} cannot change there (a fresh run takes them; --resume takes "
+                             "--timesteps and --set of PPO's update options)")
+        trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps, changes=overrides)
+        if args.game is not None and args.game != trainer.game.name:
+            raise ValueError(f"--resume {args.resume} is a {trainer.game.name} run, not {args.game}")
     else:
-        overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
-        config = make_train_config(args.game, args.config, overrides, timesteps=args.timesteps, seed=args.seed)
+        config = make_train_config(args.game or "tiny_minotaur", args.config, overrides, timesteps=args.timesteps,
+                                   seed=args.seed)
         out = args.out or f"runs/{config.game}-seed{config.seed}"
         trainer = Trainer(config, out)
     out = console()
