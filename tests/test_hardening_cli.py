@@ -251,6 +251,7 @@ CASES = [
     (["train", "--set", "game_config=abc"], {}, "game_config"),
     (["train", "--set", "pfsp=maybe"], {}, "pfsp"),
     (["train", "--set", "gamma=nan"], {}, "gamma"),
+    (["train", "--set", "clip_range=0"], {}, "clip_range=0 must be above 0"),
     (["train", "--set", "pool_bots=nosuchbot"], {}, "nosuchbot"),
     (["train", "--config", "{tmp}/list.json"], {"list.json": "[1]"}, "list.json"),
     (["train", "--config", "{tmp}/bad.toml"], {"bad.toml": "train = 5"}, "bad.toml"),
