@@ -110,6 +110,21 @@ def test_workers_play_the_same_games_records_and_results(tmp_path):
     assert len({block.bot_seeds for block in blocks}) == 3  # every block's bots are seeded afresh
 
 
+@pytest.mark.parametrize(("games", "workers", "noted"), [(8, 2, True), (2 * 64 + 2, 2, False), (2 * 64 + 2, 3, True),
+                                                    (8, 1, False)])
+def test_the_match_command_says_when_workers_would_sit_idle(games, workers, noted):
+    """A block of deals is one process's: asking for more workers than blocks gets a note, not silence."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "random",
+                           "random", "--games", str(games), "--workers", str(workers), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    blocks = -(-(games // 2) // 64)
+    assert (f"note: --workers {workers}, but {games // 2} deal(s) make {blocks} block(s)" in done.stderr) is noted
+
+
 def test_bad_backend_options_are_refused():
     with pytest.raises(ValueError, match="backend 'dask' is not one of local, ray"):
         play_match("tiny_minotaur", ["heuristic", "random"], 2, backend="dask")

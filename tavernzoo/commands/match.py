@@ -49,6 +49,7 @@ def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
 
     config = parse_config(args)
+    _note_idle_workers(args, config)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
     if args.json:
@@ -88,6 +89,25 @@ def run_match(args: argparse.Namespace) -> int:
                           f"{row.mean_return:+.3f}")
         console().print(teams)
     return 0
+
+
+def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
+    """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
+    is played by one set of bots in one process (what keeps the results the same for any --workers), so the
+    rest would sit idle, and a slow match of a few dozen deals runs in one process."""
+    if args.backend != "local" or args.workers <= 1 or args.games < 1:
+        return
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import BLOCK_DEALS
+
+    game = get_game(args.game)
+    deals = -(-args.games // game.rules.num_seats(game.make_config(config)))
+    blocks = -(-deals // BLOCK_DEALS)
+    if blocks < args.workers:
+        console(stderr=True).print(
+            f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {BLOCK_DEALS} "
+            f"deals, and one process plays a block: {blocks} process(es) will play this match. For parallel "
+            "games, play more deals, or split the games into matches of different --seed.", highlight=False)
 
 
 def _entries(pooled_row: Any, result: Any) -> int:
