@@ -98,11 +98,12 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
     if args.backend != "local" or args.workers <= 1 or args.games < 1:
         return
     from tavernzoo.envs import get_game
-    from tavernzoo.eval.match import BLOCK_DEALS
+    from tavernzoo.eval.match import BLOCK_DEALS, match_blocks
 
     game = get_game(args.game)
-    deals = -(-args.games // game.rules.num_seats(game.make_config(config)))
-    blocks = -(-deals // BLOCK_DEALS)
+    seats = game.rules.num_seats(game.make_config(config))
+    deals = -(-args.games // seats)  # whole deals, as play_match rounds up
+    blocks = len(match_blocks(args.seed, seats, deals))
     if blocks < args.workers:
         console(stderr=True).print(
             f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {BLOCK_DEALS} "
