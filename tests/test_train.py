@@ -247,20 +247,29 @@ def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
 
 def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     """``--resume DIR --set learning_rate=...`` trains on with the new rate (the saved model's, not only the
-    stored config's) and stores it, so that a later resume keeps it."""
+    stored config's) and stores it, so that a later resume keeps it; ``--set latest_share=0`` takes the
+    learner's latest self out of the opponent seats from then on."""
     run = tmp_path / "run"
     first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
     assert json.loads((run / "config.json").read_text())["learning_rate"] == 3e-4
-    second = tavernzoo("train", "--resume", str(run), "--timesteps", "512", "--set", "learning_rate=1e-4",
-                       "--set", "ent_coef=0", "--no-progress")
+    before = json.loads((run / "checkpoints" / (run / "checkpoints" / "latest").read_text().strip()
+                         / "metrics.json").read_text())["league"]
+    assert before["latest"]["games"] > 0, before
+    second = tavernzoo("train", "--resume", str(run), "--timesteps", "1024", "--set", "learning_rate=1e-4",
+                       "--set", "ent_coef=0", "--set", "latest_share=0", "--no-progress")
     assert second.returncode == 0, second.stderr[-3000:]
     stored = json.loads((run / "config.json").read_text())
-    assert (stored["learning_rate"], stored["ent_coef"], stored["net_arch"]) == (1e-4, 0, [16])
+    assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["net_arch"]) == \
+        (1e-4, 0, 0, [16])
     latest = (run / "checkpoints" / "latest").read_text().strip()
     with zipfile.ZipFile(run / "checkpoints" / latest / "model.zip") as saved:
         data = json.loads(saved.read("data"))
     assert (data["learning_rate"], data["ent_coef"]) == (1e-4, 0)
+    assert "latest_share" not in data, "a league option is not handed to PPO"
+    after = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    played = {name: after[name]["games"] - before.get(name, {"games": 0})["games"] for name in after}
+    assert played.pop("latest") == 0 and sum(played.values()) > 0, (before, after)
 
 
 @pytest.mark.parametrize(("extra", "words"), [
@@ -269,6 +278,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     (["--set", "learning_rate=fast"], "learning_rate='fast' is not valid"),
     (["--set", "learning_rate=-1"], "learning_rate=-1 must be above 0"),
     (["--set", "ent_coef=-0.1"], "ent_coef=-0.1 must be 0 or more"),
+    (["--set", "latest_share=1.5"], "latest_share=1.5 must lie between 0 and 1"),
+    (["--set", "pool_bots=random"], "--set pool_bots cannot change"),
     (["--seed", "3"], "--seed cannot change there"),
     (["--out", "elsewhere"], "--out cannot change there"),
     (["wyvern"], "is a tiny_minotaur run, not wyvern"),

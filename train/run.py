@@ -70,10 +70,13 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None
     )
 
 
-RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
+PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
+"""PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
+RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share",)
 """The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
-update hyperparameters, which a resume applies to the saved model. The rest is fixed by the checkpoint (the
-network's shape, the envs and their rollout length, the league and its seed)."""
+update hyperparameters, and how many opponent seats the learner's latest self takes (the league reads it at
+every draw). The rest is fixed by the checkpoint (the network's shape, the envs and their rollout length,
+the league's members and its seed)."""
 
 
 class Trainer:
@@ -129,7 +132,7 @@ class Trainer:
         if self.resume and latest is not None:
             # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
             # config.json was changed (a sweep's population-based training) resumes with the new values.
-            tuned = {key: getattr(config, key) for key in RESUME_OPTIONS}
+            tuned = {key: getattr(config, key) for key in PPO_RESUME_OPTIONS}
             # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
             model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu",
                                      custom_objects={"policy_class": LeanMaskablePolicy}, **tuned)

@@ -89,6 +89,8 @@ class League:
     builtins: list[Opponent] = field(default_factory=list)
     snapshots: list[Opponent] = field(default_factory=list)
     latest: Opponent | None = None
+    # A resumed run's record against its latest self, kept until the learner's policy is set.
+    _latest_record: tuple[int, float] = (0, 0.0)
 
     @classmethod
     def create(cls, game: Game, game_config: Any, config: TrainConfig) -> League:
@@ -106,7 +108,8 @@ class League:
 
     def set_latest(self, policy: MLPPolicy) -> None:
         if self.latest is None:
-            self.latest = Opponent("latest", policy=policy)
+            games, score = self._latest_record
+            self.latest = Opponent("latest", policy=policy, games=games, score=score)
         else:
             self.latest.policy = policy
 
@@ -161,8 +164,12 @@ class League:
                      score=entry["score"])
             for entry in state["snapshots"]
         ]
-        if state["latest"] and self.latest:
-            self.latest.games, self.latest.score = state["latest"]["games"], state["latest"]["score"]
+        if state["latest"]:
+            record = state["latest"]["games"], state["latest"]["score"]
+            if self.latest:
+                self.latest.games, self.latest.score = record
+            else:
+                self._latest_record = record
         self.rng.setstate(_rng_state_from_json(state["rng"]))
 
 
