@@ -248,7 +248,8 @@ def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
 def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     """``--resume DIR --set learning_rate=...`` trains on with the new rate (the saved model's, not only the
     stored config's) and stores it, so that a later resume keeps it; ``--set latest_share=0`` takes the
-    learner's latest self out of the opponent seats from then on."""
+    learner's latest self out of the opponent seats from then on, ``--set pool_bots=heuristic`` leaves the
+    heuristic (with its record) as the pool's only bot."""
     run = tmp_path / "run"
     first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -257,19 +258,22 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
                          / "metrics.json").read_text())["league"]
     assert before["latest"]["games"] > 0, before
     second = tavernzoo("train", "--resume", str(run), "--timesteps", "1024", "--set", "learning_rate=1e-4",
-                       "--set", "ent_coef=0", "--set", "latest_share=0", "--no-progress")
+                       "--set", "ent_coef=0", "--set", "latest_share=0", "--set", "pool_bots=heuristic",
+                       "--no-progress")
     assert second.returncode == 0, second.stderr[-3000:]
     stored = json.loads((run / "config.json").read_text())
-    assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["net_arch"]) == \
-        (1e-4, 0, 0, [16])
+    assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["pool_bots"],
+            stored["net_arch"]) == (1e-4, 0, 0, ["heuristic"], [16])
     latest = (run / "checkpoints" / "latest").read_text().strip()
     with zipfile.ZipFile(run / "checkpoints" / latest / "model.zip") as saved:
         data = json.loads(saved.read("data"))
     assert (data["learning_rate"], data["ent_coef"]) == (1e-4, 0)
     assert "latest_share" not in data, "a league option is not handed to PPO"
     after = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    assert "random" in before and "random" not in after, (before, after)
     played = {name: after[name]["games"] - before.get(name, {"games": 0})["games"] for name in after}
-    assert played.pop("latest") == 0 and sum(played.values()) > 0, (before, after)
+    assert played.pop("latest") == 0 and played.pop("heuristic") > 0, (before, after)
+    assert all(name.startswith("snapshot@") for name in played), "the snapshots stay, no other bot is left"
 
 
 @pytest.mark.parametrize(("extra", "words"), [
@@ -279,7 +283,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     (["--set", "learning_rate=-1"], "learning_rate=-1 must be above 0"),
     (["--set", "ent_coef=-0.1"], "ent_coef=-0.1 must be 0 or more"),
     (["--set", "latest_share=1.5"], "latest_share=1.5 must lie between 0 and 1"),
-    (["--set", "pool_bots=random"], "--set pool_bots cannot change"),
+    (["--set", "snapshot_window=2"], "--set snapshot_window cannot change"),
+    (["--set", "pool_bots=zoo:wyvern"], "zoo:wyvern plays wyvern, not tiny_minotaur"),
     (["--seed", "3"], "--seed cannot change there"),
     (["--out", "elsewhere"], "--out cannot change there"),
     (["wyvern"], "is a tiny_minotaur run, not wyvern"),
@@ -291,6 +296,14 @@ def test_a_resume_refuses_what_it_cannot_change_in_one_line_and_writes_nothing(t
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("error:") and words in done.stderr, done.stderr
     assert (sorted(tmp_path.rglob("*")), (tmp_path / "config.json").read_bytes()) == before
+
+
+def test_a_fresh_run_with_a_pool_bot_of_another_game_writes_nothing(tmp_path):
+    run = tmp_path / "run"
+    result = tavernzoo("train", "ministeel", "--set", "pool_bots=heuristic,zoo:wyvern", "--out", str(run),
+                       "--timesteps", "64", "--no-progress")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "zoo:wyvern plays wyvern, not ministeel" in result.stderr and not run.exists(), result.stderr
 
 
 def test_a_fresh_run_refuses_to_overwrite_an_existing_one(tmp_path):

@@ -78,10 +78,10 @@ def make_model(trainer: Any) -> tuple[Any, Any]:
     """A fresh model of the trainer's config, built by ``Trainer.run``'s own :func:`~.run.make_model` (so
     it resumes there), and its league."""
     from .run import make_model as make_ppo_model
-    from .selfplay import League, SelfPlayVecEnv
+    from .selfplay import SelfPlayVecEnv
 
     config = trainer.config
-    league = League.create(trainer.game, trainer.game_config, config)
+    league = trainer.league
     env = SelfPlayVecEnv(trainer.game, trainer.game_config, league, config.n_envs, config.seed)
     return make_ppo_model(config, env, tensorboard_log=str(trainer.out / "tb")), league
 

@@ -72,11 +72,12 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None
 
 PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
 """PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
-RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share",)
+RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots")
 """The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
-update hyperparameters, and how many opponent seats the learner's latest self takes (the league reads it at
-every draw). The rest is fixed by the checkpoint (the network's shape, the envs and their rollout length,
-the league's members and its seed)."""
+update hyperparameters, how many opponent seats the learner's latest self takes (the league reads it at
+every draw) and the bots of its pool (built from the config at every start; a member kept keeps its record,
+the snapshots stay). The rest is fixed by the checkpoint (the network's shape, the envs and their rollout
+length, the league's seed)."""
 
 
 class Trainer:
@@ -112,6 +113,9 @@ class Trainer:
             "game_config": config.game_config, "action_names": list(self.game.action_names(self.game_config)),
             "trained_with": "tavernzoo.train (MaskablePPO self-play)", "seed": config.seed,
         }
+        # The league's bots load here, before anything is written: a pool spec of another game or a missing
+        # file is refused with the run directory untouched.
+        self.league = League.create(self.game, self.game_config, config)
 
     def run(self, progress: bool = True) -> dict[str, Any]:
         import torch
@@ -126,7 +130,7 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.out / "config.json", config.to_dict())
 
-        league = League.create(self.game, self.game_config, config)
+        league = self.league
         env = SelfPlayVecEnv(self.game, self.game_config, league, config.n_envs, config.seed)
         latest = self._latest_checkpoint()
         if self.resume and latest is not None:
