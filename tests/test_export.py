@@ -272,6 +272,11 @@ def test_export_and_zoo_commands(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "tiny_minotaur_v1: 65 observations -> 8 actions" in result.stdout
     assert json.loads((tmp_path / "out" / "bot.json").read_text())["provenance"]["checkpoint"] == "step_0000000010"
+    measured = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
+                               str(tmp_path / "measured.onnx"), "--measure", "4", "--no-progress"],
+                              capture_output=True, text=True, timeout=120)
+    assert measured.returncode == 0 and "vs heuristic x1: score" in measured.stdout, measured.stderr
+    assert json.loads((tmp_path / "measured.json").read_text())["strength"]["heuristic"]["games"] == 4
     bad = subprocess.run([sys.executable, *CLI, "export", str(tmp_path), "--out", "x.onnx"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "neither a policy checkpoint" in bad.stderr

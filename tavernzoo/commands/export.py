@@ -26,6 +26,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         "and record the bot's score with its 95%% interval in the manifest (default: 0, skip)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the measuring games (default 0)")
     add_backend_arguments(parser, "the measuring games")
+    parser.add_argument("--no-progress", action="store_true", help="hide the measuring games' progress bar "
+                        "(hidden anyway when stderr is not a terminal)")
     parser.set_defaults(run=run_export)
     return parser
 
@@ -44,7 +46,7 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size:,} bytes) and {manifest} for {info['env']}: "
           f"{info['observation']['size']} observations -> {len(info['actions'])} actions")
     if args.measure:
-        strength = measure(onnx_path, args.measure, args.seed, progress=True, **where)
+        strength = measure(onnx_path, args.measure, args.seed, progress=not args.no_progress, **where)
         for reference in ("random", "heuristic"):
             row = strength[reference]
             print(f"vs {reference} x{strength['seats'] - 1}: score {row['score']:.3f} "
