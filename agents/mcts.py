@@ -573,10 +573,17 @@ class MCTSBot(BotBase):
                 for row, (i, _) in enumerate(entries):
                     apply(states[i], int(actions[row]))
                     waiting.append(i)
+        return self._leaf_values(states)
+
+    def _leaf_values(self, states: list[Any]) -> list[list[float]]:
+        """Each rolled-out state's value per seat: the result where the game is over, else (a rollout cut
+        at ``depth``) the value network's estimate (one batch for all), the game's ``value`` function or,
+        without either, the rules' returns of the unfinished game."""
+        rules = self.rules
         values: list[Any] = [None] * len(states)
         unfinished = []
         for i, state in enumerate(states):
-            if is_terminal(state):
+            if rules.is_terminal(state):
                 values[i] = list(rules.returns(state))
             else:
                 unfinished.append(i)
@@ -796,13 +803,7 @@ class MCTSBot(BotBase):
                     action = legal[rng.randrange(len(legal))]
                 apply(state, action)
                 steps += 1
-        if rules.is_terminal(state):
-            return list(rules.returns(state))
-        if self._value_bot is not None:
-            return self._network_values([state])[0]
-        if self._value is not None:
-            return self._value(state)
-        return list(rules.returns(state))
+        return self._leaf_values([state])[0]
 
 
 _SAME = object()  # others=rollout: the other seats roll out with the rollout policy too
