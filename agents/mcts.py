@@ -36,7 +36,9 @@ by all samples (single-observer ISMCTS): a node is a sequence of actions from th
   rollout policy is asked for all the rollouts of a round in one batch per step. The prior's move is
   kept unless another's mean paired gain over it is ``z`` standard errors clear (policy improvement
   by rollouts: :meth:`MCTSBot._search_paired`). As a teacher, ``target=improved`` gives expert iteration
-  the prior shifted by every measured gain (:func:`improved_policy`) instead of the move played.
+  the prior shifted by every measured gain (:func:`improved_policy`) instead of the move played. With
+  ``sure=P`` a move the network gives at least P is played without rollouts: most of a sure network's
+  decisions, so a game's time goes where the search can change a move.
 
 Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by commas, a bare number
 being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
@@ -93,6 +95,9 @@ OPTION_HELP = {
     "gain": "root=paired: the least mean paired gain (in returns: a win share) a move needs besides z before "
             "the search plays it instead (>= 0; for rollouts cut short, whose value-head scores differ by "
             "small amounts that no sample's luck hides)",
+    "sure": "root=paired: play the prior's most likely move without rollouts where the prior gives it at least "
+            "this probability (0 < sure <= 1; 1: always search; needs a prior that gives probabilities), so a "
+            "game's time goes to the decisions the network is unsure of",
     "target": "root=paired: the policy target it gives expert iteration: move (the move played) or improved "
               "(the prior's probabilities shifted by every candidate's measured gain, Gumbel MuZero's improved "
               "policy)",
@@ -100,7 +105,7 @@ OPTION_HELP = {
 }
 
 CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved")}
-PAIRED_ONLY = ("width", "z", "gain", "target")  # options that a tree search would ignore: refused there
+PAIRED_ONLY = ("width", "z", "gain", "sure", "target")  # options that a tree search would ignore: refused there
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 PAIRED_ROUND = 8  # root=paired: samples per round (their rollouts step together; the time is checked between rounds)
 # target=improved: a gain g measured on n samples adds (IMPROVED_VISITS + n) * IMPROVED_SCALE * g to the prior's
@@ -128,6 +133,7 @@ class Options:
     width: int = 3
     z: float = 2.0
     gain: float = 0.0
+    sure: float = 1.0  # 1: every decision with a choice is searched
     target: str = "move"
     seed: int | None = None
 
@@ -173,12 +179,12 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
             raise ValueError(bad)
         return raw
     try:
-        value = float(raw) if key in ("time", "c", "puct", "root_temp", "z", "gain") else int(raw)
+        value = float(raw) if key in ("time", "c", "puct", "root_temp", "z", "gain", "sure") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
     if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
             key == "width" and value < 2) or (key in ("z", "gain") and not value >= 0) or (
-            key == "depth" and value < 0) or (
+            key == "depth" and value < 0) or (key == "sure" and not 0 < value <= 1) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
     return value
@@ -312,13 +318,18 @@ class MCTSBot(BotBase):
         if options.tree == "closed" or self.simultaneous:
             raise ValueError(f"{bad}: only the open tree of a turn-based game searches with prior probabilities "
                              f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
+        self._require_prior_probabilities(bad)
+
+    def _require_prior_probabilities(self, option: str) -> None:
+        """Refuses ``option`` (a ValueError naming it) unless the prior is a policy that gives probabilities."""
         if self._prior_bot is not None:
+            game, config = self.game, self.config
             probe_observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
             probe_mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
             if self._prior_bot.action_probabilities(probe_observation, probe_mask) is not None:
                 return
-        raise ValueError(f"{bad} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
-                         f"a checkpoint or run directory); prior={options.prior} "
+        raise ValueError(f"{option} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
+                         f"a checkpoint or run directory); prior={self.options.prior} "
                          f"{'is none' if self._prior_bot is None else 'only names its move'}")
 
     def _check_paired(self, game: Any, options: Options) -> None:
@@ -330,6 +341,8 @@ class MCTSBot(BotBase):
         if options.tree == "closed" or options.root_temp != 1.0:
             raise ValueError("mcts root=paired builds no tree, so tree=closed and root_temp do not apply; drop them "
                              "or use root=tree")
+        if options.sure < 1:
+            self._require_prior_probabilities(f"mcts sure={options.sure:g}")
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
@@ -458,6 +471,12 @@ class MCTSBot(BotBase):
         options, rules = self.options, self.rules
         legal = sorted(rules.legal_actions(info))
         base, candidates, prior = self._paired_candidates(info, seat, legal)
+        if options.sure < 1 and prior is not None and prior[base] >= options.sure:
+            # The network is sure: its move is played as it is, and the time goes to the decisions it is not.
+            self.last_search = {"simulations": 0, "visits": {base: 1}, "samples": 0, "base": base, "sure": True}
+            if options.target == "improved":
+                self.last_search["target"] = improved_policy(prior, {}, 0)
+            return base
         # A plain Chance deals: each sample then rolls its dice from a Chance of its own, which the copies of
         # the sample clone, so every candidate meets the same dice in the same order.
         dealer = Chance(self._random.randrange(2**31))

@@ -380,6 +380,41 @@ def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_bet
     assert checked == 8
 
 
+def test_a_sure_prior_is_played_without_rollouts_and_an_unsure_one_searched():
+    """sure=P: where the prior gives its move at least P that move is played with no rollout (and is the
+    improved target's prior itself); below P the decision is searched as without the option."""
+    game, config, state = _ministeel_position()
+    rules = game.rules
+    prior = load_bot("zoo:ministeel", game, config)
+    observer = game.make_observer()
+    searched = skipped = 0
+    while not rules.is_terminal(state) and (searched < 3 or skipped < 3):
+        seat, legal = rules.current_seat(state), rules.legal_actions(state)
+        mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+        mask[legal] = 1
+        observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+        observer.encode(state, seat, observation)
+        expected = prior.act({"observation": observation, "action_mask": mask})
+        if len(legal) > 1:
+            p = float(prior.action_probabilities(observation[None, :], mask[None, :])[0][expected])
+            sure = 0.9 if p >= 0.9 else min(1.0, (p + 1) / 2)  # at p, or above it
+            bot = load_bot(f"mcts:sims=12,root=paired,prior=zoo:ministeel,rollout=random,depth=0,z=1000000,"
+                           f"target=improved,sure={sure}", game, config, 3)
+            bot.observe_information_state(rules.information_state(state, seat), seat)
+            assert bot.act({"observation": observation, "action_mask": mask}) == expected
+            if p >= sure:
+                assert bot.last_search["simulations"] == 0 and bot.last_search["sure"]
+                target = bot.visit_distribution()
+                assert target[expected] == pytest.approx(p, abs=1e-5)
+                skipped += 1
+            else:
+                assert bot.last_search["simulations"] == 12 // min(3, len(legal)) * min(3, len(legal))
+                assert "sure" not in bot.last_search
+                searched += 1
+        rules.apply(state, expected)
+    assert searched >= 3 and skipped >= 3
+
+
 def test_improved_target_shifts_the_priors_log_probabilities_by_the_measured_gains():
     """target=improved: the move played is still the prior's (an unreachable z), but the policy target is
     the prior moved by each candidate's gain: log(t[a] / t[base]) = log(p[a] / p[base]) + sigma * gain[a],
@@ -474,6 +509,12 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     ("ministeel", "mcts:z=3,width=4", "width, z only apply to root=paired"),
     ("ministeel", "mcts:root=tree,gain=0.1", "gain only apply to root=paired"),
     ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: root=paired.*move.*improved"),
+    ("ministeel", "mcts:root=paired,prior=zoo:ministeel,sure=0", "sure='0' is not valid; sure: root=paired"),
+    ("ministeel", "mcts:root=paired,prior=zoo:ministeel,sure=1.5", "sure='1.5' is not valid"),
+    ("ministeel", "mcts:prior=zoo:ministeel,sure=0.9", "sure only apply to root=paired"),
+    ("ministeel", "mcts:root=paired,prior=heuristic,sure=0.9", "sure=0.9 needs a prior that gives probabilities.*"
+                                                               "only names its move"),
+    ("ministeel", "mcts:root=paired,prior=none,sure=0.9", "sure=0.9 needs a prior that gives probabilities.*is none"),
 ])
 def test_bad_paired_options_are_refused(game_name, spec, message):
     game = get_game(game_name)
