@@ -353,6 +353,16 @@ def test_batched_rollouts_play_the_same_games_as_one_by_one_rollouts():
     assert [copy.eliminated for copy in together] == [copy.eliminated for copy in apart]
 
 
+def _seat_view(game, config, observer, state):
+    """The seat to move, its legal actions and its observation as a bot is handed it."""
+    seat, legal = game.rules.current_seat(state), game.rules.legal_actions(state)
+    mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
+    mask[legal] = 1
+    observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
+    observer.encode(state, seat, observation)
+    return seat, legal, {"observation": observation, "action_mask": mask}
+
+
 def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_better():
     """With an unreachable margin the search plays the prior's most likely move at every decision; the
     visits give the move played all the rollouts."""
@@ -363,12 +373,9 @@ def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_bet
     rules = game.rules
     checked = 0
     while not rules.is_terminal(state) and checked < 8:
-        seat, legal = rules.current_seat(state), rules.legal_actions(state)
-        mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
-        mask[legal] = 1
-        observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
-        observer.encode(state, seat, observation)
-        expected = prior.act({"observation": observation, "action_mask": mask})
+        seat, legal, view = _seat_view(game, config, observer, state)
+        observation, mask = view["observation"], view["action_mask"]
+        expected = prior.act(view)
         if len(legal) > 1:
             bot.observe_information_state(rules.information_state(state, seat), seat)
             assert bot.act({"observation": observation, "action_mask": mask}) == expected
@@ -389,12 +396,9 @@ def test_a_sure_prior_is_played_without_rollouts_and_an_unsure_one_searched():
     observer = game.make_observer()
     searched = skipped = 0
     while not rules.is_terminal(state) and (searched < 3 or skipped < 3):
-        seat, legal = rules.current_seat(state), rules.legal_actions(state)
-        mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
-        mask[legal] = 1
-        observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
-        observer.encode(state, seat, observation)
-        expected = prior.act({"observation": observation, "action_mask": mask})
+        seat, legal, view = _seat_view(game, config, observer, state)
+        observation, mask = view["observation"], view["action_mask"]
+        expected = prior.act(view)
         if len(legal) > 1:
             p = float(prior.action_probabilities(observation[None, :], mask[None, :])[0][expected])
             sure = 0.9 if p >= 0.9 else min(1.0, (p + 1) / 2)  # at p, or above it
