@@ -374,11 +374,10 @@ def test_paired_search_keeps_the_priors_move_unless_another_is_significantly_bet
     checked = 0
     while not rules.is_terminal(state) and checked < 8:
         seat, legal, view = _seat_view(game, config, observer, state)
-        observation, mask = view["observation"], view["action_mask"]
         expected = prior.act(view)
         if len(legal) > 1:
             bot.observe_information_state(rules.information_state(state, seat), seat)
-            assert bot.act({"observation": observation, "action_mask": mask}) == expected
+            assert bot.act(view) == expected
             search = bot.last_search
             assert search["base"] == expected and search["samples"] == 30 // min(3, len(legal))
             assert bot.visit_distribution() == {expected: 1.0}
@@ -405,7 +404,7 @@ def test_a_sure_prior_is_played_without_rollouts_and_an_unsure_one_searched():
             bot = load_bot(f"mcts:sims=12,root=paired,prior=zoo:ministeel,rollout=random,depth=0,z=1000000,"
                            f"target=improved,sure={sure}", game, config, 3)
             bot.observe_information_state(rules.information_state(state, seat), seat)
-            assert bot.act({"observation": observation, "action_mask": mask}) == expected
+            assert bot.act(view) == expected
             if p >= sure:
                 assert bot.last_search["simulations"] == 0 and bot.last_search["sure"]
                 target = bot.visit_distribution()
