@@ -144,9 +144,12 @@ class _BlockPlayer:
         self.env = make_env(self.game, self.config)
 
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
+             on_record: Callable[[str], Any] | None = None,
              ) -> tuple[list[tuple[list[float], list[int], list | None]], str]:
         """Each game's returns, seating (entry at each seat) and bot stats, in play order; the records as JSON lines
-        (empty without records). ``on_game(1)`` is called as each game ends (the progress bar)."""
+        (empty without records, or when ``on_record`` takes each record's line as its game ends: a match played
+        in this process writes its records file game by game). ``on_game(1)`` is called as each game ends (the
+        progress bar)."""
         seats = len(self.specs)
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
                 for spec, bot_seed in zip(self.specs, block.bot_seeds, strict=True)]
@@ -159,7 +162,11 @@ class _BlockPlayer:
                                             [self.labels[entry] for entry in seating])
                 games.append((list(returns), seating, record.get("bot_stats")))
                 if self.records:
-                    records.append(json.dumps(record) + "\n")
+                    line = json.dumps(record) + "\n"
+                    if on_record is not None:
+                        on_record(line)
+                    else:
+                        records.append(line)
                 if on_game is not None:
                     on_game(1)
         for bot in bots:
@@ -195,7 +202,8 @@ def play_match(
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
     ``bot_specs`` holds one spec per seat. Each finished game's record is appended to ``records_path``
-    (JSON lines) in play order, a block of deals at a time. Deals are played in blocks of
+    (JSON lines) in play order: as the game ends where the match plays in this process, a block of deals at
+    a time where blocks come back from workers or Ray tasks. Deals are played in blocks of
     :data:`BLOCK_DEALS` (:func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
     processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
     ``workers`` is then unused): the same seed gives the same games, results and records everywhere.
@@ -232,7 +240,12 @@ def play_match(
             from .shipping import gather
 
             files = gather(game, bot_specs, plain_config)
-        for played, records in _played_blocks(arguments, backend, workers, address, advance, files):
+        def write_record(line: str) -> None:
+            records_file.write(line)  # type: ignore[union-attr]
+            records_file.flush()  # a long match killed keeps every game it finished
+
+        on_record = write_record if records_file is not None else None
+        for played, records in _played_blocks(arguments, backend, workers, address, advance, files, on_record):
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
@@ -261,9 +274,11 @@ def play_match(
 
 
 def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None,
-                   advance: Callable[[int], Any] | None, files: Any = None):
+                   advance: Callable[[int], Any] | None, files: Any = None,
+                   on_record: Callable[[str], Any] | None = None):
     """Each block's games and records, in block order, played where asked; ``advance(n)`` counts games
-    as they end here, or a block's games as the block comes back from a worker."""
+    as they end here, or a block's games as the block comes back from a worker. Played here, each record
+    goes to ``on_record`` as its game ends (the block's records then come back empty)."""
     if backend == "ray":
         # Blocks finish in any order; they are handed on in order (a block waits for those before it).
         waiting: dict[int, tuple] = {}
@@ -280,7 +295,7 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
     if workers == 1 or len(arguments) == 1:
         player = _BlockPlayer(*arguments[0][:-1])
         for *_, block in arguments:
-            yield player.play(block, advance)
+            yield player.play(block, advance, on_record)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

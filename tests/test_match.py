@@ -41,6 +41,24 @@ def test_a_match_rotates_seats_over_whole_deals_and_appends_a_record_per_game(tm
         replay(record)
 
 
+def test_a_match_played_here_writes_each_record_as_its_game_ends(tmp_path, monkeypatch):
+    """A long match shows its progress in its records file, and one killed keeps the games it finished."""
+    import tavernzoo.eval.match as match_module
+
+    path = tmp_path / "games.jsonl"
+    lines_before_each_game = []
+    real_play_game = match_module.play_game
+
+    def counting_play_game(*args, **kwargs):
+        lines_before_each_game.append(len(path.read_text().splitlines()) if path.exists() else 0)
+        return real_play_game(*args, **kwargs)
+
+    monkeypatch.setattr(match_module, "play_game", counting_play_game)
+    play_match("tiny_minotaur", ["heuristic", "random"], games=6, seed=2, records_path=path)
+    assert lines_before_each_game == [0, 1, 2, 3, 4, 5]
+    assert len(path.read_text().splitlines()) == 6
+
+
 def test_a_spec_entered_twice_is_also_pooled_into_one_team_row():
     # A B A B at 4 seats: each pair's share of the wins is the sum of its entries' shares, deal by deal
     result = play_match("minefield", ["random", "heuristic", "random", "heuristic"], games=24, seed=5,

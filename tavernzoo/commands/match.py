@@ -35,7 +35,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        help="games to play, rounded up to whole deals (default 1000)")
     match.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     add_config_arguments(match)
-    match.add_argument("--records", metavar="FILE", help="append every finished game's record to FILE (JSON lines)")
+    match.add_argument("--records", metavar="FILE",
+                       help="append every finished game's record to FILE (JSON lines; as each game ends in this "
+                       "process, a block at a time from --workers)")
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
