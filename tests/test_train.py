@@ -249,7 +249,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     """``--resume DIR --set learning_rate=...`` trains on with the new rate (the saved model's, not only the
     stored config's) and stores it, so that a later resume keeps it; ``--set latest_share=0`` takes the
     learner's latest self out of the opponent seats from then on, ``--set pool_bots=heuristic`` leaves the
-    heuristic (with its record) as the pool's only bot."""
+    heuristic (with its record) as the pool's only bot; ``--set snapshot_every=...`` above the run's length
+    adds no snapshot from then on, ``--set checkpoint_every=...`` sets the checkpoints' cadence."""
     run = tmp_path / "run"
     first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -259,12 +260,16 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert before["latest"]["games"] > 0, before
     second = tavernzoo("train", "--resume", str(run), "--timesteps", "1024", "--set", "learning_rate=1e-4",
                        "--set", "ent_coef=0", "--set", "latest_share=0", "--set", "pool_bots=heuristic",
-                       "--no-progress")
+                       "--set", "snapshot_every=100000", "--set", "checkpoint_every=512", "--no-progress")
     assert second.returncode == 0, second.stderr[-3000:]
     stored = json.loads((run / "config.json").read_text())
     assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["pool_bots"],
-            stored["net_arch"]) == (1e-4, 0, 0, ["heuristic"], [16])
+            stored["snapshot_every"], stored["checkpoint_every"], stored["net_arch"]) == (
+        1e-4, 0, 0, ["heuristic"], 100000, 512, [16])
     latest = (run / "checkpoints" / "latest").read_text().strip()
+    written = sorted(int(path.name.split("_")[1]) for path in (run / "checkpoints").glob("step_*"))
+    resumed_at = max(step for step in written if step < 512)
+    assert [step for step in written if step > resumed_at] == [512, 1024], (written, "every 512 steps, not 256")
     with zipfile.ZipFile(run / "checkpoints" / latest / "model.zip") as saved:
         data = json.loads(saved.read("data"))
     assert (data["learning_rate"], data["ent_coef"]) == (1e-4, 0)
@@ -274,6 +279,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     played = {name: after[name]["games"] - before.get(name, {"games": 0})["games"] for name in after}
     assert played.pop("latest") == 0 and played.pop("heuristic") > 0, (before, after)
     assert all(name.startswith("snapshot@") for name in played), "the snapshots stay, no other bot is left"
+    snapshots = sorted(int(name.split("@")[1]) for name in after if name.startswith("snapshot@"))
+    assert snapshots and max(snapshots) <= resumed_at, ("no snapshot after the resume", snapshots)
 
 
 @pytest.mark.parametrize(("extra", "words"), [
