@@ -202,6 +202,44 @@ def export(checkpoint: str | os.PathLike, out: str | os.PathLike) -> tuple[Path,
     return out, manifest_path(out)
 
 
+def read_policy(spec: str) -> MLPPolicy:
+    """The network of an existing bot as an :class:`MLPPolicy`, with what its game needs to know: a
+    checkpoint or training run directory (its ``policy.json``), or an exported ``BOT.onnx`` or ``zoo:GAME``
+    (its ``w{i}``/``b{i}`` initializers, the critic's ``vw{i}``/``vb{i}`` where the graph has a ``value``
+    output, and from its manifest the game, env, options, action names and provenance). ``tavernzoo expert
+    --init``, ``exploit``'s warm start and ``blend`` read their bots with it."""
+    from .spec import BotSpec
+
+    parsed = BotSpec.parse(spec)
+    if parsed.kind in ("mcts", "cmd", "llm"):
+        raise ValueError(f"{spec} is a {parsed.kind} bot, which has no network: name a checkpoint, a training run, "
+                         "BOT.onnx or zoo:GAME")
+    if parsed.kind not in ("zoo", "onnx"):
+        return MLPPolicy.load(find_policy_dir(spec))
+    import onnx
+    from onnx import numpy_helper
+
+    from .onnx_bot import ZOO_DIR, read_manifest
+
+    path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+    if not path.is_file():
+        raise ValueError(f"{spec}: no ONNX bot at {path}")
+    manifest = read_manifest(path)
+    arrays = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+    count = sum(1 for name in arrays if name.startswith("w") and name[1:].isdigit())
+    critic = sum(1 for name in arrays if name.startswith("vw") and name[2:].isdigit())  # the `value` output's
+    network = manifest.get("network") or {}
+    activation = network.get("activation", "tanh") if isinstance(network, dict) else "tanh"
+    provenance = manifest.get("provenance") if isinstance(manifest.get("provenance"), dict) else {}
+    meta = {**provenance, "game": manifest.get("game"), "env": manifest.get("env"),
+            "game_config": manifest.get("game_config"), "action_names": manifest.get("actions"),
+            "exported_as": path.name}
+    return MLPPolicy([arrays[f"w{i}"] for i in range(count)], [arrays[f"b{i}"] for i in range(count)],
+                     activation, meta,
+                     [arrays[f"vw{i}"] for i in range(critic)] if critic else None,
+                     [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
+
+
 def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
             **where: Any) -> dict[str, Any]:
     """The bot's strength against ``random`` and ``heuristic`` in every other seat, written into its manifest.

@@ -178,6 +178,53 @@ def find_policy_dir(path: str | os.PathLike) -> Path:
     raise ValueError(f"{path} is neither a policy checkpoint (policy.json) nor a training run (checkpoints/latest)")
 
 
+def blend(first: MLPPolicy, second: MLPPolicy, weight: float, provenance: dict[str, Any] | None = None) -> MLPPolicy:
+    """The policy whose every parameter is ``(1 - weight)`` times ``first``'s plus ``weight`` times ``second``'s.
+
+    Weight interpolation between two networks of one lineage (a policy and its fine-tuned descendant, or
+    two fine-tunings of one start) often plays better than either end: the "model soups" and WiSE-FT
+    results (Wortsman et al., 2022), where the fine-tuned end gains against the opponents it trained on
+    and the start keeps what fine-tuning wore away. Networks trained apart from different starts share no
+    coordinates, and averaging them gives noise: interpolate within a lineage. The actors are blended and,
+    where both carry one, the critics (else the result has none: ``has_value`` says which). ``provenance``
+    goes into the result's meta beside ``first``'s game, env, options and action names; raises ValueError
+    naming what does not match (game, options, action names, layer shapes, activation) or a weight outside
+    0 to 1."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= weight <= 1.0:
+        raise ValueError(f"the blend weight must be a number from 0 (the first policy) to 1 (the second), "
+                         f"not {weight!r}")
+    for key in ("env", "game_config", "action_names"):
+        mine, theirs = first.meta.get(key), second.meta.get(key)
+        if key == "game_config" and first.meta.get("env"):
+            # A checkpoint keeps the options as given, an export's manifest all of them: compare the games'.
+            from ..envs import get_game
+
+            make_config = get_game(first.meta["env"]).make_config
+            mine, theirs = make_config(mine or None), make_config(theirs or None)
+        if mine != theirs and (key != "action_names" or None not in (mine, theirs)):
+            shown = "other action names" if key == "action_names" else f"{mine!r} and {theirs!r}"
+            raise ValueError(f"the two policies differ in {key} ({shown}); only policies of one game and table blend")
+    if first.activation != second.activation:
+        raise ValueError(f"the two policies use different activations ({first.activation} and {second.activation})")
+    shapes = [[w.shape for w in policy.weights] for policy in (first, second)]
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"the two policies' layers differ ({shapes[0]} and {shapes[1]}); only networks of one "
+                         "shape blend")
+
+    def mix(mine: list[np.ndarray], theirs: list[np.ndarray]) -> list[np.ndarray]:
+        return [((1.0 - weight) * np.asarray(a, np.float64) + weight * np.asarray(b, np.float64)).astype(np.float32)
+                for a, b in zip(mine, theirs, strict=True)]
+
+    both_critics = first.has_value and second.has_value
+    if both_critics and [w.shape for w in first.value_weights] != [w.shape for w in second.value_weights]:
+        raise ValueError("the two policies' value heads differ in shape; only networks of one shape blend")
+    meta = {key: first.meta[key] for key in ("game", "env", "game_config", "action_names") if key in first.meta}
+    meta |= provenance or {}
+    return MLPPolicy(mix(first.weights, second.weights), mix(first.biases, second.biases), first.activation, meta,
+                     mix(first.value_weights, second.value_weights) if both_critics else None,
+                     mix(first.value_biases, second.value_biases) if both_critics else None)
+
+
 class PolicyBot(BotBase):
     """A trained policy as a bot: the best legal action of its network (or a sample, if stochastic)."""
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tavernzoo.agents.export import read_policy
 from tavernzoo.train import expert
 from tavernzoo.train.config import make_train_config
 from tavernzoo.train.run import Trainer
@@ -71,7 +72,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model, _ = expert.make_model(trainer)
-    start = expert.read_actor(args.init)
+    start = read_policy(args.init)
     expert.load_actor(model.policy, start)
     if start.has_value:
         expert.load_critic(model.policy, start)

@@ -11,6 +11,7 @@
     tavernzoo rllib GAME                     the RLlib recipe: multi-agent PPO with action masks, on Ray
     tavernzoo wyvern validate DECK_FILE      check a Wyvern deck against the deck-building rules
     tavernzoo export CHECKPOINT --out BOT    a trained policy as ONNX + a JSON manifest (numpy/onnxruntime to load)
+    tavernzoo blend A B --weight W --out DIR two policies of one lineage blended by weight interpolation
     tavernzoo zoo                            the bundled pretrained bots and their measured strength
     tavernzoo bot SPEC / serve --bot SPEC    any bot over the bot protocol (stdin/stdout, or HTTP on loopback)
     tavernzoo play GAME --vs SPEC            play against bots in the terminal
@@ -58,6 +59,7 @@ COMMANDS: dict[str, str] = {
     "exploit": "how exploitable a bot is: train a best response to it, measure it (Tiny Minotaur: exactly)",
     "rllib": "train a game multi-agent on RLlib with action masks (a recipe)",
     "export": "export a trained checkpoint as an ONNX bot with a JSON manifest",
+    "blend": "blend two policies of one lineage by weight interpolation (a new checkpoint)",
     "zoo": "list the bundled pretrained bots (bot spec zoo:GAME)",
     "bot": "serve a bot over the bot protocol on stdin/stdout (JSON lines)",
     "serve": "serve a bot over the bot protocol on HTTP (for web frontends)",

@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from tavernzoo.agents import load_bot  # noqa: E402
+from tavernzoo.agents.export import read_policy  # noqa: E402
 from tavernzoo.agents.infoset import feed  # noqa: E402
 from tavernzoo.envs import get_game  # noqa: E402
 from tavernzoo.eval.match import make_env, play_match  # noqa: E402
@@ -26,7 +27,6 @@ from tavernzoo.train.expert import (  # noqa: E402
     evaluate_student,
     load_actor,
     make_model,
-    read_actor,
     run_expert,
     teacher_spec,
     teacher_target,
@@ -193,7 +193,7 @@ def test_tiny_expert_iteration_end_to_end(tmp_path):
     assert resumed["timesteps"] >= 64
     # --init: a fresh student starts from the exported bot's actor, weight for weight
     fresh, _ = make_model(Trainer(config, tmp_path / "warm"))
-    exported = read_actor(str(onnx_path))
+    exported = read_policy(str(onnx_path))
     load_actor(fresh.policy, exported)
     copied = policy_from_sb3(fresh.policy, {})
     for mine, theirs in zip(copied.weights + copied.biases, exported.weights + exported.biases, strict=True):
@@ -412,11 +412,10 @@ def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path)
                             strict=True):
         np.testing.assert_array_equal(mine, theirs)
     # the same run exported: the ONNX file's `value` output is read back as the critic
-    from tavernzoo.agents.export import export
-    from tavernzoo.train.expert import read_actor
+    from tavernzoo.agents.export import export, read_policy
 
     onnx_path, _ = export(start, tmp_path / "bot.onnx")
-    from_onnx = read_actor(str(onnx_path))
+    from_onnx = read_policy(str(onnx_path))
     assert from_onnx.has_value
     for mine, theirs in zip(from_onnx.value_weights, source.value_weights, strict=True):
         np.testing.assert_allclose(mine, theirs, atol=1e-7)

@@ -63,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.export import read_policy
 from ..agents.spec import BotSpec
 from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
 from .samples import Samples
@@ -84,34 +85,6 @@ def make_model(trainer: Any) -> tuple[Any, Any]:
     league = trainer.league
     env = SelfPlayVecEnv(trainer.game, trainer.game_config, league, config.n_envs, config.seed)
     return make_ppo_model(config, env, tensorboard_log=str(trainer.out / "tb")), league
-
-
-def read_actor(spec: str) -> Any:
-    """The actor weights of an existing bot as an :class:`MLPPolicy`: a checkpoint or run directory, an
-    exported ``BOT.onnx`` or ``zoo:GAME`` (its ``w{i}``/``b{i}`` initializers and manifest)."""
-    from ..agents.policy import MLPPolicy, find_policy_dir
-
-    parsed = BotSpec.parse(spec)
-    if parsed.kind in ("zoo", "onnx"):
-        import onnx
-        from onnx import numpy_helper
-
-        from ..agents.onnx_bot import ZOO_DIR, read_manifest
-
-        path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
-        if not path.is_file():
-            raise ValueError(f"--init {spec}: no ONNX bot at {path}")
-        manifest = read_manifest(path)
-        arrays = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
-        count = sum(1 for name in arrays if name.startswith("w") and name[1:].isdigit())
-        critic = sum(1 for name in arrays if name.startswith("vw") and name[2:].isdigit())  # the `value` output's
-        network = manifest.get("network") or {}
-        activation = network.get("activation", "tanh") if isinstance(network, dict) else "tanh"
-        return MLPPolicy([arrays[f"w{i}"] for i in range(count)], [arrays[f"b{i}"] for i in range(count)],
-                         activation, {"env": manifest.get("env")},
-                         [arrays[f"vw{i}"] for i in range(critic)] if critic else None,
-                         [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
-    return MLPPolicy.load(find_policy_dir(spec))
 
 
 def load_actor(policy: Any, actor: Any) -> None:
@@ -393,7 +366,10 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     model, league = make_model(trainer)
     start_critic = False
     if expert.init:
-        start = read_actor(expert.init)
+        try:
+            start = read_policy(expert.init)
+        except ValueError as error:
+            raise ValueError(f"--init {error}") from None
         load_actor(model.policy, start)  # a bad or mismatched bot fails before any write
         if start.has_value:  # a checkpoint, or a bot exported with its value head: its critic comes along
             load_critic(model.policy, start)
