@@ -18,7 +18,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "blend", help="blend two policies of one lineage by weight interpolation (a new checkpoint)",
         description="Write the policy whose every parameter is (1 - W) times FIRST's plus W times SECOND's, "
         "actor and (where both have one) critic, as a checkpoint directory DIR (policy.json + policy.npz): a bot "
-        "spec, a start for `train --resume`/`expert --init`, a file for `export`. FIRST and SECOND are "
+        "spec, a start for `expert --init`, a file for `export`. FIRST and SECOND are "
         "checkpoints, training runs (their latest checkpoint), BOT.onnx or zoo:GAME, of one game, options and "
         "network shape. Blend networks of one lineage (a policy and its fine-tuned descendant, two "
         "fine-tunings of one start); networks trained apart share no coordinates.")
