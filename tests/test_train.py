@@ -283,6 +283,29 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert snapshots and max(snapshots) <= resumed_at, ("no snapshot after the resume", snapshots)
 
 
+def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_path):
+    """``--resume DIR --set snapshot_window=2`` drops the oldest snapshots at the resume (the newest two stay,
+    records and all) and stores the window; a later snapshot would push out the older of those two."""
+    run = tmp_path / "run"
+    first = tavernzoo("train", "--timesteps", "1024", "--out", str(run), *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    before = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    saved = sorted(int(name.split("@")[1]) for name in before if name.startswith("snapshot@"))
+    assert len(saved) >= 3, ("the run needs more snapshots than the new window", before)
+    second = tavernzoo("train", "--resume", str(run), "--timesteps", "1280", "--set", "snapshot_window=2",
+                       "--set", "snapshot_every=100000", "--no-progress")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert json.loads((run / "config.json").read_text())["snapshot_window"] == 2
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    after = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    kept = sorted(int(name.split("@")[1]) for name in after if name.startswith("snapshot@"))
+    assert kept == saved[-2:], (saved, kept)
+    assert all(after[f"snapshot@{step}"]["games"] >= before[f"snapshot@{step}"]["games"] for step in kept)
+    league = json.loads((run / "checkpoints" / latest / "league" / "league.json").read_text())
+    assert [entry["name"] for entry in league["snapshots"]] == [f"snapshot@{step}" for step in kept]
+
+
 @pytest.mark.parametrize(("extra", "words"), [
     (["--set", "net_arch=8,8"], "--set net_arch cannot change in a resumed run"),
     (["--set", "n_envs=2", "--set", "learning_rate=1e-4"], "--set n_envs cannot change"),
@@ -290,7 +313,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     (["--set", "learning_rate=-1"], "learning_rate=-1 must be above 0"),
     (["--set", "ent_coef=-0.1"], "ent_coef=-0.1 must be 0 or more"),
     (["--set", "latest_share=1.5"], "latest_share=1.5 must lie between 0 and 1"),
-    (["--set", "snapshot_window=2"], "--set snapshot_window cannot change"),
+    (["--set", "n_steps=32"], "--set n_steps cannot change"),
+    (["--set", "snapshot_window=0"], "snapshot_window=0 must be"),
     (["--set", "pool_bots=zoo:wyvern"], "zoo:wyvern plays wyvern, not tiny_minotaur"),
     (["--seed", "3"], "--seed cannot change there"),
     (["--out", "elsewhere"], "--out cannot change there"),

@@ -72,13 +72,15 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None
 
 PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
 """PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
-RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots", "snapshot_every", "checkpoint_every")
+RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots", "snapshot_every", "snapshot_window",
+                                      "checkpoint_every")
 """The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
 update hyperparameters, how many opponent seats the learner's latest self takes (the league reads it at
 every draw), the bots of its pool (built from the config at every start; a member kept keeps its record,
-the snapshots stay) and how often a snapshot joins the pool and a checkpoint is written (the callback
-counts both from the resumed step; nothing saved depends on them). The rest is fixed by the checkpoint
-(the network's shape, the envs and their rollout length, the league's seed, how many snapshots it keeps)."""
+the snapshots stay), how often a snapshot joins the pool and a checkpoint is written (the callback
+counts both from the resumed step; nothing saved depends on them) and how many snapshots the pool keeps (a
+smaller window drops the oldest at the resume, a larger one keeps more from then on). The rest is fixed by
+the checkpoint (the network's shape, the envs and their rollout length, the league's seed)."""
 
 
 class Trainer:

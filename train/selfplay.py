@@ -162,7 +162,8 @@ class League:
         self.snapshots = [
             Opponent(entry["name"], policy=MLPPolicy.load(directory / entry["dir"]), games=entry["games"],
                      score=entry["score"])
-            for entry in state["snapshots"]
+            # The newest ``snapshot_window`` of them: a resumed run may keep fewer than it saved.
+            for entry in state["snapshots"][-self.config.snapshot_window:]
         ]
         if state["latest"]:
             record = state["latest"]["games"], state["latest"]["score"]
