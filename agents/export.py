@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -179,14 +180,44 @@ def manifest_path(onnx_path: str | os.PathLike) -> Path:
     return Path(onnx_path).with_suffix(".json")
 
 
-def export(checkpoint: str | os.PathLike, out: str | os.PathLike) -> tuple[Path, Path]:
-    """Export the policy of ``checkpoint`` (a checkpoint or run dir) to ``out`` (.onnx) and its manifest."""
+MAX_STORY_CHARS = 1000
+"""The longest ``--summary`` or ``--lineage`` stage (a sentence or two, not a document)."""
+MAX_LINEAGE_STAGES = 32
+
+
+def check_story(summary: str | None, lineage: Sequence[str]) -> None:
+    """A ValueError naming what is wrong with a bot's ``summary`` or ``lineage`` (the words a manifest's
+    provenance carries about how the bot was made, stage by stage, for ``tavernzoo zoo`` and readers)."""
+    texts = ([("--summary", summary)] if summary is not None else []) + [("--lineage", s) for s in lineage]
+    for option, text in texts:
+        if not text.strip():
+            raise ValueError(f"{option} is empty: give a few words on how the bot was made")
+        if len(text) > MAX_STORY_CHARS:
+            raise ValueError(f"{option} is {len(text):,} characters; at most {MAX_STORY_CHARS:,}")
+        if any(not character.isprintable() for character in text):
+            raise ValueError(f"{option} {text[:40]!r}...: only printable characters (no newlines or control codes)")
+    if len(lineage) > MAX_LINEAGE_STAGES:
+        raise ValueError(f"--lineage given {len(lineage)} times; at most {MAX_LINEAGE_STAGES} stages")
+
+
+def export(checkpoint: str | os.PathLike, out: str | os.PathLike, summary: str | None = None,
+           lineage: Sequence[str] = ()) -> tuple[Path, Path]:
+    """Export the policy of ``checkpoint`` (a checkpoint or run dir) to ``out`` (.onnx) and its manifest.
+
+    ``summary`` (a line) and ``lineage`` (one entry per stage, oldest first) go into the manifest's provenance
+    for a bot made in several stages (a warm start, expert rounds, a blend): ``tavernzoo zoo`` shows the summary.
+    """
     out = Path(out)
     if out.suffix != ".onnx":
         raise ValueError(f"--out {out}: the bot file must end in .onnx (its manifest goes next to it as .json)")
+    check_story(summary, lineage)
     source = find_policy_dir(checkpoint)
     policy = MLPPolicy.load(source)
     manifest = make_manifest(policy, source)
+    if summary is not None:
+        manifest["provenance"]["summary"] = summary
+    if lineage:
+        manifest["provenance"]["lineage"] = list(lineage)
     model = build_model(policy, doc=f"tavernzoo bot for {manifest['env']}; manifest: {manifest_path(out).name}")
     for key in ("game", "env"):
         entry = model.metadata_props.add()

@@ -277,6 +277,19 @@ def test_export_and_zoo_commands(tmp_path):
                               capture_output=True, text=True, timeout=120)
     assert measured.returncode == 0 and "vs heuristic x1: score" in measured.stdout, measured.stderr
     assert json.loads((tmp_path / "measured.json").read_text())["strength"]["heuristic"]["games"] == 4
+    told = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out", str(tmp_path / "told.onnx"),
+                           "--summary", "a random net, then 10 PPO steps", "--lineage", "runs/a: made",
+                           "--lineage", "runs/b: runs/a trained on"], capture_output=True, text=True, timeout=120)
+    assert told.returncode == 0, told.stderr
+    provenance = json.loads((tmp_path / "told.json").read_text())["provenance"]
+    assert provenance["summary"] == "a random net, then 10 PPO steps"
+    assert provenance["lineage"] == ["runs/a: made", "runs/b: runs/a trained on"]
+    for story, words in ((["--summary", " "], "--summary is empty"), (["--lineage", "a\nb"], "only printable"),
+                         (["--lineage", "x" * 1001], "at most 1,000")):
+        refused = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
+                                  str(tmp_path / "refused.onnx"), *story], capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and words in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+        assert not list(tmp_path.glob("refused*")), "nothing is written"
     bad = subprocess.run([sys.executable, *CLI, "export", str(tmp_path), "--out", "x.onnx"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "neither a policy checkpoint" in bad.stderr

@@ -24,6 +24,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--measure", type=int, default=0, metavar="GAMES",
                         help="then play GAMES games against random and against the heuristic (in every other seat) "
                         "and record the bot's score with its 95%% interval in the manifest (default: 0, skip)")
+    parser.add_argument("--summary", metavar="TEXT",
+                        help="a line on how the bot was made, for the manifest's provenance (tavernzoo zoo shows "
+                        "it in place of the PPO step count); e.g. 'zoo:ministeel, then 1,000,000 PPO steps'")
+    parser.add_argument("--lineage", action="append", default=[], metavar="STAGE",
+                        help="one stage of how the bot was made (the run and the command that made it), oldest "
+                        "first; repeat for each stage. Stored as the manifest's provenance.lineage")
     parser.add_argument("--seed", type=int, default=0, help="seed of the measuring games (default 0)")
     add_backend_arguments(parser, "the measuring games")
     parser.add_argument("--no-progress", action="store_true", help="hide the measuring games' progress bar "
@@ -41,7 +47,7 @@ def run_export(args: argparse.Namespace) -> int:
     where = backend_options(args)  # a bad combination fails before the export
     from tavernzoo.agents.export import export, measure
 
-    onnx_path, manifest = export(args.checkpoint, args.out)
+    onnx_path, manifest = export(args.checkpoint, args.out, summary=args.summary, lineage=args.lineage)
     info = json.loads(manifest.read_text())
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size:,} bytes) and {manifest} for {info['env']}: "
           f"{info['observation']['size']} observations -> {len(info['actions'])} actions")
