@@ -285,7 +285,7 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
 
 def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_path):
     """``--resume DIR --set snapshot_window=2`` drops the oldest snapshots at the resume (the newest two stay,
-    records and all) and stores the window; a later snapshot would push out the older of those two."""
+    records and all) and stores the window, so that a later resume keeps it."""
     run = tmp_path / "run"
     first = tavernzoo("train", "--timesteps", "1024", "--out", str(run), *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
