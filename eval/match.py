@@ -12,7 +12,7 @@ import json
 import math
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,8 @@ from .seating import entry_labels, score_of
 from .stats import mean_interval
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
-__all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "entry_labels", "make_env",
-           "match_blocks", "play_game", "play_match", "score_of"]
+__all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "RecordedMatch", "entry_labels",
+           "make_env", "match_blocks", "play_game", "play_match", "score_of", "tally_records"]
 
 
 @dataclass
@@ -67,7 +67,8 @@ class MatchResult:
     deals: int
     games: int
     seats: int
-    seed: int
+    seed: int | None
+    """The match seed (None for a table counted from records, :func:`tally_records`)."""
     rows: list[BotRow]
     pooled: list[BotRow] = field(default_factory=list)
     """One row per bot spec entered more than once (a team of alike bots, e.g. the A pair of A B A B): its
@@ -95,6 +96,32 @@ def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow
         team.score, team.score_ci = mean, (max(0.0, low), min(1.0, high))
         pooled.append(team)
     return pooled
+
+
+def add_deal(rows: Sequence[BotRow], games: Sequence[tuple[Sequence[float], Sequence[int], Sequence | None]]
+             ) -> None:
+    """Count one deal's games (one per seating) into ``rows`` (one per entry): each game as its returns, its
+    seating (the entry at each seat) and its bot stats (per seat, or None); each entry's share of the deal
+    (its mean win share over the deal's games) is the unit of the interval."""
+    seats = len(rows)
+    deal_scores = [0.0] * seats
+    for returns, seating, stats in games:
+        for seat, entry in enumerate(seating):
+            share = score_of(returns, seat)
+            rows[entry].add_game(returns[seat], share)
+            if stats is not None:
+                add_stats(rows[entry].bot_stats, stats[seat])
+            deal_scores[entry] += share / seats
+    for entry, row in enumerate(rows):
+        row.per_deal_scores.append(deal_scores[entry])
+
+
+def finish_rows(rows: Sequence[BotRow]) -> None:
+    """Each row's score and 95% interval from its per-deal scores (clipped to 0 - 1)."""
+    for row in rows:
+        mean, low, high = mean_interval(row.per_deal_scores)
+        row.score = mean
+        row.score_ci = (max(0.0, low), min(1.0, high))
 
 
 BLOCK_DEALS = 64
@@ -249,28 +276,124 @@ def play_match(
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
-            for index, (returns, seating, stats) in enumerate(played):
-                if index % seats == 0:
-                    deal_scores = [0.0] * seats
-                for seat, entry in enumerate(seating):
-                    share = score_of(returns, seat)
-                    rows[entry].add_game(returns[seat], share)
-                    if stats is not None:
-                        add_stats(rows[entry].bot_stats, stats[seat])
-                    deal_scores[entry] += share / seats
-                if index % seats == seats - 1:
-                    for entry, row in enumerate(rows):
-                        row.per_deal_scores.append(deal_scores[entry])
+            for start in range(0, len(played), seats):  # a block holds whole deals, seatings in order
+                add_deal(rows, played[start:start + seats])
     finally:
         if bar is not None:
             bar.close()
         if records_file is not None:
             records_file.close()
-    for row in rows:
-        mean, low, high = mean_interval(row.per_deal_scores)
-        row.score = mean
-        row.score_ci = (max(0.0, low), min(1.0, high))
+    finish_rows(rows)
     return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows))
+
+
+@dataclass
+class RecordedMatch:
+    """A match's result counted from its game records (:func:`tally_records`)."""
+
+    result: MatchResult
+    config: dict[str, Any]
+    """The game options every record was played with."""
+    left_out: list[str] = field(default_factory=list)
+    """One line per unfinished deal left out (fewer games than seatings: a match stopped part way)."""
+
+
+def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
+    """The result table of recorded match games, ``(where, record)`` pairs in the order a match wrote them
+    (``where`` names the file and line in errors): records of one game and options, from one match or from
+    several (matches of other seeds, between the same bots, pool: a match stopped for time and the next
+    one of another seed count together). Games are grouped into deals by their deal seed, one game per
+    seating (each entry, named by its seat label, at every seat once); a run of a deal's games cut short,
+    the end of a match that was stopped, is left out and said so (only whole deals are counted, as
+    :func:`play_match` counts them). Raises ValueError naming the record for a record that is no finished
+    match game (no deal seed, no returns), one of another game or options, other bots, a deal whose seatings
+    are not one per seat, or a deal counted twice (the same file given twice, or a match rerun with the
+    same seed: its games are not new deals). The result's ``seed`` is None: the deals' seeds are in the records,
+    the matches' are not. Records are read one at a time; a deal's summaries are all that is held."""
+    first: tuple[str, str, str] | None = None  # the game, its env and its options, as the first record has them
+    config: dict[str, Any] = {}
+    entries: list[str] = []
+    rows: list[BotRow] = []
+    deal_at: dict[int, str] = {}  # deal seed -> where its counted games begin
+    left_out: list[str] = []
+    run: list[tuple[str, list[str], list[float], Any]] = []  # the current deal's games: where, seats, returns, stats
+    run_seed: Any = None  # their deal seed
+
+    def close_run() -> None:
+        if not run:
+            return
+        seed, seats = run_seed, len(run[0][1])
+        if len(run) < seats:
+            left_out.append(f"{run[0][0]}: {len(run)} of the {seats} games of deal seed {seed} (an unfinished deal)")
+            run.clear()
+            return
+        if seed in deal_at:
+            raise ValueError(f"{run[0][0]}: deal seed {seed} was counted already (from {deal_at[seed]}): a deal "
+                             "played twice (a file given twice, or a match rerun with the same --seed) is not two "
+                             "deals; count each once (matches of different --seed pool)")
+        if not entries:
+            entries.extend(run[0][1])
+            rows.extend(BotRow(label) for label in entries)
+        for where, labels, _, _ in run:
+            if sorted(labels) != sorted(entries):
+                raise ValueError(f"{where}: the seats hold {labels}, the other deals' entries are {entries}: "
+                                 "records of matches between other bots do not make one table")
+        for entry in entries:
+            where_seated = [labels.index(entry) for _, labels, _, _ in run]
+            if sorted(where_seated) != list(range(seats)):
+                raise ValueError(f"{run[0][0]}: in deal seed {seed} {entry!r} sits at seats {where_seated}: a match "
+                                 "plays each deal once per seating, every entry at every seat")
+        add_deal(rows, [(returns, [entries.index(label) for label in labels], stats)
+                        for _, labels, returns, stats in run])
+        deal_at[seed] = run[0][0]
+        run.clear()
+
+    for where, record in records:
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: a record is a JSON object")
+        key = (record.get("game"), record.get("env"), json.dumps(record.get("config"), sort_keys=True))
+        if first is None:
+            first, config = key, record.get("config") or {}
+        elif key != first:
+            field_name = next(name for name, mine, theirs in zip(("game", "env", "config"), key, first, strict=True)
+                              if mine != theirs)
+            raise ValueError(f"{where}: another {field_name} than the first record's: records of one game with one set "
+                             "of options make one table")
+        seed, labels, returns = record.get("seed"), record.get("seats"), record.get("returns")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"{where}: the record has no deal seed (seed={seed!r}): only games that a match "
+                             "played (deal by deal, one game per seating) make a table")
+        if not (isinstance(labels, list) and labels and all(isinstance(label, str) for label in labels)
+                and len(set(labels)) == len(labels)):
+            raise ValueError(f"{where}: 'seats' must name each seat's bot once, got {labels!r}")
+        if not (isinstance(returns, list) and len(returns) == len(labels)
+                and all(isinstance(value, int | float) and not isinstance(value, bool) for value in returns)):
+            raise ValueError(f"{where}: an unfinished game (returns={returns!r}): a table counts finished games")
+        if run and (seed != run_seed or len(labels) != len(run[0][1]) or labels == run[0][1]):
+            close_run()  # another deal, or this one begun again (a stopped match rerun into the same file)
+        run_seed = seed
+        run.append((where, labels, returns, record.get("bot_stats")))
+        if len(run) == len(labels):
+            close_run()
+    close_run()
+    if first is None or not rows:
+        raise ValueError("no whole deal in the records: a table counts deals that were played at every seating"
+                         + (f" ({'; '.join(left_out)})" if left_out else ""))
+    finish_rows(rows)
+    deals = len(rows[0].per_deal_scores)
+    seats = len(entries)
+    result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows))
+    return RecordedMatch(result, config, left_out)
+
+
+def _specs_of(labels: Sequence[str]) -> list[str]:
+    """The bot specs behind entry labels, as :func:`entry_labels` numbered them (``mcts #2``: the second
+    ``mcts``), so that alike entries pool; labels that no specs number that way are taken as they are."""
+    specs = []
+    for label in labels:
+        base, _, number = label.rpartition(" #")
+        specs.append(base if base and number.isdigit() else label)
+    return specs if entry_labels(specs) == list(labels) else list(labels)
 
 
 def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: str | None,

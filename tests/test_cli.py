@@ -46,6 +46,28 @@ def test_match_prints_a_result_table_and_writes_records_that_replay(tmp_path):
     assert shown.returncode == 0 and "game over" in shown.stdout
 
 
+
+def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
+    files = []
+    for seed in (1, 2):
+        files.append(tmp_path / f"seed{seed}.jsonl")
+        tavernzoo("match", "minefield", "--set", "num_players=4", "--bots", "heuristic", "random", "random", "random",
+                  "--games", "8", "--seed", str(seed), "--records", str(files[-1]), "--no-progress")
+    lines = files[1].read_text().splitlines()
+    files[1].write_text("\n".join(lines[:-1]) + "\n")  # the second match stopped in its last deal
+    shown = tavernzoo("replay", *map(str, files), "--table")
+    assert shown.returncode == 0, shown.stderr
+    assert "15 record(s) replayed" in shown.stdout and "12 games (3 deals x 4 seatings) from 2 file(s)" in shown.stdout
+    assert "left out:" in shown.stdout and "3 of the 4 games" in shown.stdout and "random x3" in shown.stdout
+    document = json.loads(tavernzoo("replay", *map(str, files), "--table", "--json").stdout)
+    assert document["deals"] == 3 and document["seed"] is None and document["files"] == list(map(str, files))
+    assert [row["bot"] for row in document["rows"]] == ["heuristic", "random #1", "random #2", "random #3"]
+    assert document["pooled"][0]["score"] == pytest.approx(1 - document["rows"][0]["score"])
+    twice = tavernzoo("replay", str(files[0]), str(files[0]), "--table")
+    assert twice.returncode == 2 and "counted already" in twice.stderr and "Traceback" not in twice.stderr
+    alone = tavernzoo("replay", str(files[0]), "--json")
+    assert alone.returncode == 2 and "--table" in alone.stderr
+
 def test_match_of_two_pairs_prints_each_pair_pooled():
     args = ("match", "minefield", "--set", "num_players=4", "--bots", "random", "heuristic", "random", "heuristic",
             "--games", "8", "--no-progress")

@@ -150,3 +150,87 @@ def test_bad_backend_options_are_refused():
         play_match("tiny_minotaur", ["heuristic", "random"], 2, workers=0)
     with pytest.raises(ValueError, match="needs backend='ray'"):
         play_match("tiny_minotaur", ["heuristic", "random"], 2, address="auto")
+
+
+def _rows(result):
+    return [(row.bot, row.games, row.wins, row.draws, row.losses, row.score, row.score_ci, row.per_deal_scores)
+            for row in [*result.rows, *result.pooled]]
+
+
+def _lines(path):
+    return [(f"{path}:{number}", json.loads(line)) for number, line in enumerate(path.read_text().splitlines(), 1)]
+
+
+@pytest.mark.parametrize("game, config, bots", [
+    ("tiny_minotaur", None, ["heuristic", "random"]),
+    ("ministeel", {"num_players": 4}, ["heuristic", "random", "heuristic", "random"]),
+    ("minefield", {"num_players": 3}, ["random", "heuristic", "random"]),
+])
+def test_the_table_of_a_matchs_records_is_the_matchs_own(tmp_path, game, config, bots):
+    from tavernzoo.eval.match import tally_records
+
+    path = tmp_path / "games.jsonl"
+    result = play_match(game, bots, games=24, seed=5, config=config, records_path=path)
+    recorded = tally_records(_lines(path))
+    assert _rows(recorded.result) == _rows(result) and recorded.left_out == []
+    assert (recorded.result.deals, recorded.result.games, recorded.result.seed) == (result.deals, result.games, None)
+    assert recorded.config == json.loads(path.read_text().splitlines()[0])["config"]
+
+
+def test_records_of_matches_of_other_seeds_pool_and_an_unfinished_deal_is_left_out(tmp_path):
+    from tavernzoo.eval.match import tally_records
+
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    one = play_match("ministeel", ["heuristic", "random", "random"], games=9, seed=1, config={"num_players": 3},
+                     records_path=first)
+    two = play_match("ministeel", ["heuristic", "random", "random"], games=6, seed=2, config={"num_players": 3},
+                     records_path=second)
+    lines = second.read_text().splitlines()
+    second.write_text("\n".join(lines[:-1]) + "\n")  # the second match stopped in its last deal's last seating
+    recorded = tally_records(_lines(first) + _lines(second))
+    heuristic = recorded.result.rows[0]
+    assert heuristic.bot == "heuristic" and recorded.result.deals == 4 and heuristic.games == 12
+    assert heuristic.per_deal_scores == one.rows[0].per_deal_scores + two.rows[0].per_deal_scores[:1]
+    assert recorded.left_out == [f"{second}:4: 2 of the 3 games of deal seed "
+                                 f"{json.loads(lines[3])['seed']} (an unfinished deal)"]
+    assert [row.bot for row in recorded.result.pooled] == ["random x2"]
+    # Stopped in its first deal and rerun into the same file: the cut deal is left out, the rerun counts.
+    second.write_text("\n".join(lines[:1]) + "\n" + "\n".join(lines) + "\n")
+    rerun = tally_records(_lines(second))
+    assert rerun.result.rows[0].per_deal_scores == two.rows[0].per_deal_scores and len(rerun.left_out) == 1
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("twice", "was counted already"),
+    ("other bots", "matches between other bots"),
+    ("other options", "another config"),
+    ("no seed", "no deal seed"),
+    ("unfinished game", "an unfinished game"),
+    ("one seat twice", "a match plays each deal once per seating"),
+    ("all cut", "no whole deal"),
+])
+def test_records_that_make_no_honest_table_are_refused_naming_the_record(tmp_path, edit, message):
+    from tavernzoo.eval.match import tally_records
+
+    path = tmp_path / "games.jsonl"
+    play_match("minefield", ["random", "heuristic", "random"], games=6, seed=1, config={"num_players": 3},
+               records_path=path)
+    lines = _lines(path)
+    record = lines[4][1]  # the second deal's second seating
+    if edit == "twice":
+        lines += lines
+    elif edit == "other bots":
+        record["seats"] = ["random #1", "heuristic", "oracle"]
+    elif edit == "other options":
+        record["config"] = {**record["config"], "double_whammy": True}
+    elif edit == "no seed":
+        record["seed"] = None
+    elif edit == "unfinished game":
+        record["returns"] = None
+    elif edit == "one seat twice":  # the deal's third game seated as its second
+        lines[5][1]["seats"] = record["seats"]
+    elif edit == "all cut":
+        lines = lines[:2]
+    with pytest.raises(ValueError, match=message) as raised:
+        tally_records(lines)
+    assert f"{path}:" in str(raised.value) or edit == "all cut"

@@ -54,7 +54,16 @@ def run_match(args: argparse.Namespace) -> int:
     _note_idle_workers(args, config)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records, **backend_options(args))
-    if args.json:
+    print_result(result, config, as_json=args.json)
+    return 0
+
+
+def print_result(result: Any, config: dict[str, Any], as_json: bool = False, title: str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+    """A match's result (eval/match.py ``MatchResult``) as the table ``match`` prints, with the pooled rows of
+    alike entries, or as one JSON document (``extra``'s keys added to it); ``title`` replaces the table's
+    first line (``replay --table``)."""
+    if as_json:
         def row_json(row: Any) -> dict[str, Any]:
             return {"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                     "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
@@ -64,11 +73,11 @@ def run_match(args: argparse.Namespace) -> int:
         pooled = [{**row_json(row), "entries": _entries(row, result),
                    "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
-                          "seed": result.seed, "config": config, "rows": rows,
+                          "seed": result.seed, "config": config, **(extra or {}), "rows": rows,
                           **({"pooled": pooled} if pooled else {})}, indent=1))
-        return 0
-    table = Table(title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings), "
-                  f"seed {result.seed}", title_justify="left")
+        return
+    table = Table(title=title or f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} "
+                  f"seatings), seed {result.seed}", title_justify="left")
     from tavernzoo.eval.leaderboard import LLM_COLUMNS, llm_cells  # llm: bots' columns (agents/llm.py)
 
     llm = any(row.bot_stats for row in result.rows)
@@ -90,7 +99,6 @@ def run_match(args: argparse.Namespace) -> int:
                           f"{entries / result.seats:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}",
                           f"{row.mean_return:+.3f}")
         console().print(teams)
-    return 0
 
 
 def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
@@ -110,7 +118,8 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
         console(stderr=True).print(
             f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {BLOCK_DEALS} "
             f"deals, and one process plays a block: {blocks} process(es) will play this match. For parallel "
-            "games, play more deals, or split the games into matches of different --seed.", highlight=False)
+            "games, play more deals, or split the games into matches of different --seed, each with --records, "
+            "and pool them: tavernzoo replay FILE FILE... --table.", highlight=False)
 
 
 def _entries(pooled_row: Any, result: Any) -> int:
