@@ -355,9 +355,7 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
         if first is None:
             first, config = key, record.get("config") or {}
         elif key != first:
-            field_name = next(name for name, mine, theirs in zip(("game", "env", "config"), key, first, strict=True)
-                              if mine != theirs)
-            raise ValueError(f"{where}: another {field_name} than the first record's: records of one game with one set "
+            raise ValueError(f"{where}: {_difference(record, first[:2], config)}: records of one game with one set "
                              "of options make one table")
         seed, labels, returns = record.get("seed"), record.get("seats"), record.get("returns")
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -384,6 +382,18 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     seats = len(entries)
     result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows))
     return RecordedMatch(result, config, left_out)
+
+
+def _difference(record: dict[str, Any], game_env: tuple[str, str], config: dict[str, Any]) -> str:
+    """What sets ``record`` apart from the first record (its game and env, its options)."""
+    for name, theirs in zip(("game", "env"), game_env, strict=True):
+        if record.get(name) != theirs:
+            return f"{name} {record.get(name)!r}, the first record's {theirs!r}"
+    mine = record.get("config") if isinstance(record.get("config"), dict) else {}
+    option = next((key for key in sorted({*mine, *config}) if mine.get(key) != config.get(key)), None)
+    if option is None:
+        return f"options {record.get('config')!r}, the first record's {config!r}"
+    return f"option {option}={mine.get(option)!r}, the first record's {config.get(option)!r}"
 
 
 def _specs_of(labels: Sequence[str]) -> list[str]:

@@ -203,7 +203,7 @@ def test_records_of_matches_of_other_seeds_pool_and_an_unfinished_deal_is_left_o
 @pytest.mark.parametrize("edit, message", [
     ("twice", "was counted already"),
     ("other bots", "matches between other bots"),
-    ("other options", "another config"),
+    ("other options", "option double_whammy=True, the first record.s False"),
     ("no seed", "no deal seed"),
     ("unfinished game", "an unfinished game"),
     ("one seat twice", "a match plays each deal once per seating"),
