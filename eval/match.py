@@ -301,15 +301,18 @@ class RecordedMatch:
 def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     """The result table of recorded match games, ``(where, record)`` pairs in the order a match wrote them
     (``where`` names the file and line in errors): records of one game and options, from one match or from
-    several (matches of other seeds, between the same bots, pool: a match stopped for time and the next
-    one of another seed count together). Games are grouped into deals by their deal seed, one game per
-    seating (each entry, named by its seat label, at every seat once); a run of a deal's games cut short,
-    the end of a match that was stopped, is left out and said so (only whole deals are counted, as
-    :func:`play_match` counts them). Raises ValueError naming the record for a record that is no finished
-    match game (no deal seed, no returns), one of another game or options, other bots, a deal whose seatings
-    are not one per seat, or a deal counted twice (the same file given twice, or a match rerun with the
-    same seed: its games are not new deals). The result's ``seed`` is None: the deals' seeds are in the records,
-    the matches' are not. Records are read one at a time; a deal's summaries are all that is held."""
+    several (matches of other seeds, between the same bots, pool: a match stopped for time and the next one of
+    another seed count together). Games are grouped into deals by their deal seed, one game per seating (each
+    entry, named by its seat label, at every seat once); a run of a deal's games cut short, the end of a match
+    that was stopped, is left out and said so (only whole deals are counted, as :func:`play_match` counts them).
+    A deal begun again (its first seating's seats once more: a stopped match rerun into its file) starts a new
+    run. Records carry no rotation number: rerun with the bots in another order, a match stopped in a deal's
+    first seating pairs that game with the rerun's first (the same deal, each bot at every seat once: counted)
+    and leaves out the rerun's second. Raises ValueError naming the record for a record that is no finished
+    match game (no deal seed, no returns), one of another game or options, other bots, a deal whose seatings are
+    not one per seat, or a deal counted twice (the same file given twice, or a match rerun with the same seed:
+    its games are not new deals). The result's ``seed`` is None: the deals' seeds are in the records, the
+    matches' are not. Records are read one at a time; a deal's summaries are all that is held."""
     first: tuple[str, str, str] | None = None  # the game, its env and its options, as the first record has them
     config: dict[str, Any] = {}
     entries: list[str] = []
@@ -318,19 +321,26 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     left_out: list[str] = []
     run: list[tuple[str, list[str], list[float], Any]] = []  # the current deal's games: where, seats, returns, stats
     run_seed: Any = None  # their deal seed
+    cut: list[tuple[str, list[str]]] = []  # the games of unfinished deals: where, seats
+
+    def check_bots(where: str, labels: list[str]) -> None:
+        if sorted(labels) != sorted(entries):
+            raise ValueError(f"{where}: the seats hold {labels}, the other deals' entries are {entries}: "
+                             "records of matches between other bots do not make one table")
 
     def close_run() -> None:
         if not run:
             return
         seed, seats = run_seed, len(run[0][1])
-        if len(run) < seats:
-            left_out.append(f"{run[0][0]}: {len(run)} of the {seats} games of deal seed {seed} (an unfinished deal)")
-            run.clear()
-            return
         if seed in deal_at:
             raise ValueError(f"{run[0][0]}: deal seed {seed} was counted already (from {deal_at[seed]}): a deal "
                              "played twice (a file given twice, or a match rerun with the same --seed) is not two "
                              "deals; count each once (matches of different --seed pool)")
+        if len(run) < seats:  # checked against the entries at the end: they may not be known yet
+            cut.extend((where, labels) for where, labels, _, _ in run)
+            left_out.append(f"{run[0][0]}: {len(run)} of the {seats} games of deal seed {seed} (an unfinished deal)")
+            run.clear()
+            return
         if not entries:
             entries.extend(run[0][1])
             rows.extend(BotRow(label) for label in entries)
@@ -339,10 +349,12 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
                 raise ValueError(f"{where}: the seats hold {labels}, the other deals' entries are {entries}: "
                                  "records of matches between other bots do not make one table")
         for entry in entries:
-            where_seated = [labels.index(entry) for _, labels, _, _ in run]
-            if sorted(where_seated) != list(range(seats)):
-                raise ValueError(f"{run[0][0]}: in deal seed {seed} {entry!r} sits at seats {where_seated}: a match "
-                                 "plays each deal once per seating, every entry at every seat")
+            taken: set[int] = set()
+            for where, labels, _, _ in run:
+                if labels.index(entry) in taken:
+                    raise ValueError(f"{where}: {entry!r} sits at seat {labels.index(entry)} again in deal seed "
+                                     f"{seed}: a match plays each deal once per seating, every entry at every seat")
+                taken.add(labels.index(entry))
         add_deal(rows, [(returns, [entries.index(label) for label in labels], stats)
                         for _, labels, returns, stats in run])
         deal_at[seed] = run[0][0]
@@ -370,10 +382,18 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
         if run and (seed != run_seed or len(labels) != len(run[0][1]) or labels == run[0][1]):
             close_run()  # another deal, or this one begun again (a stopped match rerun into the same file)
         run_seed = seed
-        run.append((where, labels, returns, record.get("bot_stats")))
+        stats = record.get("bot_stats")
+        if stats is not None and not (isinstance(stats, list) and len(stats) == len(labels)
+                                      and all(item is None or isinstance(item, dict) for item in stats)):
+            raise ValueError(f"{where}: 'bot_stats' must be a list of each seat's stats (an object or null), "
+                             f"got {stats!r:.80}")
+        run.append((where, labels, returns, stats))
         if len(run) == len(labels):
             close_run()
     close_run()
+    for where, labels in cut:
+        if entries:
+            check_bots(where, labels)
     if first is None or not rows:
         raise ValueError("no whole deal in the records: a table counts deals that were played at every seating"
                          + (f" ({'; '.join(left_out)})" if left_out else ""))

@@ -64,7 +64,7 @@ def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
     assert [row["bot"] for row in document["rows"]] == ["heuristic", "random #1", "random #2", "random #3"]
     assert document["pooled"][0]["score"] == pytest.approx(1 - document["rows"][0]["score"])
     twice = tavernzoo("replay", str(files[0]), str(files[0]), "--table")
-    assert twice.returncode == 2 and "counted already" in twice.stderr and "Traceback" not in twice.stderr
+    assert twice.returncode == 2 and "given twice" in twice.stderr and "Traceback" not in twice.stderr
     alone = tavernzoo("replay", str(files[0]), "--json")
     assert alone.returncode == 2 and "--table" in alone.stderr
 

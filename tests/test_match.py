@@ -206,8 +206,10 @@ def test_records_of_matches_of_other_seeds_pool_and_an_unfinished_deal_is_left_o
     ("other options", "option double_whammy=True, the first record.s False"),
     ("no seed", "no deal seed"),
     ("unfinished game", "an unfinished game"),
-    ("one seat twice", "a match plays each deal once per seating"),
+    ("one seat twice", "sits at seat 1 again in deal seed"),
     ("all cut", "no whole deal"),
+    ("cut, other bots", "matches between other bots"),
+    ("bad stats", "'bot_stats' must be a list"),
 ])
 def test_records_that_make_no_honest_table_are_refused_naming_the_record(tmp_path, edit, message):
     from tavernzoo.eval.match import tally_records
@@ -231,6 +233,25 @@ def test_records_that_make_no_honest_table_are_refused_naming_the_record(tmp_pat
         lines[5][1]["seats"] = record["seats"]
     elif edit == "all cut":
         lines = lines[:2]
+    elif edit == "cut, other bots":  # an unfinished deal at the end, of another match's bots
+        lines = lines[:4] + [(f"{path}:7", {**lines[0][1], "seed": 7, "seats": ["random #1", "heuristic", "oracle"]})]
+    elif edit == "bad stats":
+        record["bot_stats"] = [{}]
     with pytest.raises(ValueError, match=message) as raised:
         tally_records(lines)
-    assert f"{path}:" in str(raised.value) or edit == "all cut"
+    named = {"all cut": "", "twice": f"{path}:1:", "one seat twice": f"{path}:6:", "cut, other bots": f"{path}:7:"}
+    assert named.get(edit, f"{path}:5:") in str(raised.value)
+
+
+def test_records_are_grouped_into_deals_by_their_seed(tmp_path):
+    """A duel stopped after its first game, then a match of another seed with the bots the other way round:
+    the cut game is not paired with the next match's first (same seats, another deal)."""
+    from tavernzoo.eval.match import tally_records
+
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    play_match("tiny_minotaur", ["heuristic", "random"], games=2, seed=1, records_path=first)
+    first.write_text(first.read_text().splitlines()[0] + "\n")
+    other = play_match("tiny_minotaur", ["random", "heuristic"], games=8, seed=2, records_path=second)
+    recorded = tally_records(_lines(first) + _lines(second))
+    assert recorded.left_out[0].startswith(f"{first}:1: 1 of the 2 games") and len(recorded.left_out) == 1
+    assert _rows(recorded.result) == _rows(other)

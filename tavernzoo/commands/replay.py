@@ -47,6 +47,8 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.json and not args.table:
         return fail("--json prints the result table: it goes with --table")
     paths = [Path(name) for name in args.file]
+    if args.table and len({path.resolve() for path in paths}) < len(paths):
+        return fail("a file is given twice: its deals would count twice; give each records file once")
     console = Console(stderr=args.json)  # with --json, stdout holds the JSON document alone
     replayed = 0
 
