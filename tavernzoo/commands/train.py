@@ -24,8 +24,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     train.add_argument("--config", metavar="FILE", help="training options from a TOML file ([train] table)")
     train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}; "
-                       "with --resume only PPO's update options, latest_share and pool_bots, e.g. learning_rate=1e-4 "
-                       "(kept from then on)")
+                       "with --resume only PPO's update options, the league's (latest_share, pool_bots, "
+                       "snapshot_every, snapshot_window) and checkpoint_every, e.g. learning_rate=1e-4 (kept from "
+                       "then on)")
     train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
     train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR, with its stored "
                        "options (--timesteps: train up to this many in all)")
