@@ -23,6 +23,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="the result table of the replayed games: each entry's wins, score and 95%% interval over "
                         "the deals played at every seating (an unfinished deal is left out and said so)")
     replay.add_argument("--json", action="store_true", help="with --table: the table as one JSON document")
+    replay.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
+                        "stderr is not a terminal)")
     replay.set_defaults(run=run_replay)
     return replay
 
@@ -40,6 +42,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
     from tavernzoo.envs.core import ReplayError
     from tavernzoo.envs.records import read_records, replay
+    from tavernzoo.eval.backends import progress_bar
     from tavernzoo.eval.match import tally_records
 
     from .common import fail
@@ -51,6 +54,7 @@ def run_replay(args: argparse.Namespace) -> int:
         return fail("a file is given twice: its deals would count twice; give each records file once")
     console = Console(stderr=args.json)  # with --json, stdout holds the JSON document alone
     replayed = 0
+    bar = None if args.show else progress_bar(not args.no_progress, _lines(paths), "replay", unit="record")
 
     def checked() -> Iterator[tuple[str, Any]]:
         nonlocal replayed
@@ -62,16 +66,22 @@ def run_replay(args: argparse.Namespace) -> int:
                 except ReplayError as error:
                     raise _NotReplayed(where, error) from None
                 replayed += 1
+                if bar is not None:
+                    bar.update(1)
                 if args.show:
                     console.print(game.encoder.render(state), highlight=False)
                 yield where, record
 
     try:
-        if args.table:
-            recorded = tally_records(checked())
-        else:
-            for _ in checked():
-                pass
+        try:
+            if args.table:
+                recorded = tally_records(checked())
+            else:
+                for _ in checked():
+                    pass
+        finally:  # before any message: the bar's line is finished first
+            if bar is not None:
+                bar.close()
     except _NotReplayed as bad:
         console.print(f"[bold red]{escape(bad.where)}: record does not replay:[/] {escape(str(bad.error))}",
                       highlight=False, soft_wrap=True)
@@ -91,3 +101,15 @@ def run_replay(args: argparse.Namespace) -> int:
                  title=f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} seatings) "
                  f"from {escape(files)}", extra={"files": [str(path) for path in paths], "left_out": recorded.left_out})
     return 0
+
+
+def _lines(paths: list[Path]) -> int:
+    """About how many records ``paths`` hold, for the progress bar: a .jsonl file's lines, a .json file one."""
+    total = 0
+    for path in paths:
+        if path.suffix != ".jsonl":
+            total += 1
+            continue
+        with open(path, "rb") as file:
+            total += sum(chunk.count(b"\n") for chunk in iter(lambda file=file: file.read(1 << 20), b""))
+    return total
