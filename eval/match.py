@@ -126,7 +126,9 @@ def finish_rows(rows: Sequence[BotRow]) -> None:
 
 BLOCK_DEALS = 64
 """Deals played by one set of bots: bots are built afresh (and reseeded) every block, so that blocks can be
-played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task)."""
+played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task). A match may
+ask for smaller blocks (``block_deals``): a slow match of a few dozen deals then has blocks for every worker."""
+MAX_BLOCK_DEALS = 100_000
 
 @dataclass(frozen=True)
 class MatchBlock:
@@ -138,21 +140,23 @@ class MatchBlock:
     bot_seeds: tuple[int, ...]
 
 
-def match_blocks(seed: int, seats: int, deals: int) -> list[MatchBlock]:
-    """The match's blocks. Block 0 takes the seeds every match has taken since the first version (the bots'
-    seeds, then the deals', from ``random.Random(seed)``), so a match of up to :data:`BLOCK_DEALS` deals is
-    the same as before blocks; a later block's bots are seeded from the match seed and the block."""
+def match_blocks(seed: int, seats: int, deals: int, block_deals: int = BLOCK_DEALS) -> list[MatchBlock]:
+    """The match's blocks of ``block_deals`` deals. Block 0 takes the seeds every match has taken since the
+    first version (the bots' seeds, then the deals', from ``random.Random(seed)``), so a match of up to
+    :data:`BLOCK_DEALS` deals is the same as before blocks; a later block's bots are seeded from the match seed
+    and the block. The deals are the seed's whatever the block size; bots that draw random numbers draw
+    other ones with another block size (they are reseeded at another deal)."""
     seeds = random.Random(seed)
     first_bots = tuple(seeds.randrange(2**63) for _ in range(seats))
     deal_seeds = [seeds.randrange(2**63) for _ in range(deals)]
     blocks = []
-    for index, start in enumerate(range(0, deals, BLOCK_DEALS)):
+    for index, start in enumerate(range(0, deals, block_deals)):
         if index == 0:
             bots = first_bots
         else:
             block_seeds = random.Random(f"tavernzoo-match:{seed}:block:{index}")
             bots = tuple(block_seeds.randrange(2**63) for _ in range(seats))
-        blocks.append(MatchBlock(index, start, tuple(deal_seeds[start:start + BLOCK_DEALS]), bots))
+        blocks.append(MatchBlock(index, start, tuple(deal_seeds[start:start + block_deals]), bots))
     return blocks
 
 
@@ -225,15 +229,18 @@ def play_match(
     backend: str = "local",
     workers: int = 1,
     address: str | None = None,
+    block_deals: int = BLOCK_DEALS,
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
     ``bot_specs`` holds one spec per seat. Each finished game's record is appended to ``records_path``
     (JSON lines) in play order: as the game ends where the match plays in this process, a block of deals at
-    a time where blocks come back from workers or Ray tasks. Deals are played in blocks of
-    :data:`BLOCK_DEALS` (:func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
+    a time where blocks come back from workers or Ray tasks. Deals are played in blocks of ``block_deals``
+    (:data:`BLOCK_DEALS`; :func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
     processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
-    ``workers`` is then unused): the same seed gives the same games, results and records everywhere.
+    ``workers`` is then unused): the same seed and block size give the same games, results and records
+    everywhere. Smaller blocks let a slow match of a few deals use every worker (``block_deals=1``: each
+    deal a job of its own, its records written as it ends).
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -249,8 +256,11 @@ def play_match(
                          "(8 per CPU core)")
     if address is not None and backend != "ray":
         raise ValueError("address names a Ray cluster: it needs backend='ray'")
+    if isinstance(block_deals, bool) or not isinstance(block_deals, int) or not 1 <= block_deals <= MAX_BLOCK_DEALS:
+        raise ValueError(f"block_deals={block_deals!r} must be a whole number from 1 to {MAX_BLOCK_DEALS:,} "
+                         f"(default {BLOCK_DEALS})")
     deals = math.ceil(games / seats)
-    blocks = match_blocks(seed, seats, deals)
+    blocks = match_blocks(seed, seats, deals, block_deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()

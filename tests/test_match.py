@@ -128,19 +128,43 @@ def test_workers_play_the_same_games_records_and_results(tmp_path):
     assert len({block.bot_seeds for block in blocks}) == 3  # every block's bots are seeded afresh
 
 
-@pytest.mark.parametrize(("games", "workers", "noted"), [(8, 2, True), (2 * 64 + 2, 2, False), (2 * 64 + 2, 3, True),
-                                                    (8, 1, False)])
-def test_the_match_command_says_when_workers_would_sit_idle(games, workers, noted):
+def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tmp_path):
+    """block_deals=1: each deal a block (its bots seeded afresh), so 6 deals are 6 jobs for the workers; the
+    same games and records for any number of workers, and the deals the default block size plays."""
+    from dataclasses import asdict
+
+    from tavernzoo.eval.match import match_blocks
+
+    results = {}
+    for workers in (1, 2):
+        results[workers] = play_match("ministeel", ["heuristic", "random", "random"], 18, seed=4,
+                                      config={"num_players": 3}, records_path=tmp_path / f"w{workers}.jsonl",
+                                      workers=workers, block_deals=1)
+    assert asdict(results[1]) == asdict(results[2]) and results[1].deals == 6
+    assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w2.jsonl").read_bytes()
+    blocks = match_blocks(4, 3, 6, block_deals=1)
+    assert [len(block.deal_seeds) for block in blocks] == [1] * 6 and len({block.bot_seeds for block in blocks}) == 6
+    assert tuple(seed for block in blocks for seed in block.deal_seeds) == match_blocks(4, 3, 6)[0].deal_seeds
+    with pytest.raises(ValueError, match="block_deals=0 must be a whole number from 1 to 100,000"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, block_deals=0)
+
+
+@pytest.mark.parametrize(("games", "workers", "block_deals", "noted"), [
+    (8, 2, None, True), (2 * 64 + 2, 2, None, False), (2 * 64 + 2, 3, None, True), (8, 1, None, False),
+    (8, 2, 2, False), (8, 3, 2, True)])
+def test_the_match_command_says_when_workers_would_sit_idle(games, workers, block_deals, noted):
     """A block of deals is one process's: asking for more workers than blocks gets a note, not silence."""
     import subprocess
     import sys
 
+    blocks_option = [] if block_deals is None else ["--block-deals", str(block_deals)]
     done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "random",
-                           "random", "--games", str(games), "--workers", str(workers), "--no-progress"],
-                          capture_output=True, text=True, timeout=120)
+                           "random", "--games", str(games), "--workers", str(workers), "--no-progress",
+                           *blocks_option], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    blocks = -(-(games // 2) // 64)
+    blocks = -(-(games // 2) // (block_deals or 64))
     assert (f"note: --workers {workers}, but {games // 2} deal(s) make {blocks} block(s)" in done.stderr) is noted
+    assert ("--block-deals 1" in done.stderr) is noted
 
 
 def test_bad_backend_options_are_refused():

@@ -42,6 +42,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
+    match.add_argument("--block-deals", type=int, metavar="N",
+                       help="deals per block, the job one worker plays with one set of bots (default 64); "
+                       "a slow match of a few dozen deals with --workers: 1, each deal a job, its records "
+                       "written as it ends. The results depend on N only through bots that draw random numbers")
     add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match
@@ -53,7 +57,9 @@ def run_match(args: argparse.Namespace) -> int:
     config = parse_config(args)
     _note_idle_workers(args, config)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
-                        progress=not args.no_progress, records_path=args.records, **backend_options(args))
+                        progress=not args.no_progress, records_path=args.records,
+                        **({} if args.block_deals is None else {"block_deals": args.block_deals}),
+                        **backend_options(args))
     print_result(result, config, as_json=args.json)
     return 0
 
@@ -105,21 +111,21 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
     """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
     is played by one set of bots in one process (what keeps the results the same for any --workers), so the
     rest would sit idle, and a slow match of a few dozen deals runs in one process."""
-    if args.backend != "local" or args.workers <= 1 or args.games < 1:
-        return
     from tavernzoo.envs import get_game
-    from tavernzoo.eval.match import BLOCK_DEALS, match_blocks
+    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS, match_blocks
 
+    block_deals = BLOCK_DEALS if args.block_deals is None else args.block_deals
+    if args.backend != "local" or args.workers <= 1 or args.games < 1 or not 1 <= block_deals <= MAX_BLOCK_DEALS:
+        return  # nothing to say, or play_match refuses the options in a moment
     game = get_game(args.game)
     seats = game.rules.num_seats(game.make_config(config))
     deals = -(-args.games // seats)  # whole deals, as play_match rounds up
-    blocks = len(match_blocks(args.seed, seats, deals))
+    blocks = len(match_blocks(args.seed, seats, deals, block_deals))
     if blocks < args.workers:
         console(stderr=True).print(
-            f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {BLOCK_DEALS} "
+            f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {block_deals} "
             f"deals, and one process plays a block: {blocks} process(es) will play this match. For parallel "
-            "games, play more deals, or split the games into matches of different --seed, each with --records, "
-            "and pool them: tavernzoo replay FILE FILE... --table.", highlight=False)
+            "games, play more deals or smaller blocks (--block-deals 1: a block per deal).", highlight=False)
 
 
 def _entries(pooled_row: Any, result: Any) -> int:
