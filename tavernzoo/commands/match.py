@@ -43,9 +43,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
     match.add_argument("--block-deals", type=int, metavar="N",
-                       help="deals per block, the job one worker plays with one set of bots (default 64); "
-                       "a slow match of a few dozen deals with --workers: 1, each deal a job, its records "
-                       "written as it ends. The results depend on N only through bots that draw random numbers")
+                       help="deals per block, the job one worker plays with one set of bots (default 64); with "
+                       "--workers, 1 makes each deal of a slow match a job of its own, its records written as it "
+                       "ends. The results depend on N only through bots that draw random numbers")
     add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match

@@ -54,7 +54,8 @@ def run_replay(args: argparse.Namespace) -> int:
         return fail("a file is given twice: its deals would count twice; give each records file once")
     console = Console(stderr=args.json)  # with --json, stdout holds the JSON document alone
     replayed = 0
-    bar = None if args.show else progress_bar(not args.no_progress, _lines(paths), "replay", unit="record")
+    shown = not (args.show or args.no_progress)  # --show prints each game: no bar between them
+    bar = progress_bar(True, _lines(paths), "replay", unit="record") if shown else None
 
     def checked() -> Iterator[tuple[str, Any]]:
         nonlocal replayed
