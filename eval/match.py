@@ -92,9 +92,8 @@ def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow
             team.total_return += row.total_return
         team.per_deal_scores = [math.fsum(scores) for scores in zip(*(row.per_deal_scores for row in entries),
                                                                       strict=True)]
-        mean, low, high = mean_interval(team.per_deal_scores)
-        team.score, team.score_ci = mean, (max(0.0, low), min(1.0, high))
         pooled.append(team)
+    finish_rows(pooled)
     return pooled
 
 
