@@ -260,11 +260,15 @@ def load_record(path: str | os.PathLike) -> dict[str, Any]:
     return records[0][1]
 
 
-def read_records(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+def read_records(path: str | os.PathLike, left_out: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """``(line, record)`` for each record in ``path``: a ``.jsonl`` file holds one record per line (blank
     lines skipped), any other file one JSON document. Raises ReplayError naming the line for text that is
     not JSON or longer than ``MAX_RECORD_CHARS``, and for a file that holds no record at all. Records
-    are read one at a time, so a large file is never held whole."""
+    are read one at a time, so a large file is never held whole.
+
+    A ``.jsonl`` file's last line that has no line end and is not JSON is a record cut off by a kill in the
+    middle of its write (a long match stopped by force): with ``left_out`` given, it is left out and a
+    sentence saying so is appended to that list; without, it is an error like any other bad line."""
     path = Path(path)
     found = 0
     with open(path, encoding="utf-8", errors="replace") as file:
@@ -280,8 +284,58 @@ def read_records(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as error:
+                if path.suffix == ".jsonl" and not text.endswith("\n"):  # readline: only the last line
+                    torn = (f"{path}:{number}: the last line is cut off ({len(text):,} characters, no line end, "
+                            "not JSON: a record whose write was stopped by a kill)")
+                    if left_out is not None:
+                        left_out.append(torn)
+                        continue
+                    raise ReplayError(f"{torn}: {error}") from None
                 raise ReplayError(f"{path}:{number}: not valid JSON: {error}") from None
             found += 1
             yield number, record
     if not found:
         raise ReplayError(f"{path} holds no records (it is empty)")
+
+
+def end_torn_tail(path: str | os.PathLike) -> str | None:
+    """Make a JSON-lines records file safe to append to: a last line without its line end would run into the
+    next record. A last line that is a whole record gets its line end; one that is not JSON (a record cut
+    off by a kill in the middle of its write, which no reader can use) is removed. Returns a sentence saying
+    what was done, or None where the file is missing, empty or ends with a line end (nothing to do)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size == 0:
+        return None
+    with open(path, "r+b") as file:
+        file.seek(size - 1)
+        if file.read(1) == b"\n":
+            return None
+        start = _last_line_start(file, size)
+        file.seek(start)
+        tail = file.read(min(size - start, 4 * MAX_RECORD_CHARS + 1))  # UTF-8: at most 4 bytes a character
+        try:
+            json.loads(tail.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            file.truncate(start)
+            return (f"{path}: its last line was cut off ({size - start:,} bytes from byte {start:,}, no line end, "
+                    "not JSON: a record whose write was stopped by a kill): removed before appending")
+        file.seek(size)
+        file.write(b"\n")
+        return f"{path}: its last record had no line end: one was added before appending"
+
+
+def _last_line_start(file: IO[bytes], size: int) -> int:
+    """Where the last line of an open binary file of ``size`` bytes begins (read backwards a chunk at a time)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - (1 << 16))
+        file.seek(begin)
+        newline = file.read(end - begin).rfind(b"\n")
+        if newline >= 0:
+            return begin + newline + 1
+        end = begin
+    return 0

@@ -22,6 +22,7 @@ from ..agents.base import as_bot
 from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
+from ..envs.records import end_torn_tail
 from .backends import BACKENDS, map_tasks, progress_bar, start_method
 from .loop import add_stats, play_game
 from .seating import entry_labels, score_of
@@ -233,7 +234,8 @@ def play_match(
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
     ``bot_specs`` holds one spec per seat. Each finished game's record is appended to ``records_path``
-    (JSON lines) in play order: as the game ends where the match plays in this process, a block of deals at
+    (JSON lines; a last line left cut off by a kill is removed first, envs/records.py ``end_torn_tail``) in
+    play order: as the game ends where the match plays in this process, a block of deals at
     a time where blocks come back from workers or Ray tasks. Deals are played in blocks of ``block_deals``
     (:data:`BLOCK_DEALS`; :func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
     processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
@@ -267,6 +269,8 @@ def play_match(
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
     arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
+    if records_path:
+        end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
     bar = progress_bar(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
     try:

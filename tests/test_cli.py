@@ -68,6 +68,25 @@ def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
     alone = tavernzoo("replay", str(files[0]), "--json")
     assert alone.returncode == 2 and "--table" in alone.stderr
 
+def test_a_records_file_cut_off_by_a_kill_replays_its_whole_records_and_takes_more(tmp_path):
+    records = tmp_path / "games.jsonl"
+    args = ("match", "minefield", "--set", "num_players=4", "--bots", "heuristic", "random", "random", "random",
+            "--games", "4", "--no-progress", "--records", str(records))
+    assert tavernzoo(*args, "--seed", "1").returncode == 0
+    whole = records.read_text()
+    records.write_text(whole + whole.splitlines()[0][:25])  # a fifth record's write stopped by a kill
+    shown = tavernzoo("replay", str(records))
+    assert shown.returncode == 0, shown.stderr
+    assert "4 record(s) replayed" in shown.stdout and "games.jsonl:5: the last line is cut off" in shown.stdout
+    table = tavernzoo("replay", str(records), "--table", "--json")
+    assert table.returncode == 0
+    assert "games.jsonl:5: the last line is cut off" in json.loads(table.stdout)["left_out"][0]
+    more = tavernzoo(*args, "--seed", "2")  # appended after the cut-off line, which would have merged with it
+    assert more.returncode == 0 and "note:" in more.stderr and "removed before appending" in more.stderr
+    assert records.read_text().startswith(whole) and len(records.read_text().splitlines()) == 8
+    assert "8 record(s) replayed" in tavernzoo("replay", str(records)).stdout
+
+
 def test_match_of_two_pairs_prints_each_pair_pooled():
     args = ("match", "minefield", "--set", "num_players=4", "--bots", "random", "heuristic", "random", "heuristic",
             "--games", "8", "--no-progress")

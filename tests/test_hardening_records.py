@@ -145,6 +145,48 @@ def test_records_are_read_line_by_line_naming_a_bad_line(tmp_path, monkeypatch):
         list(read_records(path))
 
 
+def test_a_last_line_cut_off_by_a_kill_is_left_out_when_asked_and_named_otherwise(tmp_path):
+    line = json.dumps(record_of("tiny_minotaur"))
+    path = tmp_path / "games.jsonl"
+    path.write_text(f"{line}\n{line}\n{line[:40]}")  # the third write stopped mid-line: no line end
+    left_out: list[str] = []
+    assert [number for number, _ in read_records(path, left_out=left_out)] == [1, 2]
+    assert len(left_out) == 1 and "games.jsonl:3: the last line is cut off (40 characters" in left_out[0]
+    with pytest.raises(ReplayError, match=r"games.jsonl:3: the last line is cut off"):
+        list(read_records(path))
+    # Only the last line, only without its line end: a bad line anywhere else is an error, left_out or not.
+    for text in (f"{line}\n{line[:40]}\n", f"{line[:40]}\n{line}\n"):
+        path.write_text(text)
+        with pytest.raises(ReplayError, match="not valid JSON"):
+            list(read_records(path, left_out=[]))
+    single = tmp_path / "one.json"
+    single.write_text(line[:40])
+    with pytest.raises(ReplayError, match="not valid JSON"):
+        list(read_records(single, left_out=[]))
+
+
+def test_end_torn_tail_makes_a_records_file_safe_to_append_to(tmp_path):
+    line = json.dumps(record_of("tiny_minotaur"))
+    path = tmp_path / "games.jsonl"
+    assert records_module.end_torn_tail(path) is None  # no file
+    path.write_text("")
+    assert records_module.end_torn_tail(path) is None and path.read_text() == ""
+    path.write_text(f"{line}\n")
+    assert records_module.end_torn_tail(path) is None and path.read_text() == f"{line}\n"
+    path.write_text(f"{line}\n{line[:-3]}")  # a record cut off: removed, the whole one before it kept
+    said = records_module.end_torn_tail(path)
+    assert said is not None and "cut off" in said and f"from byte {len(line) + 1:,}" in said
+    assert path.read_text() == f"{line}\n"
+    path.write_text(f"{line}\n{line}")  # a whole record without its line end: it gets one
+    said = records_module.end_torn_tail(path)
+    assert said is not None and "line end" in said and path.read_text() == f"{line}\n{line}\n"
+    big = "x" * (1 << 17)  # a cut-off line longer than one backward read
+    path.write_text(f"{line}\n{{{big}")
+    assert records_module.end_torn_tail(path) is not None and path.read_text() == f"{line}\n"
+    path.write_text(f"{{{big}")  # the file's only line
+    assert records_module.end_torn_tail(path) is not None and path.read_text() == ""
+
+
 # --- the command line ----------------------------------------------------------------------------------------------
 
 

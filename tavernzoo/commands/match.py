@@ -52,10 +52,15 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_match(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    from tavernzoo.envs.records import end_torn_tail
     from tavernzoo.eval.match import play_match
 
     config = parse_config(args)
     _note_idle_workers(args, config)
+    if args.records and (mended := end_torn_tail(args.records)):  # play_match would do it too, unsaid
+        console(stderr=True).print(f"note: {escape(mended)}", highlight=False, soft_wrap=True)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),

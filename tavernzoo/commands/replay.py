@@ -54,13 +54,14 @@ def run_replay(args: argparse.Namespace) -> int:
         return fail("a file is given twice: its deals would count twice; give each records file once")
     console = Console(stderr=args.json)  # with --json, stdout holds the JSON document alone
     replayed = 0
+    torn: list[str] = []  # last lines cut off by a kill: left out, said below
     shown = not (args.show or args.no_progress)  # --show prints each game: no bar between them
     bar = progress_bar(True, _lines(paths), "replay", unit="record") if shown else None
 
     def checked() -> Iterator[tuple[str, Any]]:
         nonlocal replayed
         for path in paths:
-            for line, record in read_records(path):
+            for line, record in read_records(path, left_out=torn):
                 where = f"{path}:{line}" if path.suffix == ".jsonl" else str(path)
                 try:
                     game, state = replay(record)
@@ -91,7 +92,10 @@ def run_replay(args: argparse.Namespace) -> int:
         return fail(escape(str(error)))
     console.print(f"{replayed} record(s) replayed to their recorded results.")
     if not args.table:
+        for line in torn:
+            console.print(f"left out: {escape(line)}", highlight=False, soft_wrap=True)
         return 0
+    recorded.left_out[:0] = torn
     for line in recorded.left_out:
         console.print(f"left out: {escape(line)}", highlight=False, soft_wrap=True)
     from .match import print_result
