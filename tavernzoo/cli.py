@@ -28,7 +28,7 @@ import importlib
 import sys
 
 # The helpers the commands share, importable from here as before (tests, scripts).
-from tavernzoo.commands.common import add_config_arguments, fail, parse_config, run_guarded
+from tavernzoo.commands.common import ExactParser, add_config_arguments, fail, parse_config, run_guarded
 from tavernzoo.userio import MAX_CONFIG_BYTES, console, parse_set, read_table_file
 
 __all__ = ["COMMANDS", "MAX_CONFIG_BYTES", "add_config_arguments", "build_parser", "console", "fail", "main",
@@ -74,11 +74,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line: the command named in ``argv`` (default ``sys.argv[1:]``; its first word
     that is not an option) from its module, every other one as a help line only (never parsed: argparse
     dispatches on that first word)."""
-    parser = argparse.ArgumentParser(
+    parser = ExactParser(
         prog="tavernzoo",
         description="PettingZoo environments, bots and matches for tabletop and chat games.",
     )
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=ExactParser)
     words = [word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")]
     chosen = words[0] if words else None
     for name, help_line in COMMANDS.items():

@@ -68,6 +68,17 @@ def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
     alone = tavernzoo("replay", str(files[0]), "--json")
     assert alone.returncode == 2 and "--table" in alone.stderr
 
+def test_options_are_taken_by_their_whole_names_only():
+    # argparse's default takes "--gam" for "--games": a script using it breaks (or means another option) once
+    # a command gains an option that begins alike.
+    for args, abbreviated in ((["match", "minefield", "--gam", "4"], "--gam 4"),
+                              (["export", "run", "--out", "bot.onnx", "--measur", "10"], "--measur 10"),
+                              (["replay", "games.jsonl", "--tab"], "--tab")):
+        result = tavernzoo(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert f"unrecognized arguments: {abbreviated}" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_a_records_file_cut_off_by_a_kill_replays_its_whole_records_and_takes_more(tmp_path):
     records = tmp_path / "games.jsonl"
     args = ("match", "minefield", "--set", "num_players=4", "--bots", "heuristic", "random", "random", "random",

@@ -63,10 +63,20 @@ def parse_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 
+class ExactParser(argparse.ArgumentParser):
+    """argparse taking options by their whole names only: ``--measur`` is an unrecognised argument, not
+    ``--measure``. An abbreviation argparse accepts today becomes ambiguous, or names another option, when
+    a command gains one that begins alike, and a script that used it breaks or does something else."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def run_alone(name: str, add_parser: Any, argv: list[str] | None = None) -> int:
     """``python -m tavernzoo.commands.NAME ARGS``: the same as ``tavernzoo NAME ARGS``."""
-    parser = argparse.ArgumentParser(prog="tavernzoo")
-    add_parser(parser.add_subparsers())
+    parser = ExactParser(prog="tavernzoo")
+    add_parser(parser.add_subparsers(parser_class=ExactParser))
     args = parser.parse_args([name, *(sys.argv[1:] if argv is None else argv)])
     return run_guarded(args.run, args)
 
