@@ -270,7 +270,7 @@ def read_records(path: str | os.PathLike, left_out: list[str] | None = None) -> 
     middle of its write (a long match stopped by force): with ``left_out`` given, it is left out and a
     sentence saying so is appended to that list; without, it is an error like any other bad line."""
     path = Path(path)
-    found = 0
+    found, torn_here = 0, False
     with open(path, encoding="utf-8", errors="replace") as file:
         if path.suffix == ".jsonl":
             lines = enumerate(iter(lambda: file.readline(MAX_RECORD_CHARS + 1), ""), start=1)
@@ -289,13 +289,14 @@ def read_records(path: str | os.PathLike, left_out: list[str] | None = None) -> 
                             "not JSON: a record whose write was stopped by a kill)")
                     if left_out is not None:
                         left_out.append(torn)
+                        torn_here = True
                         continue
                     raise ReplayError(f"{torn}: {error}") from None
                 raise ReplayError(f"{path}:{number}: not valid JSON: {error}") from None
             found += 1
             yield number, record
     if not found:
-        raise ReplayError(f"{path} holds no records (it is empty)")
+        raise ReplayError(f"{path} holds no records ({'its only line is cut off' if torn_here else 'it is empty'})")
 
 
 def end_torn_tail(path: str | os.PathLike) -> str | None:

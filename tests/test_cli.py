@@ -68,6 +68,7 @@ def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
     alone = tavernzoo("replay", str(files[0]), "--json")
     assert alone.returncode == 2 and "--table" in alone.stderr
 
+
 def test_options_are_taken_by_their_whole_names_only():
     # argparse's default takes "--gam" for "--games": a script using it breaks (or means another option) once
     # a command gains an option that begins alike.

@@ -159,6 +159,9 @@ def test_a_last_line_cut_off_by_a_kill_is_left_out_when_asked_and_named_otherwis
         path.write_text(text)
         with pytest.raises(ReplayError, match="not valid JSON"):
             list(read_records(path, left_out=[]))
+    path.write_text(line[:40])  # nothing but the cut-off line: no records, and not "empty"
+    with pytest.raises(ReplayError, match=r"holds no records \(its only line is cut off\)"):
+        list(read_records(path, left_out=[]))
     single = tmp_path / "one.json"
     single.write_text(line[:40])
     with pytest.raises(ReplayError, match="not valid JSON"):
