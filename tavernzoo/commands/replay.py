@@ -91,13 +91,12 @@ def run_replay(args: argparse.Namespace) -> int:
     except ValueError as error:  # the file itself (no records, a line not JSON or too long), or not a match's games
         return fail(escape(str(error)))
     console.print(f"{replayed} record(s) replayed to their recorded results.")
-    if not args.table:
-        for line in torn:
-            console.print(f"left out: {escape(line)}", highlight=False, soft_wrap=True)
-        return 0
-    recorded.left_out[:0] = torn
-    for line in recorded.left_out:
+    if args.table:
+        recorded.left_out[:0] = torn  # the cut-off lines first, then the deals cut short
+    for line in recorded.left_out if args.table else torn:
         console.print(f"left out: {escape(line)}", highlight=False, soft_wrap=True)
+    if not args.table:
+        return 0
     from .match import print_result
 
     result = recorded.result
