@@ -68,7 +68,11 @@ class _Program:
     def __init__(self, argv: list[str], sandbox: Limits | None = None):
         self.sandbox = Sandbox(sandbox) if sandbox is not None else None
         if self.sandbox is not None:
-            argv = self.sandbox.wrap(argv)
+            try:
+                argv = self.sandbox.wrap(argv)
+            except ValueError:  # a program it could not show: its groups go, the line is the caller's
+                self.sandbox.close()
+                raise
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         bufsize=0)
         self.lines: queue.Queue = queue.Queue(maxsize=MAX_PENDING_LINES)

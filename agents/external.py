@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .base import BotBase
-from .sandbox import Limits, Sandbox, available
+from .sandbox import Limits, Sandbox, SandboxUnavailable, available
 
 PROTOCOL = 1
 MAX_LINE_BYTES = 1 << 20
@@ -205,7 +205,11 @@ class ExternalBot(BotBase):
         argv = self.argv
         if self.sandbox is not None:
             self._sandbox = Sandbox(self.sandbox)
-            argv = self._sandbox.wrap(self.argv)
+            try:
+                argv = self._sandbox.wrap(self.argv)
+            except SandboxUnavailable as error:  # a program it could not show (its folder is private)
+                self._close_sandbox()
+                raise BotFailure("start", str(error)) from None
         try:
             # Binary pipes, read in bounded chunks by the threads below (see the module docstring).
             self._process = subprocess.Popen(

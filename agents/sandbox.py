@@ -24,20 +24,34 @@ program and everything it starts, and its counters (``oom_kill``, ``pids.events`
 which limit was broken. A watcher thread reads them every :data:`POLL_SECONDS`; on a breach it kills every
 process of the group and the bot forfeits with the limit's name as the kind.
 
-The program runs as root inside its own user namespace with every capability dropped, a cleared
-environment (``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp``, ``LANG``) and a new session (no terminal).
-Where the machine cannot do this (no ``bwrap``, no writable cgroup controllers, namespaces refused) asking
-for the sandbox raises :class:`SandboxUnavailable` with one line saying what is missing: a program is
-never run unconfined in its place.
+The program runs as an unprivileged user of the host, a uid of its own that no account has
+(:data:`UID_BASE` and up), with no capability, no supplementary group and ``no_new_privs``: it may read
+only what any user of the machine may read, and it cannot write the groups that hold it. Bubblewrap,
+started by root, builds the sandbox (its mounts are made with root's access, so an interpreter under a
+private ``/root`` can be shown) and ``setpriv`` drops to that uid before the program's first instruction.
+A seccomp filter refuses new namespaces and mounts (``unshare``, ``clone`` with a namespace flag,
+``setns``, ``mount`` and the new mount API) and the kernel keyrings, so the program cannot make a world
+of its own in which it is root. Bubblewrap starts with an empty environment (``/proc/1/environ``, the
+sandbox's first process, holds nothing of the host's, and that process is root's: unreadable anyway); the
+program's own is ``PATH``, ``HOME=/tmp``, ``TMPDIR=/tmp`` and ``LANG``. ``/dev`` holds the usual devices
+and is read-only but for ``/dev/shm``, a private tmpfs like ``/tmp``. A new session: no terminal.
+
+Where the machine cannot do all this (no ``bwrap``, ``setpriv`` or libseccomp, no writable cgroup
+controllers, namespaces refused, or a trial sandbox that is not confined) asking for the sandbox raises
+:class:`SandboxUnavailable` with one line saying what is missing: a program is never run unconfined in
+its place.
 """
 
 from __future__ import annotations
 
+import atexit
+import errno
 import os
 import shutil
 import signal
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, fields
@@ -52,6 +66,16 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpuacct")
 SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Read-only in the sandbox (those that exist; links such as ``/bin -> usr/bin`` are kept as links)."""
+UID_BASE = 0x70000000
+"""The sandboxed programs' uids (and gids) start here, one per sandbox: far above the accounts and the
+ranges that container tools hand out, so no file or process of the host has one."""
+NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
+                   "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+                   "CLONE_NEWNET": 0x40000000, "CLONE_NEWTIME": 0x00000080}
+REFUSED_SYSCALLS = ("unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
+                    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "keyctl", "add_key", "request_key")
+"""Refused (EPERM) by the seccomp filter: a program in a namespace of its own could mount what it likes
+there (a cgroup hierarchy, say) and the keyrings are not namespaced."""
 
 
 class SandboxUnavailable(ValueError):
@@ -108,22 +132,53 @@ class Limits:
 
 
 def available() -> None:
-    """Raise :class:`SandboxUnavailable` (one line) unless programs can be sandboxed here."""
-    if shutil.which("bwrap") is None:
-        raise SandboxUnavailable("--sandbox needs bubblewrap: no 'bwrap' on PATH (apt-get install bubblewrap)")
+    """Raise :class:`SandboxUnavailable` (one line) unless programs can be sandboxed here, as the module
+    docstring says: the tools, the groups, and a trial sandbox that proves itself confined."""
+    for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux")):
+        if shutil.which(tool) is None:
+            raise SandboxUnavailable(f"--sandbox needs {package}: no '{tool}' on PATH (apt-get install {package})")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable("--sandbox runs each program as a user of its own, which only root can do "
+                                 "(run as root)")
     for controller in CONTROLLERS:
         parent = _parent(controller)
         if parent is None or not os.access(parent, os.W_OK):
             raise SandboxUnavailable(f"--sandbox needs a writable cgroup v1 '{controller}' controller under "
                                      f"{CGROUP_ROOT} (run as root, or on a machine that mounts it)")
+    problem = _trial()
+    if problem:
+        raise SandboxUnavailable(f"--sandbox: {problem}")
+
+
+TRIAL_PROBE = (
+    '[ "$(id -u)" = "$1" ] || echo "it runs as uid $(id -u), not its own $1";'
+    ' unshare -U true 2>/dev/null && echo "it can make a user namespace";'
+    ' unshare -m true 2>/dev/null && echo "it can make a mount namespace";'
+    ' [ -n "$(tr -d "\\000" </proc/1/environ 2>/dev/null)" ] && echo "it can read the host environment";'
+    ' touch /dev/probe 2>/dev/null && echo "it can write /dev";'
+    ' echo probed'
+)
+"""The trial sandbox's shell: one line for each property it lacks, then ``probed``."""
+
+
+@cache
+def _trial() -> str:
+    """Run a trial program in the sandbox (once per process): '' when it is confined, else what is wrong."""
     try:
-        trial = subprocess.run(["bwrap", *_namespace_args(), "--ro-bind", "/", "/", "true"], capture_output=True,
-                               timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SandboxUnavailable(f"--sandbox: bwrap cannot run here ({error})") from None
-    if trial.returncode != 0:
+        uid = _uid()
+        argv = _bwrap_argv(["/bin/sh", "-c", TRIAL_PROBE, "trial", str(uid)], uid, ["--chdir", "/tmp"])
+        trial = subprocess.run(["/bin/sh", "-c", _EXEC_WITH_FILTER, "trial", _seccomp_file(), *argv],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired, SandboxUnavailable) as error:
+        return f"bwrap cannot run here ({error})"
+    lines = trial.stdout.decode(errors="replace").split("\n")
+    if trial.returncode != 0 or "probed" not in lines:
         detail = trial.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-        raise SandboxUnavailable(f"--sandbox: this machine refuses the namespaces a sandbox needs ({detail[0]})")
+        return f"this machine refuses the namespaces a sandbox needs ({detail[0]})"
+    missing = [line for line in lines if line and line != "probed"]
+    if missing:
+        return "a trial program was not confined: " + "; ".join(missing)
+    return ""
 
 
 def _parent(controller: str) -> Path | None:
@@ -141,8 +196,117 @@ def _parent(controller: str) -> Path | None:
     return base
 
 
-def _namespace_args() -> list[str]:
-    return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+_EXEC_WITH_FILTER = 'exec 9<"$1" && shift && exec /usr/bin/env -i "$@"'
+"""Opens the seccomp filter (``$1``) as descriptor 9 for ``bwrap --seccomp 9`` and starts bwrap with an
+empty environment (the rest of the arguments)."""
+
+
+def _bwrap_argv(argv: list[str], uid: int, binds: list[str]) -> list[str]:
+    """bwrap confining ``argv`` as ``uid`` with ``binds`` (and ``--chdir``) added to the system folders;
+    the filter is read from descriptor 9. Every mount is made by bwrap as root: the program, once
+    ``setpriv`` has dropped to its uid, can read only what any user may."""
+    system: list[str] = []
+    for directory in SYSTEM_DIRS:
+        path = Path(directory)
+        if path.is_symlink():
+            system += ["--symlink", os.readlink(path), directory]
+        elif path.is_dir():
+            system += ["--ro-bind", directory, directory]
+    environment = ["--clearenv", "--setenv", "PATH", os.environ.get("PATH", "/usr/bin:/bin"),
+                   "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8"]
+    # No user namespace: bwrap runs as root (its mounts see what root sees) and the program gets a real
+    # uid of its own instead of a root that a namespace maps to the host's.
+    namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
+                  "--die-with-parent", "--new-session"]
+    drop = [_setpriv(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+    return [_bwrap(), *namespaces, *environment, "--proc", "/proc", "--dev", "/dev", "--perms", "1777",
+            "--tmpfs", "/tmp", *system, *_parents(binds), *binds,
+            "--remount-ro", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm",
+            "--remount-ro", "/",  # the root too: only /tmp and /dev/shm are writable
+            "--seccomp", "9", "--", *drop, *argv]
+
+
+def _parents(binds: list[str]) -> list[str]:
+    """``--dir`` for the folders above the bound ones that bwrap would otherwise make (private to root):
+    made readable (0755), so the program, which is not root, can reach what is bound below them."""
+    targets = [binds[index + 2] for index, word in enumerate(binds) if word == "--ro-bind"]
+    made: list[str] = []
+    for target in targets:
+        for parent in reversed(Path(target).parents):
+            place = str(parent)
+            if place in ("/", "/tmp") or place in made or place in targets:
+                continue
+            if any(place == d or place.startswith(d + os.sep) for d in SYSTEM_DIRS):
+                continue
+            made.append(place)
+    return [word for place in made for word in ("--perms", "0755", "--dir", place)]
+
+
+def _bwrap() -> str:
+    return shutil.which("bwrap") or "bwrap"
+
+
+def _setpriv() -> str:
+    """setpriv by its path inside the sandbox (a system folder, bound read-only there)."""
+    found = os.path.realpath(shutil.which("setpriv") or "/usr/bin/setpriv")
+    if not any(found.startswith(d + os.sep) for d in SYSTEM_DIRS):
+        raise SandboxUnavailable(f"--sandbox needs setpriv in a system folder, not {found}")
+    return found
+
+
+_uid_counter = 0
+
+
+def _uid() -> int:
+    """A uid (and gid) of its own for the next sandbox: from the host's pid and a counter."""
+    global _uid_counter
+    with _counter_lock:
+        _uid_counter += 1
+        return UID_BASE + ((os.getpid() & 0xFFFF) << 8 | _uid_counter & 0xFF)
+
+
+_filter: tuple[int, str] | None = None
+
+
+def _seccomp_file() -> str:
+    """The seccomp filter as a BPF file (written once per process, removed at its exit): every syscall
+    allowed but :data:`REFUSED_SYSCALLS` and ``clone`` with a namespace flag, refused with EPERM, and
+    ``clone3`` (whose flags a filter cannot read) answered ENOSYS, so the C library falls back to ``clone``."""
+    global _filter
+    with _counter_lock:
+        if _filter is not None and _filter[0] == os.getpid() and os.path.exists(_filter[1]):
+            return _filter[1]
+        try:
+            import pyseccomp as seccomp
+        except (ImportError, OSError, RuntimeError) as error:
+            raise SandboxUnavailable(f"--sandbox needs libseccomp (apt-get install libseccomp2): {error}") from None
+        rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        for name in REFUSED_SYSCALLS:
+            try:
+                rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
+            except (OSError, ValueError, RuntimeError):  # a syscall this libseccomp or machine lacks
+                continue
+        for flag in NAMESPACE_FLAGS.values():
+            rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        try:
+            rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+        except (OSError, ValueError, RuntimeError):
+            pass
+        descriptor, path = tempfile.mkstemp(prefix="tavernzoo-seccomp-", suffix=".bpf")
+        with os.fdopen(descriptor, "wb") as file:
+            rules.export_bpf(file)
+        _filter = (os.getpid(), path)
+        atexit.register(_remove_filter, os.getpid(), path)
+        return path
+
+
+def _remove_filter(pid: int, path: str) -> None:
+    if os.getpid() == pid:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 _counter = 0
@@ -161,6 +325,7 @@ class Sandbox:
         available()
         _remove_stale_groups()
         self.limits = limits
+        self.uid = _uid()
         with _counter_lock:
             _counter += 1
             name = f"tavernzoo-{os.getpid()}-{_counter}"
@@ -193,30 +358,25 @@ class Sandbox:
     # --- the command line ---------------------------------------------------------------------------
 
     def wrap(self, argv: list[str]) -> list[str]:
-        """``argv`` run inside the sandbox: a shell joins the groups, sets the open-files limit and becomes
-        bwrap, which becomes the program (so the group holds it from its first instruction)."""
+        """``argv`` run inside the sandbox: a shell joins the groups, sets the open-files limit, opens the
+        seccomp filter and becomes bwrap (with an empty environment), which becomes ``setpriv``, which
+        becomes the program as its own uid (so the group holds it from its first instruction).
+        A program whose folder or interpreter other users may not read is refused with one line: it
+        could not read them inside."""
         program, folder, script, argv = _program_folder(argv)
         binds: list[str] = []
-        for directory in SYSTEM_DIRS:
-            path = Path(directory)
-            if path.is_symlink():
-                binds += ["--symlink", os.readlink(path), directory]
-            elif path.is_dir():
-                binds += ["--ro-bind", directory, directory]
-        binds += _masks()
         for extra in _interpreter_dirs(program, script):
             binds += ["--ro-bind", str(extra), str(extra)]
         if folder is not None:
             binds += ["--ro-bind", str(folder), str(folder), "--chdir", str(folder)]
         else:
             binds += ["--chdir", "/tmp"]
-        environment = ["--clearenv", "--setenv", "PATH", os.environ.get("PATH", "/usr/bin:/bin"),
-                       "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8"]
-        bwrap = ["bwrap", *_namespace_args(), *environment, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                 *binds, "--remount-ro", "/", "--", *argv]  # the root too: only /tmp is writable
+        _readable_by_all([binds[index + 1] for index, word in enumerate(binds) if word == "--ro-bind"]
+                         + [argument for argument in argv if Path(argument).is_absolute() and Path(argument).is_file()])
         join = " ".join(f'echo $$ > "${index + 1}/cgroup.procs" &&' for index in range(len(CONTROLLERS)))
-        script = f'{join} ulimit -n {self.limits.files} && shift {len(CONTROLLERS)} && exec "$@"'
-        return ["/bin/sh", "-c", script, "sandbox", *(str(self.groups[c]) for c in CONTROLLERS), *bwrap]
+        script = f'{join} ulimit -n {self.limits.files} && shift {len(CONTROLLERS)} && {_EXEC_WITH_FILTER}'
+        return ["/bin/sh", "-c", script, "sandbox",
+                *(str(self.groups[c]) for c in CONTROLLERS), _seccomp_file(), *_bwrap_argv(argv, self.uid, binds)]
 
     # --- limits ---------------------------------------------------------------------------------------
 
@@ -253,7 +413,8 @@ class Sandbox:
         try:
             oom = (self.groups["memory"] / "memory.oom_control").read_text()
             kills = int(oom.split("oom_kill ")[1].split()[0]) if "oom_kill " in oom else 0
-            if kills or self._over_memory():
+            # under_oom: the program waits for memory that no kill can free (its files in /tmp, /dev/shm).
+            if kills or "under_oom 1" in oom or self._over_memory():
                 return "memory", f"the program used more than its {self.limits.memory} MiB of memory"
             events = (self.groups["pids"] / "pids.events").read_text().split()
             if int(events[events.index("max") + 1]) > 0:
@@ -287,15 +448,10 @@ class Sandbox:
     # --- the end --------------------------------------------------------------------------------------
 
     def kill(self) -> None:
-        """SIGKILL every process in the group (a pid namespace dies with its first process anyway)."""
-        group = self.groups.get("pids")
-        if group is None:
-            return
+        """SIGKILL every process in the groups and any group below them (a pid namespace dies with its
+        first process anyway)."""
         for _ in range(50):
-            try:
-                pids = [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
-            except (OSError, ValueError):
-                return
+            pids = {pid for group in self.groups.values() for pid in _processes(group)}
             if not pids:
                 return
             for pid in pids:
@@ -306,51 +462,56 @@ class Sandbox:
             time.sleep(0.02)
 
     def close(self) -> None:
-        """Stop the watcher, kill what is left and remove the groups."""
+        """Stop the watcher, kill what is left and remove the groups, with any made below them."""
         if getattr(self, "_stop", None) is not None:
             self._stop.set()
         self.kill()
         for group in self.groups.values():
-            for _ in range(100):
-                try:
-                    group.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # still busy while the last processes exit
-                    time.sleep(0.02)
+            _remove_tree(group)
         self.groups = {}
 
 
-@cache
-def _masks() -> list[str]:
-    """bwrap arguments that hide what only a privileged user may read in ``/etc`` (``/etc/shadow``,
-    ``/etc/ssl/private``, ...): the program's file access is checked as the host's user, root on a CI
-    machine, so without these it could read them. A file is covered by the host's ``/dev/null`` (a device
-    on a mount without devices: reading it is refused), a folder by an empty read-only one. Found once
-    per process (a walk of /etc: milliseconds; /usr would take a second)."""
-    masks: list[str] = []
-    for top in ("/etc",):
-        if Path(top).is_symlink() or not Path(top).is_dir():
+def _tree(group: Path) -> list[Path]:
+    """``group`` and the groups below it, the deepest first."""
+    found = [Path(folder) for folder, _, _ in os.walk(group)]
+    return sorted(found, key=lambda path: len(path.parts), reverse=True)
+
+
+def _processes(group: Path) -> list[int]:
+    pids: list[int] = []
+    for place in _tree(group):
+        try:
+            pids += [int(pid) for pid in (place / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
             continue
-        for folder, subfolders, files in os.walk(top):
-            for name in list(subfolders):
-                path = os.path.join(folder, name)
-                if not os.path.islink(path) and _private(path, stat.S_IROTH | stat.S_IXOTH):
-                    masks += ["--tmpfs", path, "--remount-ro", path]
-                    subfolders.remove(name)
-            for name in files:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path) and _private(path, stat.S_IROTH):
-                    masks += ["--ro-bind", "/dev/null", path]
-    return masks
+    return pids
 
 
-def _private(path: str, bits: int) -> bool:
-    try:
-        return (os.lstat(path).st_mode & bits) != bits
-    except OSError:
-        return False
+def _remove_tree(group: Path, attempts: int = 100) -> None:
+    """Remove ``group`` and the groups below it (a group goes once its processes have exited)."""
+    for place in _tree(group):
+        for _ in range(attempts):
+            try:
+                place.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:  # still busy while the last processes exit
+                time.sleep(0.02)
+
+
+def _readable_by_all(paths: list[str]) -> None:
+    """Refuse (one line) a folder or file that the program, a user of no group, could not read."""
+    for path in dict.fromkeys(paths):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        needed = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        if mode & needed != needed:
+            kind = "folder" if stat.S_ISDIR(mode) else "file"
+            raise SandboxUnavailable(f"--sandbox: other users may not read the {kind} {path}, so the program, "
+                                     f"which runs as a user of its own, could not either (chmod o+rX {path})")
 
 
 def _remove_stale_groups() -> None:
@@ -366,10 +527,7 @@ def _remove_stale_groups() -> None:
         for group in groups:
             pid = group.name.split("-")[1]
             if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
-                try:
-                    group.rmdir()  # only an empty group goes; one with processes in it stays
-                except OSError:
-                    pass
+                _remove_tree(group, attempts=1)  # only empty groups go; one with processes in it stays
 
 
 def _program_folder(argv: list[str]) -> tuple[str, Path | None, bool, list[str]]:

@@ -13,6 +13,7 @@ CI (``CI=true``), where they fail: ``.ci/run`` installs bubblewrap.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tavernzoo.agents import load_bot
-from tavernzoo.agents.sandbox import Limits, Sandbox, SandboxUnavailable, available
+from tavernzoo.agents.sandbox import UID_BASE, Limits, Sandbox, SandboxUnavailable, available
 from tavernzoo.agents.spec import BotSpec
 from tavernzoo.envs import get_game
 from tavernzoo.eval.tournament import GAMES_FILE, make_settings, read_games, run_tournament
@@ -161,7 +162,8 @@ def test_inside_the_sandbox_a_program_sees_its_folder_a_private_tmp_and_no_netwo
         "open('/tmp/scratch', 'w').write('ok'); print(open('/tmp/scratch').read())\n"
         f"print(os.path.exists({str(FIXTURES)!r}), os.path.exists({str(ROOT / 'pyproject.toml')!r}))\n"
         f"print(sorted(os.listdir({home!r})) if os.path.isdir({home!r}) else [])\n"
-        "try:\n    print(len(open('/etc/shadow').read()))\nexcept OSError as error:\n    print(type(error).__name__)\n")
+        "try:\n    print(len(open('/etc/shadow').read()))\nexcept OSError as error:\n    print(type(error).__name__)\n"
+        "print(os.getuid(), os.getgid(), os.getgroups())\n")
     os.environ["TAVERNZOO_SECRET_TOKEN"] = "x"  # the host's environment does not travel
     sandbox = Sandbox(Limits(files=40))
     try:
@@ -170,8 +172,12 @@ def test_inside_the_sandbox_a_program_sees_its_folder_a_private_tmp_and_no_netwo
         del os.environ["TAVERNZOO_SECRET_TOKEN"]
         sandbox.close()
     assert result.returncode == 0, result.stderr
-    root, where, files, interfaces, scratch, seen, home, shadow = result.stdout.splitlines()
-    assert shadow in ("PermissionError", "FileNotFoundError", "0")  # only root may read it, and root is here
+    root, where, files, interfaces, scratch, seen, home, shadow, user = result.stdout.splitlines()
+    assert shadow == "PermissionError"  # only root may read it, and the program is not root
+    # A uid of its own, no account's, the host's own (no user namespace maps it to root), no groups.
+    assert user == f"{sandbox.uid} {sandbox.uid} []" and sandbox.uid >= UID_BASE
+    with pytest.raises(KeyError):
+        pwd.getpwuid(sandbox.uid)
     assert "home" not in root and "srv" not in root and "mnt" not in root
     assert where.startswith(f"{folder} /tmp ") and "TAVERNZOO_SECRET_TOKEN" not in where
     assert files == "40" and scratch == "ok"
@@ -198,6 +204,100 @@ def test_a_bot_that_breaks_a_limit_forfeits_with_the_limit_and_the_tournament_go
         assert line["forfeit"]["seat"] == line["entries"].index(1)
     board = {row["spec"]: row for row in results["leaderboard"]}
     assert board[GOOD]["wins"] == 4 and board[GOOD]["forfeits"] == 0
+
+
+@needs_sandbox
+@pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
+def test_a_bot_that_fills_its_scratch_folders_breaks_its_memory_limit(evil, folder):
+    # Files in a tmpfs are memory: the breach is named as such, not as the time-out the host may see first.
+    for _ in range(2):
+        _, lost = _one_game(evil("fill", folder))
+        assert lost is not None and lost.kind == "memory", lost
+
+
+@needs_sandbox
+def test_a_bot_cannot_lift_its_limits_read_the_host_environment_or_write_dev(tmp_path, evil, monkeypatch):
+    # What a program that ran as the host's root in a user namespace did: a namespace of its own with the
+    # memory hierarchy mounted and its limit lifted (then 400 MB played without a forfeit), the host's
+    # environment (API keys) through /proc/1/environ, files in /dev.
+    monkeypatch.setenv("TAVERNZOO_SECRET_TOKEN", "hunter2")
+    bot, lost = _one_game(evil("escape"))
+    found = dict(part.split(":", 1) for part in bot.program_name.split(":", 1)[1].split("|"))
+    assert found["limit"] == "unshare-EPERM", found  # no namespace of its own, so no mount either
+    assert found["environ"] in ("EACCES", "clean"), found
+    assert found["dev"] in ("EROFS", "EACCES") and found["shm"] == "written", found  # /dev/shm is a scratch tmpfs
+    assert lost is not None and lost.kind == "memory", lost  # the limit held
+    # The host's environment is not even in the sandbox's first process (bwrap, started with none).
+    box = Sandbox(Limits())
+    try:
+        process = subprocess.Popen(box.wrap(["/bin/sleep", "30"]), stdout=subprocess.DEVNULL)
+        try:
+            seen = []
+            for _ in range(200):
+                seen = [pid for pid in _processes_running("/bin/sleep") if _command(pid).startswith("bwrap")
+                        or _command(pid).endswith("/bwrap")]
+                if seen:
+                    break
+                threading.Event().wait(0.02)
+            assert seen, "no bwrap process found"
+            for pid in seen:
+                assert b"hunter2" not in Path(f"/proc/{pid}/environ").read_bytes()
+        finally:
+            process.kill()
+            process.wait()
+    finally:
+        box.close()
+    # ... nor in a tournament's files or its console.
+    results, lines = tournament(tmp_path, [GOOD, evil("escape")], 2)
+    assert [line["forfeit"]["kind"] for line in lines] == ["memory", "memory"]
+    for path in (tmp_path / "t").rglob("*"):
+        assert not path.is_file() or b"hunter2" not in path.read_bytes(), path
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+    except OSError:
+        return ""
+
+
+@needs_sandbox
+def test_a_program_in_a_folder_others_may_not_read_is_refused_in_one_line(tmp_path):
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    shutil.copy(FIXTURES / "protocol_random_bot.py", folder / "bot.py")
+    folder.chmod(0o700)
+    _, lost = _one_game(str(BotSpec.parse(f"cmd:{PYTHON} {folder / 'bot.py'}").sandboxed("")))
+    assert lost is not None and lost.kind == "start" and f"chmod o+rX {folder}" in lost.reason, lost
+    assert not _groups_left()
+    folder.chmod(0o755)
+    _, lost = _one_game(str(BotSpec.parse(f"cmd:{PYTHON} {folder / 'bot.py'}").sandboxed("")))
+    assert lost is None
+
+
+@needs_sandbox
+def test_groups_made_below_a_sandboxs_groups_go_with_it():
+    box = Sandbox(Limits())
+    for group in box.groups.values():
+        (group / "child" / "grandchild").mkdir(parents=True)
+    box.close()
+    assert not _groups_left()
+
+
+@needs_sandbox
+def test_a_trial_sandbox_that_is_not_confined_is_refused(monkeypatch):
+    import tavernzoo.agents.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox, "TRIAL_PROBE", 'echo "it runs as uid 0, not its own $1"; echo probed')
+    sandbox._trial.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable, match="a trial program was not confined: it runs as uid 0"):
+            available()
+    finally:
+        sandbox._trial.cache_clear()
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    with pytest.raises(SandboxUnavailable, match="only root can do"):
+        available()
 
 
 @needs_sandbox
