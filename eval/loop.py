@@ -1,7 +1,5 @@
-"""The one game loop: bots play one game through a game's PettingZoo AEC env.
-
-The match (eval/match.py), the tournament's deals (eval/runner.py, each bot behind a
-:class:`~tavernzoo.eval.guard.Guard`) and the tests play every game here.
+"""One game played out, for the hosts that need no more than its returns and record (the match, tests),
+and the sum of the bots' counts over games. The game itself is the table engine's (eval/table.py).
 """
 
 from __future__ import annotations
@@ -9,43 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..agents.base import as_bot
-from ..agents.infoset import feed
+from .table import Table, bot_stats
+
+__all__ = ["add_stats", "bot_stats", "play_game"]
 
 
 def play_game(env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str] | None = None):
-    """Play one game: ``bots[seat]`` plays seat ``seat``. Returns ``(returns, record)``.
-
-    ``returns`` are each seat's summed rewards; ``record`` is the replayable game record.
-    """
-    env.reset(seed=seed)
-    bots = [as_bot(bot) for bot in bots]
-    for seat, bot in enumerate(bots):
-        bot.begin_game(seat, None)  # the seat it holds (external programs are told); None: its own seeds
-    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
-    totals = [0.0] * len(bots)
-    for agent in env.agent_iter():
-        observation, reward, termination, truncation, _ = env.last()
-        seat = seat_of[agent]
-        totals[seat] += reward
-        if termination or truncation:
-            env.step(None)
-            continue
-        feed(bots[seat], env, agent)  # search bots get their seat's information state (agents/infoset.py)
-        env.step(bots[seat].act(observation))
-    record = env.unwrapped.record(seats=list(seat_names) if seat_names else None)
-    stats = bot_stats(bots)
-    if stats is not None:
-        record["bot_stats"] = stats
-    return totals, record
-
-
-def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
-    """A game record's ``bot_stats``: each seat's ``game_stats()`` of the game just played (the ``llm:``
-    bots' counts; None for a bot that counts nothing or a seat no bot holds, e.g. a person's), or None
-    when no seat counted anything."""
-    stats = [as_bot(bot).game_stats() if bot is not None else None for bot in bots]
-    return stats if any(item is not None for item in stats) else None
+    """Play one game at a :class:`~tavernzoo.eval.table.Table`: ``bots[seat]`` plays seat ``seat``, each
+    keeping its own seeds. Returns ``(returns, record)``: each seat's summed rewards and the replayable
+    game record. A bot's failure raises (a match has no forfeits)."""
+    result = Table(env, bots, seed, seat_names).play()
+    return result.returns, result.record
 
 
 def add_stats(total: dict[str, Any], stats: dict[str, Any] | None) -> None:

@@ -47,11 +47,11 @@ from ..envs.make import make_env
 from .backends import start_method
 from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
-from .loop import bot_stats, play_game
 from .ratings import places_from_scores
 from .results import Tally
 from .schedule import Settings
 from .seating import derived_seed, score_of, seating
+from .table import Table
 
 __all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
            "run_workers", "start_method"]
@@ -117,33 +117,25 @@ class DealPlayer:
             entries = seating(table, rotation)
             labels = [settings.labels[entry] for entry in entries]
             # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
-            guards = [Guard(bots[entry], seat, derived_seed(settings.seed, "bot", deal, entry, rotation), self.env)
-                      for seat, entry in enumerate(entries)]
+            bot_seeds = [derived_seed(settings.seed, "bot", deal, entry, rotation) for entry in entries]
+            result = Table(self.env, [bots[entry] for entry in entries], seed, labels, bot_seeds,
+                           forfeits=True).play()
+            record, returns, lost = result.record, result.returns, result.forfeit
             forfeit = None
-            try:
-                returns, record = play_game(self.env, guards, seed, labels)
-                returns = [float(value) for value in returns]
+            if lost is None:
                 scores = [score_of(returns, seat) for seat in range(n)]
                 places = places_from_scores(returns)
-            except Forfeit as lost:
-                record = self.env.unwrapped.record(seats=labels)
-                returns = None
+            else:
                 scores = [0.0 if seat == lost.seat else 1.0 / (n - 1) for seat in range(n)]
                 places = [n if seat == lost.seat else 1 for seat in range(n)]
                 forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
                            "kind": lost.kind, "reason": lost.reason}
-            for seat, guard in enumerate(guards):
-                try:  # (a program that died is told nothing: its game_over returns at once)
-                    guard.bot.game_over(returns, seat)
-                except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
-                    pass
             if rotation in skip:
                 continue
             line = {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
                     "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
-            stats = bot_stats([guard.bot for guard in guards])  # the llm: bots' counts, forfeits too
-            if stats is not None:
-                line["bot_stats"] = record["bot_stats"] = stats
+            if "bot_stats" in record:  # the llm: bots' counts, forfeits too
+                line["bot_stats"] = record["bot_stats"]
             yield line
 
     def close(self) -> None:

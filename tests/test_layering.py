@@ -213,3 +213,42 @@ def test_an_added_bad_import_is_caught(tmp_path, relative, extra, expected):
 def test_an_allowed_edge_that_is_gone_fails(graph):
     gone = ("tavernzoo.eval.stats", "tavernzoo.web.app")
     assert problems(graph, {**ALLOWED, gone: "an example"})[-1].startswith(f"{gone[0]} -> {gone[1]} is allowed")
+
+
+# --- who tells a bot a game begins and ends -------------------------------------------------------------
+
+LIFECYCLE_HOOKS = ("begin_game", "game_over", "game_stats")
+TABLE_ENGINE = "tavernzoo.eval.table"
+HOOK_CALLERS_ALLOWED: dict[str, str] = {
+    "tavernzoo.agents.play": "terminal play drives its own game loop (a person's seat); moves onto the Table next",
+    "tavernzoo.agents.compliance": "bot check plays raw protocol games to test the program itself, not a bot",
+    "tavernzoo.train.evaluate": "the training report steps lanes of tables in lockstep (a batched actor seat)",
+    "tavernzoo.web.tables": "web and MCP tables wait for a person between moves; move onto the Table next",
+}
+"""Modules that still call a bot's per-game hooks themselves. Only the table engine should (eval/table.py):
+every other host that writes the lifecycle again leaves parts out (a match once never sent ``game_over``).
+The list only shrinks."""
+
+
+def hook_callers(root: Path = ROOT) -> set[str]:
+    """Modules that call ``begin_game``, ``game_over`` or ``game_stats`` on something other than themselves,
+    outside a method of the same name (a wrapper that passes the hook on, such as a Guard, is no host)."""
+    callers = set()
+    for name, path in _modules(root).items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for function in [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]:
+            for node in ast.walk(function):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in LIFECYCLE_HOOKS and node.func.attr != function.name
+                        and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self")):
+                    callers.add(name)
+    return callers
+
+
+def test_only_the_table_engine_calls_a_bots_per_game_hooks():
+    callers = hook_callers() - {TABLE_ENGINE}
+    new = callers - set(HOOK_CALLERS_ALLOWED)
+    assert not new, f"hosts that call the hooks themselves (play the game at a Table instead): {new}"
+    gone = set(HOOK_CALLERS_ALLOWED) - callers
+    assert not gone, f"no longer call the hooks (delete their HOOK_CALLERS_ALLOWED entries): {gone}"
+    assert TABLE_ENGINE in hook_callers()

@@ -1,0 +1,151 @@
+"""The table engine: one game at one table, and the one place that calls a bot's per-game hooks.
+
+Every game a host plays goes through a :class:`Table` (OpenSpiel's ``evaluate_bots``, made steppable), so
+each bot hears the same story whichever host seats it::
+
+    begin_game(seat, seed)                      every seat, in seat order, before the first move
+    [observe_view | observe_information_state]  before each of its moves, what it asked for (agents/infoset.py)
+    act(observation)                            its move
+    game_over(returns, seat)                    every seat, when the game ends (returns None after a forfeit)
+    game_stats()                                read into the record's ``bot_stats``
+
+A bot's ``close`` is not the table's: a bot sits at many tables (a block of a match, a tournament's
+process), and whoever loaded it closes it.
+
+With ``forfeits=True`` (a tournament, a web table) each seat plays behind a
+:class:`~tavernzoo.eval.guard.Guard`: a bot that fails or plays an illegal move forfeits the game, which
+ends there, and its ``game_over`` still comes (a program that died is told nothing; its failure then is
+not the table's business: it is restarted before its next game). Without (a match), a bot's failure ends
+the game by raising, as the match reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..agents.base import as_bot
+from ..agents.infoset import feed
+from .guard import Forfeit, Guard
+
+__all__ = ["Forfeit", "Table", "TableResult", "bot_stats"]
+
+
+@dataclass
+class TableResult:
+    """How a game ended: each seat's summed rewards (None after a forfeit), its record, the forfeit."""
+
+    returns: list[float] | None
+    record: dict[str, Any]
+    forfeit: Forfeit | None = None
+
+
+class Table:
+    """One game of ``env`` with ``bots[seat]`` at each seat, dealt by ``seed``.
+
+    ``bot_seeds[seat]`` is the seed each bot's ``begin_game`` gets (None, or no list: the bot keeps its own
+    seeds); ``seat_names`` label the seats in the record. :meth:`play` plays the whole game; a host that
+    waits between moves (a person's seat) calls :meth:`begin`, :meth:`step` until it returns False, and
+    :meth:`finish`."""
+
+    def __init__(self, env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str] | None = None,
+                 bot_seeds: Sequence[int | None] | None = None, forfeits: bool = False):
+        self.env, self.seed, self.forfeits = env, seed, forfeits
+        self.seat_names = list(seat_names) if seat_names else None
+        self.bots = [as_bot(bot) for bot in bots]
+        self.bot_seeds = list(bot_seeds) if bot_seeds is not None else [None] * len(self.bots)
+        self._seats: list[Any] = ([Guard(bot, seat, self.bot_seeds[seat], env) for seat, bot in enumerate(self.bots)]
+                                  if forfeits else self.bots)
+        self._seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+        self.totals = [0.0] * len(self.bots)
+        self.forfeit: Forfeit | None = None
+        self._to_move: int | None = None  # the seat found to move, its reward counted (cleared by a move)
+
+    # --- the steps ----------------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Deal the game and tell every seat it begins."""
+        self.env.reset(seed=self.seed)
+        self.totals = [0.0] * len(self.bots)
+        self.forfeit = self._to_move = None
+        try:
+            for seat, bot in enumerate(self._seats):
+                bot.begin_game(seat, self.bot_seeds[seat])
+        except Forfeit as lost:
+            if not self.forfeits:
+                raise
+            self.forfeit = lost
+
+    def to_move(self) -> int | None:
+        """The seat whose move the game waits for, or None once it is over (or forfeited)."""
+        if self.forfeit is not None:
+            return None
+        if self._to_move is not None:
+            return self._to_move
+        env = self.env
+        for agent in env.agent_iter():
+            _, reward, termination, truncation, _ = env.last()
+            seat = self._seat_of[agent]
+            self.totals[seat] += reward
+            if termination or truncation:
+                env.step(None)  # the agent leaves; its reward is counted above
+                continue
+            self._to_move = seat
+            return seat
+        return None
+
+    def step(self) -> bool:
+        """The next move, by the bot at the seat to move; False once the game is over."""
+        seat = self.to_move()
+        if seat is None:
+            return False
+        agent = self.env.agent_selection
+        observation = self.env.last()[0]
+        try:
+            if not self.forfeits:
+                feed(self._seats[seat], self.env, agent)  # a Guard feeds its bot itself
+            action = self._seats[seat].act(observation)
+        except Forfeit as lost:
+            if not self.forfeits:
+                raise
+            self.forfeit = lost
+            return False
+        # The reward an agent gets for its move is read at its next turn (or as it leaves), above.
+        self.env.step(action)
+        self._to_move = None
+        return True
+
+    def finish(self) -> TableResult:
+        """Tell every seat the game ended and give its result."""
+        if self.to_move() is not None:
+            raise RuntimeError("finish() before the game is over: step() until it returns False")
+        returns = None if self.forfeit is not None else [float(value) for value in self.totals]
+        for seat, bot in enumerate(self.bots):
+            if not self.forfeits:
+                bot.game_over(returns, seat)
+                continue
+            try:  # a program that died is told nothing (its game_over returns at once)
+                bot.game_over(returns, seat)
+            except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
+                pass
+        record = self.env.unwrapped.record(seats=self.seat_names)
+        stats = bot_stats(self.bots)  # counted for a forfeited game too (the llm: bots' requests)
+        if stats is not None:
+            record["bot_stats"] = stats
+        return TableResult(returns, record, self.forfeit)
+
+    def play(self) -> TableResult:
+        """The whole game: :meth:`begin`, every :meth:`step`, :meth:`finish`."""
+        self.begin()
+        while self.step():
+            pass
+        return self.finish()
+
+
+def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
+    """A game record's ``bot_stats``: each seat's ``game_stats()`` of the game just played (the ``llm:``
+    bots' counts; None for a bot that counts nothing or a seat no bot holds, e.g. a person's), or None
+    when no seat counted anything."""
+    stats = [as_bot(bot).game_stats() if bot is not None else None for bot in bots]
+    return stats if any(item is not None for item in stats) else None

@@ -1,0 +1,144 @@
+"""The table engine (eval/table.py): one game, the one owner of a bot's per-game hooks.
+
+A recording bot (in Python, and a protocol program that logs every request) shows what a table tells its
+seats; the host-conformance tests run the same program through several hosts and compare what it heard.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tavernzoo.agents import load_bot
+from tavernzoo.agents.base import BotBase, legal_actions
+from tavernzoo.envs import get_game
+from tavernzoo.envs.make import make_env
+from tavernzoo.eval.loop import play_game
+from tavernzoo.eval.match import play_match
+from tavernzoo.eval.table import Table
+from tavernzoo.eval.tournament import make_settings, run_tournament
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class Recorder(BotBase):
+    """Plays its first legal action (or ``illegal`` at its ``fail_at``-th move) and notes every hook."""
+
+    def __init__(self, heard: list, fail_at: int | None = None, fail_with: str = "raise"):
+        self.heard, self.fail_at, self.fail_with, self.moves = heard, fail_at, fail_with, 0
+
+    def begin_game(self, seat, seed=None):
+        self.heard.append(("begin_game", seat, seed))
+
+    def act(self, observation):
+        self.moves += 1
+        if self.moves == self.fail_at:
+            if self.fail_with == "raise":
+                raise RuntimeError("the recorder fails on purpose")
+            return -1
+        self.heard.append(("act",))
+        return legal_actions(observation, "recorder")[0]
+
+    def game_over(self, returns, seat):
+        self.heard.append(("game_over", seat, returns))
+
+    def game_stats(self):
+        return {"moves": self.moves}
+
+
+def _env(name="tiny_minotaur"):
+    game = get_game(name)
+    return game, make_env(game, game.make_config(), raw=True)
+
+
+@pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "minefield", "wyvern"])
+def test_a_table_tells_every_seat_the_same_story_and_stepping_equals_playing(name):
+    game, env = _env(name)
+    seats = len(env.possible_agents)
+    heard = [[] for _ in range(seats)]
+    played = Table(env, [Recorder(heard[seat]) for seat in range(seats)], 7, bot_seeds=list(range(seats))).play()
+    for seat in range(seats):
+        assert heard[seat][0] == ("begin_game", seat, seat)
+        assert heard[seat][-1] == ("game_over", seat, played.returns)
+        assert all(item == ("act",) for item in heard[seat][1:-1])
+    assert played.forfeit is None and played.record["bot_stats"][0]["moves"] >= 1
+    # Stepped by hand, the same game: the same returns and record.
+    table = Table(env, [Recorder([]) for _ in range(seats)], 7)
+    table.begin()
+    moves = 0
+    while (seat := table.to_move()) is not None:
+        assert table.to_move() == seat  # asking again changes nothing (rewards are counted once)
+        assert table.step()
+        moves += 1
+    assert not table.step()
+    stepped = table.finish()
+    assert stepped.returns == played.returns and stepped.record["actions"] == played.record["actions"]
+    assert moves > 0
+    assert play_game(env, [Recorder([]) for _ in range(seats)], 7) == (played.returns, played.record)
+
+
+@pytest.mark.parametrize("fail_with", ["raise", "illegal"])
+def test_with_forfeits_a_failing_seat_forfeits_and_every_seat_still_hears_game_over(fail_with):
+    _, env = _env()
+    heard = [[], []]
+    bots = [Recorder(heard[0]), Recorder(heard[1], fail_at=2, fail_with=fail_with)]
+    result = Table(env, bots, 3, forfeits=True).play()
+    assert result.returns is None and result.forfeit is not None and result.forfeit.seat == 1
+    assert result.forfeit.kind == ("error" if fail_with == "raise" else "illegal")
+    assert heard[0][-1] == ("game_over", 0, None) and heard[1][-1] == ("game_over", 1, None)
+    assert result.record["bot_stats"][1]["moves"] == 2  # counted for a forfeited game too
+    # Without forfeits (a match) the failure is the host's to report.
+    with pytest.raises(RuntimeError, match="on purpose"):
+        Table(env, [Recorder([]), Recorder([], fail_at=2)], 3).play()
+
+
+def test_finish_before_the_end_is_refused():
+    _, env = _env()
+    table = Table(env, [Recorder([]), Recorder([])], 3)
+    table.begin()
+    with pytest.raises(RuntimeError, match="step\\(\\) until it returns False"):
+        table.finish()
+
+
+# --- host conformance: one program, the same messages under every host ---------------------------------
+
+
+def _spec(log: Path) -> str:
+    return f"cmd:{sys.executable} {FIXTURES / 'protocol_random_bot.py'} --log {log}"
+
+
+def _games(log: Path) -> list[list[str]]:
+    """The log as games: the requests from each ``new_game`` on, runs of ``act`` counted as one."""
+    games: list[list[str]] = []
+    for kind in log.read_text().split():
+        if kind == "new_game":
+            games.append([])
+        if kind in ("hello", "quit"):  # the program's start and end, not a game's
+            continue
+        if games and not (kind == "act" and games[-1][-1:] == ["act"]):
+            games[-1].append(kind)
+    return games
+
+
+def test_a_program_hears_the_same_messages_under_match_and_tournament(tmp_path):
+    heard = {}
+    play_match("tiny_minotaur", [_spec(tmp_path / "match.log"), "random"], 4, seed=1)
+    heard["match"] = _games(tmp_path / "match.log")
+    run_tournament(make_settings("tiny_minotaur", [_spec(tmp_path / "tournament.log"), "random"], 4),
+                   tmp_path / "t", workers=1)
+    heard["tournament"] = _games(tmp_path / "tournament.log")
+    for host, games in heard.items():
+        assert len(games) == 4, (host, games)
+        assert all(game == ["new_game", "act", "game_over"] for game in games), (host, games)
+    for host in heard:
+        text = (tmp_path / f"{host}.log").read_text().split()
+        assert text[0] == "hello" and text[-1] == "quit", (host, text[:3], text[-3:])
+
+
+def test_a_loaded_bot_runs_through_a_table():
+    game, env = _env()
+    bots = [load_bot("heuristic", game, game.make_config(), seed=0), load_bot("random", game, game.make_config(), 1)]
+    result = Table(env, bots, 11).play()
+    assert result.returns is not None and len(result.returns) == 2
