@@ -84,8 +84,9 @@ class Table:
         if self._to_move is not None:
             return self._to_move
         env = self.env
-        for agent in env.agent_iter():
-            _, reward, termination, truncation, _ = env.last()
+        while env.agents:
+            agent = env.agent_selection
+            _, reward, termination, truncation, _ = env.last(observe=False)  # the observation is step()'s
             seat = self._seat_of[agent]
             self.totals[seat] += reward
             if termination or truncation:
@@ -101,7 +102,7 @@ class Table:
         if seat is None:
             return False
         agent = self.env.agent_selection
-        observation = self.env.last()[0]
+        observation = self.env.observe(agent)
         try:
             if not self.forfeits:
                 feed(self._seats[seat], self.env, agent)  # a Guard feeds its bot itself
