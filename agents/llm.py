@@ -28,9 +28,9 @@ The harness (docs/llm.md): the answer must name exactly one legal action, by its
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
-records as a forfeit like any bot failure. A server that cannot be reached, answers an HTTP error, or
-sends something that is not a chat completion fails the move at once (kinds ``connect``, ``http``,
-``garbage``); a move past its time forfeits (``timeout``).
+records as a forfeit like any bot failure. A server that cannot be reached or hangs up mid-reply, answers
+an HTTP error, or sends something that is not a chat completion fails the move at once (kinds ``connect``,
+``http``, ``garbage``); a move past its time forfeits (``timeout``).
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
@@ -309,9 +309,18 @@ class ChatClient:
                 chunk = response.read1(1 << 14) if hasattr(response, "read1") else response.read(1 << 14)
             except TimeoutError:
                 raise self._fail("timeout", f"{where} stopped sending within the move's {self.spec.time:g} s") from None
+            except http.client.IncompleteRead:
+                # A chunked body that ends before its last chunk: the server hung up mid-reply.
+                raise self._fail("connect", f"{where} cut the connection mid-reply "
+                                 f"(after {size} bytes of a chunked body)") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
                 raise self._fail("connect", f"the connection to {where} broke: {error}") from None
             if not chunk:
+                if response.length:
+                    # http.client returns the end of the stream as the end of the body, however many of the
+                    # bytes the server announced are missing; half a completion is a broken connection.
+                    raise self._fail("connect", f"{where} cut the connection mid-reply "
+                                     f"({size} of the {size + response.length} bytes it announced came)")
                 return b"".join(chunks)
             size += len(chunk)
             if size > MAX_REPLY_BYTES:

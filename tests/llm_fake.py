@@ -5,7 +5,8 @@ the grammar; ``prose``: a sentence that mentions an action (never accepted); ``n
 ``" 0 "``; ``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
 ``huge``: a body far over the client's limit; ``hang``: headers and part of a body, then silence;
 ``drip``: a byte every 0.2 s for a minute; ``dripheaders``: the status line and headers a byte every 0.3 s
-(a minute's worth); ``late``: ``" 0 "`` after a second's thought. Every request body is
+(a minute's worth); ``cut``: headers and half the body, then the connection closed (``cutchunked``: the same in chunked
+encoding); ``late``: ``" 0 "`` after a second's thought. Every request body is
 kept in ``requests``. With ``tls=(certfile, keyfile)`` it serves https (:func:`self_signed_cert` makes a pair).
 """
 
@@ -107,6 +108,19 @@ class FakeLLM:
                 handler.wfile.write(bytes([byte]))
                 handler.wfile.flush()
                 time.sleep(0.3)
+            handler.close_connection = True
+        elif mode == "cut":
+            data = self.completion(json.dumps({"action": "x"}))
+            self._send(handler, 200, data[:len(data) // 2], length=len(data))
+            handler.close_connection = True  # the server hangs up mid-body
+        elif mode == "cutchunked":
+            data = self.completion(json.dumps({"action": "x"}))
+            handler.send_response(200)
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            half = data[:len(data) // 2]
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(half), half))
+            handler.wfile.flush()
             handler.close_connection = True
         elif mode == "late":
             time.sleep(1)

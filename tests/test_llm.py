@@ -224,6 +224,17 @@ def test_a_server_dripping_its_status_line_and_headers_is_cut_at_the_moves_time(
     assert "within the move's 2 s" in caught.value.reason
 
 
+@pytest.mark.parametrize("model", ["cut", "cutchunked"])
+def test_a_server_that_hangs_up_mid_reply_is_a_connection_failure(fake, model):
+    """Half a chat completion is not the server's answer: the connection broke (kind ``connect``, as for a
+    server that cannot be reached), not ``garbage``."""
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:{model}@{fake.url},time=5", "random"], 1, seed=3)
+    assert caught.value.kind == "connect"
+    assert f"{fake.url} cut the connection mid-reply" in caught.value.reason
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 700
+
+
 def test_over_https_the_deadline_covers_the_handshake_headers_and_body(tmp_path, monkeypatch):
     """TLS sockets are made by the TLS context, not by the client: they keep the one deadline too."""
     pytest.importorskip("cryptography")
@@ -249,7 +260,8 @@ def test_over_https_the_deadline_covers_the_handshake_headers_and_body(tmp_path,
         for url, kind, words in [
                 (f"llm:dripheaders@{server.url}", "timeout", "did not answer within the move's 2 s"),
                 (f"llm:drip@{server.url}", "timeout", "stopped sending within the move's 2 s"),
-                (f"llm:m@https://127.0.0.1:{silent.getsockname()[1]}/v1", "timeout", "within the move's 2 s")]:
+                (f"llm:m@https://127.0.0.1:{silent.getsockname()[1]}/v1", "timeout", "within the move's 2 s"),
+                (f"llm:cut@{server.url}", "connect", "cut the connection mid-reply")]:
             started = time.monotonic()
             with pytest.raises(BotFailure) as caught:
                 ChatClient(parse_llm_spec(url + ",time=2")).complete(messages, time.monotonic() + 2, {})
