@@ -28,13 +28,14 @@ The harness (docs/llm.md): the answer must name exactly one legal action, by its
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
-records as a forfeit like any bot failure. A server that cannot be reached, answers an HTTP error, or
-sends something that is not a chat completion fails the move at once (kinds ``connect``, ``http``,
-``garbage``); a move past its time forfeits (``timeout``).
+records as a forfeit like any bot failure. A server that cannot be reached or hangs up mid-reply, answers
+an HTTP error, or sends something that is not a chat completion fails the move at once (kinds ``connect``,
+``http``, ``garbage``); a move past its time forfeits (``timeout``).
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
-whole move within ``time`` seconds (the host name's lookup and every socket read are given only the time
-left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most
+whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
+(the lookup, the connection, TLS, and every read and write, the status line and headers included, are
+given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most
 :data:`MAX_HISTORY_CHARS` (older turns are dropped), failure reasons clipped. The API key is sent as a
 bearer token and never written anywhere: reasons are scrubbed of it.
 
@@ -231,21 +232,25 @@ class ChatClient:
             return remaining
 
         connection_type = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-        kwargs = {"context": ssl.create_default_context()} if self._https else {}
+        kwargs = {"context": _deadline_tls_context()} if self._https else {}
         connection = connection_type(self._host, self._port, timeout=left(), **kwargs)
         # http.client resolves the host name with getaddrinfo, which takes no timeout: a resolver that
         # hangs would hold the move past its time. The name is looked up within the time left instead.
         connection._create_connection = self._bounded_connect(left, where)
         try:
             try:
+                connection.connect()
+                # A socket timeout bounds each read, not the reply: a server sending a header byte now and
+                # then would hold the move for as long as it liked. From here every read and write of the
+                # socket (the status line and headers too) gets only the time left.
+                connection.sock.deadline = deadline
                 connection.request("POST", self._path, body=data, headers=headers)
-                connection.sock.settimeout(left())
                 response = connection.getresponse()
             except TimeoutError:
                 raise self._fail("timeout", f"{where} did not answer within the move's {spec.time:g} s") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
                 raise self._fail("connect", f"cannot reach {where}: {error}") from None
-            raw = self._read(response, connection, left, where)
+            raw = self._read(response, where)
         finally:
             connection.close()
         seconds = time.monotonic() - started
@@ -282,12 +287,14 @@ class ChatClient:
             error: OSError | None = None
             for family, kind, protocol, _, socket_address in addresses:
                 timeout = left()  # before the socket: past the time, BotFailure leaves nothing open
-                sock = socket.socket(family, kind, protocol)
+                sock = _DeadlineSocket(family, kind, protocol)
                 try:
                     sock.settimeout(timeout)
                     if source_address:
                         sock.bind(source_address)
                     sock.connect(socket_address)
+                    # TLS's handshake (one call, bounded as a whole by the socket's timeout) gets what is left.
+                    sock.settimeout(left())
                     return sock
                 except OSError as failure:
                     sock.close()
@@ -295,22 +302,68 @@ class ChatClient:
             raise error if error is not None else OSError(f"no address for {host!r}")
         return connect
 
-    def _read(self, response, connection, left, where: str) -> bytes:
+    def _read(self, response, where: str) -> bytes:
         chunks, size = [], 0
         while True:
             try:
-                connection.sock.settimeout(left()) if connection.sock is not None else None
                 chunk = response.read1(1 << 14) if hasattr(response, "read1") else response.read(1 << 14)
             except TimeoutError:
                 raise self._fail("timeout", f"{where} stopped sending within the move's {self.spec.time:g} s") from None
+            except http.client.IncompleteRead:
+                # A chunked body that ends before its last chunk: the server hung up mid-reply.
+                raise self._fail("connect", f"{where} cut the connection mid-reply "
+                                 f"(after {size} bytes of a chunked body)") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
                 raise self._fail("connect", f"the connection to {where} broke: {error}") from None
             if not chunk:
+                if response.length:
+                    # http.client returns the end of the stream as the end of the body, however many of the
+                    # bytes the server announced are missing; half a completion is a broken connection.
+                    raise self._fail("connect", f"{where} cut the connection mid-reply "
+                                     f"({size} of the {size + response.length} bytes it announced came)")
                 return b"".join(chunks)
             size += len(chunk)
             if size > MAX_REPLY_BYTES:
                 raise self._fail("garbage", f"{where} sent a reply over {MAX_REPLY_BYTES} bytes; it was cut off")
             chunks.append(chunk)
+
+
+class _Deadline:
+    """Gives every read and write of a socket only the time left before ``deadline`` (``time.monotonic``),
+    so the whole exchange, not each call, is bounded; past it, TimeoutError as for any socket timeout."""
+
+    deadline: float | None = None
+
+    def _time_left(self) -> None:
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the deadline has passed")
+            self.settimeout(remaining)
+
+    # http.client reads only through makefile(), whose reads are recv_into, and writes through sendall.
+    def recv_into(self, *args, **kwargs):
+        self._time_left()
+        return super().recv_into(*args, **kwargs)
+
+    def sendall(self, *args, **kwargs):
+        self._time_left()
+        return super().sendall(*args, **kwargs)
+
+
+class _DeadlineSocket(_Deadline, socket.socket):
+    pass
+
+
+class _DeadlineSSLSocket(_Deadline, ssl.SSLSocket):
+    pass
+
+
+def _deadline_tls_context() -> ssl.SSLContext:
+    """The default TLS context (certificates and host names checked), wrapping into deadline sockets."""
+    context = ssl.create_default_context()
+    context.sslsocket_class = _DeadlineSSLSocket
+    return context
 
 
 def resolve(host: str, port: int, seconds: float, on_timeout) -> list[tuple]:

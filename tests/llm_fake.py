@@ -4,20 +4,26 @@
 the grammar; ``prose``: a sentence that mentions an action (never accepted); ``number``: the text
 ``" 0 "``; ``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
 ``huge``: a body far over the client's limit; ``hang``: headers and part of a body, then silence;
-``drip``: a byte every 0.2 s for a minute. Every request body is kept in ``requests``.
+``drip``: a byte every 0.2 s for a minute; ``dripheaders``: the status line and headers a byte every 0.3 s
+(a minute's worth); ``cut``: headers and half the body, then the connection closed (``cutchunked``: the same in chunked
+encoding); ``late``: ``" 0 "`` after a second's thought. Every request body is
+kept in ``requests``. With ``tls=(certfile, keyfile)`` it serves https (:func:`self_signed_cert` makes a pair).
 """
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import json
 import re
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeLLM:
-    def __init__(self):
+    def __init__(self, tls: tuple[str, str] | None = None):
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         owner = self
@@ -40,7 +46,13 @@ class FakeLLM:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.handle_error = lambda request, address: None  # a client that hung up early is expected
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -90,6 +102,29 @@ class FakeLLM:
                 handler.wfile.write(b" ")
                 handler.wfile.flush()
                 time.sleep(0.2)
+        elif mode == "dripheaders":
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Pad: " + b"x" * 200 + b"\r\n"
+            for byte in head[:200]:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                time.sleep(0.3)
+            handler.close_connection = True
+        elif mode == "cut":
+            data = self.completion(json.dumps({"action": "x"}))
+            self._send(handler, 200, data[:len(data) // 2], length=len(data))
+            handler.close_connection = True  # the server hangs up mid-body
+        elif mode == "cutchunked":
+            data = self.completion(json.dumps({"action": "x"}))
+            handler.send_response(200)
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            half = data[:len(data) // 2]
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(half), half))
+            handler.wfile.flush()
+            handler.close_connection = True
+        elif mode == "late":
+            time.sleep(1)
+            self._send(handler, 200, self.completion(" 0 "))
         else:
             self._send(handler, 400, b'{"error": "no such mode"}')
 
@@ -103,3 +138,29 @@ def legal_names(body: dict) -> list[str]:
     if body.get("grammar"):
         return re.findall(r'"\\"([^"\\]+)\\""', body["grammar"])
     raise AssertionError("the fake server's 'first' mode needs structured output")
+
+
+def self_signed_cert(directory) -> tuple[str, str]:
+    """``(certfile, keyfile)`` of a certificate for 127.0.0.1 that signs itself (a client trusts it as its CA)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    certfile, keyfile = f"{directory}/cert.pem", f"{directory}/key.pem"
+    with open(certfile, "wb") as out:
+        out.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(keyfile, "wb") as out:
+        out.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()))
+    return certfile, keyfile

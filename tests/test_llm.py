@@ -213,6 +213,95 @@ def test_a_misbehaving_server_fails_the_move_with_one_sentence(fake, model, kind
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 700
 
 
+def test_a_server_dripping_its_status_line_and_headers_is_cut_at_the_moves_time(fake):
+    """Every header byte comes well within any per-read timeout: only a deadline over the whole reply,
+    headers included, ends the move (the fake drips for a minute)."""
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:dripheaders@{fake.url},time=2", "random"], 1, seed=3)
+    assert time.monotonic() - started < 8  # 2 s, and a margin for a loaded machine
+    assert caught.value.kind == "timeout"
+    assert "within the move's 2 s" in caught.value.reason
+
+
+@pytest.mark.parametrize("model", ["cut", "cutchunked"])
+def test_a_server_that_hangs_up_mid_reply_is_a_connection_failure(fake, model):
+    """Half a chat completion is not the server's answer: the connection broke (kind ``connect``, as for a
+    server that cannot be reached), not ``garbage``."""
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:{model}@{fake.url},time=5", "random"], 1, seed=3)
+    assert caught.value.kind == "connect"
+    assert f"{fake.url} cut the connection mid-reply" in caught.value.reason
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 700
+
+
+def test_over_https_the_deadline_covers_the_handshake_headers_and_body(tmp_path, monkeypatch):
+    """TLS sockets are made by the TLS context, not by the client: they keep the one deadline too."""
+    pytest.importorskip("cryptography")
+    import socket
+    import ssl
+
+    from llm_fake import self_signed_cert
+
+    from tavernzoo.agents.llm import ChatClient
+
+    certfile, keyfile = self_signed_cert(tmp_path)
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *args, **kwargs: real(cafile=certfile))
+    server = FakeLLM(tls=(certfile, keyfile))
+    # A listener that accepts and never says a word: the TLS handshake waits for the server's hello.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    messages = [{"role": "user", "content": "move"}]
+    try:
+        assert ChatClient(parse_llm_spec(f"llm:number@{server.url}")).complete(
+            messages, time.monotonic() + 5, {}).text == " 0 "
+        for url, kind, words in [
+                (f"llm:dripheaders@{server.url}", "timeout", "did not answer within the move's 2 s"),
+                (f"llm:drip@{server.url}", "timeout", "stopped sending within the move's 2 s"),
+                (f"llm:m@https://127.0.0.1:{silent.getsockname()[1]}/v1", "timeout", "within the move's 2 s"),
+                (f"llm:cut@{server.url}", "connect", "cut the connection mid-reply")]:
+            started = time.monotonic()
+            with pytest.raises(BotFailure) as caught:
+                ChatClient(parse_llm_spec(url + ",time=2")).complete(messages, time.monotonic() + 2, {})
+            assert time.monotonic() - started < 8
+            assert caught.value.kind == kind and words in caught.value.reason, (url, caught.value)
+    finally:
+        silent.close()
+        server.close()
+
+
+def test_the_name_lookup_counts_against_the_moves_time(fake, monkeypatch):
+    """One deadline from the lookup to the last byte: a slow resolver leaves the server less time."""
+    import socket
+
+    from tavernzoo.agents.llm import ChatClient
+
+    real = socket.getaddrinfo
+    port = fake.url.split(":")[2].split("/")[0]
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "slow-host.test":
+            time.sleep(2.5)
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    messages = [{"role": "user", "content": "move"}]
+    # The server's second of thought fits in 3 s ...
+    client = ChatClient(parse_llm_spec(f"llm:late@{fake.url},time=3"))
+    assert client.complete(messages, time.monotonic() + 3, {}).text == " 0 "
+    # ... but not after a 2.5 s lookup.
+    client = ChatClient(parse_llm_spec(f"llm:late@http://slow-host.test:{port}/v1,time=3"))
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:
+        client.complete(messages, time.monotonic() + 3, {})
+    assert time.monotonic() - started < 7
+    assert caught.value.kind == "timeout"
+    assert "did not answer within the move's 3 s" in caught.value.reason
+
+
 def test_a_host_name_that_never_resolves_forfeits_within_the_move(fake, monkeypatch):
     """getaddrinfo takes no timeout: a resolver that hangs must not hold the move past its time."""
     import socket
