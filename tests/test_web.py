@@ -527,7 +527,7 @@ def test_closing_a_table_stops_its_bots_search():
     # The operator allows long searches here, so that a search that did not stop would outlast the join below.
     app = create_app(hosts=("testserver",), max_think=600)
     with TestClient(app) as client:
-        table = new_table(client, "tiny_minotaur", ["mcts:time=600", "mcts:time=600"], config={})
+        table = new_table(client, "tiny_minotaur", ["mcts:sims=1000000,time=600"] * 2, config={})
         held = app.state.web.tables.get(table["id"])
         wait_for(client, table["id"], statuses=("bots",))
         closed = client.delete(f"/api/tables/{table['id']}")

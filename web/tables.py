@@ -189,7 +189,7 @@ class Table:
                 return
             if self.human is not None:
                 self._frame(None)
-            self.advance()
+        self.advance()  # outside the lock, which advance takes between the bots' moves (never while one thinks)
 
     def advance(self) -> None:
         """Let the bots play until it is the person's turn or the game is over (the lock is held between
