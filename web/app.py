@@ -428,7 +428,8 @@ async def api_events(request: Request) -> Response:
 
 
 async def api_close(request: Request) -> Response:
-    """Close a table: a bot thinking stops (a search after its current simulation), and its place is free."""
+    """Close a table: a bot thinking stops (a search after its current simulation), and its place is free.
+    (A page elsewhere cannot send a DELETE without the browser asking first, which this server never allows.)"""
     web: WebState = request.app.state.web
     table = _table(request)
     web.tables.remove(table.id)

@@ -58,7 +58,8 @@ IDLE_SECONDS = 3600.0
 EVICT_IDLE_SECONDS = 600.0  # a table unused this long makes room for a new one when all are taken
 SEEN_SECONDS = 60.0  # so does a finished one whose end the client has viewed, unused this long (record read: at once)
 MAX_OPTIONS_CHARS = 10_000
-MAX_TEXT_CHARS = 1000  # a table id, game, action or bot spec: longer ones are refused before anything reads them
+MAX_TEXT_CHARS = 1000  # an action or bot spec longer than this is refused before anything reads it (a table id or
+# a game name: longer than SHOWN_CHARS)
 MAX_ERROR_CHARS = 2000  # an error sent back (and logged by the SDK) is cut to this, whatever it quotes
 # new_table and act answer within this many seconds: the bots play on in a thread of their own and a client that
 # got "bots" asks view again. A request never waits on a search, a slow program or a hung one.
@@ -159,7 +160,8 @@ class Tables:
         config = found.make_config(options or {})
         count = found.rules.num_seats(config)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < count:
-            raise TableError(f"seat {seat!r} is not a seat of {found.name} with these options; valid: 0-{count - 1}")
+            raise TableError(f"seat {shown(seat)} is not a seat of {found.name} with these options; "
+                             f"valid: 0-{count - 1}")
         if opponents is not None and not isinstance(opponents, list):
             raise TableError(f"opponents {shown(opponents)} must be a list of bot specs (one for all the other seats, "
                              "or one for each)")
@@ -172,7 +174,7 @@ class Tables:
         specs = [self._resolve(spec, found) for spec in specs]
         seats = specs[:seat] + [HUMAN] + specs[seat:]
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
-            raise TableError(f"seed {seed!r} must be a whole number from 0 to 2**63-1 (or left out)")
+            raise TableError(f"seed {shown(seed)} must be a whole number from 0 to 2**63-1 (or left out)")
         table = SeatTable(found, config, seats, seed, load_bot)
         with self.lock:
             self.count += 1
