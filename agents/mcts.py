@@ -310,6 +310,9 @@ class MCTSBot(BotBase):
         self._seat_buffers = np.zeros((self.seats, self._buffer.shape[0]), dtype=np.float32)  # value rows, grown
         self._batch = (self._seat_buffers[:0], self._mask[None, :][:0])  # paired rollouts' arrays: none yet (grown)
         self.last_search: dict[str, Any] = {}
+        # Set by close(): a host ending a game (a web table closed, a server shutting down) stops a search under
+        # way after its current simulation rather than letting it run its budget out.
+        self._stopped = False
 
     def _check_root_temperature(self, game: Any, config: Any, options: Options) -> None:
         """``root_temp`` reshapes a prior's probabilities at the root of the open tree: refused where
@@ -358,8 +361,13 @@ class MCTSBot(BotBase):
 
     def reset(self) -> None:
         self._info = None
+        self._stopped = False
         if self._closed is not None:
             self._closed.clear()  # a new game: the table starts empty, so every game is searched alike
+
+    def close(self) -> None:
+        """Stop any search under way (another thread may be in :meth:`act`): it plays its best move so far."""
+        self._stopped = True
 
     def observe_information_state(self, state: Any, seat: int) -> None:
         """What this seat knows now (``rules.information_state``); hosts call this before ``act``."""
@@ -414,7 +422,7 @@ class MCTSBot(BotBase):
             state = rules.determinize(info, seat, chance)
             simulate(root, state)
             done += 1
-            if deadline is not math.inf and time.perf_counter() >= deadline:
+            if self._stopped or (deadline is not math.inf and time.perf_counter() >= deadline):
                 break
         if self.simultaneous:
             # Decoupled UCT's most visited action can be far from an equilibrium of a simultaneous move;
@@ -442,7 +450,7 @@ class MCTSBot(BotBase):
         while done < sims:
             tree.simulate(root, copy(info, chance))
             done += 1
-            if deadline is not math.inf and time.perf_counter() >= deadline:
+            if self._stopped or (deadline is not math.inf and time.perf_counter() >= deadline):
                 break
             if len(chance.outcomes) > 100_000:
                 chance.outcomes.clear()
@@ -501,7 +509,7 @@ class MCTSBot(BotBase):
                 for j in range(width):
                     returns[j].append(values[k * width + j][seat])
             samples += count
-            if deadline is not math.inf and time.perf_counter() >= deadline:
+            if self._stopped or (deadline is not math.inf and time.perf_counter() >= deadline):
                 break
         chosen, gains = base, {}
         best_gain = 0.0

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -485,14 +486,109 @@ def test_a_new_table_never_evicts_a_game_in_play():
         # The first table is the least recently used, but its game is in play: the third is refused.
         client.get(f"/api/tables/{second['id']}")
         third = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "heuristic"]})
-        assert third.status_code == 503 and "games in play" in third.json()["error"], third.text
+        assert third.status_code == 503 and "the server is busy" in third.json()["error"], third.text
         assert client.get(f"/api/tables/{first['id']}").status_code == 200
-        # A finished table makes room.
+        # A finished table makes room once its player has the end and the record.
         play_out(client, first)
+        assert client.get(f"/api/tables/{first['id']}/record").status_code == 200
         fourth = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
         assert client.get(f"/api/tables/{first['id']}").status_code == 404
         assert client.get(f"/api/tables/{second['id']}").status_code == 200
         assert client.get(f"/api/tables/{fourth['id']}").status_code == 200
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("mcts:sims=999999999", "at most 20000 simulations"),
+    ("mcts:999999999", "at most 20000 simulations"),
+    ("mcts:time=100000", "at most 2 s"),
+    ("mcts:sims=100,time=2.5", "at most 2 s"),
+    ("mcts:root=paired,width=40,rollout=heuristic", "width=40"),
+])
+def test_a_seats_search_is_held_to_the_servers_max_think(client, spec, words):
+    """A request names the bot; the operator (--max-think, default 2 s) decides how long it may think."""
+    response = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", spec]})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert words in error and "--max-think" in error and "\n" not in error, error
+
+
+def test_a_search_without_a_time_limit_gets_the_servers_and_a_looser_server_allows_more():
+    web = create_app(hosts=("testserver",), max_think=5).state.web
+    game = games()["tiny_minotaur"]
+    assert web.resolve("mcts:400", game) == "mcts:400,time=5"  # a slow rollout cannot stretch a move either
+    assert web.resolve("mcts:sims=50000,time=4", game) == "mcts:sims=50000,time=4"
+    with pytest.raises(ValueError, match="at most 50000 simulations"):
+        web.resolve("mcts:sims=50001", game)
+    with pytest.raises(ValueError, match="--max-think"):
+        create_app(max_think=0)
+
+
+def test_closing_a_table_stops_its_bots_search():
+    # The operator allows long searches here, so that a search that did not stop would outlast the join below.
+    app = create_app(hosts=("testserver",), max_think=600)
+    with TestClient(app) as client:
+        table = new_table(client, "tiny_minotaur", ["mcts:sims=1000000,time=600"] * 2, config={})
+        held = app.state.web.tables.get(table["id"])
+        wait_for(client, table["id"], statuses=("bots",))
+        closed = client.delete(f"/api/tables/{table['id']}")
+        assert closed.status_code == 200 and closed.json()["closed"] is True
+        held.worker.join(timeout=60)
+        assert not held.worker.is_alive(), "the search went on after its table was closed"
+        assert client.get(f"/api/tables/{table['id']}").status_code == 404
+
+
+def test_one_client_cannot_take_every_table():
+    class Few(Limits):
+        tables = 6
+        tables_per_client = 2
+
+    app = create_app(hosts=("testserver",), limits=Few)
+    with TestClient(app) as client, TestClient(app, client=("192.0.2.7", 50000)) as other:
+        first = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        third = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "heuristic"]})
+        assert third.status_code == 429, third.text
+        assert "you hold 2 tables on this server, the most one client may" in third.json()["error"]
+        new_table(other, "tiny_minotaur", ["human", "heuristic"], config={})  # another address has its own
+        # A game finished and seen (the end and the record) no longer counts; nor does a closed one.
+        play_out(client, first)
+        assert client.get(f"/api/tables/{first['id']}/record").status_code == 200
+        fourth = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        assert client.post("/api/tables", json={"game": "tiny_minotaur",
+                                                "seats": ["human", "heuristic"]}).status_code == 429
+        assert client.delete(f"/api/tables/{fourth['id']}").status_code == 200
+        new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
+        # Many requests at once take no more than the quota either: it is checked as each table is kept.
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(other.post(
+            "/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "heuristic"]}).status_code))
+            for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert sorted(results) == [201] + [429] * 5, results
+
+
+def test_a_finished_table_waits_for_its_player_and_a_full_server_says_busy():
+    class Few(Limits):
+        tables = 2
+
+    with TestClient(create_app(hosts=("testserver",), limits=Few)) as client:
+        first = new_table(client, "tiny_minotaur", ["human", "random"], config={})
+        since = -1
+        while wait_for(client, first["id"])["status"] != "over":  # played to the end, whose frame is not fetched
+            while frames := _frames(client, first["id"], since):
+                since, view = frames[-1]["step"], frames[-1]["view"]
+            client.post(f"/api/tables/{first['id']}/act", json={"action": view["legal_actions"][0], "step": since})
+        second = new_table(client, "tiny_minotaur", ["human", "random"], config={})
+        busy = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "random"]})
+        assert busy.status_code == 503 and "the server is busy" in busy.json()["error"], busy.text
+        # The end is still there for its player: the last frame, the result, the record.
+        assert client.get(f"/api/tables/{first['id']}/record").status_code == 200
+        new_table(client, "tiny_minotaur", ["human", "random"], config={})  # now the finished one makes room
+        assert client.get(f"/api/tables/{first['id']}").status_code == 404
+        assert client.get(f"/api/tables/{second['id']}").status_code == 200
 
 
 # --- the real server on loopback ----------------------------------------------------------------------
@@ -517,6 +613,77 @@ def test_two_hundred_concurrent_clients_are_all_answered():
         for thread in threads:
             thread.join(timeout=120)
     assert results == ["hello"] * 200
+
+
+def test_every_finished_game_reaches_its_own_player_under_load():
+    """Forty clients on loopback, each playing short games one after another against a small table limit: every
+    game finished is seen to its end by its own player (the last frame, the result, the record); a full server
+    answers 503 "busy" to a new table, which the client asks again for, and never drops a finished game."""
+    class Few(Limits):
+        tables = 6
+        tables_per_client = 1000  # every client here has the same address
+
+    clients, games_each = 40, 3
+    finished, lost, busy_errors = [], [], []
+    deadline = time.monotonic() + 600
+
+    def call(method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url + path.lstrip("/"), data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def play(number):
+        for _ in range(games_each):
+            while True:
+                status, table = call("POST", "/api/tables", {"game": "tiny_minotaur", "seats": ["human", "random"],
+                                                            "seed": number})
+                if status != 503 or time.monotonic() > deadline:
+                    break
+                busy_errors.append(table["error"])
+                time.sleep(0.05)
+            if status != 201:
+                lost.append(f"client {number}: new table {status} {table}")
+                return
+            since = -1
+            while time.monotonic() < deadline:
+                status, reply = call("GET", f"/api/tables/{table['id']}/frames?since={since}")
+                if status != 200:
+                    lost.append(f"client {number}: frames {status} {reply}")
+                    return
+                if reply["frames"]:
+                    since = reply["frames"][-1]["step"]
+                    last = reply["frames"][-1]
+                summary = reply["summary"]
+                if summary["status"] == "over" and since >= summary["steps"] - 1:
+                    status, record = call("GET", f"/api/tables/{table['id']}/record")
+                    if status != 200 or summary["result"]["scores"] is None or last["view"].get("legal_actions"):
+                        lost.append(f"client {number}: the end {status} {summary}")
+                        return
+                    finished.append(number)
+                    break
+                if summary["status"] == "your_turn" and since == summary["steps"] - 1:
+                    status, reply = call("POST", f"/api/tables/{table['id']}/act",
+                                         {"action": last["view"]["legal_actions"][0], "step": since})
+                    if status != 200:
+                        lost.append(f"client {number}: act {status} {reply}")
+                        return
+                else:
+                    time.sleep(0.01)
+
+    with ServerThread(create_app(limits=Few)) as url:
+        threads = [threading.Thread(target=play, args=(n,)) for n in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=max(1.0, deadline - time.monotonic()))
+    assert not lost, lost[:5]
+    assert len(finished) == clients * games_each
+    assert all("the server is busy" in error for error in busy_errors), busy_errors[:3]
 
 
 def test_a_stalled_client_blocks_nobody_and_is_cut_off():

@@ -14,7 +14,9 @@ from typing import Any
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """``tavernzoo web [--port P] [--host H] [--bot SPEC] [--allow-local] [--sandbox [LIMITS]]``."""
+    """``tavernzoo web [--port P] [--host H] [--bot SPEC] [--allow-local] [--sandbox [LIMITS]] [--max-think S]``."""
+    from .tables import SIMS_PER_SECOND, THINK_SECONDS
+
     parser = commands.add_parser(
         "web", help="play, watch and replay games in a browser (a page served on loopback)",
         description="Serve the tavernzoo page: set up any game, play a seat against bots, watch bots play, "
@@ -29,6 +31,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="run the cmd: programs that --allow-local lets the page seat in a sandbox (LIMITS as "
                         "for tournament --sandbox: memory=512,processes=256,cpu=60,idle=0.1,files=256; "
                         "docs/sandbox.md)")
+    parser.add_argument("--max-think", type=float, default=THINK_SECONDS, metavar="SECONDS",
+                        help=f"the most a seat's search (mcts) may think about one move: a spec asking for more "
+                        f"time=, or more than {SIMS_PER_SECOND} sims= per second of it, is refused, and one "
+                        f"without time= gets this (default {THINK_SECONDS:g})")
     parser.add_argument("--quiet", action="store_true", help="do not log each request on stderr")
     parser.set_defaults(run=run_web)
     return parser
@@ -36,6 +42,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_web(args: argparse.Namespace) -> int:
     from .server import run_server
+    from .tables import check_max_think
+
+    check_max_think(args.max_think)  # one line now, not at the first seat
 
     if args.bot is not None:
         from ..agents.bot_server import spec_envs
@@ -47,5 +56,5 @@ def run_web(args: argparse.Namespace) -> int:
         Limits.parse(args.sandbox)
         available()  # one line now, not at the first seat
     return run_server(bot=args.bot, web=True, host=args.host, port=args.port, quiet=args.quiet,
-                      allow_local=args.allow_local, sandbox=args.sandbox,
+                      allow_local=args.allow_local, sandbox=args.sandbox, max_think=args.max_think,
                       banner=lambda url: f"tavernzoo web on {url} (Ctrl-C stops)")

@@ -19,6 +19,7 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
                                             table answers the game's declinable offers for the person
                                             (MiniSteel's Card Draw windows: keep the tokens) or asks again
 ``GET /api/tables/ID/record``               the game record (once the game is over)
+``DELETE /api/tables/ID``                   close the table (its bots stop thinking)
 ``GET /api/tables/ID/cards``                each card's text under the table's options
 ``POST /api/tables/ID/rematch``             the same seats and options, a new deal
 ``POST /api/uploads``                       ``{"manifest": {...}, "onnx": BASE64}``: an exported bot;
@@ -28,7 +29,9 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ==========================================  ===========================================================
 
 Every table and replay lives in a bounded store and expires when unused; request bodies are bounded in
-size and time (:mod:`tavernzoo.web.server` bounds the headers and idle connections).
+size and time (:mod:`tavernzoo.web.server` bounds the headers and idle connections). A finished table is kept
+until its player has fetched the end; one client (an address) holds at most ``Limits.tables_per_client``
+tables; a seat's search thinks at most ``max_think`` seconds a move (``--max-think``).
 """
 
 from __future__ import annotations
@@ -58,7 +61,19 @@ from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
 from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
-from .tables import HUMAN, Store, Table, TableError, Timeline, read_records, refuse_server_files
+from .tables import (
+    HUMAN,
+    THINK_SECONDS,
+    Store,
+    Table,
+    TableError,
+    Timeline,
+    check_max_think,
+    read_records,
+    refuse_server_files,
+    shown,
+    within_budget,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -71,13 +86,18 @@ class Limits:
     upload_bytes = 16 << 20  # an exported bot, or a records file
     body_seconds = 10.0  # to receive a whole request body
     tables = 64
+    # One client (a remote address) holds at most this many tables that are in use: not finished and seen, nor
+    # left unused for evict_idle_seconds. Without it one client could take every table in a second.
+    tables_per_client = 16
     replays = 16
     uploads = 16  # uploaded bots kept on disk (each at most upload_bytes)
     records_per_replay = 10_000
     idle_seconds = 1800.0  # a table or replay unused this long is dropped
-    # When the tables are full a new one replaces a finished table, or one no page has used this long (an
-    # open page keeps its table in use); a game in play is never dropped for a new one.
+    # When the tables are full a new one replaces a finished table whose player has fetched the end, or one no
+    # page has used this long (abandoned: an open page keeps its table in use); a game in play, or a finished one
+    # whose player has not yet seen the end, is never dropped for a new one: the new one is refused instead.
     evict_idle_seconds = 300.0
+    seen_seconds = 60.0  # a finished table whose player has the end may go once unused this long (the record read: now)
     stream_seconds = 300.0  # one event stream; the browser reconnects on its own
     frames_per_request = 64
 
@@ -165,18 +185,22 @@ def _is_local(spec: str, game: Any) -> bool:
 class WebState:
     """What one app holds: tables, replays, uploaded bots, and which bot specs the page may use."""
 
-    def __init__(self, allow_local: bool, limits: type[Limits] = Limits, sandbox: str | None = None):
+    def __init__(self, allow_local: bool, limits: type[Limits] = Limits, sandbox: str | None = None,
+                 max_think: float = THINK_SECONDS):
         self.limits = limits
         self.allow_local = allow_local
         self.sandbox = sandbox
         """The limits every ``cmd:`` seat runs under (``--sandbox``), or None: programs run unconfined."""
+        self.max_think = check_max_think(max_think)
+        """The seconds a seat's search may think about one move (``--max-think``): the operator's, not a request's."""
         # A dropped table's programs are stopped in the background: stopping one may take a second.
         self.tables = Store(
             limits.tables, limits.idle_seconds, lambda table: _in_background(table.close),
-            evictable=lambda table, idle: table.status == "over" or idle > limits.evict_idle_seconds,
-            full_message=f"this server holds {limits.tables} games in play, the most it keeps at once; finish or "
-                         "leave one (a game no page has used for "
-                         f"{limits.evict_idle_seconds / 60:g} minutes makes room) and try again")
+            evictable=lambda table, idle: (table.released(idle, limits.seen_seconds)
+                                           or idle > limits.evict_idle_seconds),
+            full_message=f"the server is busy: it holds {limits.tables} games, the most it keeps at once, each in "
+                         "play or finished and not yet seen by its player; try again in a minute (a game no page "
+                         f"has used for {limits.evict_idle_seconds / 60:g} minutes makes room)")
         self.replays = Store(limits.replays, limits.idle_seconds, None)
         self._upload_dir: Path | None = None
         # An uploaded bot's folder goes with it: the disk holds at most ``limits.uploads`` of them.
@@ -200,23 +224,40 @@ class WebState:
         if spec.startswith("upload:"):
             path = self.uploads.get(spec[len("upload:"):])
             if path is None:
-                raise TableError(f"no uploaded bot {spec!r} (an upload is kept {self.limits.idle_seconds / 60:g} "
+                raise TableError(f"no uploaded bot {shown(spec)} (an upload is kept {self.limits.idle_seconds / 60:g} "
                                  "minutes after its last use; upload it again)")
             return str(path)
         if not self.allow_local and _is_local(spec, game):
             from ..agents import builtin_bots
 
             raise TableError(
-                f"{spec!r} is not a bot this page may seat: choose a built-in bot ({', '.join(builtin_bots(game))}), "
+                f"{shown(spec)} is not a bot this page may seat: choose a built-in bot "
+                f"({', '.join(builtin_bots(game))}), "
                 "zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and files "
                 "on the server need the server started with --allow-local")
+        spec = within_budget(spec, game, self.max_think)
         if self.sandbox is not None:
             parsed = BotSpec.parse(spec)
             if any(part.kind == "cmd" and part.sandbox is None for part in parsed.within()[1:]):
-                raise TableError(f"{spec!r} nests a cmd: program, which this server's --sandbox cannot confine; "
+                raise TableError(f"{shown(spec)} nests a cmd: program, which this server's --sandbox cannot confine; "
                                  "seat the program itself")
             return str(parsed.sandboxed(self.sandbox))
         return spec
+
+    def quota(self, owner: str) -> Any:
+        """The check that ``owner`` (a client's address) may open one more table (:meth:`Store.add`'s admit):
+        its tables in use (not finished and seen, not abandoned) are fewer than ``limits.tables_per_client``."""
+        limits = self.limits
+
+        def admit(held: list[tuple[Table, float]]) -> None:
+            mine = sum(1 for table, idle in held if table.owner == owner
+                       and not table.released(idle, limits.seen_seconds) and idle <= limits.evict_idle_seconds)
+            if mine >= limits.tables_per_client:
+                raise TableError(f"you hold {mine} tables on this server, the most one client may; finish one, "
+                                 "close it (DELETE /api/tables/ID) or leave it unused for "
+                                 f"{limits.evict_idle_seconds / 60:g} minutes, then try again", 429)
+
+        return admit
 
     def load(self, spec: str, game: Any, config: Any, seed: int) -> Any:
         from ..agents import load_bot
@@ -278,6 +319,9 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         if seat != HUMAN:
             web.resolve(seat, game)
     refuse_server_files(game, config, web.allow_local)
+    owner = request.client.host if request.client is not None else ""
+    admit = web.quota(owner)
+    admit(web.tables.held())  # refused before any bot is loaded; checked again as the table is kept
 
     def build() -> Table:
         try:
@@ -287,19 +331,22 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         return Table(game, game_config, seats, seed, web.load)
 
     table = await anyio.to_thread.run_sync(build)
+    table.owner = owner
     try:
-        web.tables.add(table.id, table)
+        web.tables.add(table.id, table, admit)
     except TableError:
         _in_background(table.close)  # its bots may be programs: stop them
         raise
-    _in_background(table.start)
+    table.worker = _in_background(table.start)
     return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
                         status_code=201)
 
 
-def _in_background(work: Any) -> None:
+def _in_background(work: Any) -> threading.Thread:
     """Bots think in a thread of their own: a slow or hung program holds up only its own table."""
-    threading.Thread(target=work, daemon=True, name="tavernzoo-table").start()
+    thread = threading.Thread(target=work, daemon=True, name="tavernzoo-table")
+    thread.start()
+    return thread
 
 
 def _table(request: Request) -> Table:
@@ -307,7 +354,9 @@ def _table(request: Request) -> Table:
     table = web.tables.get(request.path_params["id"])
     if table is None:
         raise TableError(f"no such table: a table no page has used for {web.limits.idle_seconds / 60:g} minutes is "
-                         "dropped, and a finished one may make room for a new game; start a new game", 404)
+                         "dropped, and a finished one may make room for a new game once its player has seen the end "
+                         "(or left it unused for "
+                         f"{web.limits.evict_idle_seconds / 60:g} minutes); start a new game", 404)
     return table
 
 
@@ -329,11 +378,14 @@ async def api_frames(request: Request) -> Response:
     table = _table(request)
     since = _int_param(request, "since", -1)
     seat = _int_param(request, "seat", None)
+    over = table.status == "over"  # read before the frames: once over, every frame is there
     try:
         frames = await anyio.to_thread.run_sync(table.frames_since, since, seat,
                                                 request.app.state.web.limits.frames_per_request)
     except ReplayError as error:
         raise TableError(str(error)) from None
+    if over and (frames[-1]["step"] if frames else since) >= table.steps - 1:
+        table.saw_end()  # the player has the last frame: the table may now make room for another game
     return JSONResponse({"frames": frames, "summary": table.summary()})
 
 
@@ -343,7 +395,7 @@ async def api_act(request: Request) -> Response:
     if not isinstance(body, dict):
         raise TableError("send {\"action\": NAME, \"step\": N}")
     await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"), body.get("answer_offers"))
-    _in_background(table.advance)
+    table.worker = _in_background(table.advance)
     return JSONResponse(table.summary())
 
 
@@ -375,6 +427,16 @@ async def api_events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
+async def api_close(request: Request) -> Response:
+    """Close a table: a bot thinking stops (a search after its current simulation), and its place is free.
+    (A page elsewhere cannot send a DELETE without the browser asking first, which this server never allows.)"""
+    web: WebState = request.app.state.web
+    table = _table(request)
+    web.tables.remove(table.id)
+    _in_background(table.close)  # its bots may be programs: stopping one may take a second
+    return JSONResponse({"id": table.id, "closed": True})
+
+
 async def api_cards(request: Request) -> Response:
     """Each card's text under this table's options (``card_texts``; a house rule may change them)."""
     table = _table(request)
@@ -385,6 +447,7 @@ async def api_cards(request: Request) -> Response:
 async def api_record(request: Request) -> Response:
     table = _table(request)
     record = table.record()
+    table.saw_end(record=True)
     name = f"{table.game.name}-{table.seed}.json"
     return JSONResponse(record, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -533,10 +596,10 @@ class SecurityHeaders:
 
 def create_app(bot: str | None = None, web: bool = True, allow_local: bool = False,
                hosts: tuple[str, ...] = LOOPBACK_HOSTS, limits: type[Limits] = Limits,
-               sandbox: str | None = None) -> Starlette:
+               sandbox: str | None = None, max_think: float = THINK_SECONDS) -> Starlette:
     """The ASGI app: the page and its API (``web``), and the bot protocol for ``bot`` (a bot spec)
     at ``/bot`` beside the page or at ``/`` alone. With ``sandbox`` (limits, ``''`` the defaults) the
-    page's ``cmd:`` seats run sandboxed (agents/sandbox.py)."""
+    page's ``cmd:`` seats run sandboxed (agents/sandbox.py); ``max_think`` bounds a seat's search."""
     if not web and bot is None:
         raise ValueError("the app serves the page, a bot, or both")
     routes: list[Any] = []
@@ -549,6 +612,7 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
             Route("/api/games", api_games, methods=["GET"]),
             Route("/api/tables", api_new_table, methods=["POST"]),
             Route("/api/tables/{id}", api_table, methods=["GET"]),
+            Route("/api/tables/{id}", api_close, methods=["DELETE"]),
             Route("/api/tables/{id}/frames", api_frames, methods=["GET"]),
             Route("/api/tables/{id}/events", api_events, methods=["GET"]),
             Route("/api/tables/{id}/act", api_act, methods=["POST"]),
@@ -566,6 +630,6 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
     if hosts:  # a page elsewhere that points a name of its own at this address (DNS rebinding) is refused
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
-    app.state.web = WebState(allow_local, limits, sandbox) if web else None
+    app.state.web = WebState(allow_local, limits, sandbox, max_think) if web else None
     app.state.bot = BotSessions(bot) if bot is not None else None
     return app

@@ -89,15 +89,18 @@ def url_of(sock: socket.socket) -> str:
 
 
 def run_server(bot: str | None, web: bool, host: str, port: int, quiet: bool, banner: Callable[[str], str],
-               allow_local: bool = False, sandbox: str | None = None) -> int:
-    """Serve until Ctrl-C: the page (``web``) and/or the bot protocol for ``bot``."""
+               allow_local: bool = False, sandbox: str | None = None, max_think: float | None = None) -> int:
+    """Serve until Ctrl-C: the page (``web``) and/or the bot protocol for ``bot``; ``max_think`` (seconds)
+    bounds the search of a seat the page asks for."""
     from .app import LOOPBACK_HOSTS, create_app
+    from .tables import THINK_SECONDS
 
     loopback = is_loopback(host)
     if not loopback:
         print(f"warning: serving on {host}: other machines may reach this server", file=sys.stderr)
     app = create_app(bot=bot, web=web, allow_local=allow_local, sandbox=sandbox,
-                     hosts=LOOPBACK_HOSTS + ((host,) if loopback else ("*",)))
+                     hosts=LOOPBACK_HOSTS + ((host,) if loopback else ("*",)),
+                     max_think=THINK_SECONDS if max_think is None else max_think)
     sock = bind(host, port)
     server = make_server(app, sock, quiet)
     print(banner(url_of(sock)), flush=True)

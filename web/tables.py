@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..agents.base import as_bot
+from ..agents.external import clip
 from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, declinable, event_mark, new_events, offers_of
 from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
@@ -33,6 +34,13 @@ from ..eval.loop import bot_stats
 from ..eval.seating import score_of
 
 HUMAN = "human"
+SHOWN_CHARS = 100  # a value a request sent is echoed in an error (or a log line) cut to about this many characters
+
+# What a served search may cost a move (``--max-think`` on ``tavernzoo web`` and ``tavernzoo mcp``): the request
+# names the bot, the operator decides the CPU it gets.
+THINK_SECONDS = 2.0
+SIMS_PER_SECOND = 10_000  # simulations a second of --max-think allows: a cap on sims= consistent with the time
+MAX_PAIRED_WIDTH = 8  # root=paired checks the time between rounds of 8 samples x width rollouts: width is bounded
 
 
 class TableError(ValueError):
@@ -41,6 +49,50 @@ class TableError(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` cut to about ``limit`` characters: what an error may echo of a request's value (a 5 MB
+    action string is not sent back, nor logged, whole)."""
+    return clip(repr(value), limit)
+
+
+def check_max_think(seconds: Any) -> float:
+    """``--max-think``'s value, refused unless a positive number of seconds."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < 1e6:
+        raise ValueError(f"--max-think {seconds!r}: give the seconds a seat's search may think about one move "
+                         f"(> 0, e.g. {THINK_SECONDS:g})")
+    return float(seconds)
+
+
+def within_budget(spec: str, game: Game, max_think: float) -> str:
+    """The bot spec a server loads for a seat a request asked for: an ``mcts`` spec is held to ``max_think``
+    seconds a move (``--max-think``): ``time=`` above it, ``sims=`` above :data:`SIMS_PER_SECOND` for each of
+    those seconds and ``width=`` above :data:`MAX_PAIRED_WIDTH` are refused (ValueError naming the limit and the
+    flag), and a spec without ``time=`` gets ``time=max_think``, so a slow rollout or prior cannot stretch a
+    move either (the search stops at whichever limit comes first). Nested specs (``prior=``, ``rollout=``, ...)
+    cannot be searches themselves (agents/mcts.py refuses them), so each costs one bounded call per step."""
+    from ..agents.mcts import parse_options
+    from ..agents.spec import BotSpec
+
+    parsed = BotSpec.parse(spec)
+    if parsed.kind != "mcts":
+        return spec
+    options = parse_options(parsed, game.name)  # a ValueError naming the bad option
+    limit = f"this server's --max-think {max_think:g}"
+    if options.time and options.time > max_think:
+        raise ValueError(f"mcts time={options.time:g} is longer than a move may think here: at most {max_think:g} s "
+                         f"({limit}, set by whoever runs the server)")
+    most_sims = max(1, int(max_think * SIMS_PER_SECOND))
+    if options.sims > most_sims:
+        raise ValueError(f"mcts sims={options.sims} is more than a move may search here: at most {most_sims} "
+                         f"simulations ({SIMS_PER_SECOND} for each second of {limit})")
+    if options.root == "paired" and options.width > MAX_PAIRED_WIDTH:
+        raise ValueError(f"mcts width={options.width} is more than a move may compare here: at most "
+                         f"{MAX_PAIRED_WIDTH} (the time is checked between rounds of width rollouts; {limit})")
+    if not options.time:
+        parsed = parsed.with_option("time", f"{max_think:g}")
+    return str(parsed)
 
 
 def refuse_server_files(game: Game, config: Any, allow_local: bool) -> None:
@@ -117,6 +169,12 @@ class Table:
         # The person asked the table to answer the game's declinable offers for them (MiniSteel's Card Draw
         # windows: keep the tokens; agents.play.declinable), as `auto` does in the terminal.
         self.answering = False
+        self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
+        self.owner: str | None = None  # who asked for the table (the web's client address): its quota counts it
+        # Whether its player has fetched the end (the last frame once over) and the record: until then a server
+        # keeps a finished table rather than lose its result to a new game (see :meth:`released`).
+        self.end_fetched = False
+        self.record_fetched = False
 
     # --- playing ----------------------------------------------------------------------------------------
 
@@ -131,7 +189,7 @@ class Table:
                 return
             if self.human is not None:
                 self._frame(None)
-            self.advance()
+        self.advance()  # outside the lock, which advance takes between the bots' moves (never while one thinks)
 
     def advance(self) -> None:
         """Let the bots play until it is the person's turn or the game is over (the lock is held between
@@ -197,7 +255,7 @@ class Table:
                 raise TableError("the table has moved on since your page last looked; reload the table", 409)
             legal = self.env.unwrapped.legal_action_names(self.agents[self.human])
             if not isinstance(name, str) or name not in legal:
-                raise TableError(f"{name!r} is not legal now; legal: {', '.join(legal)}")
+                raise TableError(f"{shown(name)} is not legal now; legal: {', '.join(legal)}")
             # The person's own move echoed as they read it (Minefield's "attack player_2"), as in the terminal.
             index = list(self.env.unwrapped.action_names).index(name)
             said = action_label(self.game, self.env.unwrapped.game_state, index)
@@ -315,6 +373,18 @@ class Table:
             summary["seed"] = self.seed
             summary["result"] = self.result()
         return summary
+
+    def saw_end(self, record: bool = False) -> None:
+        """Its player has been sent the end of the game (``record``: and the record)."""
+        if self.status == "over":
+            self.end_fetched = True
+            self.record_fetched = self.record_fetched or record
+
+    def released(self, idle: float, grace: float) -> bool:
+        """Whether a new game may take this table's place without its player losing anything: over, the end
+        fetched, and then the record fetched too or nothing asked of the table for ``grace`` seconds (a page
+        shows the end first; its person may then download the record or ask for a rematch)."""
+        return self.status == "over" and self.end_fetched and (self.record_fetched or idle > grace)
 
     def result(self) -> dict[str, Any]:
         count = len(self.agents)
@@ -511,22 +581,47 @@ class Store:
         self.items: OrderedDict[str, tuple[float, Any]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def add(self, key: str, item: Any) -> None:
+    def add(self, key: str, item: Any, admit: Callable[[list[tuple[Any, float]]], None] | None = None) -> None:
+        """Keep ``item`` under ``key``. ``admit`` (given every item held, each with the seconds since its last
+        use) may refuse it by raising :class:`TableError`: called under the store's lock, so a quota is
+        checked and taken in one step, however many requests arrive at once."""
+        refused: TableError | None = None
+        full = False
         with self.lock:
             dropped = self._expire()
             now = time.monotonic()
-            while len(self.items) >= self.limit:
-                victim = next((k for k, (used, old) in self.items.items()
-                               if self.evictable is None or self.evictable(old, now - used)), None)
-                if victim is None:
-                    break
-                dropped.append(self.items.pop(victim)[1])
-            full = len(self.items) >= self.limit
-            if not full:
-                self.items[key] = (now, item)
+            if admit is not None:
+                try:
+                    admit([(old, now - used) for used, old in self.items.values()])
+                except TableError as error:
+                    refused = error
+            if refused is None:
+                while len(self.items) >= self.limit:
+                    victim = next((k for k, (used, old) in self.items.items()
+                                   if self.evictable is None or self.evictable(old, now - used)), None)
+                    if victim is None:
+                        break
+                    dropped.append(self.items.pop(victim)[1])
+                full = len(self.items) >= self.limit
+                if not full:
+                    self.items[key] = (now, item)
         self._drop(dropped)
+        if refused is not None:
+            raise refused
         if full:
             raise TableError(self.full_message, 503)
+
+    def held(self) -> list[tuple[Any, float]]:
+        """Every item with the seconds since its last use (for a quota's check before an item is built)."""
+        with self.lock:
+            now = time.monotonic()
+            return [(item, now - used) for used, item in self.items.values()]
+
+    def remove(self, key: str) -> Any:
+        """Take ``key``'s item out (None if there is none); the caller closes it."""
+        with self.lock:
+            entry = self.items.pop(key, None)
+        return None if entry is None else entry[1]
 
     def get(self, key: str) -> Any:
         with self.lock:
