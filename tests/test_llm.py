@@ -237,7 +237,6 @@ def test_a_server_that_hangs_up_mid_reply_is_a_connection_failure(fake, model):
 
 def test_over_https_the_deadline_covers_the_handshake_headers_and_body(tmp_path, monkeypatch):
     """TLS sockets are made by the TLS context, not by the client: they keep the one deadline too."""
-    pytest.importorskip("cryptography")
     import socket
     import ssl
 
