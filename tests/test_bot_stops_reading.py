@@ -86,8 +86,9 @@ def test_bot_check_prints_a_fail_line_instead_of_hanging():
     result = subprocess.run([*CLI, "bot", "check", DEAF, "--game", "wyvern", "--games", "1", "--move-timeout", "2"],
                             capture_output=True, text=True, timeout=BOUND)
     assert result.returncode == 1, result.stderr
-    failed = [line for line in result.stdout.splitlines() if "FAIL" in line and "wyvern_v1 game 1" in line]
-    assert len(failed) == 1 and "timeout: " in failed[0] and SAID in failed[0], result.stdout
+    words = " ".join(result.stdout.split())  # the report wraps at the terminal's width
+    failed = words.split("FAIL wyvern_v1 game 1 (seat 0): ")
+    assert len(failed) == 2 and failed[1].startswith("timeout: ") and SAID in failed[1], result.stdout
 
 
 def test_the_checkers_own_requests_are_bounded_too():
