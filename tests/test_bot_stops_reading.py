@@ -28,6 +28,10 @@ DEAF = f"{sys.executable} {FIXTURES / 'deaf_bot.py'}"
 CLI = [sys.executable, "-m", "tavernzoo.cli"]
 BOUND = 240  # seconds; generous for a loaded machine, where each failure takes about 2 s of move time
 SAID = "did not read its input within 2 s"
+# The command line with a 2 s limit for every cmd: bot, for the commands that have no --move-timeout (match,
+# bot): the library's default limit is shortened in the child process.
+SHORT_LIMIT_CLI = [sys.executable, "-c", "import sys; from tavernzoo.agents.external import ExternalBot; "
+                   "from tavernzoo.cli import main; ExternalBot.move_timeout = 2; sys.exit(main(sys.argv[1:]))"]
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the fixture fills its pipe with Linux's F_SETPIPE_SZ")
@@ -55,10 +59,7 @@ def bounded(function, seconds: float = BOUND):
 
 
 def test_a_match_fails_with_one_error_line_naming_the_deaf_program():
-    # match has no --move-timeout: the library's default limit is shortened in the child process.
-    script = ("import sys; from tavernzoo.agents.external import ExternalBot; from tavernzoo.cli import main; "
-              "ExternalBot.move_timeout = 2; sys.exit(main(sys.argv[1:]))")
-    result = subprocess.run([sys.executable, "-c", script, "match", "wyvern", "--set", "num_players=2", "--bots",
+    result = subprocess.run([*SHORT_LIMIT_CLI, "match", "wyvern", "--set", "num_players=2", "--bots",
                              f"cmd:{DEAF}", "random", "--games", "2", "--no-progress"],
                             capture_output=True, text=True, timeout=BOUND)
     assert result.returncode == 1, result.stderr
@@ -126,3 +127,31 @@ def test_a_web_table_shows_the_forfeit(monkeypatch):
 
         forfeit = bounded(over)["result"]["forfeit"]
     assert forfeit["seat"] == 0 and forfeit["kind"] == "timeout" and SAID in forfeit["reason"], forfeit
+
+
+def test_a_served_program_fails_with_one_error_line():
+    """``tavernzoo bot cmd:...`` (serve's stdio form) passes an ``act`` on to the program, which takes none of it."""
+    import numpy as np
+
+    from tavernzoo.envs import get_game
+    from tavernzoo.envs.make import make_env
+
+    game = get_game("wyvern")
+    config = game.make_config({"num_players": 2})
+    env = make_env(game, config)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    seat, observation = env.possible_agents.index(agent), env.observe(agent)
+    mask = [int(v) for v in observation["action_mask"]]
+    names = game.action_names(config)
+    vector = np.asarray(observation["observation"], dtype=float).tolist()
+    requests = [{"type": "hello", "game": "wyvern", "config": {"num_players": 2}},
+                {"type": "new_game", "seat": seat, "seed": 1},
+                {"type": "act", "seat": seat, "observation": vector, "action_mask": mask,
+                 "legal_actions": [names[i] for i in np.flatnonzero(mask)]}]
+    result = subprocess.run([*SHORT_LIMIT_CLI, "bot", f"cmd:{DEAF}"], capture_output=True, text=True,
+                            input="".join(json.dumps(request) + "\n" for request in requests), timeout=BOUND)
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [reply["type"] for reply in replies] == ["hello", "ok"], result.stdout
+    assert result.returncode == 1 and "error: an external bot failed (timeout)" in result.stderr, result.stderr
+    assert SAID in result.stderr and "Traceback" not in result.stderr
