@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..envs import games as all_games
 from ..envs import get_game
-from .external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command
+from .external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command, write_within
 from .sandbox import Limits, Sandbox, available
 
 PROTOCOL = 1
@@ -63,7 +65,9 @@ class _Program:
     """The program under test on raw JSON lines (replies read by a thread, each awaited with a time limit).
 
     Its output is read as the tournament reads a ``cmd:`` bot's: bounded lines through a bounded queue
-    (:func:`.external._pump`), so a program that floods cannot grow the checker."""
+    (:func:`.external._pump`), so a program that floods cannot grow the checker; its input is written as
+    the tournament writes it (:func:`.external.write_within`), within the same time limit as the reply, so
+    a program that stops reading cannot block the checker."""
 
     def __init__(self, argv: list[str], sandbox: Limits | None = None):
         self.sandbox = Sandbox(sandbox) if sandbox is not None else None
@@ -75,22 +79,37 @@ class _Program:
                 raise
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         bufsize=0)
+        os.set_blocking(self.process.stdin.fileno(), False)
         self.lines: queue.Queue = queue.Queue(maxsize=MAX_PENDING_LINES)
         self.stopped = threading.Event()
         self.ended = False
+        self.deaf = ""  # why the program was stopped for not reading its input
         threading.Thread(target=_pump, args=(self.process.stdout, self.lines, self.stopped), daemon=True).start()
 
     def ask(self, line: str, timeout: float) -> tuple[Any, str]:
         """``(reply object or None, problem)`` for one request line."""
+        if self.deaf:
+            return None, self.deaf
         if self.ended:
             return None, f"the program has exited (status {self.process.poll()})"
+        deadline = time.monotonic() + timeout  # one limit for the write and the read, as in a tournament
+        data = (line + "\n").encode()
         try:
-            self.process.stdin.write((line + "\n").encode())
-            self.process.stdin.flush()
+            written = write_within(self.process.stdin, data, deadline)
         except (BrokenPipeError, OSError, ValueError) as error:
             return None, f"the program stopped reading its input ({error})"
+        if written < len(data):
+            # Part of the line may be in the pipe and would run into the next request: the program is
+            # stopped (the games stage starts its own), as a tournament kills a cmd: bot that fails.
+            self.deaf = f"the program did not read its input within {timeout:g} s (stopped)"
+            self.process.kill()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+                pass
+            return None, self.deaf
         try:
-            reply = self.lines.get(timeout=timeout)
+            reply = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             return None, f"no reply within {timeout:g} s"
         if reply is None:

@@ -8,8 +8,10 @@
 (``shlex.split`` of the command, no shell) when its first game begins, greeted with ``hello`` and then
 told about every game (``new_game``), every decision (``act``) and every result (``game_over``).
 
-Every reply must arrive within a time limit (``move_timeout`` seconds for ``act``, ``start_timeout`` for
-the handshake); the program's stdout is read by a thread, so a hung program never blocks the host.
+Every request must be taken and answered within a time limit (``move_timeout`` seconds for ``act``,
+``start_timeout`` for the handshake): the limit covers writing the request and reading the reply together.
+The program's stdout is read by a thread and its stdin is written without blocking (:func:`write_within`),
+so a hung program, or one that stopped reading its input with the pipe full, never blocks the host.
 Whatever the program writes, the host's memory stays bounded: stdout is read in chunks, a line longer
 than ``MAX_LINE_BYTES`` is refused (``garbage``) without being held, at most ``MAX_PENDING_LINES``
 unanswered lines wait (then the reader stops reading, so the program blocks on its own output), only
@@ -31,10 +33,12 @@ import json
 import os
 import queue
 import random
+import select
 import shlex
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +184,7 @@ class ExternalBot(BotBase):
             return
         if process.poll() is None:
             try:
-                self._send({"type": "quit"})
+                self._send({"type": "quit"}, time.monotonic() + 1.0, 1.0)
                 process.wait(timeout=1.0)
             except (BotFailure, subprocess.TimeoutExpired):
                 pass
@@ -219,6 +223,7 @@ class ExternalBot(BotBase):
             self._process = None
             self._close_sandbox()
             raise BotFailure("start", f"cannot start {self.argv[0]!r}: {error}") from None
+        os.set_blocking(self._process.stdin.fileno(), False)  # written by write_within, never blocked on
         self._lines = queue.Queue(maxsize=MAX_PENDING_LINES)
         self._stderr = _Tail(STDERR_TAIL_BYTES)
         self._stop_reading = threading.Event()
@@ -279,25 +284,30 @@ class ExternalBot(BotBase):
         if sandbox is not None:
             sandbox.close()
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any], deadline: float, timeout: float) -> None:
+        """Write ``message`` by ``deadline`` (``time.monotonic()``; ``timeout`` seconds from the request)."""
         process = self._process
         if process is None or process.poll() is not None:
             raise self._fail("crash", f"{self.argv[0]} is not running (exit status "
                              f"{None if process is None else process.returncode})")
+        data = json.dumps(message).encode() + b"\n"
         try:
-            data = memoryview(json.dumps(message).encode() + b"\n")
-            while data:  # an unbuffered pipe may take part of a write
-                data = data[process.stdin.write(data):]
+            written = write_within(process.stdin, data, deadline)
         except (BrokenPipeError, OSError, ValueError) as error:
             raise self._fail("crash", f"{self.argv[0]} stopped reading its input ({error})") from None
+        if written < len(data):
+            # Part of a line may be in the pipe; _fail kills the program, so no later request runs into it.
+            raise self._fail("timeout", f"{self.argv[0]} did not read its input within {timeout:g} s ({written} "
+                             f"of the {len(data)} bytes of {message['type']!r} taken)")
 
     def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout  # one limit for the write and the read
         sandbox = self._sandbox
         if sandbox is not None:
             sandbox.asked()
-        self._send(message)
+        self._send(message, deadline, timeout)
         try:
-            line = self._lines.get(timeout=timeout)
+            line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             if sandbox is not None:
                 sandbox.answered()
         except queue.Empty:
@@ -344,6 +354,32 @@ class ExternalBot(BotBase):
             legal_names = ", ".join(self.action_names[i] for i in legal)
             raise self._fail("illegal", f"{self.action_names[chosen]!r} is not legal now; legal: {legal_names}")
         return chosen
+
+
+def write_within(stream: Any, data: bytes, deadline: float) -> int:
+    """Write ``data`` to the non-blocking pipe ``stream`` until ``deadline`` (``time.monotonic()``); the bytes
+    written, fewer than ``len(data)`` if the reader did not take them all in time.
+
+    A program that stops reading its stdin fills the pipe (64 KiB, a few Wyvern requests); a blocking write
+    would then wait for ever, whatever the time limit of the reply. BrokenPipeError when the reader is gone.
+    """
+    fd = stream.fileno()
+    view = memoryview(data)
+    poller = None
+    while view:
+        try:
+            view = view[os.write(fd, view):]  # a full pipe takes part of a write, or nothing
+            continue
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        if poller is None:  # poll, not select: a busy host's descriptors may number more than 1024
+            poller = select.poll()
+            poller.register(fd, select.POLLOUT)
+        poller.poll(max(1, int(left * 1000)))  # room in the pipe, or the reader gone (the write then says so)
+    return len(data) - len(view)
 
 
 class _TooLong:
@@ -461,4 +497,4 @@ def _config_dict(config: Any) -> dict[str, Any]:
     return config_to_dict(config)
 
 
-__all__ = ["BotFailure", "ExternalBot", "clip", "parse_command"]
+__all__ = ["BotFailure", "ExternalBot", "clip", "parse_command", "write_within"]
