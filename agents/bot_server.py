@@ -47,6 +47,10 @@ class ProtocolError(Exception):
         self.code = code
 
 
+BOT_FAILED = "bot_failed"
+"""The error code of tavernzoo's HTTP server when the bot it serves fails (HTTP status 502)."""
+
+
 def error_reply(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "error": message}
 
@@ -352,7 +356,13 @@ class BotSessions:
             return error_reply("bad_request", "'session' must be a string")
         lock, session = self._session(key)
         with lock:
-            reply = session.handle(request)
+            try:
+                reply = session.handle(request)
+            except Exception as error:  # noqa: BLE001 - a failure of the served bot is the client's answer
+                if not hasattr(error, "kind") or not hasattr(error, "reason"):
+                    raise  # not the bot's failure (a BotFailure or an LLM's): a bug, for the server's log
+                # A cmd: program that crashed, hung or stopped reading: it is restarted at the next new_game.
+                reply = error_reply(BOT_FAILED, f"the served bot failed ({error.kind}): {error.reason}")
         if session.finished:  # 'quit' over HTTP ends the session, not the server
             with self.lock:
                 if self.sessions.get(key, (None, None))[1] is session:

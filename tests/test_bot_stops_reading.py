@@ -129,8 +129,8 @@ def test_a_web_table_shows_the_forfeit(monkeypatch):
     assert forfeit["seat"] == 0 and forfeit["kind"] == "timeout" and SAID in forfeit["reason"], forfeit
 
 
-def test_a_served_program_fails_with_one_error_line():
-    """``tavernzoo bot cmd:...`` (serve's stdio form) passes an ``act`` on to the program, which takes none of it."""
+def _wyvern_requests() -> list[dict]:
+    """hello, new_game and a Wyvern act (larger than the deaf program's pipe) for a served bot."""
     import numpy as np
 
     from tavernzoo.envs import get_game
@@ -145,13 +145,44 @@ def test_a_served_program_fails_with_one_error_line():
     mask = [int(v) for v in observation["action_mask"]]
     names = game.action_names(config)
     vector = np.asarray(observation["observation"], dtype=float).tolist()
-    requests = [{"type": "hello", "game": "wyvern", "config": {"num_players": 2}},
-                {"type": "new_game", "seat": seat, "seed": 1},
-                {"type": "act", "seat": seat, "observation": vector, "action_mask": mask,
-                 "legal_actions": [names[i] for i in np.flatnonzero(mask)]}]
+    return [{"type": "hello", "game": "wyvern", "config": {"num_players": 2}},
+            {"type": "new_game", "seat": seat, "seed": 1},
+            {"type": "act", "seat": seat, "observation": vector, "action_mask": mask,
+             "legal_actions": [names[i] for i in np.flatnonzero(mask)]}]
+
+
+def test_a_served_program_fails_with_one_error_line():
+    """``tavernzoo bot cmd:...`` (serve's stdio form) passes an ``act`` on to the program, which takes none of it."""
+    requests = _wyvern_requests()
     result = subprocess.run([*SHORT_LIMIT_CLI, "bot", f"cmd:{DEAF}"], capture_output=True, text=True,
                             input="".join(json.dumps(request) + "\n" for request in requests), timeout=BOUND)
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert [reply["type"] for reply in replies] == ["hello", "ok"], result.stdout
     assert result.returncode == 1 and "error: an external bot failed (timeout)" in result.stderr, result.stderr
     assert SAID in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_program_served_over_http_answers_bot_failed(monkeypatch):
+    """``tavernzoo serve --bot cmd:...``: the program's failure is the client's answer (502, ``bot_failed``,
+    the reason), not a bare 500; the server goes on."""
+    from starlette.testclient import TestClient
+
+    from tavernzoo.agents.external import ExternalBot
+    from tavernzoo.web.app import create_app
+
+    monkeypatch.setattr(ExternalBot, "move_timeout", 2.0)
+    hello, new_game, act = _wyvern_requests()
+
+    def play(client):
+        assert client.post("/", json={**hello, "session": "a"}).status_code == 200
+        assert client.post("/", json={**new_game, "session": "a"}).status_code == 200
+        return client.post("/", json={**act, "session": "a"})
+
+    with TestClient(create_app(bot=f"cmd:{DEAF}", web=False, hosts=("testserver",)),
+                    raise_server_exceptions=False) as client:
+        reply = bounded(lambda: play(client))
+        assert reply.status_code == 502, reply.text
+        body = reply.json()
+        assert body["type"] == "error" and body["code"] == "bot_failed" and "(timeout)" in body["error"], body
+        assert SAID in body["error"]
+        assert client.post("/", json={**new_game, "session": "a"}).status_code == 200  # restarted, serving on

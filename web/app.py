@@ -57,7 +57,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..agents.bot_server import MAX_REQUEST, BotSessions, error_reply
+from ..agents.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
 from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
@@ -551,7 +551,9 @@ async def bot_request(request: Request) -> Response:
         code = "oversize" if error.status == 413 else "bad_request"
         return JSONResponse(error_reply(code, str(error)), status_code=error.status)
     reply = await anyio.to_thread.run_sync(request.app.state.bot.answer, body)
-    return JSONResponse(reply, status_code=400 if reply["type"] == "error" else 200)
+    if reply["type"] != "error":
+        return JSONResponse(reply)
+    return JSONResponse(reply, status_code=502 if reply["code"] == BOT_FAILED else 400)
 
 
 # --- the app ------------------------------------------------------------------------------------------
