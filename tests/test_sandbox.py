@@ -485,3 +485,17 @@ def test_a_group_left_by_a_killed_host_is_removed_and_one_in_use_is_kept():
         if stale.exists():
             stale.rmdir()
     assert not mine.groups and not _groups_left()
+
+
+@needs_sandbox
+def test_a_sandboxed_program_that_stops_reading_forfeits_on_time(tmp_path):
+    # Its stdin pipe shrunk to 4 KiB and never read: a Wyvern request cannot be written whole. The write is
+    # bounded by the move's time as the read is; the program and its groups go.
+    deaf = str(BotSpec.parse(f"cmd:{PYTHON} {FIXTURES / 'deaf_bot.py'}").sandboxed(""))
+    settings = make_settings("wyvern", [GOOD, deaf], 2, config={"num_players": 2}, move_timeout=2.0)
+    run_tournament(settings, tmp_path / "t", workers=1)
+    lines = read_games(tmp_path / "t" / GAMES_FILE)
+    assert [line["forfeit"]["kind"] for line in lines] == ["timeout", "timeout"], [line["forfeit"] for line in lines]
+    assert all("did not read its input" in line["forfeit"]["reason"] for line in lines)
+    assert not _processes_running(str(FIXTURES / "deaf_bot.py"))
+    assert not _groups_left()
