@@ -139,11 +139,15 @@ class _Program:
         self.process.wait(timeout=10)
         if self.sandbox is not None:
             self.sandbox.close()
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        # Only stdin is closed here; stdout belongs to its reader thread, which closes it at the end of the
+        # stream (the program is dead, so that end is near). Closed from this thread, its descriptor could be
+        # freed while the reader is about to read it, and the games' program started next is given the same
+        # number: the reader would then swallow that program's hello reply (a "no reply to 'hello'" on a
+        # loaded machine), as ExternalBot._kill says too.
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
 
 
 def _hello(game: Any, config: Any) -> str:
@@ -207,7 +211,7 @@ def check_program(command: str, game_names: list[str] | None = None, games_each:
     finally:
         program.stop()
     for game in playable:
-        _check_games(command, game, games_each, move_timeout, seed, report, sandbox)
+        _check_games(command, game, games_each, move_timeout, seed, report, sandbox, start_timeout)
     if not playable:
         report.add("games", "plays at least one game", False, "the program accepted none of: "
                    + ", ".join(game.env_name for game in targets))
@@ -249,7 +253,7 @@ def _check_errors(program: _Program, game: Any, report: Report, timeout: float) 
 
 
 def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report,
-                 sandbox: Limits | None = None) -> None:
+                 sandbox: Limits | None = None, start_timeout: float = 30.0) -> None:
     from ..envs.make import make_env
     from ..eval.guard import Forfeit, Guard
     from ..eval.loop import play_game
@@ -260,6 +264,7 @@ def _check_games(command: str, game: Any, count: int, move_timeout: float, seed:
     seats = game.rules.num_seats(config)
     bot = ExternalBot(config, seed, command, game, sandbox=sandbox)
     bot.move_timeout = move_timeout
+    bot.start_timeout = start_timeout  # the handshake's limit here too: a program starts afresh for the games
     env = make_env(game, config)
     played = 0
     try:
@@ -304,6 +309,11 @@ def run_check(args: argparse.Namespace) -> int:
     if not args.command:
         raise ValueError("tavernzoo bot check needs the program: tavernzoo bot check 'python my_bot.py'")
     sandbox = None if getattr(args, "sandbox", None) is None else Limits.parse(args.sandbox)
-    report = check_program(args.command, args.game or None, args.games, args.move_timeout, sandbox=sandbox)
+    if not args.start_timeout > 0:  # nan too
+        raise ValueError(f"--start-timeout {args.start_timeout:g} must be above 0 (seconds)")
+    if not args.move_timeout > 0:
+        raise ValueError(f"--move-timeout {args.move_timeout:g} must be above 0 (seconds)")
+    report = check_program(args.command, args.game or None, args.games, args.move_timeout,
+                           start_timeout=args.start_timeout, sandbox=sandbox)
     print_report(report)
     return 1 if report.violations else 0

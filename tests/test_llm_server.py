@@ -1,8 +1,9 @@
-"""The llm: bot against a real OpenAI-compatible server, offline: llama.cpp's (``python -m
-llama_cpp.server``) serving a tiny random GGUF model the test writes itself (tests/llm_gguf.py).
+"""The llm: bot against a real OpenAI-compatible server, offline: llama.cpp's own server (tests/llm_server.py,
+from the prebuilt ``xllamacpp`` wheel, so no install compiles llama.cpp) serving a tiny random GGUF model the
+test writes itself (tests/llm_gguf.py).
 
-One server for the module. Without llama-cpp-python these tests skip, except under CI=true, where they
-fail: the ``llm`` extra is part of ``dev``, so CI has it.
+One server for the module. Without xllamacpp these tests skip, except under CI=true, where they fail: the
+``llm`` extra is part of ``dev``, so CI has it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -33,11 +35,11 @@ GAMES = [
 def _need_llama_cpp() -> None:
     try:
         import gguf  # noqa: F401
-        import llama_cpp  # noqa: F401
+        import xllamacpp  # noqa: F401
     except ImportError as error:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must run the llm: server tests: {error} (pip install -e '.[dev]' installs it)")
-        pytest.skip(f"llama-cpp-python is not installed ({error}); pip install 'tavernzoo[llm]'")
+        pytest.skip(f"xllamacpp is not installed ({error}); pip install 'tavernzoo[llm]'")
 
 
 def _free_port() -> int:
@@ -59,16 +61,15 @@ def server(tmp_path_factory):
     port = _free_port()
     log = open(folder / "server.log", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", str(CONTEXT), "--n_threads", "1", "--n_batch", "512",
-         "--model_alias", "tiny"],
+        [sys.executable, str(Path(__file__).parent / "llm_server.py"), "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", str(CONTEXT), "--threads", "1", "--alias", "tiny"],
         stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
         while True:
             if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited ({process.returncode}): "
+                pytest.fail(f"the llama.cpp server exited ({process.returncode}): "
                             f"{(folder / 'server.log').read_text(errors='replace')[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{url}/models", timeout=2) as answer:
@@ -76,7 +77,7 @@ def server(tmp_path_factory):
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    pytest.fail("llama_cpp.server did not answer within 120 s")
+                    pytest.fail("the llama.cpp server did not answer within 120 s")
                 time.sleep(0.2)
         yield url
     finally:
@@ -147,3 +148,13 @@ def test_a_seed_makes_the_llm_seat_reproducible(server):
     again = play_match("tiny_minotaur", [spec, "random"], 2, seed=9, config={"max_turns": 20})
     assert [row.per_deal_scores for row in first.rows] == [row.per_deal_scores for row in again.rows]
     assert first.rows[0].bot_stats["moves"] == again.rows[0].bot_stats["moves"]
+
+
+def test_the_server_launcher_names_a_model_it_cannot_load_in_one_line(tmp_path):
+    _need_llama_cpp()
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a gguf file")
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "llm_server.py"), "--model", str(broken),
+                           "--port", str(_free_port())], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert f"error: cannot serve {broken}" in done.stderr, done.stderr[-2000:]

@@ -329,6 +329,27 @@ def test_a_resume_refuses_what_it_cannot_change_in_one_line_and_writes_nothing(t
     assert (sorted(tmp_path.rglob("*")), (tmp_path / "config.json").read_bytes()) == before
 
 
+@pytest.mark.parametrize(("resume", "out"), [
+    ("run", "run/"),
+    ("run", "./run"),
+    ("run", "{tmp}/run"),
+    ("{tmp}/run/", "run"),
+    ("run", "elsewhere/../run"),
+])
+def test_a_resume_takes_an_out_that_names_the_same_directory_however_it_is_written(tmp_path, resume, out):
+    """``--out`` spelled differently from ``--resume`` (relative or absolute, a trailing slash, ``..``) but naming
+    the same directory changes nothing, so it is no refusal; the resume goes on to its next check."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps(TrainConfig().to_dict()))
+    # net_arch cannot change: the resume stops at that check, after --out's, and trains nothing.
+    done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", "--resume", resume.format(tmp=tmp_path),
+                           "--out", out.format(tmp=tmp_path), "--set", "net_arch=8,8", "--no-progress"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "--set net_arch cannot change" in done.stderr and "--out" not in done.stderr, done.stderr
+
+
 def test_a_fresh_run_with_a_pool_bot_of_another_game_writes_nothing(tmp_path):
     run = tmp_path / "run"
     result = tavernzoo("train", "ministeel", "--set", "pool_bots=heuristic,zoo:wyvern", "--out", str(run),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -719,6 +720,64 @@ def test_a_correct_program_passes_the_compliance_run():
     assert not report.violations, report.violations
     assert report.games_played == {"tiny_minotaur_v1": 2, "minefield_v0": 2}
     assert {check.stage for check in report.checks} == {"handshake", "errors", "quit", "games"}
+
+
+def test_the_handshake_programs_reader_cannot_swallow_the_games_programs_hello(monkeypatch):
+    """Issue 47: the compliance run stopped its handshake program by closing that program's stdout from the
+    checking thread. A reader about to read still held the descriptor's number, the games' program started
+    next was given the same number, and the reader swallowed its hello reply: "no reply to 'hello' within
+    30 s" on a loaded machine, however fast the program (this one answers in well under a second even on two
+    cores with four busy loops beside it). Here the reader is held up between taking the number and reading
+    it, as a thread preempted there is, so the race is met on every run instead of once in a while."""
+    import os
+
+    from tavernzoo.agents import compliance
+    from tavernzoo.agents.external import _pump
+
+    class HeldUp:
+        def __init__(self, stream):
+            self.stream = stream
+
+        def read(self, size):
+            number = self.stream.fileno()
+            before = os.fstat(number).st_ino
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:  # held up until the number is closed (maybe reused), or 0.5 s
+                try:
+                    if os.fstat(number).st_ino != before:
+                        break
+                except OSError:
+                    time.sleep(0.001)
+                    continue
+                time.sleep(0.001)
+            return os.read(number, size)
+
+        def close(self):
+            self.stream.close()
+
+    monkeypatch.setattr(compliance, "_pump", lambda stream, lines, stop: _pump(HeldUp(stream), lines, stop))
+    report = check_program(GOOD_BOT[len("cmd:"):], ["tiny_minotaur"], games_each=1, start_timeout=10,
+                           move_timeout=20)  # every reply is held up to 0.5 s
+    assert not report.violations, report.violations
+    assert report.games_played == {"tiny_minotaur_v1": 1}
+
+
+def test_bot_check_start_timeout_bounds_the_games_starts_too(tmp_path):
+    """``--start-timeout`` is the limit for every start of the program, the games' as well as the handshake's
+    (the games' was a fixed 30 s). This program starts slowly from its second start on."""
+    slow = tmp_path / "slow_second_start.py"
+    slow.write_text(f"import pathlib, runpy, sys, time\nmark = pathlib.Path({str(tmp_path / 'started')!r})\n"
+                    "if mark.exists():\n    time.sleep(4)\nmark.touch()\n"
+                    f"sys.argv = [{str(FIXTURES / 'protocol_random_bot.py')!r}]\n"
+                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "bot", "check", f"{sys.executable} {slow}",
+                             "--game", "tiny_minotaur", "--games", "1", "--start-timeout", "2"],
+                            capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no reply to 'hello' within 2 s" in result.stdout, result.stdout
+    bad = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "bot", "check", f"{sys.executable} {slow}",
+                          "--start-timeout", "0"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.startswith("error:") and "--start-timeout 0 must be above 0" in bad.stderr
 
 
 @pytest.mark.parametrize("mode,words", [("crash", "crash: "), ("garbage", "garbage: "), ("illegal", "illegal: ")])

@@ -24,6 +24,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     check.add_argument("--game", action="append", default=[], help="check this game only (repeatable; default all)")
     check.add_argument("--games", type=int, default=2, help="games to play of each game it plays (default 2)")
     check.add_argument("--move-timeout", type=float, default=10.0, help="seconds for each reply (default 10)")
+    check.add_argument("--start-timeout", type=float, default=30.0,
+                       help="seconds for the reply to hello and new_game, which include the program's start "
+                       "(default 30; more for a program that loads a large model)")
     check.add_argument("--sandbox", nargs="?", const="", default=None, metavar="LIMITS",
                        help="run the program in the sandbox a tournament's --sandbox uses (LIMITS as there: "
                        "memory=512,processes=256,cpu=60,idle=0.1,files=256; docs/sandbox.md)")

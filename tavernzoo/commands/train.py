@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from tavernzoo.userio import console, parse_set
@@ -45,7 +46,10 @@ def run_train(args: argparse.Namespace) -> int:
                          "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
     overrides = parse_set(args.set, lists=frozenset({"pool_bots", "net_arch"}))
     if args.resume:
-        stored = [flag for flag, given in (("--config", args.config), ("--out", args.out), ("--seed", args.seed))
+        # --out naming the resumed directory itself changes nothing, however it is written ("run", "./run/",
+        # its absolute path): compare where the two point, not how they are spelled.
+        moved = None if args.out is None or _same_directory(args.out, args.resume) else args.out
+        stored = [flag for flag, given in (("--config", args.config), ("--out", moved), ("--seed", args.seed))
                   if given is not None]
         if stored:
             raise ValueError(f"--resume {args.resume} continues the run with the options it stored: "
@@ -68,3 +72,7 @@ def run_train(args: argparse.Namespace) -> int:
     out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
     return 0
 
+
+def _same_directory(first: str, second: str) -> bool:
+    # resolve() makes both absolute, drops "." and "..", a trailing slash and symlinks; it needs neither to exist.
+    return Path(first).resolve() == Path(second).resolve()
