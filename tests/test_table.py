@@ -14,6 +14,7 @@ import pytest
 from tavernzoo.agents import load_bot
 from tavernzoo.agents.base import BotBase, legal_actions
 from tavernzoo.envs import get_game
+from tavernzoo.envs.core import IllegalActionError
 from tavernzoo.envs.make import make_env
 from tavernzoo.eval.loop import play_game
 from tavernzoo.eval.match import play_match
@@ -142,3 +143,59 @@ def test_a_loaded_bot_runs_through_a_table():
     bots = [load_bot("heuristic", game, game.make_config(), seed=0), load_bot("random", game, game.make_config(), 1)]
     result = Table(env, bots, 11).play()
     assert result.returns is not None and len(result.returns) == 2
+
+
+# --- a person's seat ------------------------------------------------------------------------------------
+
+
+def test_a_persons_seat_waits_for_the_hosts_move_and_an_illegal_one_is_refused():
+    _, env = _env()
+    heard = []
+    table = Table(env, [None, Recorder(heard)], 5, bot_seeds=[None, 9])
+    table.begin()
+    refused = 0
+    while (seat := table.to_move()) is not None:
+        if seat == 1:
+            assert table.step()
+            continue
+        with pytest.raises(RuntimeError, match="a person's: play their move with step\\(action\\)"):
+            table.step()
+        legal = env.unwrapped.legal_action_names()
+        illegal = next(name for name in env.unwrapped.action_names if name not in legal)
+        before = env.unwrapped.record()["actions"]
+        for bad in (env.unwrapped.action_names.index(illegal), "attack", -1, 10**6):
+            with pytest.raises(IllegalActionError, match="legal now: " + ", ".join(legal)):
+                table.step(bad)
+            refused += 1
+        assert env.unwrapped.record()["actions"] == before  # nothing moved, nothing replaced
+        assert table.step(env.unwrapped.action_names.index(legal[0]))
+    result = table.finish()
+    assert refused > 0 and result.forfeit is None and result.returns is not None
+    assert heard[0] == ("begin_game", 1, 9) and heard[-1] == ("game_over", 1, result.returns)
+    assert result.record["bot_stats"] == [None, {"moves": sum(item == ("act",) for item in heard)}]
+
+
+def test_a_person_who_leaves_forfeits_and_the_bots_hear_it():
+    _, env = _env()
+    heard = []
+    table = Table(env, [Recorder(heard), None], 5, forfeits=True)
+    table.begin()
+    while table.to_move() == 0:
+        assert table.step()
+    table.resign(1)
+    assert table.to_move() is None and not table.step()
+    result = table.finish()
+    assert result.returns is None and (result.forfeit.seat, result.forfeit.kind) == (1, "left")
+    assert heard[-1] == ("game_over", 0, None)
+    with pytest.raises(ValueError, match="only a person resigns"):
+        table.resign(0)
+
+
+def test_a_host_may_ask_a_bot_for_its_move_and_play_it_later():
+    _, env = _env()
+    played = Table(env, [Recorder([]), Recorder([])], 8).play()
+    table = Table(env, [Recorder([]), Recorder([])], 8)
+    table.begin()
+    while (action := table.think()) is not None:  # the web page asks outside its lock, plays inside
+        assert table.step(action)
+    assert table.finish().record["actions"] == played.record["actions"]
