@@ -19,6 +19,9 @@ unchanged; nothing is replaced). A host that must not wait while a bot thinks (t
 between moves) asks the bot with :meth:`Table.think` and plays its answer with ``step(action)``; a person
 who leaves forfeits the game (:meth:`Table.resign`).
 
+A loop that cannot play each game at a Table (the training league's lanes, train/selfplay.py) tells its
+bots the same story through :func:`tell_game_begins` and :func:`tell_game_over`, which the Table uses too.
+
 With ``forfeits=True`` (a tournament, a web table) each seat plays behind a
 :class:`~tavernzoo.eval.guard.Guard`: a bot that fails or plays an illegal move forfeits the game, which
 ends there, and its ``game_over`` still comes (a program that died is told nothing; its failure then is
@@ -28,7 +31,7 @@ the game by raising, as the match reports it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +41,7 @@ from ..envs.aec import as_action
 from ..envs.core import IllegalActionError
 from .guard import Forfeit, Guard
 
-__all__ = ["Forfeit", "Table", "TableResult", "bot_stats"]
+__all__ = ["Forfeit", "Table", "TableResult", "bot_stats", "tell_game_begins", "tell_game_over"]
 
 
 @dataclass
@@ -80,9 +83,7 @@ class Table:
         self.totals = [0.0] * len(self.bots)
         self.forfeit = self._to_move = None
         try:
-            for seat, bot in enumerate(self._seats):
-                if bot is not None:
-                    bot.begin_game(seat, self.bot_seeds[seat])
+            tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
         except Forfeit as lost:
             if not self.forfeits:
                 raise
@@ -172,16 +173,10 @@ class Table:
         if self.to_move() is not None:
             raise RuntimeError("finish() before the game is over: step() until it returns False")
         returns = None if self.forfeit is not None else [float(value) for value in self.totals]
-        for seat, bot in enumerate(self.bots):
-            if bot is None:
-                continue
-            if not self.forfeits:
-                bot.game_over(returns, seat)
-                continue
-            try:  # a program that died is told nothing (its game_over returns at once)
-                bot.game_over(returns, seat)
-            except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
-                pass
+        # With forfeits, a program that died is told nothing (its game_over returns at once), and one that
+        # fails now is restarted before its next game.
+        tell_game_over({seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, returns,
+                       failures_ignored=self.forfeits)
         record = self.env.unwrapped.record(seats=self.seat_names)
         try:
             stats = bot_stats(self.bots)  # counted for a forfeited game too (the llm: bots' requests)
@@ -207,3 +202,23 @@ def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
     when no seat counted anything."""
     stats = [as_bot(bot).game_stats() if bot is not None else None for bot in bots]
     return stats if any(item is not None for item in stats) else None
+
+
+def tell_game_begins(bots: Mapping[int, Any], seeds: Sequence[int | None] | None = None) -> None:
+    """Tell each bot (``bots``: seat -> a bot with every hook, :func:`~tavernzoo.agents.base.as_bot`) that a
+    game begins at its seat; ``seeds[seat]`` is its ``begin_game`` seed (None: it keeps its own)."""
+    for seat, bot in bots.items():
+        bot.begin_game(seat, None if seeds is None else seeds[seat])
+
+
+def tell_game_over(bots: Mapping[int, Any], returns: list[float] | None, failures_ignored: bool = False) -> None:
+    """Tell each bot (seat -> bot) that its game ended: ``returns`` per seat, or None when it ended without a
+    result (a forfeit, a game cut short). ``failures_ignored``: a bot's failure here is not the host's."""
+    for seat, bot in bots.items():
+        if not failures_ignored:
+            bot.game_over(returns, seat)
+            continue
+        try:
+            bot.game_over(returns, seat)
+        except Exception:  # noqa: BLE001, S110 - the game is over either way
+            pass
