@@ -7,12 +7,14 @@ seats; the host-conformance tests run the same program through several hosts and
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.agents.base import BotBase, legal_actions
+from tavernzoo.agents.play import TerminalGame
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import IllegalActionError
 from tavernzoo.envs.make import make_env
@@ -123,19 +125,53 @@ def _games(log: Path) -> list[list[str]]:
     return games
 
 
-def test_a_program_hears_the_same_messages_under_match_and_tournament(tmp_path):
-    heard = {}
-    play_match("tiny_minotaur", [_spec(tmp_path / "match.log"), "random"], 4, seed=1)
-    heard["match"] = _games(tmp_path / "match.log")
-    run_tournament(make_settings("tiny_minotaur", [_spec(tmp_path / "tournament.log"), "random"], 4),
-                   tmp_path / "t", workers=1)
-    heard["tournament"] = _games(tmp_path / "tournament.log")
-    for host, games in heard.items():
-        assert len(games) == 4, (host, games)
-        assert all(game == ["new_game", "act", "game_over"] for game in games), (host, games)
-    for host in heard:
-        text = (tmp_path / f"{host}.log").read_text().split()
-        assert text[0] == "hello" and text[-1] == "quit", (host, text[:3], text[-3:])
+def _play_at_the_web(spec: str, games: int, log: Path) -> None:
+    """``games`` games at the web page (a person's seat played by the first legal action), as the page does."""
+    from starlette.testclient import TestClient
+
+    from tavernzoo.web.app import create_app
+
+    def settled(table_id):
+        while (summary := client.get(f"/api/tables/{table_id}").json())["status"] not in ("your_turn", "over"):
+            time.sleep(0.01)
+        return summary
+
+    with TestClient(create_app(hosts=("testserver",), allow_local=True)) as client:
+        for seed in range(games):
+            table = client.post("/api/tables", json={"game": "tiny_minotaur", "config": {}, "seats": ["human", spec],
+                                                     "seed": seed}).json()
+            while (summary := settled(table["id"]))["status"] != "over":
+                last = summary["steps"] - 2  # the frames after this step: the newest one
+                frame = client.get(f"/api/tables/{table['id']}/frames", params={"since": last}).json()["frames"][-1]
+                client.post(f"/api/tables/{table['id']}/act", json={"action": frame["view"]["legal_actions"][0]})
+    deadline = time.monotonic() + 30
+    while log.read_text().split().count("quit") < games and time.monotonic() < deadline:
+        time.sleep(0.05)  # a finished table closes its bots after it says "over"
+
+
+def _play_in_the_terminal(spec: str, games: int) -> None:
+    for seed in range(games):
+        game = TerminalGame("tiny_minotaur", [spec], seat=0, seed=seed, read=lambda _: "1", write=lambda _: None)
+        game.play()
+
+
+HOSTS = {  # each plays 4 games of Tiny Minotaur with the program in one seat: (spec, its log, a folder)
+    "match": lambda spec, log, folder: play_match("tiny_minotaur", [spec, "random"], 4, seed=1),
+    "tournament": lambda spec, log, folder: run_tournament(make_settings("tiny_minotaur", [spec, "random"], 4),
+                                                           folder / "t", workers=1),
+    "web": lambda spec, log, folder: _play_at_the_web(spec, 4, log),
+    "terminal": lambda spec, log, folder: _play_in_the_terminal(spec, 4),
+}
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_a_program_hears_the_same_messages_under_every_host(host, tmp_path):
+    log = tmp_path / f"{host}.log"
+    HOSTS[host](_spec(log), log, tmp_path)
+    games = _games(log)
+    assert len(games) == 4 and all(game == ["new_game", "act", "game_over"] for game in games), games
+    text = log.read_text().split()
+    assert text[0] == "hello" and text[-1] == "quit", (text[:3], text[-3:])
 
 
 def test_a_loaded_bot_runs_through_a_table():
