@@ -221,9 +221,6 @@ LIFECYCLE_HOOKS = ("begin_game", "game_over", "game_stats")
 TABLE_ENGINE = "tavernzoo.eval.table"
 HOOK_CALLERS_ALLOWED: dict[str, str] = {
     "tavernzoo.agents.compliance": "bot check plays raw protocol games to test the program itself, not a bot",
-    "tavernzoo.train.evaluate": "the training report steps lanes of games in lockstep (a batched actor seat) and "
-                                "still begins its bots' games itself, never ends them: to move onto "
-                                "eval/table.py's tell_game_begins / tell_game_over, as the training league did",
 }
 """Modules that still call a bot's per-game hooks themselves. Only the table engine should (eval/table.py):
 every other host that writes the lifecycle again leaves parts out (a match once never sent ``game_over``).
