@@ -197,7 +197,7 @@ def test_a_league_bot_that_keeps_its_games_state_hears_each_game_whole_one_copy_
     config = game.make_config(options)
     made = []
 
-    def load(seed):
+    def load(seed=None):
         made.append(GameRecorder())
         return made[-1]
 

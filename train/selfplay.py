@@ -27,9 +27,11 @@ heuristic, a search) plays one game at a time, so each seat of each game gets it
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,7 +74,7 @@ class Opponent:
     name: str
     bot: Any = None
     policy: MLPPolicy | None = None
-    load: Any = field(default=None, repr=False, compare=False)
+    load: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     games: int = 0
     score: float = 0.0  # the learner's summed score against this member
 
@@ -108,16 +110,14 @@ class League:
     def create(cls, game: Game, game_config: Any, config: TrainConfig) -> League:
         league = cls(config, random.Random(config.seed + 1))
         for spec in config.pool_bots:
-            def load(seed: int, spec: str = spec) -> Any:
-                return as_bot(load_bot(spec, game, game_config, seed=seed))
-
-            league.builtins.append(Opponent(spec, bot=load(config.seed + 2), load=load))
+            load = functools.partial(load_bot, spec, game, game_config)
+            league.builtins.append(Opponent(spec, bot=as_bot(load(seed=config.seed + 2)), load=load))
         return league
 
     def copy_of(self, member: Opponent) -> Any:
         """Another copy of a bot member, for one seat of one game (a bot that keeps its game's state plays one
         game at a time); seeded by the order copies are made, which a seeded run repeats."""
-        copy = member.load(self.config.seed + 3 + len(self._copies))
+        copy = as_bot(member.load(seed=self.config.seed + 3 + len(self._copies)))
         self._copies.append(copy)
         return copy
 
