@@ -19,7 +19,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
-from tavernzoo.agents.base import BotBase, legal_actions  # noqa: E402
+from tavernzoo.agents import load_bot  # noqa: E402
+from tavernzoo.agents.base import BotBase, keeps_game_state, legal_actions  # noqa: E402
 from tavernzoo.agents.policy import MLPPolicy, PolicyBot  # noqa: E402
 from tavernzoo.envs import games, get_game  # noqa: E402
 from tavernzoo.eval.match import play_match  # noqa: E402
@@ -201,8 +202,9 @@ def test_a_league_bot_that_keeps_its_games_state_hears_each_game_whole_one_copy_
         made.append(GameRecorder())
         return made[-1]
 
+    assert keeps_game_state(GameRecorder()) and not keeps_game_state(load_bot("random", game, config))
     league = League(TrainConfig(game=name, latest_share=0.0), random.Random(0),
-                    builtins=[Opponent("recorder", bot=load(0), load=load)])
+                    builtins=[Opponent("recorder", bot=load(0), load=load, one_game_at_a_time=True)])
     env = SelfPlayVecEnv(game, config, league, n_envs=3, seed=0)
     env.reset()
     rng = np.random.default_rng(0)

@@ -75,6 +75,8 @@ class Opponent:
     bot: Any = None
     policy: MLPPolicy | None = None
     load: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    # Whether the bot keeps its game's state (agents.base.keeps_game_state): then each seat gets a copy.
+    one_game_at_a_time: bool = False
     games: int = 0
     score: float = 0.0  # the learner's summed score against this member
 
@@ -111,7 +113,8 @@ class League:
         league = cls(config, random.Random(config.seed + 1))
         for spec in config.pool_bots:
             load = functools.partial(load_bot, spec, game, game_config)
-            league.builtins.append(Opponent(spec, bot=as_bot(load(seed=config.seed + 2)), load=load))
+            bot = as_bot(load(seed=config.seed + 2))
+            league.builtins.append(Opponent(spec, bot=bot, load=load, one_game_at_a_time=keeps_game_state(bot)))
         return league
 
     def copy_of(self, member: Opponent) -> Any:
@@ -265,7 +268,7 @@ class LearnerSeat:
         """``member``'s bot for one more seat of this game: the one every game shares where it keeps nothing
         of a game, else this game's next copy of it (kept for its next games: as many copies as seats it
         has held at once)."""
-        if not keeps_game_state(member.bot):
+        if not member.one_game_at_a_time:
             return member.bot
         key = (member.name, taken[member.name])
         taken[member.name] += 1
