@@ -204,7 +204,8 @@ def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
     return stats if any(item is not None for item in stats) else None
 
 
-def tell_game_begins(bots: Mapping[int, Any], seeds: Sequence[int | None] | None = None) -> None:
+def tell_game_begins(bots: Mapping[int, Any],
+                     seeds: Mapping[int, int | None] | Sequence[int | None] | None = None) -> None:
     """Tell each bot (``bots``: seat -> a bot with every hook, :func:`~tavernzoo.agents.base.as_bot`) that a
     game begins at its seat; ``seeds[seat]`` is its ``begin_game`` seed (None: it keeps its own)."""
     for seat, bot in bots.items():

@@ -6,6 +6,7 @@ seats; the host-conformance tests run the same program through several hosts and
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -161,6 +162,9 @@ HOSTS = {  # each plays 4 games of Tiny Minotaur with the program in one seat: (
                                                            folder / "t", workers=1),
     "web": lambda spec, log, folder: _play_at_the_web(spec, 4, log),
     "terminal": lambda spec, log, folder: _play_in_the_terminal(spec, 4),
+    # A match against the bot server (`tavernzoo bot SPEC` on stdio) serving the program: what it relays.
+    "bot-server": lambda spec, log, folder: play_match(
+        "tiny_minotaur", [f"cmd:{sys.executable} -m tavernzoo.cli bot {shlex.quote(spec)}", "random"], 4, seed=1),
 }
 
 
