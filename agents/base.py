@@ -157,6 +157,14 @@ class HookedBot(BotBase):
             close()
 
 
+def keeps_game_state(bot: Any) -> bool:
+    """Whether ``bot`` keeps something of the game it plays: its class has its own ``begin_game``, ``reset``
+    or ``game_over`` (a program's process, a conversation, what it saw of the others). Such a bot plays one
+    game at a time; one that keeps nothing (BotBase's hooks) may sit at many games at once."""
+    kind = type(as_bot(bot))
+    return any(getattr(kind, hook) is not getattr(BotBase, hook) for hook in ("begin_game", "reset", "game_over"))
+
+
 def legal_actions(observation: dict[str, Any], bot_name: str) -> list[int]:
     """The legal action indices of an observation's mask; a bot asked to act on an all-zero mask (an agent
     that is not to act) fails loudly instead of inventing a move."""

@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, TextIO
 
 from ..envs import games, get_game
 from ..envs.registry import earlier_versions
+from ..eval.table import tell_game_begins, tell_game_over
 from .base import as_bot
 from .infoset import WANTS_INFORMATION_STATE, state_from_json
 from .spec import BotSpec
@@ -179,6 +180,7 @@ class BotSession:
             bot = self._load(game, config, None)
         except (ValueError, TypeError) as error:
             raise ProtocolError("wrong_game", str(error)) from None
+        self.close()  # the bot of the game before, if any
         self.game, self.config, self.bot, self.seat = game, config, bot, None
         self.names = list(game.action_names(config))
         self.size = game.encoder.observation_size(config)
@@ -198,8 +200,11 @@ class BotSession:
             raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
         if seed is not None and self.parsed.kind != "cmd":
             # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
+            self.close()
             self.bot = self._load(self.game, self.config, seed)
-        self.bot.reset()
+        # The served bot hears the game as under any host (eval/table.py): its seat, and the host's seed (a
+        # program passes it on in its own new_game).
+        tell_game_begins({seat: self.bot}, {seat: seed})
         self.seat = seat
         return {"type": "ok"}
 
@@ -266,12 +271,21 @@ class BotSession:
         if returns is not None and (not isinstance(returns, list)
                                     or not all(isinstance(v, int | float) for v in returns)):
             raise ProtocolError("bad_request", "'returns' must be a list of numbers, one per seat")
+        if self.seat is not None:
+            # The game is over either way: a bot failing to hear it is not the host's error.
+            tell_game_over({self.seat: self.bot}, returns, failures_ignored=True)
         self.seat = None
         return {"type": "ok"}
 
     def _quit(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.close()
         self.finished = True
         return {"type": "ok"}
+
+    def close(self) -> None:
+        """Let the served bot go (a ``cmd:`` program is told to quit)."""
+        if self.bot is not None:
+            self.bot.close()
 
     def _check_game(self, request: dict[str, Any]) -> None:
         for key, expected in (("game", self.game.name), ("env", self.game.env_name)):
@@ -297,6 +311,7 @@ def serve_stdio(spec: str, stdin: BinaryIO | None = None, stdout: TextIO | None 
         while True:
             line = stdin.readline(MAX_REQUEST + 2)
             if not line:
+                session.close()  # the host went away without quit
                 return 0
             if len(line) > MAX_REQUEST + 1:
                 size = len(line)

@@ -39,7 +39,6 @@ from typing import Any
 
 from ..envs import games, get_game
 from .base import as_bot
-from .infoset import feed
 from .text_views import view_text
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
@@ -204,62 +203,62 @@ class TerminalGame:
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""
         from ..envs.make import make_env
+        from ..eval.table import Table
 
         env = make_env(self.game, self.config)
-        env.reset(seed=self.seed)
-        for seat, bot in self.bots.items():
-            bot.begin_game(seat, None)  # the seat it holds (a cmd: program is told); None: its own seeds
+        # The person's seat holds no bot: the table waits there for their move. No bot seeds: each keeps its own.
+        table = Table(env, [self.bots.get(seat) for seat in range(len(self.specs))], self.seed)
+        try:
+            return self._play(table, env)
+        finally:
+            for bot in self.bots.values():
+                bot.close()
+
+    def _play(self, table: Any, env: Any) -> list[float] | None:
+        table.begin()  # the bots hear the seat each holds (a cmd: program is told)
         me = env.possible_agents[self.seat]
-        seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         opponents = ", ".join(f"player_{s}: {spec}" for s, spec in enumerate(self.specs) if s != self.seat)
         self.write(f"{self.game.title}: you are {me} (seat {self.seat}) against {opponents}; seed {self.seed}")
-        totals = [0.0] * len(env.possible_agents)
         self.report_events(env)
-        for agent in env.agent_iter():
-            observation, reward, termination, truncation, _ = env.last()
-            seat = seat_of[agent]
-            totals[seat] += reward
-            if termination or truncation:
-                if agent == me and not self.game.rules.is_terminal(env.unwrapped.game_state):
-                    self.write("you are out of the game; the bots play on to the end")
-                env.step(None)
-                self.report_events(env)
-                continue
-            if agent == me:
-                legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
-                offer = declinable(self.game, env.unwrapped.game_state) if self.answering else None
-                if offer is not None:
-                    action = offer[0]
-                    self.write(f"you: {self.labels(env, [action])[0]} (answered for you: {offer[1]}; '{ASK_WORD}' "
-                               "at your next move asks again)")
-                elif len(legal) == 1:
-                    action = legal[0]
-                    self.write(f"your only move: {self.labels(env, legal)[0]} (played for you)")
-                else:
-                    try:
-                        action = self.ask(env, me, observation)
-                    except LeftGame:
-                        self.write("you left the game")
-                        self.game_over(None)
-                        return None
+        out = False  # the person's seat has left a game that goes on (knocked out)
+        while (seat := table.to_move()) is not None:
+            if seat == self.seat:
+                try:
+                    action = self.choose_move(env, me)
+                except LeftGame:
+                    self.write("you left the game")
+                    table.resign(self.seat)
+                    table.finish()  # the bots hear the game ended, without returns
+                    return None
+                table.step(action)
             else:
-                feed(self.bots[seat], env, agent)
-                action = self.bots[seat].act(observation)
+                action = table.think()
+                table.step(action)
                 if self.announce:  # the action's name: the labels speak to the seat choosing ("your window")
-                    self.write(f"  {agent} ({self.specs[seat]}) plays {env.unwrapped.action_names[action]}")
-            env.step(action)
+                    self.write(f"  {env.possible_agents[seat]} ({self.specs[seat]}) plays "
+                               f"{env.unwrapped.action_names[action]}")
             self.report_events(env)
+            left = me not in env.terminations or env.terminations[me] or env.truncations[me]
+            if left and not out and not self.game.rules.is_terminal(env.unwrapped.game_state):
+                out = True
+                self.write("you are out of the game; the bots play on to the end")
+        totals = table.finish().returns
         self.finish(env, me, totals)
-        self.game_over(totals)
         return totals
 
-    def game_over(self, returns: list[float] | None) -> None:
-        """Tell the bots the game ended (``returns`` None: the person left) and let them go."""
-        for seat, bot in self.bots.items():
-            try:
-                bot.game_over(returns, seat)
-            finally:
-                bot.close()
+    def choose_move(self, env: Any, me: str) -> int:
+        """The person's move: an offer they left to the table, the only legal move, or what they type."""
+        observation = env.observe(me)
+        legal = [int(i) for i in observation["action_mask"].nonzero()[0]]
+        offer = declinable(self.game, env.unwrapped.game_state) if self.answering else None
+        if offer is not None:
+            self.write(f"you: {self.labels(env, [offer[0]])[0]} (answered for you: {offer[1]}; '{ASK_WORD}' "
+                       "at your next move asks again)")
+            return offer[0]
+        if len(legal) == 1:
+            self.write(f"your only move: {self.labels(env, legal)[0]} (played for you)")
+            return legal[0]
+        return self.ask(env, me, observation)
 
     def ask(self, env: Any, me: str, observation: dict[str, Any]) -> int:
         names = env.unwrapped.action_names

@@ -12,6 +12,16 @@ each bot hears the same story whichever host seats it::
 A bot's ``close`` is not the table's: a bot sits at many tables (a block of a match, a tournament's
 process), and whoever loaded it closes it.
 
+A seat without a bot (``None`` in ``bots``) is a person's (the web page's, an MCP client's, the terminal's):
+:meth:`Table.to_move` stops there and the host plays the person's move with ``step(action)``, checked
+(an illegal one raises :class:`~tavernzoo.envs.core.IllegalActionError` naming the legal ones, the game
+unchanged; nothing is replaced). A host that must not wait while a bot thinks (the web page holds a lock
+between moves) asks the bot with :meth:`Table.think` and plays its answer with ``step(action)``; a person
+who leaves forfeits the game (:meth:`Table.resign`).
+
+A loop that cannot play each game at a Table (the training league's lanes, train/selfplay.py) tells its
+bots the same story through :func:`tell_game_begins` and :func:`tell_game_over`, which the Table uses too.
+
 With ``forfeits=True`` (a tournament, a web table) each seat plays behind a
 :class:`~tavernzoo.eval.guard.Guard`: a bot that fails or plays an illegal move forfeits the game, which
 ends there, and its ``game_over`` still comes (a program that died is told nothing; its failure then is
@@ -21,15 +31,17 @@ the game by raising, as the match reports it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.infoset import feed
+from ..envs.aec import as_action
+from ..envs.core import IllegalActionError
 from .guard import Forfeit, Guard
 
-__all__ = ["Forfeit", "Table", "TableResult", "bot_stats"]
+__all__ = ["Forfeit", "Table", "TableResult", "bot_stats", "tell_game_begins", "tell_game_over"]
 
 
 @dataclass
@@ -42,21 +54,22 @@ class TableResult:
 
 
 class Table:
-    """One game of ``env`` with ``bots[seat]`` at each seat, dealt by ``seed``.
+    """One game of ``env`` with ``bots[seat]`` at each seat (None: a person's seat), dealt by ``seed``.
 
     ``bot_seeds[seat]`` is the seed each bot's ``begin_game`` gets (None, or no list: the bot keeps its own
-    seeds); ``seat_names`` label the seats in the record. :meth:`play` plays the whole game; a host that
-    waits between moves (a person's seat) calls :meth:`begin`, :meth:`step` until it returns False, and
-    :meth:`finish`."""
+    seeds); ``seat_names`` label the seats in the record. :meth:`play` plays a game between bots; a host
+    that waits between moves (a person's seat) calls :meth:`begin`, then asks :meth:`to_move` and plays
+    that seat's move (``step()`` for a bot, ``step(action)`` for a person) until it returns None, and
+    calls :meth:`finish`."""
 
     def __init__(self, env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str] | None = None,
                  bot_seeds: Sequence[int | None] | None = None, forfeits: bool = False):
         self.env, self.seed, self.forfeits = env, seed, forfeits
         self.seat_names = list(seat_names) if seat_names else None
-        self.bots = [as_bot(bot) for bot in bots]
+        self.bots = [None if bot is None else as_bot(bot) for bot in bots]
         self.bot_seeds = list(bot_seeds) if bot_seeds is not None else [None] * len(self.bots)
-        self._seats: list[Any] = ([Guard(bot, seat, self.bot_seeds[seat], env) for seat, bot in enumerate(self.bots)]
-                                  if forfeits else self.bots)
+        self._seats: list[Any] = ([None if bot is None else Guard(bot, seat, self.bot_seeds[seat], env)
+                                   for seat, bot in enumerate(self.bots)] if forfeits else self.bots)
         self._seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         self.totals = [0.0] * len(self.bots)
         self.forfeit: Forfeit | None = None
@@ -70,8 +83,7 @@ class Table:
         self.totals = [0.0] * len(self.bots)
         self.forfeit = self._to_move = None
         try:
-            for seat, bot in enumerate(self._seats):
-                bot.begin_game(seat, self.bot_seeds[seat])
+            tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
         except Forfeit as lost:
             if not self.forfeits:
                 raise
@@ -96,48 +108,88 @@ class Table:
             return seat
         return None
 
-    def step(self) -> bool:
-        """The next move, by the bot at the seat to move; False once the game is over."""
+    def step(self, action: Any = None) -> bool:
+        """The next move: the bot's at a bot's seat, or ``action`` (a person's move, or the answer of a bot
+        the host asked with :meth:`think`); False once the game is over (or forfeited). A person's
+        ``action`` must be legal: else IllegalActionError names the legal ones and nothing moves."""
+        if action is None:
+            action = self.think()
+            if action is None:
+                return False
+        else:
+            seat = self.to_move()
+            if seat is None:
+                raise RuntimeError("step(action) after the game is over: finish() it")
+            if self.bots[seat] is None:
+                action = self._legal(action)
+        # The reward an agent gets for its move is read at its next turn (or as it leaves), in to_move().
+        self.env.step(action)
+        self._to_move = None
+        return True
+
+    def think(self) -> Any:
+        """The move the bot at the seat to move chooses, not yet played (:meth:`step` plays it); None once
+        the game is over, or when the bot forfeits it (with ``forfeits``; without, its failure raises)."""
         seat = self.to_move()
         if seat is None:
-            return False
+            return None
+        bot = self._seats[seat]
+        if bot is None:
+            raise RuntimeError(f"seat {seat} is a person's: play their move with step(action)")
         agent = self.env.agent_selection
         observation = self.env.observe(agent)
         try:
             if not self.forfeits:
-                feed(self._seats[seat], self.env, agent)  # a Guard feeds its bot itself
-            action = self._seats[seat].act(observation)
+                feed(bot, self.env, agent)  # a Guard feeds its bot itself
+            return bot.act(observation)
         except Forfeit as lost:
             if not self.forfeits:
                 raise
             self.forfeit = lost
-            return False
-        # The reward an agent gets for its move is read at its next turn (or as it leaves), above.
-        self.env.step(action)
-        self._to_move = None
-        return True
+            return None
+
+    def resign(self, seat: int, reason: str = "left the game") -> None:
+        """The person at ``seat`` leaves: they forfeit the game, which ends there (:meth:`finish` tells the
+        bots, returns None)."""
+        if self.bots[seat] is not None:
+            raise ValueError(f"seat {seat} is a bot's: only a person resigns")
+        self.forfeit = Forfeit(seat, "left", reason)
+
+    def _legal(self, action: Any) -> int:
+        """A person's ``action`` as the index of a legal action, else IllegalActionError naming the legal ones
+        (checked here: the wrapped env would end the game on an illegal move, not refuse it)."""
+        unwrapped = self.env.unwrapped
+        legal = unwrapped.legal_action_names(self.env.agent_selection)
+        try:
+            index = as_action(action, len(unwrapped.action_names))
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, legal) from None
+        if unwrapped.action_names[index] not in legal:
+            raise IllegalActionError(unwrapped.action_names[index], legal)
+        return index
 
     def finish(self) -> TableResult:
         """Tell every seat the game ended and give its result."""
         if self.to_move() is not None:
             raise RuntimeError("finish() before the game is over: step() until it returns False")
         returns = None if self.forfeit is not None else [float(value) for value in self.totals]
-        for seat, bot in enumerate(self.bots):
-            if not self.forfeits:
-                bot.game_over(returns, seat)
-                continue
-            try:  # a program that died is told nothing (its game_over returns at once)
-                bot.game_over(returns, seat)
-            except Exception:  # noqa: BLE001, S110 - it will be restarted before its next game
-                pass
+        # With forfeits, a program that died is told nothing (its game_over returns at once), and one that
+        # fails now is restarted before its next game.
+        tell_game_over({seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, returns,
+                       failures_ignored=self.forfeits)
         record = self.env.unwrapped.record(seats=self.seat_names)
-        stats = bot_stats(self.bots)  # counted for a forfeited game too (the llm: bots' requests)
+        try:
+            stats = bot_stats(self.bots)  # counted for a forfeited game too (the llm: bots' requests)
+        except Exception:
+            if not self.forfeits:
+                raise
+            stats = None  # a bot's counts are not worth the game's end: the record goes without them
         if stats is not None:
             record["bot_stats"] = stats
         return TableResult(returns, record, self.forfeit)
 
     def play(self) -> TableResult:
-        """The whole game: :meth:`begin`, every :meth:`step`, :meth:`finish`."""
+        """The whole game between bots: :meth:`begin`, every :meth:`step`, :meth:`finish`."""
         self.begin()
         while self.step():
             pass
@@ -150,3 +202,24 @@ def bot_stats(bots: Sequence[Any | None]) -> list[dict[str, Any] | None] | None:
     when no seat counted anything."""
     stats = [as_bot(bot).game_stats() if bot is not None else None for bot in bots]
     return stats if any(item is not None for item in stats) else None
+
+
+def tell_game_begins(bots: Mapping[int, Any],
+                     seeds: Mapping[int, int | None] | Sequence[int | None] | None = None) -> None:
+    """Tell each bot (``bots``: seat -> a bot with every hook, :func:`~tavernzoo.agents.base.as_bot`) that a
+    game begins at its seat; ``seeds[seat]`` is its ``begin_game`` seed (None: it keeps its own)."""
+    for seat, bot in bots.items():
+        bot.begin_game(seat, None if seeds is None else seeds[seat])
+
+
+def tell_game_over(bots: Mapping[int, Any], returns: list[float] | None, failures_ignored: bool = False) -> None:
+    """Tell each bot (seat -> bot) that its game ended: ``returns`` per seat, or None when it ended without a
+    result (a forfeit, a game cut short). ``failures_ignored``: a bot's failure here is not the host's."""
+    for seat, bot in bots.items():
+        if not failures_ignored:
+            bot.game_over(returns, seat)
+            continue
+        try:
+            bot.game_over(returns, seat)
+        except Exception:  # noqa: BLE001, S110 - the game is over either way
+            pass

@@ -220,14 +220,13 @@ def test_an_allowed_edge_that_is_gone_fails(graph):
 LIFECYCLE_HOOKS = ("begin_game", "game_over", "game_stats")
 TABLE_ENGINE = "tavernzoo.eval.table"
 HOOK_CALLERS_ALLOWED: dict[str, str] = {
-    "tavernzoo.agents.play": "terminal play drives its own game loop (a person's seat); moves onto the Table next",
     "tavernzoo.agents.compliance": "bot check plays raw protocol games to test the program itself, not a bot",
-    "tavernzoo.train.evaluate": "the training report steps lanes of tables in lockstep (a batched actor seat)",
-    "tavernzoo.web.tables": "web and MCP tables wait for a person between moves; move onto the Table next",
 }
 """Modules that still call a bot's per-game hooks themselves. Only the table engine should (eval/table.py):
 every other host that writes the lifecycle again leaves parts out (a match once never sent ``game_over``).
-The list only shrinks."""
+A host plays each game at a ``Table`` (a person's seat is one without a bot), or, where it steps many games in
+lockstep, tells its bots through the engine's ``tell_game_begins`` and ``tell_game_over``. The list only
+shrinks."""
 
 
 def hook_callers(root: Path = ROOT) -> set[str]:

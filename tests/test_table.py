@@ -6,14 +6,18 @@ seats; the host-conformance tests run the same program through several hosts and
 
 from __future__ import annotations
 
+import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.agents.base import BotBase, legal_actions
+from tavernzoo.agents.play import TerminalGame
 from tavernzoo.envs import get_game
+from tavernzoo.envs.core import IllegalActionError
 from tavernzoo.envs.make import make_env
 from tavernzoo.eval.loop import play_game
 from tavernzoo.eval.match import play_match
@@ -122,19 +126,56 @@ def _games(log: Path) -> list[list[str]]:
     return games
 
 
-def test_a_program_hears_the_same_messages_under_match_and_tournament(tmp_path):
-    heard = {}
-    play_match("tiny_minotaur", [_spec(tmp_path / "match.log"), "random"], 4, seed=1)
-    heard["match"] = _games(tmp_path / "match.log")
-    run_tournament(make_settings("tiny_minotaur", [_spec(tmp_path / "tournament.log"), "random"], 4),
-                   tmp_path / "t", workers=1)
-    heard["tournament"] = _games(tmp_path / "tournament.log")
-    for host, games in heard.items():
-        assert len(games) == 4, (host, games)
-        assert all(game == ["new_game", "act", "game_over"] for game in games), (host, games)
-    for host in heard:
-        text = (tmp_path / f"{host}.log").read_text().split()
-        assert text[0] == "hello" and text[-1] == "quit", (host, text[:3], text[-3:])
+def _play_at_the_web(spec: str, games: int, log: Path) -> None:
+    """``games`` games at the web page (a person's seat played by the first legal action), as the page does."""
+    from starlette.testclient import TestClient
+
+    from tavernzoo.web.app import create_app
+
+    def settled(table_id):
+        while (summary := client.get(f"/api/tables/{table_id}").json())["status"] not in ("your_turn", "over"):
+            time.sleep(0.01)
+        return summary
+
+    with TestClient(create_app(hosts=("testserver",), allow_local=True)) as client:
+        for seed in range(games):
+            table = client.post("/api/tables", json={"game": "tiny_minotaur", "config": {}, "seats": ["human", spec],
+                                                     "seed": seed}).json()
+            while (summary := settled(table["id"]))["status"] != "over":
+                last = summary["steps"] - 2  # the frames after this step: the newest one
+                frame = client.get(f"/api/tables/{table['id']}/frames", params={"since": last}).json()["frames"][-1]
+                client.post(f"/api/tables/{table['id']}/act", json={"action": frame["view"]["legal_actions"][0]})
+    deadline = time.monotonic() + 30
+    while log.read_text().split().count("quit") < games and time.monotonic() < deadline:
+        time.sleep(0.05)  # a finished table closes its bots after it says "over"
+
+
+def _play_in_the_terminal(spec: str, games: int) -> None:
+    for seed in range(games):
+        game = TerminalGame("tiny_minotaur", [spec], seat=0, seed=seed, read=lambda _: "1", write=lambda _: None)
+        game.play()
+
+
+HOSTS = {  # each plays 4 games of Tiny Minotaur with the program in one seat: (spec, its log, a folder)
+    "match": lambda spec, log, folder: play_match("tiny_minotaur", [spec, "random"], 4, seed=1),
+    "tournament": lambda spec, log, folder: run_tournament(make_settings("tiny_minotaur", [spec, "random"], 4),
+                                                           folder / "t", workers=1),
+    "web": lambda spec, log, folder: _play_at_the_web(spec, 4, log),
+    "terminal": lambda spec, log, folder: _play_in_the_terminal(spec, 4),
+    # A match against the bot server (`tavernzoo bot SPEC` on stdio) serving the program: what it relays.
+    "bot-server": lambda spec, log, folder: play_match(
+        "tiny_minotaur", [f"cmd:{sys.executable} -m tavernzoo.cli bot {shlex.quote(spec)}", "random"], 4, seed=1),
+}
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_a_program_hears_the_same_messages_under_every_host(host, tmp_path):
+    log = tmp_path / f"{host}.log"
+    HOSTS[host](_spec(log), log, tmp_path)
+    games = _games(log)
+    assert len(games) == 4 and all(game == ["new_game", "act", "game_over"] for game in games), games
+    text = log.read_text().split()
+    assert text[0] == "hello" and text[-1] == "quit", (text[:3], text[-3:])
 
 
 def test_a_loaded_bot_runs_through_a_table():
@@ -142,3 +183,59 @@ def test_a_loaded_bot_runs_through_a_table():
     bots = [load_bot("heuristic", game, game.make_config(), seed=0), load_bot("random", game, game.make_config(), 1)]
     result = Table(env, bots, 11).play()
     assert result.returns is not None and len(result.returns) == 2
+
+
+# --- a person's seat ------------------------------------------------------------------------------------
+
+
+def test_a_persons_seat_waits_for_the_hosts_move_and_an_illegal_one_is_refused():
+    _, env = _env()
+    heard = []
+    table = Table(env, [None, Recorder(heard)], 5, bot_seeds=[None, 9])
+    table.begin()
+    refused = 0
+    while (seat := table.to_move()) is not None:
+        if seat == 1:
+            assert table.step()
+            continue
+        with pytest.raises(RuntimeError, match="a person's: play their move with step\\(action\\)"):
+            table.step()
+        legal = env.unwrapped.legal_action_names()
+        illegal = next(name for name in env.unwrapped.action_names if name not in legal)
+        before = env.unwrapped.record()["actions"]
+        for bad in (env.unwrapped.action_names.index(illegal), "attack", -1, 10**6):
+            with pytest.raises(IllegalActionError, match="legal now: " + ", ".join(legal)):
+                table.step(bad)
+            refused += 1
+        assert env.unwrapped.record()["actions"] == before  # nothing moved, nothing replaced
+        assert table.step(env.unwrapped.action_names.index(legal[0]))
+    result = table.finish()
+    assert refused > 0 and result.forfeit is None and result.returns is not None
+    assert heard[0] == ("begin_game", 1, 9) and heard[-1] == ("game_over", 1, result.returns)
+    assert result.record["bot_stats"] == [None, {"moves": sum(item == ("act",) for item in heard)}]
+
+
+def test_a_person_who_leaves_forfeits_and_the_bots_hear_it():
+    _, env = _env()
+    heard = []
+    table = Table(env, [Recorder(heard), None], 5, forfeits=True)
+    table.begin()
+    while table.to_move() == 0:
+        assert table.step()
+    table.resign(1)
+    assert table.to_move() is None and not table.step()
+    result = table.finish()
+    assert result.returns is None and (result.forfeit.seat, result.forfeit.kind) == (1, "left")
+    assert heard[-1] == ("game_over", 0, None)
+    with pytest.raises(ValueError, match="only a person resigns"):
+        table.resign(0)
+
+
+def test_a_host_may_ask_a_bot_for_its_move_and_play_it_later():
+    _, env = _env()
+    played = Table(env, [Recorder([]), Recorder([])], 8).play()
+    table = Table(env, [Recorder([]), Recorder([])], 8)
+    table.begin()
+    while (action := table.think()) is not None:  # the web page asks outside its lock, plays inside
+        assert table.step(action)
+    assert table.finish().record["actions"] == played.record["actions"]

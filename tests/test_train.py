@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -18,6 +19,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
+from tavernzoo.agents import load_bot  # noqa: E402
+from tavernzoo.agents.base import BotBase, keeps_game_state, legal_actions  # noqa: E402
 from tavernzoo.agents.policy import MLPPolicy, PolicyBot  # noqa: E402
 from tavernzoo.envs import games, get_game  # noqa: E402
 from tavernzoo.eval.match import play_match  # noqa: E402
@@ -25,7 +28,7 @@ from tavernzoo.train.config import TrainConfig, make_train_config  # noqa: E402
 from tavernzoo.train.evaluate import play_policy_match  # noqa: E402
 from tavernzoo.train.lean_policy import LeanMaskablePolicy, TorchActor  # noqa: E402
 from tavernzoo.train.run import make_model, policy_from_sb3  # noqa: E402
-from tavernzoo.train.selfplay import League, LearnerEnv, SelfPlayVecEnv  # noqa: E402
+from tavernzoo.train.selfplay import League, LearnerEnv, Opponent, SelfPlayVecEnv  # noqa: E402
 
 TM = get_game("tiny_minotaur")
 torch.set_num_threads(1)  # tiny networks: more threads only fight over the cores
@@ -166,6 +169,59 @@ def test_league_sampling_window_pfsp_and_persistence(tmp_path):
     again.load(tmp_path / "league")
     assert [o.name for o in again.snapshots] == ["snapshot@20", "snapshot@30"]
     assert again.builtins[1].score == 20.0 and again.rng.getstate() == league.rng.getstate()
+
+
+class GameRecorder(BotBase):
+    """A league bot that keeps its game's story (so each seat of each game gets its own copy); plays its
+    first legal action."""
+
+    def __init__(self):
+        self.heard, self.closed = [], False
+
+    def begin_game(self, seat, seed=None):
+        self.heard.append("begin")
+
+    def act(self, observation):
+        self.heard.append("act")
+        return legal_actions(observation, "recorder")[0]
+
+    def game_over(self, returns, seat):
+        self.heard.append("over")
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("name, options", [("tiny_minotaur", {}), ("ministeel", {"num_players": 4})])
+def test_a_league_bot_that_keeps_its_games_state_hears_each_game_whole_one_copy_a_seat(name, options):
+    game = get_game(name)
+    config = game.make_config(options)
+    made = []
+
+    def load(seed=None):
+        made.append(GameRecorder())
+        return made[-1]
+
+    assert keeps_game_state(GameRecorder()) and not keeps_game_state(load_bot("random", game, config))
+    league = League(TrainConfig(game=name, latest_share=0.0), random.Random(0),
+                    builtins=[Opponent("recorder", bot=load(0), load=load, one_game_at_a_time=True)])
+    env = SelfPlayVecEnv(game, config, league, n_envs=3, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for step in range(150):
+        masks = env.action_masks()
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in masks]
+        if step % 40 == 0 and not masks[0].all():  # an illegal move cuts the game short
+            actions[0] = np.flatnonzero(~masks[0])[0]
+        env.step(np.array(actions))
+    league.close()
+    loaded, *copies = made
+    assert loaded.heard == [] and loaded.closed  # loaded for the league; its copies take the seats
+    seats = game.rules.num_seats(config) - 1
+    assert len(copies) == 3 * seats  # one for each seat of each game
+    for copy in copies:
+        assert re.fullmatch("(begin (act )*over )+", " ".join(copy.heard) + " "), copy.heard
+        assert copy.heard.count("act") > 0 and copy.closed
 
 
 def test_bad_training_options_are_refused():

@@ -47,6 +47,7 @@ from ..eval.backends import BACKENDS, map_tasks, progress_bar
 from ..eval.match import BotRow, MatchResult
 from ..eval.seating import entry_labels, score_of
 from ..eval.stats import mean_interval
+from ..eval.table import tell_game_begins, tell_game_over
 from .selfplay import make_raw_env
 
 
@@ -190,11 +191,11 @@ def bot_maker(spec: str, game: Game, config: Any) -> Callable[[int], Any]:
 
 @dataclass
 class _Table:
-    """One game in flight: its env, its bots by seat (None where the actor plays) and its returns."""
+    """One game in flight: its env, its bots by seat (made for this game alone), its returns by seat."""
 
     job: GameJob
     env: Any
-    bots: list[Any]
+    bots: dict[int, Any]
     seat_of: dict[str, int]
     totals: list[float]
 
@@ -206,7 +207,10 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
     ``(job.match, job.index)``. ``makers[match][entry]`` makes that entry's bot from a seed (None: the
     actor plays it); ``entry_seeds[match][entry]`` seeds it (:func:`game_bot_seed`).
 
-    A pure function of its arguments (the unit a parallel backend would ship to a worker).
+    A pure function of its arguments (the unit a parallel backend would ship to a worker). Not a Table per
+    game (eval/table.py): the actor's seats move in one batch across the games in flight, which a Table's
+    person's seat would check one move at a time; the bots hear their games through the table engine's
+    helpers, and each is closed with its game.
     """
     seats = len(makers[0])
     pending = iter(jobs)
@@ -218,15 +222,13 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
         if job is None:
             return None
         env.reset(seed=job.deal_seed)
-        bots: list[Any] = []
+        bots: dict[int, Any] = {}
         for seat in range(seats):
             entry = (seat - job.rotation) % seats
             maker = makers[job.match][entry]
-            bot = None if maker is None else maker(game_bot_seed(entry_seeds[job.match][entry], job.index))
-            if bot is not None:
-                bot = as_bot(bot)
-                bot.begin_game(seat, None)
-            bots.append(bot)
+            if maker is not None:
+                bots[seat] = as_bot(maker(game_bot_seed(entry_seeds[job.match][entry], job.index)))
+        tell_game_begins(bots)
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         return _Table(job, env, bots, seat_of, [0.0] * seats)
 
@@ -241,7 +243,7 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
             if env.terminations[agent] or env.truncations[agent]:
                 env.step(None)
                 continue
-            bot = table.bots[seat]
+            bot = table.bots.get(seat)
             if bot is None:
                 return True
             feed(bot, env, agent)
@@ -254,6 +256,9 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
         for table in tables:
             while not advance(table):
                 returns[table.job.match, table.job.index] = table.totals
+                tell_game_over(table.bots, [float(value) for value in table.totals])
+                for bot in table.bots.values():
+                    bot.close()
                 if finished is not None:
                     finished()
                 table = start(table.env)

@@ -17,13 +17,21 @@ classic; anything outside the action space (``-1``, ``n``, a float, a bool) is r
 moves, with a TypeError or ValueError naming it, since no policy over the space can produce it.
 * :class:`League` — the opponent pool: built-in bots, frozen snapshots of the learner (a window of the
   last W), the current learner itself for ``latest_share`` of the seats, optional PFSP weighting.
+
+A bot opponent hears its game's lifecycle as under any host (eval/table.py): ``begin_game`` with its seat
+as the episode starts, ``game_over`` as it ends (returns None for a game cut short: the learner knocked
+out, an illegal move), and ``close`` with :meth:`League.close` when training ends. A bot that keeps
+something of its game (:func:`~tavernzoo.agents.base.keeps_game_state`: a ``cmd:`` program, Minefield's
+heuristic, a search) plays one game at a time, so each seat of each game gets its own copy of it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,11 +42,13 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents import load_bot
+from ..agents.base import as_bot, keeps_game_state
 from ..agents.infoset import feed
 from ..agents.policy import MLPPolicy
 from ..envs import Game
 from ..envs.aec import as_action
 from ..envs.make import make_env
+from ..eval.table import tell_game_begins, tell_game_over
 from .config import TrainConfig
 from .lean_policy import TorchActor
 
@@ -58,11 +68,15 @@ def outcome_score(reward: float) -> float:
 
 @dataclass
 class Opponent:
-    """A member of the pool: a scripted bot (``bot``) or a frozen policy (``policy``)."""
+    """A member of the pool: a scripted bot (``bot``, ``load`` making another copy from a seed) or a frozen
+    policy (``policy``)."""
 
     name: str
     bot: Any = None
     policy: MLPPolicy | None = None
+    load: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    # Whether the bot keeps its game's state (agents.base.keeps_game_state): then each seat gets a copy.
+    one_game_at_a_time: bool = False
     games: int = 0
     score: float = 0.0  # the learner's summed score against this member
 
@@ -91,13 +105,36 @@ class League:
     latest: Opponent | None = None
     # A resumed run's record against its latest self, kept until the learner's policy is set.
     _latest_record: tuple[int, float] = (0, 0.0)
+    _copies: list[Any] = field(default_factory=list)  # the bots' copies handed to game seats, closed with the league
+    _games: list[LearnerSeat] = field(default_factory=list)  # the games its members play in, ended with the league
 
     @classmethod
     def create(cls, game: Game, game_config: Any, config: TrainConfig) -> League:
         league = cls(config, random.Random(config.seed + 1))
         for spec in config.pool_bots:
-            league.builtins.append(Opponent(spec, bot=load_bot(spec, game, game_config, seed=config.seed + 2)))
+            load = functools.partial(load_bot, spec, game, game_config)
+            bot = as_bot(load(seed=config.seed + 2))
+            league.builtins.append(Opponent(spec, bot=bot, load=load, one_game_at_a_time=keeps_game_state(bot)))
         return league
+
+    def copy_of(self, member: Opponent) -> Any:
+        """Another copy of a bot member, for one seat of one game (a bot that keeps its game's state plays one
+        game at a time); seeded by the order copies are made, which a seeded run repeats."""
+        copy = as_bot(member.load(seed=self.config.seed + 3 + len(self._copies)))
+        self._copies.append(copy)
+        return copy
+
+    def add_game(self, game: LearnerSeat) -> None:
+        """A game the league's bots sit in: when the league closes, it ends for them."""
+        self._games.append(game)
+
+    def close(self) -> None:
+        """Training is over: the games in play end for their bots (cut short), and every bot the league
+        loaded is closed (a ``cmd:`` program is told to quit)."""
+        for game in self._games:
+            game.end_game()
+        for bot in [member.bot for member in self.builtins] + self._copies:
+            bot.close()
 
     @property
     def pool(self) -> list[Opponent]:
@@ -191,6 +228,9 @@ class LearnerSeat:
 
     def __init__(self, game: Game, game_config: Any, league: League, seed: int):
         self.env = make_raw_env(game, game_config)
+        league.add_game(self)
+        self._rules = game.rules
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.env.possible_agents)}
         self.league = league
         config = league.config
         self._potential = getattr(game.rules, "potential", None) if config.shaping else None
@@ -200,16 +240,53 @@ class LearnerSeat:
         self._generator = np.random.default_rng(seed)  # policy opponents' sampling, unbatched path
         self.learner = ""
         self.opponents: dict[str, Opponent] = {}
+        # The bots at this game's seats (seat -> bot), told the game began and not yet that it ended.
+        self.seated: dict[int, Any] = {}
+        self._copies: dict[tuple[str, int], Any] = {}  # (member, k) -> this game's k-th copy of a member's bot
         self.episode_return = 0.0
         self.episode_length = 0
 
     def reset(self) -> None:
+        # Not a Table per game (eval/table.py): the episode is the learner's, which may end before the game
+        # does (knocked out of a four-player game), and the policy opponents move in batches across games;
+        # so the bots hear their lifecycle through the table engine's helpers, here and in end_game().
+        self.end_game()  # a game cut short (the learner's illegal move, a game over before its first decision)
         self.env.reset(seed=self.rng.randrange(2**63))
         agents = self.env.possible_agents
         self.learner = agents[self.rng.randrange(len(agents))]
         self.opponents = {agent: self.league.sample() for agent in agents if agent != self.learner}
+        self.seated = {}
+        taken: dict[str, int] = defaultdict(int)  # each member's copies seated in this game so far
+        for agent, opponent in self.opponents.items():
+            if opponent.policy is None:
+                self.seated[self._seat_of[agent]] = self._bot_for(opponent, taken)
+        tell_game_begins(self.seated)
         self.episode_return = 0.0
         self.episode_length = 0
+
+    def _bot_for(self, member: Opponent, taken: dict[str, int]) -> Any:
+        """``member``'s bot for one more seat of this game: the one every game shares where it keeps nothing
+        of a game, else this game's next copy of it (kept for its next games: as many copies as seats it
+        has held at once)."""
+        if not member.one_game_at_a_time:
+            return member.bot
+        key = (member.name, taken[member.name])
+        taken[member.name] += 1
+        if key not in self._copies:
+            self._copies[key] = self.league.copy_of(member)
+        return self._copies[key]
+
+    def bot_of(self, agent: str) -> Any:
+        """The bot at ``agent``'s seat (an opponent drawn from the league's bots)."""
+        return self.seated[self._seat_of[agent]]
+
+    def end_game(self) -> None:
+        """Tell the seated bots the game ended: its returns if it is over, else None (cut short)."""
+        if self.seated:
+            state = self.env.unwrapped.game_state
+            returns = [float(value) for value in self._rules.returns(state)] if self._rules.is_terminal(state) else None
+            tell_game_over(self.seated, returns)
+            self.seated = {}
 
     @property
     def learner_done(self) -> bool:
@@ -252,8 +329,9 @@ class LearnerSeat:
             action = opponent.policy.act(observation["observation"][None], observation["action_mask"][None],
                                          self._generator, deterministic=False)[0]
         else:
-            feed(opponent.bot, self.env, agent)  # a search bot (mcts) needs its seat's information state
-            action = opponent.bot.act(observation)
+            bot = self.bot_of(agent)
+            feed(bot, self.env, agent)  # a search bot (mcts) needs its seat's information state
+            action = bot.act(observation)
         self.env.step(int(action))
 
     def begin_episode(self) -> None:
@@ -278,7 +356,9 @@ class LearnerSeat:
         return reward
 
     def finish_episode(self) -> dict[str, Any]:
-        """Book the result with the league; the episode's info for SB3's Monitor-style logging."""
+        """Book the result with the league, tell the bots the game ended; the episode's info for SB3's
+        Monitor-style logging."""
+        self.end_game()
         score = outcome_score(self.episode_return)
         self.league.record(list(self.opponents.values()), score)
         return {"r": self.episode_return, "l": self.episode_length, "score": score,
@@ -369,8 +449,9 @@ class SelfPlayVecEnv(VecEnv):
                 opponent = self.seats[i].opponents[agent]
                 if opponent.policy is None:
                     seat = self.seats[i]
-                    feed(opponent.bot, seat.env, agent)  # a search bot needs its seat's information state
-                    seat.env.step(int(opponent.bot.act(seat.env.observe(agent))))
+                    bot = seat.bot_of(agent)
+                    feed(bot, seat.env, agent)  # a search bot needs its seat's information state
+                    seat.env.step(int(bot.act(seat.env.observe(agent))))
                 else:
                     by_policy[id(opponent.policy)].append((i, agent))
             for group in by_policy.values():

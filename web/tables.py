@@ -1,9 +1,10 @@
 """Games at the web page: tables (a game being played or watched), replays of records, bounded stores.
 
-A :class:`Table` is one game through the game's PettingZoo env (:func:`tavernzoo.eval.match.make_env`),
-its seats a person (``"human"``, at most one) or bots loaded with :func:`tavernzoo.agents.load_bot`.
-Bots are guarded as in tournaments: one that crashes, times out or answers an illegal action forfeits
-the game (it loses, the others share the win).
+A :class:`Table` is one game through the game's PettingZoo env (:func:`tavernzoo.envs.make.make_env`),
+its seats a person (``"human"``, at most one) or bots loaded with :func:`tavernzoo.agents.load_bot`,
+played at the table engine (:class:`tavernzoo.eval.table.Table`, which tells the bots a game begins and
+ends). Bots are guarded as in tournaments: one that crashes, times out or answers an illegal action
+forfeits the game (it loses, the others share the win).
 
 What a person at a table may receive is only their own seat's view: after every step the table keeps
 ``env.unwrapped.view(agent)`` of the human seat (a *frame*), and nothing else about the state leaves the
@@ -29,9 +30,8 @@ from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.guard import Forfeit, Guard
-from ..eval.loop import bot_stats
 from ..eval.seating import score_of
+from ..eval.table import Table as TableEngine
 
 HUMAN = "human"
 SHOWN_CHARS = 100  # a value a request sent is echoed in an error (or a log line) cut to about this many characters
@@ -142,18 +142,21 @@ class Table:
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         seeds = random.Random(self.seed)
         self.env = make_env(game, self.config)
-        self.env.reset(seed=self.seed)
+        self.env.reset(seed=self.seed)  # the page may read the table before start() seats its bots
         self.agents = list(self.env.possible_agents)
         self.bots: dict[int, Any] = {}
-        self.guards: dict[int, Guard] = {}
+        bot_seeds: list[int | None] = [None] * count  # each bot's seed for its begin_game
         try:
             for seat, spec in enumerate(seats):
                 if spec != HUMAN:
                     self.bots[seat] = load(spec, game, self.config, seeds.randrange(2**63))
-                    self.guards[seat] = Guard(self.bots[seat], seat, seeds.randrange(2**63), self.env)
+                    bot_seeds[seat] = seeds.randrange(2**63)
         except BaseException:
             self.close()
             raise
+        # The game itself: the bots told it begins and ends, guarded (forfeits), the person's seat empty.
+        self.engine = TableEngine(self.env, [self.bots.get(seat) for seat in range(count)], self.seed,
+                                  seat_names=self.seats, bot_seeds=bot_seeds, forfeits=True)
         self.lock = threading.RLock()
         self.status = "starting"  # starting, bots, your_turn, over
         self.frames: list[dict[str, Any]] = []
@@ -181,11 +184,9 @@ class Table:
     def start(self) -> None:
         """Seat the bots (external programs start here) and play up to the person's first turn."""
         with self.lock:
-            try:
-                for guard in self.guards.values():
-                    guard.reset()
-            except Forfeit as lost:
-                self._end(lost)
+            self.engine.begin()
+            if self.engine.forfeit is not None:  # a program that did not start
+                self._end()
                 return
             if self.human is not None:
                 self._frame(None)
@@ -196,39 +197,30 @@ class Table:
         the bots' moves, never while one thinks, so that the page can read the table meanwhile)."""
         while True:
             with self.lock:
-                env = self.env
                 if self.closed or self.status == "over":
                     return
-                if not env.agents:
-                    self._end(None)
+                seat = self.engine.to_move()
+                if seat is None:
+                    self._end()
                     return
-                agent = env.agent_selection
-                _, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                seat = self.agents.index(agent)
                 if seat == self.human:
-                    offer = declinable(self.game, env.unwrapped.game_state) if self.answering else None
+                    state = self.env.unwrapped.game_state
+                    offer = declinable(self.game, state) if self.answering else None
                     if offer is not None:
-                        said = action_label(self.game, env.unwrapped.game_state, offer[0])
+                        said = action_label(self.game, state, offer[0])
                         self._step(seat, offer[0], f"you: {said} (answered for you: {offer[1]})")
                         continue
                     self._set_status("your_turn")
                     return
                 self._set_status("bots")
-                guard, observation = self.guards[seat], env.last()[0]
             # The bot thinks outside the lock, so that the page can read the table meanwhile; nothing else
             # steps the env while the status is "bots" (the person's moves are refused until their turn).
-            try:
-                action = guard.act(observation)
-            except Forfeit as lost:
-                with self.lock:
-                    if not self.closed:
-                        self._end(lost)
-                return
+            action = self.engine.think()
             with self.lock:
                 if self.closed:
+                    return
+                if action is None:  # the bot forfeited
+                    self._end()
                     return
                 self._step(seat, action)
 
@@ -279,7 +271,7 @@ class Table:
 
     def _step(self, seat: int, action: int, said: str | None = None) -> None:
         before = self._recorded()
-        self.env.step(action)
+        self.engine.step(action)
         if self.human is None:
             self.recorded = self._recorded()
             self._touch()
@@ -312,24 +304,15 @@ class Table:
         self.frames.append(frame)
         self._touch()
 
-    def _end(self, lost: Forfeit | None) -> None:
-        state = self.env.unwrapped.game_state
+    def _end(self) -> None:
+        """The game is over (or forfeited): the engine tells the bots; the result and the last frame kept."""
+        result = self.engine.finish()
+        lost = result.forfeit
         if lost is not None:
             self.forfeit = {"seat": lost.seat, "bot": self.seats[lost.seat], "kind": lost.kind, "reason": lost.reason}
-            self.returns = None
-        elif self.game.rules.is_terminal(state):
-            self.returns = [float(value) for value in self.game.rules.returns(state)]
-        for seat, bot in self.bots.items():
-            if getattr(bot, "alive", True):  # a program that died is not asked again
-                try:
-                    as_bot(bot).game_over(self.returns, seat)
-                except Exception:  # noqa: BLE001, S110 - the game is over either way
-                    pass
+        self.returns = result.returns
         # The llm: bots' counts of this game, kept for the record (the bots are closed below).
-        try:
-            self.bot_stats = bot_stats([self.bots.get(seat) for seat in range(len(self.seats))])
-        except Exception:  # noqa: BLE001 - a bot's counts are not worth the game's end: the record goes without
-            self.bot_stats = None
+        self.bot_stats = result.record.get("bot_stats")
         if self.human is not None and lost is not None:
             self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
         elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
