@@ -121,6 +121,12 @@ class Trainer:
         self.league = League.create(self.game, self.game_config, config)
 
     def run(self, progress: bool = True) -> dict[str, Any]:
+        try:
+            return self._run(progress)
+        finally:
+            self.league.close()  # the league's bots quit with the run (a cmd: program: one per game lane)
+
+    def _run(self, progress: bool) -> dict[str, Any]:
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.utils import set_random_seed

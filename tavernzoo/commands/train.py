@@ -66,10 +66,7 @@ def run_train(args: argparse.Namespace) -> int:
     out = console()
     out.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
                   highlight=False)
-    try:
-        report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
-    finally:
-        trainer.league.close()  # its cmd: programs quit
+    report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
     print_strength_report(out, report, f"{trainer.game.name}: trained policy after {report['timesteps']:,} "
                           f"timesteps ({report['train_seconds']:.0f} s)")
     out.print(f"checkpoint: {report['checkpoint']}  (use it as a bot spec)", highlight=False)
