@@ -25,8 +25,8 @@ from tavernzoo.envs.ministeel import kernel, rules
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
-GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 400
-GAMES_PER_OPTION_SET = 2_000 if FULL else 60
+GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 250
+GAMES_PER_OPTION_SET = 2_000 if FULL else 40
 
 # Every option away from its default, one at a time (and a few together), each at 4 players unless set.
 OPTION_SETS = {
@@ -124,6 +124,7 @@ def test_without_known_the_rules_fields_still_match():
 
 
 def test_the_generator_is_random_random():
+    kernel.compile_kernel()
     generator = np.zeros(kernel.MT_SIZE, dtype=np.uint32)
     for seed in (0, 1, 99, 2**31 - 1, 2**32 - 1, 2**32, 2**40 + 3, 2**63 - 1):
         kernel.seed_generator(generator, seed)

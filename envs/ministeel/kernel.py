@@ -8,7 +8,7 @@ leading underscore where the rules have one), in the same order of effects and c
 
 What it holds
 -------------
-A :class:`Batch` is ``G`` games: ``state`` (int32, one row of :data:`ROW_SIZE` per game: the options, then
+A :class:`Batch` is ``G`` games: ``state`` (int64, one row of :data:`ROW_SIZE` per game: the options, then
 every field of ``rules.State`` at a fixed offset, see the layout below) and ``chance`` (uint32, one row of
 625 per game: the Mersenne Twister words and position of the game's ``Chance``, the very generator
 ``random.Random`` runs, so the kernel draws the same values as the Python engine from the same seed).
@@ -104,22 +104,71 @@ except ImportError:  # the kernel is optional: everything works on the Python ru
 
 
 def _compiled(function):
-    """``numba.njit(cache=True)``: compiled once per machine and kept beside this file (no compiling by
-    hand, and a second process starts at once). Without numba the functions stay plain Python; nothing
-    calls them then (:func:`unsupported` says why)."""
-    return numba.njit(cache=True)(function) if numba is not None else function
+    """``numba.njit(cache=True)``, compiled by :func:`compile_kernel` for the one set of argument types its
+    parameter names stand for. Without numba the functions stay plain Python; nothing calls them then
+    (:func:`unsupported` says why)."""
+    if numba is None:
+        return function
+    dispatcher = numba.njit(cache=True)(function)
+    _KERNELS.append(dispatcher)
+    return dispatcher
+
+
+_KERNELS: list = []  # every compiled function, in the order of this file
+_compiled_once = False
+
+
+def _argument_types(function) -> tuple:
+    """The numba types of ``function``'s parameters, by name: every scalar is an int64 (a bool where named
+    below), so each function compiles once instead of once per combination of literals and int widths."""
+    from numba import types
+
+    arrays = {"s": types.int64[::1], "row": types.int64[::1], "out": types.int64[::1],
+              "legal": types.int64[::1], "cards": types.int64[::1], "seeds": types.int64[::1],
+              "actions": types.int64[::1], "steps": types.int64[::1], "rng_seeds": types.uint64[::1],
+              "mt": types.uint32[::1], "values_row": types.float64[::1], "states": types.int64[:, ::1],
+              "chances": types.uint32[:, ::1], "masks": types.boolean[:, ::1], "values": types.float64[:, ::1],
+              "policy": types.uint64, "completed": types.boolean, "draws": types.boolean}
+    names = function.__code__.co_varnames[:function.__code__.co_argcount]
+    return tuple(arrays.get(name, types.int64) for name in names)
+
+
+def compile_kernel() -> None:
+    """Compile every kernel function (or load it from numba's cache beside this file: a second process
+    starts at once), callees first so that each caller links the one version of each; nothing to compile
+    by hand. The entry points call this themselves."""
+    global _compiled_once
+    if _compiled_once or numba is None:
+        return
+    by_name = {dispatcher.py_func.__name__: dispatcher for dispatcher in _KERNELS}
+    done: set = set()
+
+    def visit(dispatcher) -> None:
+        if dispatcher in done:
+            return
+        done.add(dispatcher)
+        for name in dispatcher.py_func.__code__.co_names:
+            if name in by_name:
+                visit(by_name[name])
+        dispatcher.compile(_argument_types(dispatcher.py_func))
+        dispatcher.disable_compile()
+
+    for dispatcher in _KERNELS:
+        visit(dispatcher)
+    _compiled_once = True
 
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
 _size = 0
-FIELDS: list[tuple[str, int, int]] = []  # (name, offset, width) of every part of a row, in order
+FIELDS: list[tuple[str, int, tuple[int, ...]]] = []  # (name, offset, shape) of every part of a row, in order
 
 
-def _field(width: int, name: str) -> int:
+def _field(shape: int | tuple[int, ...], name: str) -> int:
     global _size
-    start, _size = _size, _size + width
-    FIELDS.append((name, start, width))
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    start, _size = _size, _size + int(np.prod(shape))
+    FIELDS.append((name, start, shape))
     return start
 
 
@@ -149,15 +198,15 @@ TRACK_KNOWN = _field(1, "track_known")
 HP = _field(P, "hp")
 POISON_TOKENS = _field(P, "poison_tokens")
 TOKENS = _field(P, "tokens")
-HANDS = _field(P * K, "hands")  # HANDS + seat * K + kind
-EQUIPMENT = _field(P * 3, "equipment")  # EQUIPMENT + seat * 3 + slot
+HANDS = _field((P, K), "hands")  # HANDS + seat * K + kind
+EQUIPMENT = _field((P, 3), "equipment")  # EQUIPMENT + seat * 3 + slot
 SKIPS = _field(P, "skips")
 ALIVE = _field(P, "alive")
 DECK_LEN = _field(1, "deck_len")
 DECK = _field(DECK_ROOM, "deck")  # bottom first: the top card is DECK + DECK_LEN - 1, as rules' list.pop()
 DISCARD = _field(K, "discard")
 ROLL_ROUNDS = _field(1, "roll_rounds")
-ROLLS = _field(MAX_ROLL_ROUNDS * P, "rolls")  # ROLLS + round * P + seat
+ROLLS = _field((MAX_ROLL_ROUNDS, P), "initiative_rolls")  # ROLLS + round * P + seat
 FIRST_SEAT = _field(1, "first_seat")
 TURN_SEAT = _field(1, "turn_seat")
 TO_ACT = _field(1, "to_act")
@@ -185,7 +234,7 @@ FINISHING_ORDER = _field(P, "finishing_order")
 WINNER = _field(1, "winner")
 END_REASON = _field(1, "end_reason")  # an index into END_REASONS
 DRAWS = _field(1, "draws")  # chance draws made so far (the length the Python Chance's log would have)
-KNOWN = _field(P * P * K, "known")  # KNOWN + (observer * P + holder) * K + kind
+KNOWN = _field((P, P, K), "known")  # KNOWN + (observer * P + holder) * K + kind
 ROW_SIZE = _size
 MT_SIZE = 625  # the Mersenne Twister's 624 words and its position, as random.Random.getstate() holds them
 
@@ -435,7 +484,7 @@ def forget_hand(s, holder):
 @_compiled
 def destroy(s, mt, seat, count):
     for _ in range(count):
-        kind, _from_hand = take_random(s, mt, seat, True, True, EVERYONE, -1, -1)
+        kind, _from_hand = take_random(s, mt, seat, 1, 1, EVERYONE, -1, -1)
         if kind < 0:
             break
         s[DISCARD + kind] += 1
@@ -830,30 +879,30 @@ def main(s, mt, action):
     if kind == COMBO:
         _discard_from_hand(s, seat, POISON)
         damage = attack_value(s, mt, card) + gloves
-        begin_attack(s, mt, seat, target, card, damage, True, True)
+        begin_attack(s, mt, seat, target, card, damage, 1, 1)
         return
     if card == DAGGER or card == HATCHET or card == SWORD or card == FLAME_SHOT or card == BLADED_SHIELD:
         damage = attack_value(s, mt, card) + gloves
-        begin_attack(s, mt, seat, target, card, damage, False, False)
+        begin_attack(s, mt, seat, target, card, damage, 0, 0)
     elif card == POISON:
-        begin_attack(s, mt, seat, target, POISON, 0, True, False)
+        begin_attack(s, mt, seat, target, POISON, 0, 1, 0)
     elif card == FATE:
         face = FATE_FACE[roll(s, mt, 6)]
         if face == 0:
             damage = VALUE[FATE] + gloves
             if target == seat:
-                resolve(s, mt, seat, FATE, damage, False, seat, -1, False)
+                resolve(s, mt, seat, FATE, damage, 0, seat, -1, 0)
             else:
-                begin_attack(s, mt, seat, target, FATE, damage, False, False)
+                begin_attack(s, mt, seat, target, FATE, damage, 0, 0)
         elif face == 1:
             if target == seat:
                 add_poison(s, seat)
             else:
-                begin_attack(s, mt, seat, target, FATE, 0, True, False)
+                begin_attack(s, mt, seat, target, FATE, 0, 1, 0)
         else:
             s[HP + target] = min(s[OPT_HP_CAP], s[HP + target] + FATE_HEAL)
     elif card == HOOK_ROPE:
-        stolen, from_hand = take_random(s, mt, target, s[OPT_STEAL_EQUIPMENT], False, PAIR, seat, target)
+        stolen, from_hand = take_random(s, mt, target, s[OPT_STEAL_EQUIPMENT], 0, PAIR, seat, target)
         gain_stolen(s, seat, stolen, PAIR if from_hand else EVERYONE, seat, target)
     elif card == SWAP_ROPE:
         swap_hands(s, seat, target)
@@ -919,7 +968,7 @@ def play_untargeted(s, mt, seat, card):
             victim = victims[i]
             if not s[ALIVE + victim]:
                 continue
-            kind, _from_hand = take_random(s, mt, victim, s[OPT_STEAL_EQUIPMENT], False, PAIR, seat, victim)
+            kind, _from_hand = take_random(s, mt, victim, s[OPT_STEAL_EQUIPMENT], 0, PAIR, seat, victim)
             if kind >= 0:
                 taken[kind] += 1
         offer(s, seat, taken, SCYTHE)
@@ -980,27 +1029,27 @@ def begin_attack(s, mt, attacker, target, card, damage, poisons, combo):
         s[PHASE] = REACT_PHASE
         s[TO_ACT] = target
     else:
-        finish_attack(s, mt, target, -1, False)
+        finish_attack(s, mt, target, -1, 0)
 
 
 @_compiled
 def react(s, mt, card):
     defender, attacker = s[TARGET], s[ATTACKER]
     if card < 0:
-        finish_attack(s, mt, defender, -1, False)
+        finish_attack(s, mt, defender, -1, 0)
         return
     _discard_from_hand(s, defender, card)
     if card == CONFUSION_DUST:
-        finish_attack(s, mt, attacker, -1, True)
+        finish_attack(s, mt, attacker, -1, 1)
     elif card == REMEDY:
         s[POISONS] = 0
-        finish_attack(s, mt, defender, -1, False)
+        finish_attack(s, mt, defender, -1, 0)
     elif s[HANDS + attacker * K + HOOK_ROPE]:
         s[SHIELD] = card
         s[PHASE] = ANSWER_PHASE
         s[TO_ACT] = attacker
     else:
-        finish_attack(s, mt, defender, card, False)
+        finish_attack(s, mt, defender, card, 0)
 
 
 @_compiled
@@ -1012,7 +1061,7 @@ def answer(s, mt, card):
         s[HANDS + attacker * K + shield] += 1
         learn(s, attacker, shield, EVERYONE, -1, -1)
         shield = -1
-    finish_attack(s, mt, s[TARGET], shield, False)
+    finish_attack(s, mt, s[TARGET], shield, 0)
 
 
 @_compiled
@@ -1045,21 +1094,21 @@ def resolve(s, mt, attacker, card, damage, poisons, victim, shield, unblockable)
 
 
 @_compiled
-def game_returns(s, out):
-    """``rules.returns`` into ``out`` (one value per seat of the table)."""
+def game_returns(s, values_row):
+    """``rules.returns`` into ``values_row`` (one value per seat of the table)."""
     n = s[N]
     loss = -1.0 / (n - 1)
     for seat in range(n):
-        out[seat] = 0.0
+        values_row[seat] = 0.0
     over = s[PHASE] == GAME_OVER
     count = s[ELIMINATED_LEN]
     last = s[OUT_AT + s[ELIMINATED + count - 1]] if count else -1
     for i in range(count):
         seat = s[ELIMINATED + i]
         if not (over and s[END_REASON] == ALL_OUT and s[OUT_AT + seat] == last):
-            out[seat] = loss
+            values_row[seat] = loss
     if s[WINNER] >= 0:
-        out[s[WINNER]] = 1.0
+        values_row[s[WINNER]] = 1.0
 
 
 # --- batched entry points: every loop over games and steps in compiled code --------------------------------------
@@ -1108,19 +1157,19 @@ def _step_all(states, chances, actions):
 
 
 @_compiled
-def _policy_random(seed):
+def _policy_random(policy):
     """A uniform float in [0, 1) and the next policy state: splitmix64, apart from the game's chance stream."""
-    seed = seed + np.uint64(0x9E3779B97F4A7C15)
-    z = seed
+    policy = policy + np.uint64(0x9E3779B97F4A7C15)
+    z = policy
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
-    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), seed
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
 
 
 @_compiled
 def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
-    row = np.empty(states.shape[1], dtype=np.int32)
+    row = np.empty(states.shape[1], dtype=np.int64)
     mt = np.empty(MT_SIZE, dtype=np.uint32)
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
     for g in range(states.shape[0]):
@@ -1148,7 +1197,7 @@ def _returns_all(states, values):
 
 @dataclass
 class Batch:
-    """Many MiniSteel games as arrays: ``state`` (int32, ``(G, ROW_SIZE)``), ``chance`` (uint32,
+    """Many MiniSteel games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
 
     state: np.ndarray
@@ -1177,7 +1226,7 @@ def unsupported(config: rules.ConfigV1 | None = None, chance: Chance | None = No
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((games, ROW_SIZE), dtype=np.int32), np.zeros((games, MT_SIZE), dtype=np.uint32)
+    return np.zeros((games, ROW_SIZE), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
 
 
 def _write_options(row: np.ndarray, config: rules.ConfigV1, track_known: bool) -> None:
@@ -1204,6 +1253,7 @@ def _require_kernel(config: rules.ConfigV1 | None = None, chance: Chance | None 
     reason = unsupported(config, chance)
     if reason is not None:
         raise ValueError(f"the MiniSteel kernel cannot take this game: {reason}")
+    compile_kernel()
 
 
 def new_games(config: rules.ConfigV1, seeds: Sequence[int], track_known: bool = False) -> Batch:
@@ -1276,12 +1326,13 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     rules R``, the first in row order; None when the two are the same game (every State field but the
     log, the generator's state, the number of draws; ``known`` where the batch tracks it)."""
     row = batch.state[game]
-    expected = np.zeros(ROW_SIZE, dtype=np.int32)
+    expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state, bool(row[TRACK_KNOWN]))
     if not np.array_equal(row, expected):
         at = int(np.flatnonzero(row != expected)[0])
-        name, offset, _ = next(field for field in FIELDS if field[1] <= at < field[1] + field[2])
-        return f"{name}[{at - offset}]: kernel {int(row[at])}, rules {int(expected[at])}"
+        name, offset, shape = next(field for field in FIELDS if field[1] <= at < field[1] + int(np.prod(field[2])))
+        where = "".join(f"[{int(i)}]" for i in np.unravel_index(at - offset, shape))
+        return f"{name}{where}: kernel {int(row[at])}, rules {int(expected[at])}"
     generator = np.array(state.chance._random.getstate()[1], dtype=np.uint32)
     if not np.array_equal(batch.chance[game], generator):
         return "the chance generator's state"
@@ -1321,6 +1372,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
 
 def legal_mask(batch: Batch) -> np.ndarray:
     """``(G, NUM_ACTIONS)`` booleans: the legal actions of each game's seat to act (none once it is over)."""
+    compile_kernel()
     masks = np.zeros((len(batch), NUM_ACTIONS), dtype=np.bool_)
     _legal_masks(batch.state, masks)
     return masks
@@ -1328,6 +1380,7 @@ def legal_mask(batch: Batch) -> np.ndarray:
 
 def legal_list(batch: Batch, game: int) -> list[int]:
     """The legal actions of one game, ascending (``rules.legal_actions``)."""
+    compile_kernel()
     out = np.empty(NUM_ACTIONS, dtype=np.int64)
     return [int(a) for a in out[:_legal_one(batch.state[game], out)]]
 
@@ -1340,6 +1393,7 @@ def _legal_one(row, out):
 def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
+    compile_kernel()
     moves = np.asarray(actions)
     if moves.shape != (len(batch),) or moves.dtype.kind not in "iu":
         raise ValueError(f"actions must be {len(batch)} integers, one per game (-1: no move), got shape "
@@ -1356,6 +1410,7 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
 
 def returns(batch: Batch) -> np.ndarray:
     """``(G, 6)`` floats: ``rules.returns`` of each game (seats beyond its table size 0)."""
+    compile_kernel()
     values = np.zeros((len(batch), P), dtype=np.float64)
     _returns_all(batch.state, values)
     return values
@@ -1375,6 +1430,7 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     moves, all in compiled code; ``batch`` is left as it was. Returns ``(returns, steps)``: ``(G, 6)``
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
+    compile_kernel()
     seeds = np.asarray(rng_seeds)
     if seeds.shape != (len(batch),) or seeds.dtype.kind not in "iu":
         raise ValueError(f"rng_seeds must be {len(batch)} integers, one per game")
