@@ -103,10 +103,31 @@ except ImportError:  # the kernel is optional: everything works on the Python ru
     numba = None
 
 
+def _inlined(function):
+    """:func:`_compiled`, and written into its callers by numba (``inline="always"``): numba links the functions
+    it compiles without inlining them, and these small ones run several times a step."""
+    if numba is None:
+        return function
+    dispatcher = numba.njit(cache=True, _nrt=False, error_model="numpy", inline="always")(function)
+    _KERNELS.append(dispatcher)
+    return dispatcher
+
+
 def _compiled(function):
     """``numba.njit(cache=True)``, compiled by :func:`compile_kernel` for the one set of argument types its
     parameter names stand for. Without numba the functions stay plain Python; nothing calls them then
     (:func:`unsupported` says why)."""
+    if numba is None:
+        return function
+    # No reference counting: these functions allocate nothing (working space is in the row), and numba's
+    # counting of the arrays they pass each other was most of a step's time.
+    dispatcher = numba.njit(cache=True, _nrt=False, error_model="numpy")(function)
+    _KERNELS.append(dispatcher)
+    return dispatcher
+
+
+def _compiled_allocating(function):
+    """:func:`_compiled` for the batch loops, which allocate their working arrays (numba's runtime)."""
     if numba is None:
         return function
     dispatcher = numba.njit(cache=True)(function)
@@ -235,6 +256,8 @@ WINNER = _field(1, "winner")
 END_REASON = _field(1, "end_reason")  # an index into END_REASONS
 DRAWS = _field(1, "draws")  # chance draws made so far (the length the Python Chance's log would have)
 KNOWN = _field((P, P, K), "known")  # KNOWN + (observer * P + holder) * K + kind
+STATE_SIZE = _size  # what a State holds ends here; the rest is working space, not compared
+SCRATCH_SEATS = _field(P, "scratch_seats")  # one value per seat while a function works (no allocations)
 ROW_SIZE = _size
 MT_SIZE = 625  # the Mersenne Twister's 624 words and its position, as random.Random.getstate() holds them
 
@@ -274,16 +297,24 @@ EVERYONE, NOBODY, PAIR = 0, 1, 2
 
 
 @_compiled
+def _regenerate(mt):
+    """The next 624 words at once, in CPython's three loops (no modulo in the hot loop)."""
+    for i in range(227):
+        y = (np.uint32(mt[i]) & np.uint32(0x80000000)) | (mt[i + 1] & np.uint32(0x7FFFFFFF))
+        mt[i] = mt[i + 397] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
+    for i in range(227, 623):
+        y = (np.uint32(mt[i]) & np.uint32(0x80000000)) | (mt[i + 1] & np.uint32(0x7FFFFFFF))
+        mt[i] = mt[i - 227] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
+    y = (np.uint32(mt[623]) & np.uint32(0x80000000)) | (mt[0] & np.uint32(0x7FFFFFFF))
+    mt[623] = mt[396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
+
+
+@_inlined
 def _next_word(mt):
     """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
     pos = mt[624]
     if pos >= 624:
-        for i in range(624):
-            y = (np.int64(mt[i]) & 0x80000000) | (np.int64(mt[(i + 1) % 624]) & 0x7FFFFFFF)
-            word = np.int64(mt[(i + 397) % 624]) ^ (y >> 1)
-            if y & 1:
-                word ^= 0x9908B0DF
-            mt[i] = word
+        _regenerate(mt)
         pos = 0
     y = np.int64(mt[pos])
     mt[624] = pos + 1
@@ -294,7 +325,7 @@ def _next_word(mt):
     return y
 
 
-@_compiled
+@_inlined
 def _random(mt):
     """``random.Random.random()``: 53 random bits as a float in [0, 1)."""
     a = _next_word(mt) >> 5
@@ -302,14 +333,14 @@ def _random(mt):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
-@_compiled
+@_inlined
 def below(s, mt, n):
     """``Chance.below(n)``: ``int(random() * n)``, counted."""
     s[DRAWS] += 1
     return np.int64(_random(mt) * n)
 
 
-@_compiled
+@_inlined
 def roll(s, mt, sides):
     return below(s, mt, sides) + 1
 
@@ -351,7 +382,13 @@ def seed_generator(mt, seed):
 # --- cards moving -------------------------------------------------------------------------------------------------
 
 
-@_compiled
+@_inlined
+def _around(seat, n):
+    """``seat % n`` for ``0 <= seat < 2 * n``: a comparison instead of a division, in the hottest loops."""
+    return seat - n if seat >= n else seat
+
+
+@_inlined
 def _hand_size(s, seat):
     total = 0
     for kind in range(K):
@@ -359,7 +396,7 @@ def _hand_size(s, seat):
     return total
 
 
-@_compiled
+@_inlined
 def _worn(s, seat):
     return s[EQUIPMENT + seat * 3] + s[EQUIPMENT + seat * 3 + 1] + s[EQUIPMENT + seat * 3 + 2]
 
@@ -447,7 +484,7 @@ def gain_stolen(s, seat, kind, audience, first, second):
 # --- what each seat knows of the others' hands (only with TRACK_KNOWN) --------------------------------------------
 
 
-@_compiled
+@_inlined
 def forget(s, holder, kind, audience, first, second):
     if not s[TRACK_KNOWN]:
         return
@@ -462,7 +499,7 @@ def forget(s, holder, kind, audience, first, second):
                     s[row + other] -= 1
 
 
-@_compiled
+@_inlined
 def learn(s, holder, kind, audience, first, second):
     if not s[TRACK_KNOWN] or audience == NOBODY:
         return
@@ -518,7 +555,7 @@ def die(s, mt, seat):
     eliminate(s, seat)
 
 
-@_compiled
+@_inlined
 def add_poison(s, seat):
     if not s[ALIVE + seat]:
         return
@@ -543,12 +580,12 @@ def eliminate(s, seat):
     s[OUT_AT + seat] = s[DECISIONS]
 
 
-@_compiled
+@_inlined
 def next_alive(s, seat):
     n = s[N]
-    seat = (seat + 1) % n
+    seat = _around(seat + 1, n)
     while not s[ALIVE + seat]:
-        seat = (seat + 1) % n
+        seat = _around(seat + 1, n)
     return seat
 
 
@@ -605,7 +642,7 @@ def open_window(s, start, excluded, following):
     n = s[N]
     asked = 0
     for k in range(n):
-        seat = (start + k) % n
+        seat = _around(start + k, n)
         if seat != excluded and s[ALIVE + seat] and s[TOKENS + seat]:
             s[WINDOW + asked] = seat
             asked += 1
@@ -620,12 +657,12 @@ def open_window(s, start, excluded, following):
 
 @_compiled
 def upcoming_seat(s, seat):
-    skips = np.zeros(P, dtype=np.int64)
+    skips = SCRATCH_SEATS  # a copy of the skips to count down, changing nothing
     for other in range(s[N]):
-        skips[other] = s[SKIPS + other]
+        s[skips + other] = s[SKIPS + other]
     following = next_alive(s, seat)
-    while skips[following]:
-        skips[following] -= 1
+    while s[skips + following]:
+        s[skips + following] -= 1
         following = next_alive(s, following)
     return following
 
@@ -688,21 +725,21 @@ def new_game(s, mt):
         s[HP + seat] = s[OPT_STARTING_HP] if seat < n else 0
         s[TOKENS + seat] = s[OPT_DRAW_TOKENS] if seat < n else 0
         s[OUT_AT + seat] = -1 if seat < n else 0
-    rolling = np.ones(n, dtype=np.int64)
-    faces = np.zeros(n, dtype=np.int64)
+    rolling = (1 << n) - 1  # a bit per seat still rolling
+    faces = SCRATCH_SEATS
     rounds, first = 0, -1
     while True:
         best = 0
         for seat in range(n):
-            faces[seat] = roll(s, mt, 6) if rolling[seat] else 0
-            best = max(best, faces[seat])
+            s[faces + seat] = roll(s, mt, 6) if rolling >> seat & 1 else 0
+            best = max(best, s[faces + seat])
             if rounds < MAX_ROLL_ROUNDS:
-                s[ROLLS + rounds * P + seat] = faces[seat]
+                s[ROLLS + rounds * P + seat] = s[faces + seat]
         rounds += 1
-        left = 0
+        rolling, left = 0, 0
         for seat in range(n):
-            rolling[seat] = faces[seat] == best
-            if rolling[seat]:
+            if s[faces + seat] == best:
+                rolling |= 1 << seat
                 left += 1
                 first = seat
         if left == 1:
@@ -719,7 +756,7 @@ def new_game(s, mt):
     for offset in (ATTACKER, TARGET, ATTACK_CARD, SHIELD, PICK_SOURCE, WINDOW_NEXT, WINNER):
         s[offset] = -1  # rules.State's defaults; every other field starts at 0
     for i in range(n):
-        draw(s, mt, (first + i) % n, s[OPT_HAND_SIZE])
+        draw(s, mt, _around(first + i, n), s[OPT_HAND_SIZE])
     s[TURN_SEAT] = first
     if not (s[OPT_DRAW_WINDOWS] and open_window(s, first, first, first)):
         start_turn(s, mt, first)
@@ -728,7 +765,7 @@ def new_game(s, mt):
 # --- whose decision, and which --------------------------------------------------------------------------------
 
 
-@_compiled
+@_inlined
 def can_be_robbed(s, seat):
     return _hand_size(s, seat) > 0 or (s[OPT_STEAL_EQUIPMENT] and _worn(s, seat) > 0)
 
@@ -744,7 +781,7 @@ def legal_actions(s, out):
         for card in TARGETED_CARDS:
             if s[hand + card]:
                 for k in range(1, n):
-                    target = (seat + k) % n
+                    target = _around(seat + k, n)
                     if s[ALIVE + target] and (card != HOOK_ROPE or can_be_robbed(s, target)):
                         out[count] = PLAY_AT_ROW[card, k]
                         count += 1
@@ -753,7 +790,7 @@ def legal_actions(s, out):
                 out[count] = PLAY_AT_ROW[FATE, 0]
                 count += 1
             for k in range(1, n):
-                if s[ALIVE + (seat + k) % n]:
+                if s[ALIVE + _around(seat + k, n)]:
                     out[count] = PLAY_AT_ROW[FATE, k]
                     count += 1
         for card in UNTARGETED_CARDS:
@@ -768,7 +805,7 @@ def legal_actions(s, out):
             for card in COMBO_CARDS:
                 if s[hand + card]:
                     for k in range(1, n):
-                        if s[ALIVE + (seat + k) % n]:
+                        if s[ALIVE + _around(seat + k, n)]:
                             out[count] = COMBO_ROW[card, k]
                             count += 1
         if s[TOKENS + seat]:
@@ -810,7 +847,7 @@ def legal_actions(s, out):
     return count
 
 
-@_compiled
+@_inlined
 def has_reaction(s):
     hand = HANDS + s[TARGET] * K
     if s[DAMAGE] > 0 and (s[hand + WOODEN_SHIELD] > 0 or s[hand + STEEL_SHIELD] > 0 or s[hand + BLADED_SHIELD] > 0
@@ -843,7 +880,7 @@ def apply_legal(s, mt, action):
     settle(s, mt, completed)
 
 
-@_compiled
+@_inlined
 def _discard_from_hand(s, seat, card):
     s[HANDS + seat * K + card] -= 1
     forget(s, seat, card, EVERYONE, -1, -1)
@@ -874,7 +911,7 @@ def main(s, mt, action):
     if kind == PLAY:
         play_untargeted(s, mt, seat, card)
         return
-    target = (seat + offset) % s[N]
+    target = _around(seat + offset, s[N])
     gloves = s[EQUIPMENT + seat * 3 + GLOVES]
     if kind == COMBO:
         _discard_from_hand(s, seat, POISON)
@@ -927,7 +964,7 @@ def swap_hands(s, seat, target):
         s[a], s[b] = s[b], s[a]
 
 
-@_compiled
+@_inlined
 def attack_value(s, mt, card):
     if card == BLADED_SHIELD:
         return roll(s, mt, 6)
@@ -944,63 +981,57 @@ def play_untargeted(s, mt, seat, card):
         s[POISON_TOKENS + seat] -= 1
     elif card == MAGNIFYING_GLASS:
         face = roll(s, mt, 6)
-        drawn = np.zeros(K, dtype=np.int64)
-        for _ in range(face):
+        for _ in range(face):  # into PICK, empty outside the pick phase: what offer() hands over
             kind = draw_one(s, mt)
             if kind < 0:
                 break
-            drawn[kind] += 1
-        offer(s, seat, drawn, MAGNIFYING_GLASS)
+            s[PICK + kind] += 1
+        offer(s, seat, MAGNIFYING_GLASS)
     elif card == SCYTHE:
-        victims = np.zeros(P, dtype=np.int64)
-        count = 0
+        victims = 0  # a bit per opponent alive before the swing
         for k in range(1, n):
-            if s[ALIVE + (seat + k) % n]:
-                victims[count] = (seat + k) % n
-                count += 1
+            if s[ALIVE + _around(seat + k, n)]:
+                victims |= 1 << (_around(seat + k, n))
         damage = VALUE[SCYTHE] + s[EQUIPMENT + seat * 3 + GLOVES]
-        for i in range(count):
-            victim = victims[i]
-            armor = s[EQUIPMENT + victim * 3 + ARMOR_SLOT] if s[OPT_ARMOR_VS_UNBLOCKABLE] else 0
-            hurt(s, mt, victim, damage - armor)
-        taken = np.zeros(K, dtype=np.int64)
-        for i in range(count):
-            victim = victims[i]
-            if not s[ALIVE + victim]:
+        for k in range(1, n):
+            victim = _around(seat + k, n)
+            if victims >> victim & 1:
+                armor = s[EQUIPMENT + victim * 3 + ARMOR_SLOT] if s[OPT_ARMOR_VS_UNBLOCKABLE] else 0
+                hurt(s, mt, victim, damage - armor)
+        for k in range(1, n):
+            victim = _around(seat + k, n)
+            if not (victims >> victim & 1) or not s[ALIVE + victim]:
                 continue
             kind, _from_hand = take_random(s, mt, victim, s[OPT_STEAL_EQUIPMENT], 0, PAIR, seat, victim)
             if kind >= 0:
-                taken[kind] += 1
-        offer(s, seat, taken, SCYTHE)
+                s[PICK + kind] += 1
+        offer(s, seat, SCYTHE)
     elif card == PLAGUE_SKULL:
         for k in range(n):
-            add_poison(s, (seat + k) % n)
+            add_poison(s, _around(seat + k, n))
     elif card == DOOM_DRAGON:
         for k in range(1, n):
-            victim = (seat + k) % n
+            victim = _around(seat + k, n)
             if s[ALIVE + victim]:
                 destroy(s, mt, victim, 2)
         destroy(s, mt, seat, 2)
 
 
 @_compiled
-def offer(s, seat, cards, source):
+def offer(s, seat, source):
+    """``rules._offer`` of the cards gathered in PICK."""
     kinds, only = 0, -1
     for kind in range(K):
-        if cards[kind]:
+        if s[PICK + kind]:
             kinds += 1
             if only < 0:
                 only = kind
     if kinds > 1 and s[ALIVE + seat]:
-        for kind in range(K):
-            s[PICK + kind] = cards[kind]
         s[PICK_SOURCE] = source
         s[PHASE] = PICK_PHASE
         s[TO_ACT] = seat
         return
     if kinds:
-        for kind in range(K):
-            s[PICK + kind] = cards[kind]
         s[PICK_SOURCE] = source
         keep(s, only)
 
@@ -1121,7 +1152,7 @@ def _new_games(states, chances, seeds):
         new_game(states[g], chances[g])
 
 
-@_compiled
+@_compiled_allocating
 def _legal_masks(states, masks):
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
     for g in range(states.shape[0]):
@@ -1130,7 +1161,7 @@ def _legal_masks(states, masks):
             masks[g, legal[i]] = True
 
 
-@_compiled
+@_compiled_allocating
 def _first_illegal(states, actions):
     """The first game whose action is not legal (-1: none); an action of -1 leaves its game alone."""
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
@@ -1167,7 +1198,7 @@ def _policy_random(policy):
     return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
 
 
-@_compiled
+@_compiled_allocating
 def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
     row = np.empty(states.shape[1], dtype=np.int64)
     mt = np.empty(MT_SIZE, dtype=np.uint32)
@@ -1328,8 +1359,8 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     row = batch.state[game]
     expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state, bool(row[TRACK_KNOWN]))
-    if not np.array_equal(row, expected):
-        at = int(np.flatnonzero(row != expected)[0])
+    if not np.array_equal(row[:STATE_SIZE], expected[:STATE_SIZE]):
+        at = int(np.flatnonzero(row[:STATE_SIZE] != expected[:STATE_SIZE])[0])
         name, offset, shape = next(field for field in FIELDS if field[1] <= at < field[1] + int(np.prod(field[2])))
         where = "".join(f"[{int(i)}]" for i in np.unravel_index(at - offset, shape))
         return f"{name}{where}: kernel {int(row[at])}, rules {int(expected[at])}"
