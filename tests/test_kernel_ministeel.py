@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from tavernzoo.envs.core import Chance, IllegalActionError
-from tavernzoo.envs.ministeel import kernel, rules
+from tavernzoo.envs.ministeel import encode, kernel, rules
 
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
 
@@ -55,10 +55,11 @@ OPTION_SETS = {
 }
 
 
-def replay(config: rules.ConfigV1, seed: int, label: str, track_known: bool = True) -> tuple[float, ...]:
-    """Play game ``seed`` in both engines with the same random moves; fail at the first difference."""
+def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
+    """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
+    fail at the first difference."""
     state = rules.new_game(config, Chance(seed))
-    batch = kernel.new_games(config, [seed], track_known=track_known)
+    batch = kernel.new_games(config, [seed], track_known=True)
     picker = random.Random(seed)
     step = 0
 
@@ -71,7 +72,9 @@ def replay(config: rules.ConfigV1, seed: int, label: str, track_known: bool = Tr
         legal = rules.legal_actions(state)
         assert kernel.legal_list(batch, 0) == legal, (
             f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        action = legal[int(picker.random() * len(legal))]
+        seat = rules.current_seat(state)
+        action = (legal[int(picker.random() * len(legal))] if bots is None
+                  else bots[seat].act_state(state, seat, legal))
         rules.apply(state, action)
         kernel.step_batch(batch, [action])
         step += 1
@@ -90,6 +93,18 @@ def test_default_games_replay_identically(players):
     config = rules.Config(num_players=players)
     for seed in range(GAMES_PER_PLAYER_COUNT):
         replay(config, seed, f"defaults at {players} players")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_heuristic_games_replay_identically(players):
+    """The heuristic bot's games: more shields, reactions, combos and kept tokens than random play reaches."""
+    from tavernzoo.agents.ministeel import HeuristicBot
+
+    config = rules.Config(num_players=players)
+    bots = [HeuristicBot(config, seat) for seat in range(players)]
+    for seed in range(GAMES_PER_OPTION_SET):
+        replay(config, seed, f"heuristic play at {players} players", bots)
 
 
 @pytest.mark.slow
@@ -153,6 +168,9 @@ def test_states_convert_both_ways_mid_game():
             if name not in ("chance", "log"):
                 assert getattr(back, name) == getattr(state, name), f"seed {seed}: {name}"
         assert back.chance._random.getstate() == state.chance._random.getstate()
+        for seat in range(state.n):  # what every seat observes of the converted State is what it observes now
+            assert _observation(back, seat).tolist() == _observation(state, seat).tolist(), f"seed {seed}"
+            assert encode.view(back, seat) == {**encode.view(state, seat), "last_events": []}, f"seed {seed}"
         while not rules.is_terminal(state):
             legal = rules.legal_actions(state)
             action = legal[int(picker.random() * len(legal))]
@@ -161,6 +179,12 @@ def test_states_convert_both_ways_mid_game():
             kernel.step_batch(batch, [action])
         assert kernel.first_difference(batch, 0, state) is None
         assert rules.returns(back) == rules.returns(state)
+
+
+def _observation(state: rules.State, seat: int) -> np.ndarray:
+    out = np.zeros(encode.observation_size(state.config), dtype=np.float32)
+    encode.encode(state, seat, out)
+    return out
 
 
 def _splitmix_floats(seed: int):

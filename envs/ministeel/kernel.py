@@ -159,7 +159,7 @@ def compile_kernel() -> None:
     starts at once), callees first so that each caller links the one version of each; nothing to compile
     by hand. The entry points call this themselves."""
     global _compiled_once
-    if _compiled_once or numba is None:
+    if _compiled_once or numba is None or numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: plain Python
         return
     by_name = {dispatcher.py_func.__name__: dispatcher for dispatcher in _KERNELS}
     done: set = set()
@@ -1375,6 +1375,9 @@ def to_state(batch: Batch, game: int) -> rules.State:
     empty log of outcomes), its event log is empty, and ``known`` is all zeros unless the batch tracks it."""
     row = [int(value) for value in batch.state[game]]
     n = row[N]
+    if row[ROLL_ROUNDS] > MAX_ROLL_ROUNDS:  # about once in 10**16 deals; never a silently shortened State
+        raise ValueError(f"game {game} rolled {row[ROLL_ROUNDS]} rounds for the first seat; the kernel keeps "
+                         f"{MAX_ROLL_ROUNDS}, so it has no State to give back")
     chance = Chance(0)
     chance._random.setstate((3, tuple(int(word) for word in batch.chance[game]), None))
 
