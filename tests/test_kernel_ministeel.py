@@ -19,6 +19,8 @@ import re
 import numpy as np
 import pytest
 
+from tavernzoo.agents import ministeel_kernel as heuristic_kernel
+from tavernzoo.agents.ministeel import HeuristicBot
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.ministeel import encode, kernel, rules
 
@@ -73,8 +75,14 @@ def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = No
         assert kernel.legal_list(batch, 0) == legal, (
             f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
         seat = rules.current_seat(state)
-        action = (legal[int(picker.random() * len(legal))] if bots is None
-                  else bots[seat].act_state(state, seat, legal))
+        if bots is None:
+            action = legal[int(picker.random() * len(legal))]
+        else:
+            action = bots[seat].act_state(state, seat, legal)
+            compiled = heuristic_kernel.heuristic_move(batch, 0)
+            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
+                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
+                                        f"{rules.ACTION_NAMES[compiled]}")
         rules.apply(state, action)
         kernel.step_batch(batch, [action])
         step += 1
@@ -98,9 +106,8 @@ def test_default_games_replay_identically(players):
 @pytest.mark.slow
 @pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
 def test_heuristic_games_replay_identically(players):
-    """The heuristic bot's games: more shields, reactions, combos and kept tokens than random play reaches."""
-    from tavernzoo.agents.ministeel import HeuristicBot
-
+    """The heuristic bot's games: more shields, reactions, combos and kept tokens than random play reaches; and
+    the bot's compiled form (agents/ministeel_kernel.py) makes its every decision."""
     config = rules.Config(num_players=players)
     bots = [HeuristicBot(config, seat) for seat in range(players)]
     for seed in range(GAMES_PER_OPTION_SET):
@@ -274,3 +281,32 @@ def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
         legal = rules.legal_actions(state)
         rules.apply(state, legal[int(next(picks) * len(legal))])
     assert (steps[0], tuple(values[0, :3])) == (state.decisions, rules.returns(state))
+
+
+def test_the_set_order_the_compiled_heuristic_breaks_ties_in_is_cpythons():
+    kernel.compile_kernel()
+    buffer = np.zeros(heuristic_kernel.LEGAL_BUFFER, dtype=np.int64)
+    picker = random.Random(0)
+    for _ in range(2000):
+        actions = sorted(picker.sample(range(rules.NUM_ACTIONS), picker.randint(1, rules.NUM_ACTIONS)))
+        buffer[:len(actions)] = actions
+        heuristic_kernel.heuristic_set_order(buffer, len(actions))
+        order = heuristic_kernel.ORDER_AT
+        assert buffer[order:order + len(actions)].tolist() == list(set(actions)), actions
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6},
+                                     {"num_players": 4, "token_timing": rules.OWN_TURN},
+                                     {"num_players": 3, "hp_cap": 14, "hand_size": 3, "poison_limit": 2}])
+def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
+    config = rules.Config(**options)
+    seeds = list(range(25))
+    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
+    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
+    for g, seed in enumerate(seeds):
+        state = rules.new_game(config, Chance(seed))
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
+        assert steps[g] == state.decisions, f"seed {seed}"
+        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"

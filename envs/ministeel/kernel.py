@@ -103,8 +103,8 @@ except ImportError:  # the kernel is optional: everything works on the Python ru
     numba = None
 
 
-def _inlined(function):
-    """:func:`_compiled`, and written into its callers by numba (``inline="always"``): numba links the functions
+def inlined(function):
+    """:func:`compiled`, and written into its callers by numba (``inline="always"``): numba links the functions
     it compiles without inlining them, and these small ones run several times a step."""
     if numba is None:
         return function
@@ -113,10 +113,11 @@ def _inlined(function):
     return dispatcher
 
 
-def _compiled(function):
+def compiled(function):
     """``numba.njit(cache=True)``, compiled by :func:`compile_kernel` for the one set of argument types its
-    parameter names stand for. Without numba the functions stay plain Python; nothing calls them then
-    (:func:`unsupported` says why)."""
+    parameter names stand for (also for code beside the rules that builds on the kernel, such as a bot's
+    rollout policy: it names its parameters the same way). Without numba the functions stay plain Python;
+    nothing calls them then (:func:`unsupported` says why)."""
     if numba is None:
         return function
     # No reference counting: these functions allocate nothing (working space is in the row), and numba's
@@ -126,8 +127,8 @@ def _compiled(function):
     return dispatcher
 
 
-def _compiled_allocating(function):
-    """:func:`_compiled` for the batch loops, which allocate their working arrays (numba's runtime)."""
+def compiled_allocating(function):
+    """:func:`compiled` for the batch loops, which allocate their working arrays (numba's runtime)."""
     if numba is None:
         return function
     dispatcher = numba.njit(cache=True)(function)
@@ -135,8 +136,8 @@ def _compiled_allocating(function):
     return dispatcher
 
 
-_KERNELS: list = []  # every compiled function, in the order of this file
-_compiled_once = False
+_KERNELS: list = []  # every compiled function, in the order of definition (this file's, then its users')
+_COMPILED: set = set()  # those compile_kernel has compiled
 
 
 def _argument_types(function) -> tuple:
@@ -158,16 +159,14 @@ def compile_kernel() -> None:
     """Compile every kernel function (or load it from numba's cache beside this file: a second process
     starts at once), callees first so that each caller links the one version of each; nothing to compile
     by hand. The entry points call this themselves."""
-    global _compiled_once
-    if _compiled_once or numba is None or numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: plain Python
+    if numba is None or numba.config.DISABLE_JIT or len(_COMPILED) == len(_KERNELS):  # DISABLE_JIT: plain Python
         return
     by_name = {dispatcher.py_func.__name__: dispatcher for dispatcher in _KERNELS}
-    done: set = set()
 
     def visit(dispatcher) -> None:
-        if dispatcher in done:
+        if dispatcher in _COMPILED:
             return
-        done.add(dispatcher)
+        _COMPILED.add(dispatcher)
         for name in dispatcher.py_func.__code__.co_names:
             if name in by_name:
                 visit(by_name[name])
@@ -176,7 +175,6 @@ def compile_kernel() -> None:
 
     for dispatcher in _KERNELS:
         visit(dispatcher)
-    _compiled_once = True
 
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
@@ -296,7 +294,7 @@ EVERYONE, NOBODY, PAIR = 0, 1, 2
 # --- chance: random.Random's Mersenne Twister, word for word ---------------------------------------------------
 
 
-@_compiled
+@compiled
 def _regenerate(mt):
     """The next 624 words at once, in CPython's three loops (no modulo in the hot loop)."""
     for i in range(227):
@@ -309,7 +307,7 @@ def _regenerate(mt):
     mt[623] = mt[396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
 
 
-@_inlined
+@inlined
 def _next_word(mt):
     """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
     pos = mt[624]
@@ -325,7 +323,7 @@ def _next_word(mt):
     return y
 
 
-@_inlined
+@inlined
 def _random(mt):
     """``random.Random.random()``: 53 random bits as a float in [0, 1)."""
     a = _next_word(mt) >> 5
@@ -333,19 +331,19 @@ def _random(mt):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
-@_inlined
+@inlined
 def below(s, mt, n):
     """``Chance.below(n)``: ``int(random() * n)``, counted."""
     s[DRAWS] += 1
     return np.int64(_random(mt) * n)
 
 
-@_inlined
+@inlined
 def roll(s, mt, sides):
     return below(s, mt, sides) + 1
 
 
-@_compiled
+@compiled
 def seed_generator(mt, seed):
     """``random.Random(seed)`` for an int ``0 <= seed < 2**63``: CPython's ``init_by_array`` over the
     seed's 32-bit words, low first (one word for seeds below 2**32)."""
@@ -382,13 +380,13 @@ def seed_generator(mt, seed):
 # --- cards moving -------------------------------------------------------------------------------------------------
 
 
-@_inlined
+@inlined
 def _around(seat, n):
     """``seat % n`` for ``0 <= seat < 2 * n``: a comparison instead of a division, in the hottest loops."""
     return seat - n if seat >= n else seat
 
 
-@_inlined
+@inlined
 def _hand_size(s, seat):
     total = 0
     for kind in range(K):
@@ -396,12 +394,12 @@ def _hand_size(s, seat):
     return total
 
 
-@_inlined
+@inlined
 def _worn(s, seat):
     return s[EQUIPMENT + seat * 3] + s[EQUIPMENT + seat * 3 + 1] + s[EQUIPMENT + seat * 3 + 2]
 
 
-@_compiled
+@compiled
 def _shuffle_deck(s, mt):
     """``Chance.shuffle`` of the deck: Fisher-Yates, one draw per position from the top down."""
     for i in range(s[DECK_LEN] - 1, 0, -1):
@@ -409,7 +407,7 @@ def _shuffle_deck(s, mt):
         s[DECK + i], s[DECK + j] = s[DECK + j], s[DECK + i]
 
 
-@_compiled
+@compiled
 def reshuffle(s, mt):
     size = 0
     for kind in range(K):
@@ -421,7 +419,7 @@ def reshuffle(s, mt):
     _shuffle_deck(s, mt)
 
 
-@_compiled
+@compiled
 def draw_one(s, mt):
     if s[DECK_LEN] == 0:
         reshuffle(s, mt)
@@ -433,7 +431,7 @@ def draw_one(s, mt):
     return card
 
 
-@_compiled
+@compiled
 def draw(s, mt, seat, count):
     drawn = 0
     for _ in range(count):
@@ -445,7 +443,7 @@ def draw(s, mt, seat, count):
     return drawn
 
 
-@_compiled
+@compiled
 def take_random(s, mt, seat, equipment, equipment_first, audience, first, second):
     """``(kind, came from the hand)`` of a random card removed from ``seat``; kind -1 if it has none."""
     held = _hand_size(s, seat)
@@ -471,7 +469,7 @@ def take_random(s, mt, seat, equipment, equipment_first, audience, first, second
     return -1, False  # unreachable: the index is below the cards counted
 
 
-@_compiled
+@compiled
 def gain_stolen(s, seat, kind, audience, first, second):
     slot = SLOT_OF_KIND[kind]
     if slot >= 0 and s[EQUIPMENT + seat * 3 + slot] < EQUIP_CAP[slot]:
@@ -484,7 +482,7 @@ def gain_stolen(s, seat, kind, audience, first, second):
 # --- what each seat knows of the others' hands (only with TRACK_KNOWN) --------------------------------------------
 
 
-@_inlined
+@inlined
 def forget(s, holder, kind, audience, first, second):
     if not s[TRACK_KNOWN]:
         return
@@ -499,7 +497,7 @@ def forget(s, holder, kind, audience, first, second):
                     s[row + other] -= 1
 
 
-@_inlined
+@inlined
 def learn(s, holder, kind, audience, first, second):
     if not s[TRACK_KNOWN] or audience == NOBODY:
         return
@@ -508,7 +506,7 @@ def learn(s, holder, kind, audience, first, second):
             s[KNOWN + (observer * P + holder) * K + kind] += 1
 
 
-@_compiled
+@compiled
 def forget_hand(s, holder):
     if not s[TRACK_KNOWN]:
         return
@@ -518,7 +516,7 @@ def forget_hand(s, holder):
             s[row + kind] = 0
 
 
-@_compiled
+@compiled
 def destroy(s, mt, seat, count):
     for _ in range(count):
         kind, _from_hand = take_random(s, mt, seat, 1, 1, EVERYONE, -1, -1)
@@ -530,7 +528,7 @@ def destroy(s, mt, seat, count):
 # --- harm, death and the end ----------------------------------------------------------------------------------
 
 
-@_compiled
+@compiled
 def hurt(s, mt, seat, amount):
     if amount <= 0 or not s[ALIVE + seat]:
         return
@@ -539,7 +537,7 @@ def hurt(s, mt, seat, amount):
         die(s, mt, seat)
 
 
-@_compiled
+@compiled
 def die(s, mt, seat):
     if s[HANDS + seat * K + RESURRECTION_SCEPTER]:
         face = roll(s, mt, 6)
@@ -555,7 +553,7 @@ def die(s, mt, seat):
     eliminate(s, seat)
 
 
-@_inlined
+@inlined
 def add_poison(s, seat):
     if not s[ALIVE + seat]:
         return
@@ -564,7 +562,7 @@ def add_poison(s, seat):
         eliminate(s, seat)
 
 
-@_compiled
+@compiled
 def eliminate(s, seat):
     s[ALIVE + seat] = 0
     for kind in range(K):
@@ -580,7 +578,7 @@ def eliminate(s, seat):
     s[OUT_AT + seat] = s[DECISIONS]
 
 
-@_inlined
+@inlined
 def next_alive(s, seat):
     n = s[N]
     seat = _around(seat + 1, n)
@@ -589,7 +587,7 @@ def next_alive(s, seat):
     return seat
 
 
-@_compiled
+@compiled
 def end(s, reason):
     s[PHASE] = GAME_OVER
     s[TO_ACT] = -1
@@ -610,7 +608,7 @@ def end(s, reason):
     s[FINISHING_LEN] = count
 
 
-@_compiled
+@compiled
 def settle(s, mt, completed):
     alive = 0
     for seat in range(s[N]):
@@ -637,7 +635,7 @@ def settle(s, mt, completed):
 # --- v2's Card Draw windows -----------------------------------------------------------------------------------
 
 
-@_compiled
+@compiled
 def open_window(s, start, excluded, following):
     n = s[N]
     asked = 0
@@ -655,7 +653,7 @@ def open_window(s, start, excluded, following):
     return True
 
 
-@_compiled
+@compiled
 def upcoming_seat(s, seat):
     skips = SCRATCH_SEATS  # a copy of the skips to count down, changing nothing
     for other in range(s[N]):
@@ -667,7 +665,7 @@ def upcoming_seat(s, seat):
     return following
 
 
-@_compiled
+@compiled
 def window_decision(s, mt, draws):
     seat = s[TO_ACT]
     if draws:
@@ -691,7 +689,7 @@ def window_decision(s, mt, draws):
         s[TO_ACT] = s[TURN_SEAT]
 
 
-@_compiled
+@compiled
 def start_turn(s, mt, seat):
     while True:
         if s[TURN] >= s[OPT_MAX_TURNS]:
@@ -716,7 +714,7 @@ def start_turn(s, mt, seat):
     s[ACTIONS_LEFT] = s[OPT_ACTIONS_PER_TURN]
 
 
-@_compiled
+@compiled
 def new_game(s, mt):
     """``rules.new_game`` on a row whose options are set and whose generator is seeded."""
     n = s[N]
@@ -765,12 +763,12 @@ def new_game(s, mt):
 # --- whose decision, and which --------------------------------------------------------------------------------
 
 
-@_inlined
+@inlined
 def can_be_robbed(s, seat):
     return _hand_size(s, seat) > 0 or (s[OPT_STEAL_EQUIPMENT] and _worn(s, seat) > 0)
 
 
-@_compiled
+@compiled
 def legal_actions(s, out):
     """The legal actions, ascending, into ``out``; their number (0 once the game is over)."""
     phase = s[PHASE]
@@ -847,7 +845,7 @@ def legal_actions(s, out):
     return count
 
 
-@_inlined
+@inlined
 def has_reaction(s):
     hand = HANDS + s[TARGET] * K
     if s[DAMAGE] > 0 and (s[hand + WOODEN_SHIELD] > 0 or s[hand + STEEL_SHIELD] > 0 or s[hand + BLADED_SHIELD] > 0
@@ -859,7 +857,7 @@ def has_reaction(s):
 # --- playing --------------------------------------------------------------------------------------------------
 
 
-@_compiled
+@compiled
 def apply_legal(s, mt, action):
     """``rules.apply_legal``: ``action`` must be legal (``legal_actions``)."""
     s[DECISIONS] += 1
@@ -880,14 +878,14 @@ def apply_legal(s, mt, action):
     settle(s, mt, completed)
 
 
-@_inlined
+@inlined
 def _discard_from_hand(s, seat, card):
     s[HANDS + seat * K + card] -= 1
     forget(s, seat, card, EVERYONE, -1, -1)
     s[DISCARD + card] += 1
 
 
-@_compiled
+@compiled
 def main(s, mt, action):
     seat = s[TURN_SEAT]
     kind, card, offset = TYPE_OF[action], CARD_OF[action], OFFSET_OF[action]
@@ -947,7 +945,7 @@ def main(s, mt, action):
         s[SKIPS + target] += 1
 
 
-@_compiled
+@compiled
 def swap_hands(s, seat, target):
     if s[TRACK_KNOWN]:
         for observer in range(s[N]):
@@ -964,14 +962,14 @@ def swap_hands(s, seat, target):
         s[a], s[b] = s[b], s[a]
 
 
-@_inlined
+@inlined
 def attack_value(s, mt, card):
     if card == BLADED_SHIELD:
         return roll(s, mt, 6)
     return VALUE[card]
 
 
-@_compiled
+@compiled
 def play_untargeted(s, mt, seat, card):
     n = s[N]
     if card == POTION:
@@ -1017,7 +1015,7 @@ def play_untargeted(s, mt, seat, card):
         destroy(s, mt, seat, 2)
 
 
-@_compiled
+@compiled
 def offer(s, seat, source):
     """``rules._offer`` of the cards gathered in PICK."""
     kinds, only = 0, -1
@@ -1036,7 +1034,7 @@ def offer(s, seat, source):
         keep(s, only)
 
 
-@_compiled
+@compiled
 def keep(s, kind):
     seat = s[TURN_SEAT]
     s[PICK + kind] -= 1
@@ -1052,7 +1050,7 @@ def keep(s, kind):
     s[TO_ACT] = seat
 
 
-@_compiled
+@compiled
 def begin_attack(s, mt, attacker, target, card, damage, poisons, combo):
     s[ATTACKER], s[TARGET], s[ATTACK_CARD] = attacker, target, card
     s[DAMAGE], s[POISONS], s[COMBO_FLAG], s[SHIELD] = damage, poisons, combo, -1
@@ -1063,7 +1061,7 @@ def begin_attack(s, mt, attacker, target, card, damage, poisons, combo):
         finish_attack(s, mt, target, -1, 0)
 
 
-@_compiled
+@compiled
 def react(s, mt, card):
     defender, attacker = s[TARGET], s[ATTACKER]
     if card < 0:
@@ -1083,7 +1081,7 @@ def react(s, mt, card):
         finish_attack(s, mt, defender, card, 0)
 
 
-@_compiled
+@compiled
 def answer(s, mt, card):
     attacker, shield = s[ATTACKER], s[SHIELD]
     if card == HOOK_ROPE:
@@ -1095,7 +1093,7 @@ def answer(s, mt, card):
     finish_attack(s, mt, s[TARGET], shield, 0)
 
 
-@_compiled
+@compiled
 def finish_attack(s, mt, victim, shield, unblockable):
     resolve(s, mt, s[ATTACKER], s[ATTACK_CARD], s[DAMAGE], s[POISONS], victim, shield, unblockable)
     s[ATTACKER] = s[TARGET] = s[ATTACK_CARD] = s[SHIELD] = -1
@@ -1104,7 +1102,7 @@ def finish_attack(s, mt, victim, shield, unblockable):
     s[TO_ACT] = s[TURN_SEAT]
 
 
-@_compiled
+@compiled
 def resolve(s, mt, attacker, card, damage, poisons, victim, shield, unblockable):
     if damage > 0:
         block = 0
@@ -1124,7 +1122,7 @@ def resolve(s, mt, attacker, card, damage, poisons, victim, shield, unblockable)
         add_poison(s, victim)
 
 
-@_compiled
+@compiled
 def game_returns(s, values_row):
     """``rules.returns`` into ``values_row`` (one value per seat of the table)."""
     n = s[N]
@@ -1145,14 +1143,14 @@ def game_returns(s, values_row):
 # --- batched entry points: every loop over games and steps in compiled code --------------------------------------
 
 
-@_compiled
+@compiled
 def _new_games(states, chances, seeds):
     for g in range(states.shape[0]):
         seed_generator(chances[g], seeds[g])
         new_game(states[g], chances[g])
 
 
-@_compiled_allocating
+@compiled_allocating
 def _legal_masks(states, masks):
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
     for g in range(states.shape[0]):
@@ -1161,7 +1159,7 @@ def _legal_masks(states, masks):
             masks[g, legal[i]] = True
 
 
-@_compiled_allocating
+@compiled_allocating
 def _first_illegal(states, actions):
     """The first game whose action is not legal (-1: none); an action of -1 leaves its game alone."""
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
@@ -1180,14 +1178,14 @@ def _first_illegal(states, actions):
     return -1
 
 
-@_compiled
+@compiled
 def _step_all(states, chances, actions):
     for g in range(states.shape[0]):
         if actions[g] >= 0:
             apply_legal(states[g], chances[g], actions[g])
 
 
-@_compiled
+@compiled
 def _policy_random(policy):
     """A uniform float in [0, 1) and the next policy state: splitmix64, apart from the game's chance stream."""
     policy = policy + np.uint64(0x9E3779B97F4A7C15)
@@ -1198,7 +1196,7 @@ def _policy_random(policy):
     return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
 
 
-@_compiled_allocating
+@compiled_allocating
 def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
     row = np.empty(states.shape[1], dtype=np.int64)
     mt = np.empty(MT_SIZE, dtype=np.uint32)
@@ -1217,7 +1215,7 @@ def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
         steps[g] = taken
 
 
-@_compiled
+@compiled
 def _returns_all(states, values):
     for g in range(states.shape[0]):
         game_returns(states[g], values[g])
@@ -1419,7 +1417,7 @@ def legal_list(batch: Batch, game: int) -> list[int]:
     return [int(a) for a in out[:_legal_one(batch.state[game], out)]]
 
 
-@_compiled
+@compiled
 def _legal_one(row, out):
     return legal_actions(row, out)
 
