@@ -1,4 +1,4 @@
-"""Random-play speed of the MiniSteel kernel (envs/ministeel/kernel.py) next to the Python rules engine.
+"""Play speed of the MiniSteel kernel (envs/ministeel/kernel.py) next to the Python rules engine.
 
     python bench/bench_kernel.py [--seconds 4] [--repeats 8] [--players 4] [--batch 256]
 
@@ -10,9 +10,13 @@ Prints decisions per CPU-second (medians over rounds taken in turns, see bench/c
       afresh (``new_games``) in the next round trip, and their dealing is counted in the time,
   (c) the kernel's whole rollouts: ``new_games`` then ``rollout_random`` over ``--batch`` fresh games per
       call, every decision made inside compiled code,
-and the ratios of (b) and (c) to (a). Every entry plays the default ministeel_v2 options, single-threaded;
-the kernel is compiled (or loaded from numba's cache) before timing. Not a test: the figures go to
-docs/performance.md.
+  (d) heuristic play on the Python rules: every seat ``HeuristicBot.act_state`` (what ``mcts`` rollouts
+      run), game after game,
+  (e) the kernel's whole heuristic rollouts: ``new_games`` then ``rollout_heuristic``
+      (agents/ministeel_kernel.py) over ``--batch`` fresh games per call,
+and the ratios of (b) and (c) to (a) and of (e) to (d). Every entry plays the default ministeel_v2
+options, single-threaded; the kernel is compiled (or loaded from numba's cache) before timing. Not a
+test: the figures go to docs/performance.md.
 """
 
 from __future__ import annotations
@@ -68,6 +72,43 @@ def rollout_loop(config: rules.Config, batch_size: int) -> Run:
     return run
 
 
+def heuristic_engine_loop(config: rules.Config) -> Run:
+    """(d): the heuristic in every seat on the Python rules, one game after another."""
+    from tavernzoo.agents.ministeel import HeuristicBot
+    from tavernzoo.envs.core import Chance
+
+    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
+    seeds = itertools.count()
+
+    def run(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            state = rules.new_game(config, Chance(next(seeds)))
+            while not rules.is_terminal(state):
+                seat = rules.current_seat(state)
+                rules.apply_legal(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
+                steps += 1
+        return steps
+
+    return run
+
+
+def heuristic_rollout_loop(config: rules.Config, batch_size: int) -> Run:
+    """(e): deal ``batch_size`` games and play them all out with the compiled heuristic in one call."""
+    from tavernzoo.agents.ministeel_kernel import rollout_heuristic
+
+    seeds = itertools.count()
+
+    def run(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            _, taken = rollout_heuristic(kernel.new_games(config, [next(seeds) for _ in range(batch_size)]))
+            steps += int(taken.sum())
+        return steps
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per entry, all rounds (default 4)")
@@ -85,12 +126,15 @@ def main() -> None:
     kernel.compile_kernel()
     entries = {"ministeel rules engine": engine_loop(rules, config),
                f"kernel step_batch ({args.batch} games)": batched_step_loop(config, args.batch),
-               f"kernel rollout_random ({args.batch} games)": rollout_loop(config, args.batch)}
+               f"kernel rollout_random ({args.batch} games)": rollout_loop(config, args.batch),
+               "heuristic on the rules engine": heuristic_engine_loop(config),
+               f"kernel rollout_heuristic ({args.batch} games)": heuristic_rollout_loop(config, args.batch)}
     rates = interleaved(entries, args.seconds, args.repeats)
     names = list(entries)
-    report(f"MiniSteel random play at {args.players} players, decisions per CPU-second "
+    report(f"MiniSteel random and heuristic play at {args.players} players, decisions per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates,
-           [(names[1], names[0], None), (names[2], names[0], None), (names[2], names[1], None)])
+           [(names[1], names[0], None), (names[2], names[0], None), (names[2], names[1], None),
+            (names[4], names[3], None)])
 
 
 if __name__ == "__main__":
