@@ -21,13 +21,19 @@ the observation's memory; the rules never read it) is kept only with ``track_kno
 
 Entry points (every loop over games and steps runs in compiled code)
 --------------------------------------------------------------------
-``legal_mask(batch)``, ``step_batch(batch, actions)``, ``rollout_random(batch, rng_seeds, max_steps)``,
-``returns(batch)``, ``is_terminal(batch)``, ``current_seat(batch)``.
+``new_games(config, seeds)``, ``legal_mask(batch)`` (``legal_list(batch, g)`` for one game),
+``step_batch(batch, actions)``, ``rollout_random(batch, rng_seeds, max_steps)``, ``returns(batch)``,
+``is_terminal(batch)``, ``current_seat(batch)``; ``first_difference(batch, g, state)`` names where a game
+departs from a rules State (the differential test's check). The heuristic bot's compiled rollouts build on
+these functions in agents/ministeel_kernel.py. Numba compiles everything on first use
+(:func:`compile_kernel`, about 20 s of CPU) and caches it beside this file; no observations yet (a
+converted State observes exactly as the original, the test checks).
 
 Options: every option of ``ministeel_v2`` and ``ministeel_v1`` (all are numbers or switches the kernel
-reads from the row). :func:`unsupported` names what the kernel cannot take (numba missing, a scripted or
-other Chance, a state beyond its fixed sizes); :func:`random_rollouts` then plays on the Python rules and
-says so in one line.
+reads from the row). :func:`unsupported` names what the kernel cannot take (numba missing, a scripted
+Chance or one of another class such as a search's dealer); :func:`random_rollouts` then plays on the
+Python rules and says so in one line. A deal with more than 24 rounds of initiative re-rolls (about one in
+10**16) plays on in the kernel but has no State to give back (``to_state`` says so).
 """
 
 from __future__ import annotations
