@@ -249,6 +249,7 @@ def heuristic_rollouts(states, chances, max_steps, values, steps):
     legal = np.empty(LEGAL_BUFFER, dtype=np.int64)
     for g in range(states.shape[0]):
         row[:] = states[g]
+        row[K.TRACK_KNOWN] = 0  # neither the rules nor the heuristic read the hand memory
         mt[:] = chances[g]
         taken = 0
         while row[K.PHASE] != R.GAME_OVER and taken < max_steps:

@@ -1209,6 +1209,7 @@ def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
     legal = np.empty(NUM_ACTIONS, dtype=np.int64)
     for g in range(states.shape[0]):
         row[:] = states[g]
+        row[TRACK_KNOWN] = 0  # the rules never read the hand memory: a rollout skips keeping it
         mt[:] = chances[g]
         policy = np.uint64(rng_seeds[g])
         taken = 0
