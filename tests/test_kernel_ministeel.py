@@ -310,3 +310,21 @@ def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
             rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
         assert steps[g] == state.decisions, f"seed {seed}"
         assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+
+
+def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
+    monkeypatch.setattr(kernel, "numba", None)
+    config = rules.Config(num_players=3)
+    state = rules.new_game(config, Chance(2))
+    values, steps = kernel.random_rollouts([state], [5])
+    assert capsys.readouterr().err == ("MiniSteel kernel unavailable, rolling out on the Python rules: numba is "
+                                       "not installed (pip install 'tavernzoo[kernel]')\n")
+    game, picker = rules.clone(state), random.Random(5)
+    while not rules.is_terminal(game):
+        legal = rules.legal_actions(game)
+        rules.apply(game, legal[int(picker.random() * len(legal))])
+    assert (steps[0], tuple(values[0, :3])) == (game.decisions, rules.returns(game))
+    with pytest.raises(ValueError, match="the MiniSteel kernel cannot take this game: numba is not installed"):
+        kernel.new_games(config, [0])
+    with pytest.raises(ValueError, match="the MiniSteel kernel is unavailable: numba is not installed"):
+        heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
