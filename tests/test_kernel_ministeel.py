@@ -255,8 +255,12 @@ def test_an_illegal_action_names_game_and_action_and_changes_nothing():
     assert np.array_equal(batch.state, before)
     with pytest.raises(ValueError, match="actions must be 2 integers"):
         kernel.step_batch(batch, [0.5, 1.0])
-    with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
-        kernel.rollout_random(batch, [1])
+    for seeds in ([1], [1, 0.5], [1, -1], [1, 2**64]):
+        with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
+            kernel.rollout_random(batch, seeds)
+    for seeds in ([0.5], [-1], [2**63], ["7"]):
+        with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
+            kernel.new_games(rules.Config(), seeds)
 
 
 def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):

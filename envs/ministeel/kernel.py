@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import Chance, IllegalActionError
+from ..core import Chance, IllegalActionError, plain_int
 from . import rules
 from .rules import (
     ACTION_CARD,
@@ -1296,9 +1296,10 @@ def new_games(config: rules.ConfigV1, seeds: Sequence[int], track_known: bool = 
     """Deal one game per seed in the kernel: game ``g`` is ``rules.new_game(config, Chance(seeds[g]))``
     (seeds from 0 to 2**63 - 1)."""
     _require_kernel(config)
-    seed_array = np.asarray(seeds, dtype=np.int64)
-    if seed_array.ndim != 1 or (seed_array < 0).any():
-        raise ValueError("seeds must be a list of integers from 0 to 2**63 - 1")
+    checked = [plain_int(seed) for seed in seeds]
+    if any(seed is None or not 0 <= seed < 2**63 for seed in checked):
+        raise ValueError("seeds must be integers from 0 to 2**63 - 1, one per game")
+    seed_array = np.array(checked, dtype=np.int64)
     states, chances = _empty(len(seed_array))
     for row in states:
         _write_options(row, config, track_known)
@@ -1470,14 +1471,15 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = np.asarray(rng_seeds)
-    if seeds.shape != (len(batch),) or seeds.dtype.kind not in "iu":
-        raise ValueError(f"rng_seeds must be {len(batch)} integers, one per game")
+    checked = [plain_int(seed) for seed in rng_seeds]
+    if len(checked) != len(batch) or any(seed is None or not 0 <= seed < 2**64 for seed in checked):
+        raise ValueError(f"rng_seeds must be {len(batch)} integers from 0 to 2**64 - 1, one per game")
+    seeds = np.array(checked, dtype=np.uint64)
     if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) or max_steps < 0:
         raise ValueError(f"max_steps must be a non-negative integer, got {max_steps!r}")
     values = np.zeros((len(batch), P), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
-    _rollouts(batch.state, batch.chance, seeds.astype(np.uint64), int(max_steps), values, steps)
+    _rollouts(batch.state, batch.chance, seeds, int(max_steps), values, steps)
     return values, steps
 
 
