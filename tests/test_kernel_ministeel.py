@@ -6,8 +6,10 @@ legal sets, every State field (the kernel's row against the row the rules' State
 generator's state and the number of draws, and at the end the returns, must be equal. A mismatch names
 the option set, game, seed, step and the first differing field.
 
-Short form in CI (a few hundred games per player count, a few dozen per other option set);
-``TAVERNZOO_FULL=1`` runs the long form (100,000 games at the default options, 2,000 per option set).
+Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
+agents/ministeel_kernel.py, must make each of its decisions). Short form in CI (250 random games per player
+count, 40 per other option set and per player count of heuristic play); ``TAVERNZOO_FULL=1`` runs the long
+form (100,000 random games at the default options, 2,000 per option set and per heuristic table).
 """
 
 from __future__ import annotations
