@@ -1,0 +1,336 @@
+"""Differential replay of the MiniSteel kernel (envs/ministeel/kernel.py) against the Python rules, the reference.
+
+Seeded random games are played move by move in both engines, the same action in each, each drawing from
+the same chance stream (the kernel runs the very Mersenne Twister of ``Chance(seed)``): at every step the
+legal sets, every State field (the kernel's row against the row the rules' State converts to), the
+generator's state and the number of draws, and at the end the returns, must be equal. A mismatch names
+the option set, game, seed, step and the first differing field.
+
+Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
+agents/ministeel_kernel.py, must make each of its decisions). Short form in CI (250 random games per player
+count, 40 per other option set and per player count of heuristic play); ``TAVERNZOO_FULL=1`` runs the long
+form (100,000 random games at the default options, 2,000 per option set and per heuristic table).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+
+import numpy as np
+import pytest
+
+from tavernzoo.agents import ministeel_kernel as heuristic_kernel
+from tavernzoo.agents.ministeel import HeuristicBot
+from tavernzoo.envs.core import Chance, IllegalActionError
+from tavernzoo.envs.ministeel import encode, kernel, rules
+
+pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
+
+FULL = bool(os.environ.get("TAVERNZOO_FULL"))
+GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 250
+GAMES_PER_OPTION_SET = 2_000 if FULL else 40
+
+# Every option away from its default, one at a time (and a few together), each at 4 players unless set.
+OPTION_SETS = {
+    "own_turn": {"token_timing": rules.OWN_TURN},
+    "own_turn_3p": {"token_timing": rules.OWN_TURN, "num_players": 3},
+    "starting_hp_3": {"starting_hp": 3},
+    "hp_cap_14": {"hp_cap": 14},
+    "hand_size_2": {"hand_size": 2},
+    "hand_size_12_6p": {"hand_size": 12, "num_players": 6},
+    "draw_tokens_0": {"draw_tokens": 0},
+    "draw_tokens_5_token_cards_6": {"draw_tokens": 5, "token_cards": 6},
+    "token_cards_0": {"token_cards": 0},
+    "actions_per_turn_1": {"actions_per_turn": 1},
+    "actions_per_turn_4": {"actions_per_turn": 4},
+    "poison_limit_2": {"poison_limit": 2},
+    "no_steal_equipment": {"steal_equipment": False},
+    "armor_vs_unblockable": {"armor_vs_unblockable": True},
+    "flame_needs_damage": {"flame_needs_damage": True},
+    "fate_on_self": {"fate_on_self": True},
+    "fate_on_self_2p": {"fate_on_self": True, "num_players": 2},
+    "skipped_turn_poison": {"skipped_turn_poison": True},
+    "max_turns_8": {"max_turns": 8},
+    "max_decisions_40": {"max_decisions": 40},
+    "every_switch_5p": {"num_players": 5, "steal_equipment": False, "armor_vs_unblockable": True,
+                        "flame_needs_damage": True, "fate_on_self": True, "skipped_turn_poison": True},
+}
+
+
+def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
+    """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
+    fail at the first difference."""
+    state = rules.new_game(config, Chance(seed))
+    batch = kernel.new_games(config, [seed], track_known=True)
+    picker = random.Random(seed)
+    step = 0
+
+    def check(what: str) -> None:
+        difference = kernel.first_difference(batch, 0, state)
+        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
+
+    check("the deal")
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        assert kernel.legal_list(batch, 0) == legal, (
+            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
+        seat = rules.current_seat(state)
+        if bots is None:
+            action = legal[int(picker.random() * len(legal))]
+        else:
+            action = bots[seat].act_state(state, seat, legal)
+            compiled = heuristic_kernel.heuristic_move(batch, 0)
+            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
+                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
+                                        f"{rules.ACTION_NAMES[compiled]}")
+        rules.apply(state, action)
+        kernel.step_batch(batch, [action])
+        step += 1
+        check(rules.ACTION_NAMES[action])
+    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
+    assert bool(kernel.is_terminal(batch)[0])
+    expected = rules.returns(state)
+    got = tuple(kernel.returns(batch)[0, :config.num_players])
+    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
+    return expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_default_games_replay_identically(players):
+    config = rules.Config(num_players=players)
+    for seed in range(GAMES_PER_PLAYER_COUNT):
+        replay(config, seed, f"defaults at {players} players")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_heuristic_games_replay_identically(players):
+    """The heuristic bot's games: more shields, reactions, combos and kept tokens than random play reaches; and
+    the bot's compiled form (agents/ministeel_kernel.py) makes its every decision."""
+    config = rules.Config(num_players=players)
+    bots = [HeuristicBot(config, seat) for seat in range(players)]
+    for seed in range(GAMES_PER_OPTION_SET):
+        replay(config, seed, f"heuristic play at {players} players", bots)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(OPTION_SETS))
+def test_option_sets_replay_identically(name):
+    config = rules.Config(**OPTION_SETS[name])
+    for seed in range(GAMES_PER_OPTION_SET):
+        replay(config, seed, name)
+
+
+def test_ministeel_v1_config_replays_identically():
+    from tavernzoo.envs.ministeel import rules_v1
+
+    for seed in range(GAMES_PER_OPTION_SET):
+        replay(rules_v1.Config(num_players=4), seed, "ministeel_v1")
+
+
+def test_without_known_the_rules_fields_still_match():
+    """Rollouts leave the hand memory out (the rules never read it); every other field is the same game."""
+    config = rules.Config(num_players=5)
+    for seed in range(10):
+        state = rules.new_game(config, Chance(seed))
+        batch = kernel.new_games(config, [seed], track_known=False)
+        picker = random.Random(seed)
+        while not rules.is_terminal(state):
+            legal = rules.legal_actions(state)
+            action = legal[int(picker.random() * len(legal))]
+            rules.apply(state, action)
+            kernel.step_batch(batch, [action])
+            state.known = [[[0] * rules.NUM_KINDS for _ in range(state.n)] for _ in range(state.n)]
+            assert kernel.first_difference(batch, 0, state) is None, f"seed {seed}, step {state.decisions}"
+
+
+def test_the_generator_is_random_random():
+    kernel.compile_kernel()
+    generator = np.zeros(kernel.MT_SIZE, dtype=np.uint32)
+    for seed in (0, 1, 99, 2**31 - 1, 2**32 - 1, 2**32, 2**40 + 3, 2**63 - 1):
+        kernel.seed_generator(generator, seed)
+        reference = random.Random(seed)
+        assert tuple(int(word) for word in generator) == reference.getstate()[1], seed
+        # 700 floats: past one regeneration of the 624 words
+        assert [kernel._random(generator) for _ in range(700)] == [reference.random() for _ in range(700)], seed
+
+
+def test_states_convert_both_ways_mid_game():
+    """A Python State taken into the kernel mid-game, and the kernel's game back out, are the same game, and
+    both engines play on identically from there."""
+    config = rules.Config(num_players=4)
+    for seed in range(20):
+        state = rules.new_game(config, Chance(seed))
+        picker = random.Random(seed)
+        for _ in range(seed * 3):
+            if rules.is_terminal(state):
+                break
+            legal = rules.legal_actions(state)
+            rules.apply(state, legal[int(picker.random() * len(legal))])
+        batch = kernel.from_states([state])
+        assert kernel.first_difference(batch, 0, state) is None
+        back = kernel.to_state(batch, 0)
+        for name in rules.State.__slots__:
+            if name not in ("chance", "log"):
+                assert getattr(back, name) == getattr(state, name), f"seed {seed}: {name}"
+        assert back.chance._random.getstate() == state.chance._random.getstate()
+        for seat in range(state.n):  # what every seat observes of the converted State is what it observes now
+            assert _observation(back, seat).tolist() == _observation(state, seat).tolist(), f"seed {seed}"
+            assert encode.view(back, seat) == {**encode.view(state, seat), "last_events": []}, f"seed {seed}"
+        while not rules.is_terminal(state):
+            legal = rules.legal_actions(state)
+            action = legal[int(picker.random() * len(legal))]
+            rules.apply(state, action)
+            rules.apply(back, action)
+            kernel.step_batch(batch, [action])
+        assert kernel.first_difference(batch, 0, state) is None
+        assert rules.returns(back) == rules.returns(state)
+
+
+def _observation(state: rules.State, seat: int) -> np.ndarray:
+    out = np.zeros(encode.observation_size(state.config), dtype=np.float32)
+    encode.encode(state, seat, out)
+    return out
+
+
+def _splitmix_floats(seed: int):
+    """The kernel's rollout policy stream (``kernel._policy_random``), in Python."""
+    mask = 2**64 - 1
+    while True:
+        seed = (seed + 0x9E3779B97F4A7C15) & mask
+        z = seed
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        yield (z >> 11) * (1.0 / 9007199254740992.0)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_whole_rollouts_are_the_games_the_rules_play(players):
+    """rollout_random plays, inside one call, the games the rules play with the same picks and chance."""
+    config = rules.Config(num_players=players)
+    seeds = list(range(30))
+    batch = kernel.new_games(config, seeds, track_known=players == 4)  # the rollout leaves the memory out
+    before = batch.state.copy()
+    values, steps = kernel.rollout_random(batch, [seed + 1000 for seed in seeds])
+    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
+    for g, seed in enumerate(seeds):
+        state, picks = rules.new_game(config, Chance(seed)), _splitmix_floats(seed + 1000)
+        while not rules.is_terminal(state):
+            legal = rules.legal_actions(state)
+            rules.apply(state, legal[int(next(picks) * len(legal))])
+        assert steps[g] == state.decisions, f"seed {seed}"
+        assert tuple(values[g, :players]) == rules.returns(state), f"seed {seed}"
+
+
+def test_rollouts_stop_after_max_steps():
+    batch = kernel.new_games(rules.Config(num_players=3), [5, 6])
+    values, steps = kernel.rollout_random(batch, [1, 2], max_steps=7)
+    assert list(steps) == [7, 7]
+
+
+def test_step_batch_steps_many_games_and_leaves_minus_one_alone():
+    config = rules.Config(num_players=3)
+    batch = kernel.new_games(config, [0, 1, 2], track_known=True)
+    states = [rules.new_game(config, Chance(seed)) for seed in range(3)]
+    actions = [rules.legal_actions(states[0])[0], -1, rules.legal_actions(states[2])[-1]]
+    kernel.step_batch(batch, actions)
+    rules.apply(states[0], actions[0])
+    rules.apply(states[2], actions[2])
+    for g in range(3):
+        assert kernel.first_difference(batch, g, states[g]) is None
+    masks = kernel.legal_mask(batch)
+    for g in range(3):
+        assert list(np.flatnonzero(masks[g])) == rules.legal_actions(states[g])
+
+
+def test_an_illegal_action_names_game_and_action_and_changes_nothing():
+    batch = kernel.new_games(rules.Config(num_players=4), [0, 1])
+    before = batch.state.copy()
+    legal = kernel.legal_list(batch, 0)
+    illegal = next(a for a in range(rules.NUM_ACTIONS) if a not in kernel.legal_list(batch, 1))
+    with pytest.raises(IllegalActionError, match=re.escape(rules.ACTION_NAMES[illegal]) + ".*game 1 of the batch"):
+        kernel.step_batch(batch, [legal[0], illegal])
+    assert np.array_equal(batch.state, before)
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        kernel.step_batch(batch, [0.5, 1.0])
+    for seeds in ([1], [1, 0.5], [1, -1], [1, 2**64]):
+        with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
+            kernel.rollout_random(batch, seeds)
+    for seeds in ([0.5], [-1], [2**63], ["7"]):
+        with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
+            kernel.new_games(rules.Config(), seeds)
+
+
+def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
+    config = rules.Config(num_players=3)
+    scripted = rules.new_game(config, Chance.scripted(rules.new_game(config, Chance(4)).chance.outcomes))
+    assert "scripted" in kernel.unsupported(config, scripted.chance)
+    with pytest.raises(ValueError, match="cannot take this game: a scripted Chance"):
+        kernel.from_states([scripted])
+
+    class OtherChance(Chance):
+        """A dealer of another kind (as a search's): the kernel would not draw what it draws."""
+
+    other = rules.new_game(config, OtherChance(4))
+    values, steps = kernel.random_rollouts([other], [0], max_steps=5)
+    assert capsys.readouterr().err == ("MiniSteel kernel unavailable, rolling out on the Python rules: the kernel "
+                                       "draws from a Chance's own generator, not from a OtherChance\n")
+    assert steps[0] == 5
+    values, steps = kernel.random_rollouts([rules.new_game(config, Chance(4))], [9])
+    assert capsys.readouterr().err == ""
+    state, picks = rules.new_game(config, Chance(4)), _splitmix_floats(9)
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        rules.apply(state, legal[int(next(picks) * len(legal))])
+    assert (steps[0], tuple(values[0, :3])) == (state.decisions, rules.returns(state))
+
+
+def test_the_set_order_the_compiled_heuristic_breaks_ties_in_is_cpythons():
+    kernel.compile_kernel()
+    buffer = np.zeros(heuristic_kernel.LEGAL_BUFFER, dtype=np.int64)
+    picker = random.Random(0)
+    for _ in range(2000):
+        actions = sorted(picker.sample(range(rules.NUM_ACTIONS), picker.randint(1, rules.NUM_ACTIONS)))
+        buffer[:len(actions)] = actions
+        heuristic_kernel.heuristic_set_order(buffer, len(actions))
+        order = heuristic_kernel.ORDER_AT
+        assert buffer[order:order + len(actions)].tolist() == list(set(actions)), actions
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6},
+                                     {"num_players": 4, "token_timing": rules.OWN_TURN},
+                                     {"num_players": 3, "hp_cap": 14, "hand_size": 3, "poison_limit": 2}])
+def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
+    config = rules.Config(**options)
+    seeds = list(range(25))
+    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
+    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
+    for g, seed in enumerate(seeds):
+        state = rules.new_game(config, Chance(seed))
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
+        assert steps[g] == state.decisions, f"seed {seed}"
+        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+
+
+def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
+    monkeypatch.setattr(kernel, "numba", None)
+    config = rules.Config(num_players=3)
+    state = rules.new_game(config, Chance(2))
+    values, steps = kernel.random_rollouts([state], [5])
+    assert capsys.readouterr().err == ("MiniSteel kernel unavailable, rolling out on the Python rules: numba is "
+                                       "not installed (pip install 'tavernzoo[kernel]')\n")
+    game, picker = rules.clone(state), random.Random(5)
+    while not rules.is_terminal(game):
+        legal = rules.legal_actions(game)
+        rules.apply(game, legal[int(picker.random() * len(legal))])
+    assert (steps[0], tuple(values[0, :3])) == (game.decisions, rules.returns(game))
+    with pytest.raises(ValueError, match="the MiniSteel kernel cannot take this game: numba is not installed"):
+        kernel.new_games(config, [0])
+    with pytest.raises(ValueError, match="the MiniSteel kernel is unavailable: numba is not installed"):
+        heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
