@@ -389,12 +389,49 @@ def test_a_records_file_replays_step_by_step(client, tmp_path):
     bad = client.post("/api/replays", content=b'{"format": "something else"}\n')
     assert bad.status_code == 400 and "not a tavernzoo game record" in bad.json()["error"]
     assert client.post("/api/replays", content=b"[" * 200_000).status_code == 400  # too deep, not a crash
-    # A forged step (no seat, or a seat not to act) is refused when it is reached, not a server error.
+    # A forged step (no seat, or a seat not to act) is refused when the file is opened, not a server error.
     forged = json.loads(path.read_text().splitlines()[0])
     forged["actions"][0] = {"action": forged["actions"][0]["action"]}
     reply = client.post("/api/replays", content=json.dumps(forged).encode())
-    frame = client.get(f"/api/replays/{reply.json()['id']}/0", params={"step": 1, "seat": 0})
-    assert frame.status_code == 400 and "action #0" in frame.json()["error"]
+    assert reply.status_code == 400 and "step 1 (player_? plays" in reply.json()["error"]
+
+
+def test_a_step_outside_the_replay_is_named_as_asked_with_the_range(client, tmp_path):
+    from tavernzoo.eval.match import play_match
+
+    path = tmp_path / "games.jsonl"
+    play_match("tiny_minotaur", ["heuristic", "random"], 1, seed=1, records_path=path)
+    reply = client.post("/api/replays", content=path.read_bytes()).json()
+    last = reply["games"][0]["steps"] - 1
+    for step in (999, last + 1, -1):
+        frame = client.get(f"/api/replays/{reply['id']}/0", params={"step": step, "seat": 0})
+        assert frame.status_code == 400, frame.text
+        assert frame.json()["error"].startswith(f"step {step} is not in this game: its steps are 0..{last}")
+
+
+def test_a_record_with_an_illegal_last_action_is_refused_at_upload(client, tmp_path):
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.web.tables import Timeline
+
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", ["heuristic", "random"], 2, seed=1, config={"num_players": 2}, records_path=path)
+    good, forged = (json.loads(line) for line in path.read_text().splitlines())
+    # The last action replaced by one the game has but that is not legal there.
+    game = get_game("ministeel")
+    before = Timeline(forged, trusted=True).state(len(forged["actions"]) - 1)
+    seat = forged["actions"][-1]["seat"]
+    legal = {game.action_names(game.make_config(forged["config"]))[a] for a in game.rules.legal_actions(before)}
+    illegal = next(name for name in game.action_names(game.make_config(forged["config"])) if name not in legal)
+    forged["actions"][-1]["action"] = illegal
+    steps = len(forged["actions"])
+    reply = client.post("/api/replays", content=json.dumps(forged).encode())
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert f"step {steps} (player_{seat} plays {illegal!r}) cannot be played" in error and "\n" not in error
+    # In a file of several games, the game is named too.
+    reply = client.post("/api/replays", content=(json.dumps(good) + "\n" + json.dumps(forged)).encode())
+    assert reply.status_code == 400 and "game 2 of 2: step" in reply.json()["error"]
 
 
 def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept(client, tmp_path):

@@ -507,7 +507,16 @@ async def api_new_replay(request: Request) -> Response:
         raise TableError("the records file is not UTF-8 text") from None
 
     def build() -> list[Timeline]:
-        return [Timeline(record, web.allow_local) for record in read_records(text, web.limits.records_per_replay)]
+        records = read_records(text, web.limits.records_per_replay)
+        timelines = []
+        for number, record in enumerate(records, start=1):
+            try:
+                timelines.append(Timeline(record, web.allow_local))
+            except ReplayError as error:
+                if len(records) == 1:
+                    raise
+                raise ReplayError(f"game {number} of {len(records)}: {error}") from None
+        return timelines
 
     try:
         timelines = await anyio.to_thread.run_sync(build)

@@ -397,7 +397,7 @@ class Table:
         with self.lock:
             record = self.env.unwrapped.record(seats=self.seats)
         seat = 0 if seat is None else seat
-        timeline = Timeline(record, allow_local=True)  # this table's own options, vetted when it was made
+        timeline = Timeline(record, allow_local=True, trusted=True)  # this table's own game, vetted when made
         return [timeline.frame(step, seat) for step in range(max(since + 1, 0), min(timeline.steps, since + 1 + limit))]
 
     def record(self) -> dict[str, Any]:
@@ -429,7 +429,9 @@ class Table:
 class Timeline:
     """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
 
-    def __init__(self, record: dict[str, Any], allow_local: bool = False):
+    def __init__(self, record: dict[str, Any], allow_local: bool = False, trusted: bool = False):
+        """``trusted``: the record is a table's own, every step already played by the rules; any other is
+        replayed whole here, so a bad step is refused when the file is opened, not when the viewer reaches it."""
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
         self.game = record_game(record)  # an earlier version the game still plays too (ministeel_v1)
@@ -448,15 +450,20 @@ class Timeline:
         self._cursor: tuple[int, Any] | None = None
         self._mark: tuple[int, int, Any] | None = None  # (step, seat, event mark) of the last frame made
         self._lock = threading.Lock()  # requests for frames of one replay come on several threads
+        if not trusted:
+            self.state(self.steps - 1)
 
     def state(self, step: int) -> Any:
         """The state after ``step`` actions (forward from the last state asked for when possible)."""
         with self._lock:
             return self._state(step)
 
-    def _state(self, step: int) -> Any:
+    def _check_step(self, step: int) -> None:
         if not 0 <= step < self.steps:
-            raise ReplayError(f"step {step} is outside 0..{self.steps - 1}")
+            raise ReplayError(f"step {step} is not in this game: its steps are 0..{self.steps - 1} (0 is the deal)")
+
+    def _state(self, step: int) -> Any:
+        self._check_step(step)
         if self._cursor is None or self._cursor[0] > step:
             self._cursor = (0, self.game.rules.new_game(self.config, Chance.scripted(self.chance)))
         done, state = self._cursor
@@ -470,13 +477,16 @@ class Timeline:
         try:
             play(self.game, self.config, state, number, entry)  # the step's shape and its seat checked too
         except (TypeError, ValueError, IndexError) as error:
-            raise ReplayError(f"action #{number} does not replay: {error}") from None
+            # Step number+1 is the state this action leads to: the numbering the replay's slider shows.
+            raise ReplayError(f"step {number + 1} ({_move_text(entry)}) cannot be played: "
+                              f"{clip(str(error), 4 * SHOWN_CHARS)}") from None
 
     def frame(self, step: int, seat: int) -> dict[str, Any]:
         """The view of ``seat`` after ``step`` actions, with the action that led there and the full table."""
         if not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
         with self._lock:
+            self._check_step(step)  # before the step ahead of it is looked at: the error names the step asked for
             before = NOTHING_SHOWN
             if step > 0:  # the events of this step are those its state adds to the step before's
                 cached = self._mark
@@ -504,6 +514,15 @@ class Timeline:
         return {"game": self.game.name, "title": self.game.title, "steps": self.steps, "seats": record.get("seats"),
                 "seed": record.get("seed"), "returns": record.get("returns"), "end_reason": record.get("end_reason"),
                 "forfeit": record.get("forfeit")}
+
+
+def _move_text(entry: Any) -> str:
+    """A record's step as a person reads it in an error: who played which action (as far as it says)."""
+    if isinstance(entry, dict) and isinstance(entry.get("joint"), dict):
+        return "; ".join(f"player_{seat} plays {shown(name)}" for seat, name in entry["joint"].items())
+    if isinstance(entry, dict) and "action" in entry:
+        return f"player_{entry.get('seat', '?')} plays {shown(entry['action'])}"
+    return f"the entry {shown(entry)}"
 
 
 def read_records(text: str, max_records: int) -> list[dict[str, Any]]:
