@@ -146,7 +146,7 @@ def test_a_whole_game_against_bots_sends_only_the_players_own_view(client, game)
     assert not frames[-1]["view"]["legal_actions"]
     result = summary["result"]
     assert result["verdict"] in ("you win", "you lose", "you share the win") and result["forfeit"] is None
-    assert summary["seed"] == 11
+    assert summary["seed"] == "11"  # a string: exact in a browser however large
     record = client.get(f"/api/tables/{table['id']}/record")
     assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
     _, state = replay(record.json())  # the downloaded record replays to its result
@@ -171,6 +171,25 @@ def test_a_wyvern_player_sees_only_their_own_hand(client):
     view = client.get(f"/api/tables/{table['id']}/frames").json()["frames"][-1]["view"]
     assert len(view["hand"]) == view["players"][0]["hand_size"]
     assert all("hand" not in player for player in view["players"])
+
+
+def test_a_seed_past_2_53_is_kept_exact_both_ways(client, tmp_path):
+    # A browser's numbers round past 2^53: the page sends the digits and reads them back as a string, so the
+    # deal a person saw is the deal they retype.
+    big = 2**60 + 1
+    table = new_table(client, "tiny_minotaur", ["heuristic", "random"], seed=str(big))
+    summary = wait_for(client, table["id"], statuses=("over",))
+    assert summary["seed"] == str(big)
+    record = client.get(f"/api/tables/{table['id']}/record").json()
+    assert record["seed"] == big
+    replayed = client.post("/api/replays", content=json.dumps(record).encode()).json()
+    assert replayed["games"][0]["seed"] == str(big)
+    for bad in ("12x", "-1", str(2**63), 2**63, "", None):
+        reply = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "random"], "seed": bad})
+        if bad in ("", None):  # a fresh seed
+            assert reply.status_code == 201
+        else:
+            assert reply.status_code == 400 and reply.json()["error"].startswith("'seed' must be a whole number")
 
 
 def test_moves_out_of_turn_and_illegal_moves_are_refused(client):

@@ -9,7 +9,8 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ==========================================  ===========================================================
 ``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
 ``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
-                                            "seed"}``: a new table; its summary
+                                            "seed"}``: a new table; its summary (a seed may be a string
+                                            of digits, and is sent back as one: exact past 2^53)
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
@@ -312,8 +313,7 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         raise TableError("'config' must be an object of game options")
     if not isinstance(seats, list) or not seats:
         raise TableError("'seats' must be a list: 'human' or a bot spec for each seat")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
-        raise TableError("'seed' must be a whole number from 0 to 2^63-1 (or absent: a fresh one)")
+    seed = read_seed(seed)
     game = get_game(name)
     for seat in seats:
         if seat != HUMAN:
@@ -340,6 +340,19 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
     table.worker = _in_background(table.start)
     return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
                         status_code=201)
+
+
+def read_seed(value: Any) -> int | None:
+    """A request's seed: a whole number from 0 to 2^63-1, given as a JSON number or, exact past 2^53 (where a
+    browser's numbers round), as a string of digits; None (a fresh one) when absent or empty."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise TableError(f"'seed' must be a whole number from 0 to 2^63-1, not {shown(value)} (a number, or a string "
+                         "of digits for one past 2^53; absent or empty: a fresh one)")
+    return value
 
 
 def _in_background(work: Any) -> threading.Thread:

@@ -353,7 +353,7 @@ class Table:
             summary["offers"] = offers  # what answer_offers answers, and whether it is on
             summary["answer_offers"] = self.answering
         if over:
-            summary["seed"] = self.seed
+            summary["seed"] = str(self.seed)  # a string: a browser reads a number past 2^53 rounded, another deal
             summary["result"] = self.result()
         return summary
 
@@ -512,7 +512,9 @@ class Timeline:
     def summary(self) -> dict[str, Any]:
         record = self.record
         return {"game": self.game.name, "title": self.game.title, "steps": self.steps, "seats": record.get("seats"),
-                "seed": record.get("seed"), "returns": record.get("returns"), "end_reason": record.get("end_reason"),
+                # the seed as a string, as a table's: exact in a browser however large
+                "seed": None if record.get("seed") is None else str(record["seed"]),
+                "returns": record.get("returns"), "end_reason": record.get("end_reason"),
                 "forfeit": record.get("forfeit")}
 
 

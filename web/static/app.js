@@ -152,7 +152,8 @@
       }
       const seedText = $("seed").value.trim();
       if (seedText && !/^\d+$/.test(seedText)) throw new Error("the seed must be a whole number (or empty)");
-      const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText ? Number(seedText) : null };
+      // The seed goes as its digits: a number past 2^53 would be rounded here, and deal another game.
+      const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText || null };
       openTable(await api("/api/tables", { json: body }));
     } catch (error) { showError(error.message); }
   }
