@@ -481,6 +481,21 @@ def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept
     assert Timeline(record).frame(middle, 0)["events"] == frames[middle]["events"]
 
 
+def test_minefield_places_follow_the_order_players_went_out(client):
+    # Every loser is paid alike ("winner" rewards); the last one out still finished second, the first one out last.
+    from tavernzoo.web.tables import Timeline
+
+    table = new_table(client, "minefield", ["random"] * 4, seed=3, config={"num_players": 4})
+    summary = wait_for(client, table["id"], statuses=("over",))
+    result = summary["result"]
+    record = client.get(f"/api/tables/{table['id']}/record").json()
+    state = Timeline(record, trusted=True).state(len(record["actions"]))
+    out = list(state.out_order)
+    assert len(out) == 3 and len(set(result["returns"][seat] for seat in out)) == 1
+    assert [result["places"][seat] for seat in out] == [4, 3, 2]
+    assert result["places"][result["scores"].index(1.0)] == 1
+
+
 def test_a_person_at_minefield_gets_every_round_in_the_frames(client):
     table = new_table(client, "minefield", ["human", "random", "random"], seed=2)
     summary, frames = play_out(client, table)

@@ -323,6 +323,8 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     standings = page.eval_on_selector_all("#standings li", "items => items.map(i => i.textContent)")
     assert len(standings) == page.locator("#seatbar .chip").count() and standings[0].startswith("1. ")
     assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
+    if game == "minefield":  # ranked by the order players went out, though every loser's return is the same
+        assert [line.split(".")[0] for line in standings] == ["1", "2", "3"], standings
     assert_accessible(page, axe, "game over")
     assert not [text for text in turns.pending if re.search(r"\b(true|false|None|null|undefined)\b", text)]
     if game != "minefield":  # the cards on show say what they do, in words (Minefield has none)

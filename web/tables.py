@@ -30,7 +30,7 @@ from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.seating import score_of
+from ..eval.seating import places_of, score_of
 from ..eval.table import Table as TableEngine
 
 HUMAN = "human"
@@ -383,8 +383,14 @@ class Table:
             share = scores[self.human]
             verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
         state = self.env.unwrapped.game_state
-        return {"returns": self.returns, "scores": scores, "verdict": verdict, "forfeit": self.forfeit,
-                "end_reason": getattr(state, "end_reason", None) or None}
+        # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays every
+        # loser alike, but the last one out finished second.
+        seats_out = getattr(self.game.rules, "seats_out", None)
+        places = None
+        if self.returns is not None and self.forfeit is None:
+            places = places_of(self.returns, seats_out(state) if seats_out is not None else ())
+        return {"returns": self.returns, "scores": scores, "places": places, "verdict": verdict,
+                "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
 
     def frames_since(self, since: int, seat: Any = None, limit: int = 64) -> list[dict[str, Any]]:
         """Frames ``since+1 ..``: the person's own (``seat`` must be theirs or absent), or any seat's when

@@ -475,11 +475,14 @@
     const r = s.result || {};
     const name = (seat) => (seat.seat === s.human ? `you (${seat.agent})` : `${seat.agent} (${seat.player})`);
     if (!r.scores) return { headline: r.forfeit ? "A bot forfeited" : "The game is over", rows: [] };
-    const order = s.seats.map((seat) => ({ seat, score: r.scores[seat.seat] })).sort((a, b) => b.score - a.score);
+    // The places the server sends follow the game's own finishing order (Minefield: the last one out is
+    // second, though every loser's return is the same); without them, equal scores share a place.
+    const order = s.seats.map((seat) => ({ seat, score: r.scores[seat.seat], place: r.places ? r.places[seat.seat] : null }))
+      .sort((a, b) => (a.place !== null ? a.place - b.place : b.score - a.score));
     const best = order[0].score;
     const winners = order.filter((o) => o.score === best);
-    const rows = order.map((o, i) => {
-      const place = order.findIndex((p) => p.score === o.score) + 1;
+    const rows = order.map((o) => {
+      const place = o.place ?? order.findIndex((p) => p.score === o.score) + 1;
       const words = o.score === 1 ? "wins" : o.score === 0 ? "does not win" : `shares the win (${Math.round(o.score * 100)}%)`;
       return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${r.returns[o.seat.seat] > 0 ? "+" : ""}${r.returns[o.seat.seat]}` : "");
     });
