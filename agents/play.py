@@ -102,6 +102,11 @@ def offers_of(game: Any) -> str | None:
     return getattr(game.encoder, "OFFERS", None) if hasattr(game.encoder, "declinable") else None
 
 
+def return_text(value: float) -> str:
+    """A return as a person reads it: signed, to 3 significant digits (``-0.333``, not ``-0.3333333333333333``)."""
+    return "0" if value == 0 else f"{value:+.3g}"
+
+
 class LeftGame(Exception):
     """The person typed ``q`` (or closed the input)."""
 
@@ -309,5 +314,5 @@ class TerminalGame:
         self.write(self.table(env, me))
         share = score_of(totals, self.seat)
         verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
-        returns = ", ".join(f"player_{s}: {value:+g}" for s, value in enumerate(totals))
+        returns = ", ".join(f"player_{s}: {return_text(value)}" for s, value in enumerate(totals))
         self.write(f"game over: {verdict} (returns {returns})")

@@ -323,6 +323,7 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     standings = page.eval_on_selector_all("#standings li", "items => items.map(i => i.textContent)")
     assert len(standings) == page.locator("#seatbar .chip").count() and standings[0].startswith("1. ")
     assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
+    assert not re.search(r"\d\.\d{4}", " ".join(standings)), standings  # returns to 3 significant digits
     if game == "minefield":  # ranked by the order players went out, though every loser's return is the same
         assert [line.split(".")[0] for line in standings] == ["1", "2", "3"], standings
     assert_accessible(page, axe, "game over")
@@ -498,3 +499,9 @@ def test_card_draw_windows_can_be_left_to_the_table_and_asked_again_in_the_brows
                            " || !document.querySelector('#actions button.answer-offers').textContent.startsWith('ask')")
     summary = page.evaluate(f"() => fetch('/api/tables/{table_id}').then(r => r.json())")
     assert summary["answer_offers"] is False
+
+
+def test_returns_are_shown_for_people(page):
+    # As the terminal prints them (agents/play.py return_text): -0.333, not -0.3333333333333333.
+    shown = page.evaluate("() => [-1 / 3, 1, 0, -0, 2 / 3, -0.5, 12.345].map(TZ.returnText)")
+    assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5", "+12.3"]

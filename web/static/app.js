@@ -1,7 +1,7 @@
 // The page: set-up, a table (played or watched), replays. Talks only to this server (see web/app.py).
 "use strict";
 (() => {
-  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
+  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, returnText } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
   // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
@@ -484,7 +484,7 @@
     const rows = order.map((o) => {
       const place = o.place ?? order.findIndex((p) => p.score === o.score) + 1;
       const words = o.score === 1 ? "wins" : o.score === 0 ? "does not win" : `shares the win (${Math.round(o.score * 100)}%)`;
-      return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${r.returns[o.seat.seat] > 0 ? "+" : ""}${r.returns[o.seat.seat]}` : "");
+      return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${returnText(r.returns[o.seat.seat])}` : "");
     });
     let headline;
     if (winners.length === 1 && best === 1) headline = `${name(winners[0].seat)} wins`;

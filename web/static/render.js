@@ -35,6 +35,15 @@ function fmt(value) {
   return String(value);
 }
 
+function returnText(value) {
+  // A return as a person reads it: signed, to 3 significant digits (-0.333, not -0.3333333333333333), as the
+  // terminal prints it (agents/play.py return_text).
+  if (typeof value !== "number" || !Number.isFinite(value)) return fmt(value);
+  if (value === 0) return "0";
+  const text = String(Number(value.toPrecision(3)));
+  return value > 0 ? `+${text}` : text;
+}
+
 function facts(pairs) {
   // A definition list of the pairs whose value is present.
   const dl = h("dl", { class: "facts" });
@@ -288,4 +297,4 @@ function resultText(view) {
   return parts.join(" ");
 }
 
-window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
+window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, returnText, resultText };
