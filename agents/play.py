@@ -86,6 +86,16 @@ def action_label(game: Any, state: Any, action: int) -> str:
     return label(state, action) if label is not None else game.encoder.describe_action(action, state)
 
 
+def move_label(game: Any, state: Any, action: int) -> str:
+    """Another seat's move told to a person (a bot's move, a replay's step), short, from the ``state`` it was
+    chosen in: the encoder's ``action_label`` (``react: steel shield``, ``attack player_2``), else the game's
+    description of it without its details (``heal``, not ``react:heal`` nor the window's odds)."""
+    label = getattr(game.encoder, "action_label", None)
+    if label is not None:
+        return label(state, action)
+    return game.encoder.describe_action(action, state).split(": ")[0]
+
+
 def declinable(game: Any, state: Any) -> tuple[int, str] | None:
     """The offer the seat to act faces that a person may leave to the frontend: the action that turns it
     down and what such offers are called (the encoder's ``declinable`` and ``OFFERS``); None where the

@@ -481,6 +481,25 @@ def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept
     assert Timeline(record).frame(middle, 0)["events"] == frames[middle]["events"]
 
 
+def test_moves_are_told_in_words_not_action_names(client, tmp_path):
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+
+    # A bot's move at a person's table: "plays heal", not "plays react:heal".
+    names = set(get_game("tiny_minotaur").action_names(get_game("tiny_minotaur").make_config()))
+    table = new_table(client, "tiny_minotaur", ["human", "heuristic"], seed=2)
+    _, frames = play_out(client, table, choose=lambda legal: legal[-1])
+    bot_notes = [frame["note"] for frame in frames if frame["note"] and frame["note"].startswith("player_1")]
+    assert bot_notes and not [note for note in bot_notes if note.split(" plays ")[-1] in names], bot_notes
+    # A replay's steps: "player_0 plays hook rope at player_1", not "play:hook_rope>seat+1".
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", ["heuristic", "random"], 1, seed=1, config={"num_players": 2}, records_path=path)
+    reply = client.post("/api/replays", content=path.read_bytes()).json()
+    notes = [client.get(f"/api/replays/{reply['id']}/0", params={"step": step, "seat": 0}).json()["note"]
+             for step in range(1, reply["games"][0]["steps"])]
+    assert not [note for note in notes if re.search(r"\w[:>]\w|[a-z]_[a-z]", note)], notes
+
+
 def test_minefield_places_follow_the_order_players_went_out(client):
     # Every loser is paid alike ("winner" rewards); the last one out still finished second, the first one out last.
     from tavernzoo.web.tables import Timeline

@@ -259,8 +259,18 @@ class Turns:
 
     IRREVERSIBLE = re.compile(r"^(sell|sell_equipped|discard|decline|forfeit)(:|$)")
 
+    # A game's name as the code spells it ("steel_shield", "lose_armor"), not as a person reads it; seats
+    # (player_2) and bot specs (zoo:tiny_minotaur) are not such names.
+    RAW_NAME = re.compile(r"(?<![\w:/.])[a-z]+(?:_[a-z]+)+(?!\w)")
+
     def __init__(self, axe):
         self.axe, self.turns, self.pending, self.confirmed, self.card_texts = axe, 0, [], False, set()
+        self.raw_names: set[str] = set()
+
+    def read_names(self, page):
+        """Note any raw name the board, the log or the actions show a person."""
+        for where in ("#board", "#log", "#actions"):
+            self.raw_names |= set(self.RAW_NAME.findall(page.inner_text(where)))
 
     def __call__(self, page):
         self.turns += 1
@@ -272,6 +282,7 @@ class Turns:
             page.keyboard.press(" ")
             settle(page)
             assert len(page.acts) == before and page.locator("#actions button.action").count()
+        self.read_names(page)
         self.pending += page.eval_on_selector_all(".pending", "nodes => nodes.map(n => n.textContent)")
         self.card_texts |= set(page.eval_on_selector_all("#board .card-text", "nodes => nodes.map(n => n.textContent)"))
         names = page.eval_on_selector_all("#actions button.action", "buttons => buttons.map(b => b.dataset.action)")
@@ -324,6 +335,8 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     assert len(standings) == page.locator("#seatbar .chip").count() and standings[0].startswith("1. ")
     assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
     assert not re.search(r"\d\.\d{4}", " ".join(standings)), standings  # returns to 3 significant digits
+    turns.read_names(page)
+    assert not turns.raw_names, f"names shown as the code spells them: {sorted(turns.raw_names)}"
     if game == "minefield":  # ranked by the order players went out, though every loser's return is the same
         assert [line.split(".")[0] for line in standings] == ["1", "2", "3"], standings
     assert_accessible(page, axe, "game over")
@@ -370,7 +383,8 @@ def test_a_crashing_program_forfeits_and_the_page_says_so(page):
 
 
 def expected_log(page, seat):
-    """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them."""
+    """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them
+    (the game's names in words)."""
     made = [r for r in page.responses if r.request.method == "POST" and r.url.endswith("/api/tables")]
     return page.evaluate("""async ([id, seat]) => {
         let since = -1, lines = [];
@@ -378,8 +392,8 @@ def expected_log(page, seat):
             const reply = await (await fetch(`/api/tables/${id}/frames?since=${since}&seat=${seat}`)).json();
             if (!reply.frames.length) return lines;
             for (const frame of reply.frames) {
-                if (frame.note) lines.push(frame.note);
-                lines.push(...frame.events);
+                if (frame.note) lines.push(TZ.readable(frame.note));
+                lines.push(...frame.events.map(TZ.readable));
                 since = frame.step;
             }
         }}""", [made[-1].json()["id"], seat])

@@ -25,7 +25,16 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.external import clip
-from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, declinable, event_mark, new_events, offers_of
+from ..agents.play import (
+    NOTHING_SHOWN,
+    PUBLIC_GAMES,
+    action_label,
+    declinable,
+    event_mark,
+    move_label,
+    new_events,
+    offers_of,
+)
 from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
@@ -271,6 +280,10 @@ class Table:
 
     def _step(self, seat: int, action: int, said: str | None = None) -> None:
         before = self._recorded()
+        announced = self.human is not None and seat != self.human and self.game.name in PUBLIC_GAMES \
+            and not self.game.simultaneous
+        # A bot's move in words, from the state it was chosen in (its targets are named from there).
+        bot_move = move_label(self.game, self.env.unwrapped.game_state, action) if announced else None
         self.engine.step(action)
         if self.human is None:
             self.recorded = self._recorded()
@@ -279,8 +292,8 @@ class Table:
         note = None
         if seat == self.human:
             note = said or f"you play {self.env.unwrapped.action_names[action]}"
-        elif self.game.name in PUBLIC_GAMES and not self.game.simultaneous:
-            note = f"player_{seat} ({self.seats[seat]}) plays {self.env.unwrapped.action_names[action]}"
+        elif announced:
+            note = f"player_{seat} ({self.seats[seat]}) plays {bot_move}"
         if self.game.simultaneous and self._recorded() == before:
             # The round is played once every seat has chosen; until then the person sees no change, and
             # their own choice is told with the round.
@@ -493,26 +506,30 @@ class Timeline:
             raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
         with self._lock:
             self._check_step(step)  # before the step ahead of it is looked at: the error names the step asked for
-            before = NOTHING_SHOWN
+            before, note = NOTHING_SHOWN, None
             if step > 0:  # the events of this step are those its state adds to the step before's
+                previous = self._state(step - 1)
+                note = self._note(previous, self.actions[step - 1])  # before the state moves on to `step`
                 cached = self._mark
                 before = cached[2] if cached and cached[:2] == (step - 1, seat) else \
-                    event_mark(self.game, self._state(step - 1), seat)
+                    event_mark(self.game, previous, seat)
             state = self._state(step)
             mark = event_mark(self.game, state, seat)
             self._mark = (step, seat, mark)
-            return {**self._frame(state, step, seat), "events": new_events(before, mark)}
+            return {**self._frame(state, step, seat, note), "events": new_events(before, mark)}
 
-    def _frame(self, state: Any, step: int, seat: int) -> dict[str, Any]:
+    def _note(self, state: Any, entry: dict[str, Any]) -> str:
+        """The step's moves in words, labelled from the ``state`` they were chosen in (a step that replayed)."""
+        def said(name: str) -> str:
+            return move_label(self.game, state, self.game.action_index(self.config, name))
+
+        if "joint" in entry:
+            return "; ".join(f"player_{seat} {said(name)}" for seat, name in entry["joint"].items())
+        return f"player_{entry['seat']} plays {said(entry['action'])}"
+
+    def _frame(self, state: Any, step: int, seat: int, note: str | None) -> dict[str, Any]:
         view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
                 **self.game.encoder.view(state, seat)}
-        note = None
-        if step > 0:
-            entry = self.actions[step - 1]
-            if "joint" in entry:
-                note = "; ".join(f"player_{s} {a}" for s, a in entry["joint"].items())
-            else:
-                note = f"player_{entry['seat']} plays {entry['action']}"
         return {"step": step, "note": note, "view": view, "text": self.game.encoder.render(state)}
 
     def summary(self) -> dict[str, Any]:

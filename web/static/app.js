@@ -1,7 +1,7 @@
 // The page: set-up, a table (played or watched), replays. Talks only to this server (see web/app.py).
 "use strict";
 (() => {
-  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, returnText } = window.TZ;
+  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, readable, fmt, returnText } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
   // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
@@ -289,8 +289,8 @@
       table.logged = frame.step;
       const log = $("log");
       const lines = Array.isArray(frame.events) ? frame.events : newEvents(previous ? viewEvents(previous.view) : [], viewEvents(view));
-      if (frame.note) log.append(h("li", { class: "note", text: frame.note }));
-      for (const line of lines) log.append(h("li", { text: line }));
+      if (frame.note) log.append(h("li", { class: "note", text: readable(frame.note) }));
+      for (const line of lines) log.append(h("li", { text: readable(line) }));
       while (log.childElementCount > 2000) log.firstElementChild.remove();
       log.scrollTop = log.scrollHeight;
     }
@@ -368,7 +368,7 @@
       for (const name of names) {
         number += 1;
         const key = number <= 9 ? String(number) : null;
-        const description = (frame.descriptions || {})[name] || pretty(name);
+        const description = readable((frame.descriptions || {})[name] || pretty(name));
         // In words, naming players (the server's descriptions); the stable name is only its tooltip.
         const button = h("button", { type: "button", class: "action", "data-action": name, "aria-keyshortcuts": key, title: name },
           h("span", { class: "key", "aria-hidden": "true", text: key || "" }), h("b", { text: description }));
@@ -379,7 +379,7 @@
     // A declinable offer (MiniSteel's Card Draw windows): turn it down now and leave the later ones to the
     // table; once the table answers them, any move can ask again.
     if (frame.offer) {
-      const label = (frame.descriptions || {})[frame.offer.decline] || pretty(frame.offer.decline);
+      const label = readable((frame.descriptions || {})[frame.offer.decline] || pretty(frame.offer.decline));
       const button = h("button", { type: "button", class: "answer-offers", title: frame.offer.decline },
         h("b", { text: `${label}, here and at every later one of the ${frame.offer.offers} (not asked again)` }));
       button.addEventListener("click", () => act(frame.offer.decline, frame.step, true));
@@ -556,9 +556,9 @@
       const frame = await api(`/api/replays/${replay.id}/${number}?step=${step}&seat=${seat}`);
       if (Number($("replay-step").value) !== step) return; // the slider moved on meanwhile
       $("replay-board").replaceChildren(renderView(frame.view));
-      $("replay-note").textContent = frame.note ? `step ${step}: ${frame.note}` : "the deal";
+      $("replay-note").textContent = frame.note ? `step ${step}: ${readable(frame.note)}` : "the deal";
       const lines = Array.isArray(frame.events) ? frame.events : viewEvents(frame.view);
-      $("replay-log").replaceChildren(...(lines.length ? lines : ["nothing happened that this seat could see"]).map((line) => h("li", { text: line })));
+      $("replay-log").replaceChildren(...(lines.length ? lines : ["nothing happened that this seat could see"]).map((line) => h("li", { text: readable(line) })));
     } catch (error) { showError(error.message); stopAutoplay(); }
   }
 
