@@ -964,6 +964,39 @@ def test_card_draw_windows_can_be_left_to_the_table_and_asked_again(client):
     assert "offer" in frames[-1]  # a window asked again
 
 
+def test_never_ask_me_from_the_start_holds_for_the_whole_game(client):
+    """The person's "never ask me" setting, given with the new table: no Card Draw window asks them all game
+    (each is answered, and said so), their own choices still come, and a rematch keeps the setting."""
+    table = client.post("/api/tables", json={"game": "ministeel", "config": {"num_players": 4}, "seed": 4,
+                                             "seats": ["human", "heuristic", "heuristic", "heuristic"],
+                                             "answer_offers": True})
+    assert table.status_code == 201 and table.json()["answer_offers"] is True
+    summary, frames = play_out(client, table.json(),
+                               choose=lambda legal: next((a for a in legal if a != "token:draw"), legal[0]))
+    assert not [frame for frame in frames if "offer" in frame]
+    answered = [frame for frame in frames if frame.get("answered")]
+    assert len(answered) >= 5 and len([frame for frame in frames if frame["view"]["legal_actions"]]) > len(answered)
+    rematch = client.post(f"/api/tables/{table.json()['id']}/rematch", json={})
+    assert rematch.status_code == 201 and rematch.json()["answer_offers"] is True
+
+
+@pytest.mark.parametrize("seats, setting, words", [
+    (["human", "heuristic"], True, "tiny_minotaur has no offers the table could answer"),
+    (["human", "heuristic", "heuristic"], "yes", "answer_offers='yes': give true"),
+    (["heuristic", "heuristic", "heuristic"], True, "nobody plays at this table"),
+])
+def test_a_bad_never_ask_setting_at_a_new_table_is_refused(client, seats, setting, words):
+    game = "tiny_minotaur" if len(seats) == 2 else "ministeel"
+    reply = client.post("/api/tables", json={"game": game, "seats": seats, "answer_offers": setting,
+                                             "config": SMALL[game]})
+    assert reply.status_code == 400 and words in reply.json()["error"]
+
+
+def test_the_games_say_which_offers_a_person_may_leave_to_the_table(client):
+    offers = {game["name"]: game["offers"] for game in client.get("/api/games").json()["games"]}
+    assert offers == {"tiny_minotaur": None, "minefield": None, "ministeel": "Card Draw windows", "wyvern": None}
+
+
 @pytest.mark.parametrize("game, body, words", [
     ("ministeel", {"answer_offers": "yes"}, "answer_offers='yes': give true"),
     ("tiny_minotaur", {"answer_offers": True}, "tiny_minotaur has no offers the table could answer"),

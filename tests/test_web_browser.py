@@ -486,33 +486,51 @@ def test_the_page_fits_a_phone_sized_window(browser, server, axe, game):
 
 
 def test_card_draw_windows_can_be_left_to_the_table_and_asked_again_in_the_browser(page, axe):
-    """MiniSteel at 4: the first Card Draw window shows the button that keeps the tokens there and at every
-    later window; after it no window asks, the log says each was answered, and a later turn offers to
-    ask again, which the summary then says."""
+    """MiniSteel at 4: one setting, "never ask me", in one wording, beside the actions all game; checked at the
+    first Card Draw window, the table answers that window and every later one (the log says each); unchecked,
+    the summary says the person is asked again. The set-up offers the same setting in the same words."""
     page.select_option("#game", "ministeel")
     set_option(page, "num_players", 4)
+    setup_text = page.inner_text("#setup-never-ask").strip()
+    assert setup_text == ("Never ask me at the Card Draw windows: the table turns each one down for me "
+                          "until the game ends")
     page.fill("#seed", "4")
     page.click("#start")
+    page.wait_for_selector("#never-ask:not([hidden])")
+    assert page.inner_text("#never-ask").strip() == setup_text and not page.is_checked("#never-ask-box")
     for _ in range(200):
         page.wait_for_selector("#actions button.action")
-        if page.locator("#actions button.answer-offers").count():
+        if page.locator('#actions button.action[data-action="token:pass"]').count():
             break
         page.keyboard.press("1")
         settle(page)
-    button = page.locator("#actions button.answer-offers")
-    assert "at every later one of the Card Draw windows" in button.inner_text()
     assert_accessible(page, axe, "a Card Draw window")
-    button.click()
-    page.wait_for_selector("#actions button.answer-offers")  # the next choice of the person's own
-    again = page.locator("#actions button.answer-offers")
-    assert again.inner_text() == "ask me at the Card Draw windows again"
-    assert "answered for you: Card Draw windows" in page.inner_text("#log")
     table_id = page.url.rsplit("=", 1)[1]
-    again.click()
-    page.wait_for_function("() => !document.querySelector('#actions button.answer-offers')"
-                           " || !document.querySelector('#actions button.answer-offers').textContent.startsWith('ask')")
+    page.check("#never-ask-box")
+    page.wait_for_function("() => document.querySelector('#log').textContent.includes('answered for you')")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")  # the person's next own choice
     summary = page.evaluate(f"() => fetch('/api/tables/{table_id}').then(r => r.json())")
-    assert summary["answer_offers"] is False
+    assert summary["answer_offers"] is True
+    assert not page.locator('#actions button.action[data-action="token:pass"]').count()
+    # One wording: nothing on the page says both "asked again" and "not asked again".
+    assert "not asked again" not in page.inner_text("body")
+    if summary["status"] != "over":
+        page.uncheck("#never-ask-box")
+        page.wait_for_function(f"() => fetch('/api/tables/{table_id}').then(r => r.json())"
+                               ".then(s => s.answer_offers === false)")
+
+
+def test_never_ask_me_can_be_chosen_at_the_set_up(page):
+    page.select_option("#game", "tiny_minotaur")
+    assert page.is_hidden("#setup-never-ask")  # a game without such offers does not offer the setting
+    page.select_option("#game", "ministeel")
+    set_option(page, "num_players", 3)
+    page.check("#setup-never-ask-box")
+    page.click("#start")
+    page.wait_for_selector("#never-ask:not([hidden])")
+    assert page.is_checked("#never-ask-box")
+    made = [r for r in page.responses if r.request.method == "POST" and r.url.endswith("/api/tables")]
+    assert made[-1].json()["answer_offers"] is True
 
 
 def test_returns_are_shown_for_people(page):

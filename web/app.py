@@ -10,7 +10,9 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
 ``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
                                             "seed"}``: a new table; its summary (a seed may be a string
-                                            of digits, and is sent back as one: exact past 2^53)
+                                            of digits, and is sent back as one: exact past 2^53);
+                                            ``"answer_offers": true``: never ask the person at the game's
+                                            declinable offers (as ``/act`` below), from the first one
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
@@ -59,6 +61,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
+from ..agents.play import offers_of
 from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
@@ -285,6 +288,8 @@ def games_listing() -> list[dict[str, Any]]:
             "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
             "seats": game.rules.num_seats(config),
             "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+            # what the offers a person may leave to the table are called (the "never ask me" setting), or None
+            "offers": offers_of(game),
             # each card's text by name, where the game's encoder has them (card_texts): shown beside the cards
             "cards": game.encoder.card_texts(config) if hasattr(game.encoder, "card_texts") else {},
         })
@@ -328,7 +333,7 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
             game_config = game.make_config(config)
         except TypeError as error:
             raise TableError(f"bad options for {game.name}: {error}") from None
-        return Table(game, game_config, seats, seed, web.load)
+        return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"))
 
     table = await anyio.to_thread.run_sync(build)
     table.owner = owner
@@ -469,8 +474,9 @@ async def api_rematch(request: Request) -> Response:
     table = _table(request)
     from ..envs.core import config_to_dict
 
+    # The person's "never ask me" setting goes with them to the next game.
     return await _open_table(request, {"game": table.game.name, "config": config_to_dict(table.config),
-                                       "seats": table.seats, "seed": None})
+                                       "seats": table.seats, "seed": None, "answer_offers": table.answering})
 
 
 async def api_upload(request: Request) -> Response:

@@ -133,12 +133,26 @@ def describe(game: Game, config: Any, names: list[str], state: Any = None) -> di
     return out
 
 
+def _check_answer_offers(game: Game, answer_offers: Any) -> None:
+    """Refuse an ``answer_offers`` setting that is not true or false, or for a game without such offers."""
+    offers = offers_of(game)
+    if offers is None:
+        raise TableError(f"answer_offers: {game.name} has no offers the table could answer for you")
+    if not isinstance(answer_offers, bool):
+        raise TableError(f"answer_offers={shown(answer_offers)}: give true (never ask me: the table answers the "
+                         f"{offers} for you) or false (you are asked)")
+
+
 class Table:
     """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
 
     def __init__(self, game: Game, config: Any, seats: list[str], seed: int | None,
-                 load: Callable[[str, Game, Any, int], Any]):
+                 load: Callable[[str, Game, Any, int], Any], answer_offers: Any = None):
         self.id = secrets.token_urlsafe(16)
+        if answer_offers is not None and answer_offers is not False:  # "never ask me", from the first offer on
+            _check_answer_offers(game, answer_offers)
+            if HUMAN not in seats:
+                raise TableError("answer_offers: nobody plays at this table, so nobody is asked")
         self.game = game
         self.config = game.make_config(config)
         count = game.rules.num_seats(self.config)
@@ -178,9 +192,10 @@ class Table:
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
         self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
         self.said: str | None = None  # the person's choice in a simultaneous round not yet played
-        # The person asked the table to answer the game's declinable offers for them (MiniSteel's Card Draw
-        # windows: keep the tokens; agents.play.declinable), as `auto` does in the terminal.
-        self.answering = False
+        # The person's "never ask me" setting: the table answers the game's declinable offers for them
+        # (MiniSteel's Card Draw windows: keep the tokens; agents.play.declinable) until the game ends or
+        # they turn it off, as `auto` does in the terminal.
+        self.answering = answer_offers is True
         self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
         self.owner: str | None = None  # who asked for the table (the web's client address): its quota counts it
         # Whether its player has fetched the end (the last frame once over) and the record: until then a server
@@ -241,12 +256,7 @@ class Table:
             if self.human is None:
                 raise TableError("nobody plays at this table: it is watched", 409)
             if answer_offers is not None:
-                offers = offers_of(self.game)
-                if offers is None:
-                    raise TableError(f"answer_offers: {self.game.name} has no offers the table could answer for you")
-                if not isinstance(answer_offers, bool):
-                    raise TableError(f"answer_offers={answer_offers!r}: give true (the table answers the {offers} "
-                                     "for you) or false (you are asked)")
+                _check_answer_offers(self.game, answer_offers)
                 if name is None:
                     self._answer_offers(answer_offers)
                     return

@@ -130,8 +130,15 @@
     }
   }
 
+  // The person's "never ask me" setting, in one wording wherever it is offered (set-up and table): the table
+  // then answers the game's declinable offers (MiniSteel's Card Draw windows) for them until the game ends.
+  const neverAskText = (offers) => `Never ask me at the ${offers}: the table turns each one down for me until the game ends`;
+
   function drawSetup() {
     const game = currentGame();
+    $("setup-never-ask").hidden = !game.offers;
+    $("setup-never-ask-box").checked = false;
+    if (game.offers) $("setup-never-ask-text").textContent = neverAskText(game.offers);
     $("game-about").textContent = `${game.title} — ${game.players[0] === game.players[1] ? game.players[0] : game.players.join("-")} players`;
     const box = $("options");
     box.replaceChildren(h("legend", { text: "Options" }), ...game.options.map(optionInput));
@@ -154,6 +161,7 @@
       if (seedText && !/^\d+$/.test(seedText)) throw new Error("the seed must be a whole number (or empty)");
       // The seed goes as its digits: a number past 2^53 would be rounded here, and deal another game.
       const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText || null };
+      if (currentGame().offers && $("setup-never-ask-box").checked && seats.includes("human")) body.answer_offers = true;
       openTable(await api("/api/tables", { json: body }));
     } catch (error) { showError(error.message); }
   }
@@ -226,7 +234,30 @@
     pump();
   }
 
+  function drawNeverAsk() {
+    // The setting, shown to a person at a game with such offers while it is played; checked while it is on.
+    const s = table.summary;
+    const shown = Boolean(s.offers) && s.human !== null && s.status !== "over";
+    $("never-ask").hidden = !shown;
+    if (!shown) return;
+    $("never-ask-text").textContent = neverAskText(s.offers);
+    $("never-ask-box").checked = Boolean(s.answer_offers);
+  }
+
+  async function setNeverAsk() {
+    const t = table;
+    if (!t) return;
+    try {
+      t.summary = await api(`/api/tables/${t.summary.id}/act`, { json: { answer_offers: $("never-ask-box").checked } });
+      fetchFrames();
+    } catch (error) {
+      showError(error.message);
+    }
+    if (t === table) drawNeverAsk();
+  }
+
   function drawSeatbar() {
+    drawNeverAsk();
     const s = table.summary;
     const acting = table.shown ? table.shown.view.to_act : null;
     $("seatbar").replaceChildren(...s.seats.map((seat) => h("span", {
@@ -376,19 +407,8 @@
         list.append(button);
       }
     }
-    // A declinable offer (MiniSteel's Card Draw windows): turn it down now and leave the later ones to the
-    // table; once the table answers them, any move can ask again.
-    if (frame.offer) {
-      const label = readable((frame.descriptions || {})[frame.offer.decline] || pretty(frame.offer.decline));
-      const button = h("button", { type: "button", class: "answer-offers", title: frame.offer.decline },
-        h("b", { text: `${label}, here and at every later one of the ${frame.offer.offers} (not asked again)` }));
-      button.addEventListener("click", () => act(frame.offer.decline, frame.step, true));
-      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: "answer for me" }), button));
-    } else if (s.answer_offers && s.offers) {
-      const button = h("button", { type: "button", class: "answer-offers" }, h("b", { text: `ask me at the ${s.offers} again` }));
-      button.addEventListener("click", () => askAgain());
-      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: `${s.offers}: answered for you` }), button));
-    }
+    // A declinable offer (MiniSteel's Card Draw windows) is answered here like any choice; the "never ask me"
+    // setting above the actions leaves it and every later one to the table.
     box.querySelector("button")?.focus({ preventScroll: true });
     const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     box.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
@@ -428,20 +448,11 @@
     buttons[(next + buttons.length) % buttons.length].focus();
   }
 
-  async function askAgain() {
+  async function act(name, step) {
+    const said = readable(((table.shown && table.shown.descriptions) || {})[name] || pretty(name));
+    $("actions").replaceChildren(h("span", { class: "muted", text: `you chose: ${said}…` }));
     try {
-      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: { answer_offers: false } });
-      fetchFrames();
-      if (table.shown) drawActions(table.shown);
-    } catch (error) {
-      showError(error.message);
-    }
-  }
-
-  async function act(name, step, answerOffers) {
-    $("actions").replaceChildren(h("span", { class: "muted", text: `you chose ${name}…` }));
-    try {
-      const body = answerOffers === undefined ? { action: name, step } : { action: name, step, answer_offers: answerOffers };
+      const body = { action: name, step };
       table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: body });
       fetchFrames();
     } catch (error) {
@@ -638,6 +649,7 @@
       pump();
     });
     $("watch-seat").addEventListener("change", restartWatch);
+    $("never-ask-box").addEventListener("change", setNeverAsk);
     $("replay-file").addEventListener("change", openReplay);
     $("replay-game").addEventListener("change", chooseReplayGame);
     $("replay-seat").addEventListener("change", showReplayStep);
