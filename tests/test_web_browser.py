@@ -533,6 +533,15 @@ def test_never_ask_me_can_be_chosen_at_the_set_up(page):
     assert made[-1].json()["answer_offers"] is True
 
 
+def test_a_seed_past_2_53_is_shown_as_typed(page):
+    # A browser's numbers round past 2^53: the seed goes and comes back as digits, so the one shown deals this game.
+    big = str(2**60 + 1)
+    set_up(page, "tiny_minotaur", ["heuristic", "random"], seed=big)
+    page.wait_for_selector("#result:not([hidden])")
+    assert f"seed {big}" in page.inner_text("#result-detail")
+    assert page.get_attribute("#download", "download") == f"tiny_minotaur-{big}.json"
+
+
 def test_returns_are_shown_for_people(page):
     # As the terminal prints them (agents/play.py return_text): -0.333, not -0.3333333333333333.
     shown = page.evaluate("() => [-1 / 3, 1, 0, -0, 2 / 3, -0.5, 12.345].map(TZ.returnText)")
