@@ -303,7 +303,7 @@ class Table:
         if seat == self.human:
             note = said or f"you play {self.env.unwrapped.action_names[action]}"
         elif announced:
-            note = f"player_{seat} ({self.seats[seat]}) plays {bot_move}"
+            note = f"player_{seat} ({self.seats[seat]}): {bot_move}"
         if self.game.simultaneous and self._recorded() == before:
             # The round is played once every seat has chosen; until then the person sees no change, and
             # their own choice is told with the round.
@@ -534,8 +534,8 @@ class Timeline:
             return move_label(self.game, state, self.game.action_index(self.config, name))
 
         if "joint" in entry:
-            return "; ".join(f"player_{seat} {said(name)}" for seat, name in entry["joint"].items())
-        return f"player_{entry['seat']} plays {said(entry['action'])}"
+            return "; ".join(f"player_{seat}: {said(name)}" for seat, name in entry["joint"].items())
+        return f"player_{entry['seat']}: {said(entry['action'])}"
 
     def _frame(self, state: Any, step: int, seat: int, note: str | None) -> dict[str, Any]:
         view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
