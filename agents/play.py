@@ -86,6 +86,16 @@ def action_label(game: Any, state: Any, action: int) -> str:
     return label(state, action) if label is not None else game.encoder.describe_action(action, state)
 
 
+def move_label(game: Any, state: Any, action: int) -> str:
+    """Another seat's move told to a person (a bot's move, a replay's step), short, from the ``state`` it was
+    chosen in: the encoder's ``action_label`` (``react: steel shield``, ``attack player_2``), else the game's
+    description of it without its details (``heal``, not ``react:heal`` nor the window's odds)."""
+    label = getattr(game.encoder, "action_label", None)
+    if label is not None:
+        return label(state, action)
+    return game.encoder.describe_action(action, state).split(": ")[0]
+
+
 def declinable(game: Any, state: Any) -> tuple[int, str] | None:
     """The offer the seat to act faces that a person may leave to the frontend: the action that turns it
     down and what such offers are called (the encoder's ``declinable`` and ``OFFERS``); None where the
@@ -100,6 +110,11 @@ def declinable(game: Any, state: Any) -> tuple[int, str] | None:
 def offers_of(game: Any) -> str | None:
     """What the game's declinable offers are called (``OFFERS``), or None where it has none."""
     return getattr(game.encoder, "OFFERS", None) if hasattr(game.encoder, "declinable") else None
+
+
+def return_text(value: float) -> str:
+    """A return as a person reads it: signed, to 3 significant digits (``-0.333``, not ``-0.3333333333333333``)."""
+    return "0" if value == 0 else f"{value:+.3g}"
 
 
 class LeftGame(Exception):
@@ -309,5 +324,5 @@ class TerminalGame:
         self.write(self.table(env, me))
         share = score_of(totals, self.seat)
         verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
-        returns = ", ".join(f"player_{s}: {value:+g}" for s, value in enumerate(totals))
+        returns = ", ".join(f"player_{s}: {return_text(value)}" for s, value in enumerate(totals))
         self.write(f"game over: {verdict} (returns {returns})")

@@ -62,6 +62,18 @@ def test_a_scripted_session_plays_a_whole_game(name, monkeypatch):
     assert text.splitlines()[-1].startswith("game over: you ")
 
 
+def test_returns_are_printed_for_people():
+    from tavernzoo.agents.play import return_text
+
+    shown = [return_text(value) for value in (-1 / 3, 1.0, 0.0, -0.0, 2 / 3, -0.5)]
+    assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5"]
+    # A four-player Minefield pays each loser -1/3: the terminal's last line says -0.333.
+    lines: list[str] = []
+    TerminalGame("minefield", ["random"], seat=0, seed=1, config={"num_players": 4}, read=Script(first=()),
+                 write=lines.append).play()
+    assert "-0.333" in lines[-1] and "0.3333" not in lines[-1], lines[-1]
+
+
 @pytest.mark.parametrize("name", sorted(set(games()) - PUBLIC_GAMES))
 def test_hidden_information_games_show_only_the_players_own_hand(name):
     if "seat" in inspect.signature(get_game(name).encoder.render).parameters:

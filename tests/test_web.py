@@ -146,7 +146,7 @@ def test_a_whole_game_against_bots_sends_only_the_players_own_view(client, game)
     assert not frames[-1]["view"]["legal_actions"]
     result = summary["result"]
     assert result["verdict"] in ("you win", "you lose", "you share the win") and result["forfeit"] is None
-    assert summary["seed"] == 11
+    assert summary["seed"] == "11"  # a string: exact in a browser however large
     record = client.get(f"/api/tables/{table['id']}/record")
     assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
     _, state = replay(record.json())  # the downloaded record replays to its result
@@ -171,6 +171,25 @@ def test_a_wyvern_player_sees_only_their_own_hand(client):
     view = client.get(f"/api/tables/{table['id']}/frames").json()["frames"][-1]["view"]
     assert len(view["hand"]) == view["players"][0]["hand_size"]
     assert all("hand" not in player for player in view["players"])
+
+
+def test_a_seed_past_2_53_is_kept_exact_both_ways(client, tmp_path):
+    # A browser's numbers round past 2^53: the page sends the digits and reads them back as a string, so the
+    # deal a person saw is the deal they retype.
+    big = 2**60 + 1
+    table = new_table(client, "tiny_minotaur", ["heuristic", "random"], seed=str(big))
+    summary = wait_for(client, table["id"], statuses=("over",))
+    assert summary["seed"] == str(big)
+    record = client.get(f"/api/tables/{table['id']}/record").json()
+    assert record["seed"] == big
+    replayed = client.post("/api/replays", content=json.dumps(record).encode()).json()
+    assert replayed["games"][0]["seed"] == str(big)
+    for bad in ("12x", "-1", str(2**63), 2**63, "", None):
+        reply = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "random"], "seed": bad})
+        if bad in ("", None):  # a fresh seed
+            assert reply.status_code == 201
+        else:
+            assert reply.status_code == 400 and reply.json()["error"].startswith("'seed' must be a whole number")
 
 
 def test_moves_out_of_turn_and_illegal_moves_are_refused(client):
@@ -389,12 +408,49 @@ def test_a_records_file_replays_step_by_step(client, tmp_path):
     bad = client.post("/api/replays", content=b'{"format": "something else"}\n')
     assert bad.status_code == 400 and "not a tavernzoo game record" in bad.json()["error"]
     assert client.post("/api/replays", content=b"[" * 200_000).status_code == 400  # too deep, not a crash
-    # A forged step (no seat, or a seat not to act) is refused when it is reached, not a server error.
+    # A forged step (no seat, or a seat not to act) is refused when the file is opened, not a server error.
     forged = json.loads(path.read_text().splitlines()[0])
     forged["actions"][0] = {"action": forged["actions"][0]["action"]}
     reply = client.post("/api/replays", content=json.dumps(forged).encode())
-    frame = client.get(f"/api/replays/{reply.json()['id']}/0", params={"step": 1, "seat": 0})
-    assert frame.status_code == 400 and "action #0" in frame.json()["error"]
+    assert reply.status_code == 400 and "step 1 (player_? plays" in reply.json()["error"]
+
+
+def test_a_step_outside_the_replay_is_named_as_asked_with_the_range(client, tmp_path):
+    from tavernzoo.eval.match import play_match
+
+    path = tmp_path / "games.jsonl"
+    play_match("tiny_minotaur", ["heuristic", "random"], 1, seed=1, records_path=path)
+    reply = client.post("/api/replays", content=path.read_bytes()).json()
+    last = reply["games"][0]["steps"] - 1
+    for step in (999, last + 1, -1):
+        frame = client.get(f"/api/replays/{reply['id']}/0", params={"step": step, "seat": 0})
+        assert frame.status_code == 400, frame.text
+        assert frame.json()["error"].startswith(f"step {step} is not in this game: its steps are 0..{last}")
+
+
+def test_a_record_with_an_illegal_last_action_is_refused_at_upload(client, tmp_path):
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+    from tavernzoo.web.tables import Timeline
+
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", ["heuristic", "random"], 2, seed=1, config={"num_players": 2}, records_path=path)
+    good, forged = (json.loads(line) for line in path.read_text().splitlines())
+    # The last action replaced by one the game has but that is not legal there.
+    game = get_game("ministeel")
+    before = Timeline(forged, trusted=True).state(len(forged["actions"]) - 1)
+    seat = forged["actions"][-1]["seat"]
+    legal = {game.action_names(game.make_config(forged["config"]))[a] for a in game.rules.legal_actions(before)}
+    illegal = next(name for name in game.action_names(game.make_config(forged["config"])) if name not in legal)
+    forged["actions"][-1]["action"] = illegal
+    steps = len(forged["actions"])
+    reply = client.post("/api/replays", content=json.dumps(forged).encode())
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert f"step {steps} (player_{seat} plays {illegal!r}) cannot be played" in error and "\n" not in error
+    # In a file of several games, the game is named too.
+    reply = client.post("/api/replays", content=(json.dumps(good) + "\n" + json.dumps(forged)).encode())
+    assert reply.status_code == 400 and "game 2 of 2: step" in reply.json()["error"]
 
 
 def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept(client, tmp_path):
@@ -423,6 +479,40 @@ def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept
     assert told == expected
     middle = timeline.steps // 2
     assert Timeline(record).frame(middle, 0)["events"] == frames[middle]["events"]
+
+
+def test_moves_are_told_in_words_not_action_names(client, tmp_path):
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import play_match
+
+    # A bot's move at a person's table: "player_1 (heuristic): heal", not "plays react:heal".
+    names = set(get_game("tiny_minotaur").action_names(get_game("tiny_minotaur").make_config()))
+    table = new_table(client, "tiny_minotaur", ["human", "heuristic"], seed=2)
+    _, frames = play_out(client, table, choose=lambda legal: legal[-1])
+    bot_notes = [frame["note"] for frame in frames if frame["note"] and frame["note"].startswith("player_1")]
+    assert bot_notes and not [note for note in bot_notes if note.split(": ")[-1] in names or " plays " in note]
+    # A replay's steps: "player_0: hook rope at player_1", not "play:hook_rope>seat+1".
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", ["heuristic", "random"], 1, seed=1, config={"num_players": 2}, records_path=path)
+    reply = client.post("/api/replays", content=path.read_bytes()).json()
+    notes = [client.get(f"/api/replays/{reply['id']}/0", params={"step": step, "seat": 0}).json()["note"]
+             for step in range(1, reply["games"][0]["steps"])]
+    assert not [note for note in notes if re.search(r"\w[:>]\w|[a-z]_[a-z]", note)], notes
+
+
+def test_minefield_places_follow_the_order_players_went_out(client):
+    # Every loser is paid alike ("winner" rewards); the last one out still finished second, the first one out last.
+    from tavernzoo.web.tables import Timeline
+
+    table = new_table(client, "minefield", ["random"] * 4, seed=3, config={"num_players": 4})
+    summary = wait_for(client, table["id"], statuses=("over",))
+    result = summary["result"]
+    record = client.get(f"/api/tables/{table['id']}/record").json()
+    state = Timeline(record, trusted=True).state(len(record["actions"]))
+    out = list(state.out_order)
+    assert len(out) == 3 and len(set(result["returns"][seat] for seat in out)) == 1
+    assert [result["places"][seat] for seat in out] == [4, 3, 2]
+    assert result["places"][result["scores"].index(1.0)] == 1
 
 
 def test_a_person_at_minefield_gets_every_round_in_the_frames(client):
@@ -872,6 +962,39 @@ def test_card_draw_windows_can_be_left_to_the_table_and_asked_again(client):
         client.post(f"/api/tables/{tid}/act", json={"action": choice, "step": frames[-1]["step"]})
         summary = wait_for(client, tid)
     assert "offer" in frames[-1]  # a window asked again
+
+
+def test_never_ask_me_from_the_start_holds_for_the_whole_game(client):
+    """The person's "never ask me" setting, given with the new table: no Card Draw window asks them all game
+    (each is answered, and said so), their own choices still come, and a rematch keeps the setting."""
+    table = client.post("/api/tables", json={"game": "ministeel", "config": {"num_players": 4}, "seed": 4,
+                                             "seats": ["human", "heuristic", "heuristic", "heuristic"],
+                                             "answer_offers": True})
+    assert table.status_code == 201 and table.json()["answer_offers"] is True
+    summary, frames = play_out(client, table.json(),
+                               choose=lambda legal: next((a for a in legal if a != "token:draw"), legal[0]))
+    assert not [frame for frame in frames if "offer" in frame]
+    answered = [frame for frame in frames if frame.get("answered")]
+    assert len(answered) >= 5 and len([frame for frame in frames if frame["view"]["legal_actions"]]) > len(answered)
+    rematch = client.post(f"/api/tables/{table.json()['id']}/rematch", json={})
+    assert rematch.status_code == 201 and rematch.json()["answer_offers"] is True
+
+
+@pytest.mark.parametrize("seats, setting, words", [
+    (["human", "heuristic"], True, "tiny_minotaur has no offers the table could answer"),
+    (["human", "heuristic", "heuristic"], "yes", "answer_offers='yes': give true"),
+    (["heuristic", "heuristic", "heuristic"], True, "nobody plays at this table"),
+])
+def test_a_bad_never_ask_setting_at_a_new_table_is_refused(client, seats, setting, words):
+    game = "tiny_minotaur" if len(seats) == 2 else "ministeel"
+    reply = client.post("/api/tables", json={"game": game, "seats": seats, "answer_offers": setting,
+                                             "config": SMALL[game]})
+    assert reply.status_code == 400 and words in reply.json()["error"]
+
+
+def test_the_games_say_which_offers_a_person_may_leave_to_the_table(client):
+    offers = {game["name"]: game["offers"] for game in client.get("/api/games").json()["games"]}
+    assert offers == {"tiny_minotaur": None, "minefield": None, "ministeel": "Card Draw windows", "wyvern": None}
 
 
 @pytest.mark.parametrize("game, body, words", [

@@ -259,8 +259,18 @@ class Turns:
 
     IRREVERSIBLE = re.compile(r"^(sell|sell_equipped|discard|decline|forfeit)(:|$)")
 
+    # A game's name as the code spells it ("steel_shield", "lose_armor"), not as a person reads it; seats
+    # (player_2) and bot specs (zoo:tiny_minotaur) are not such names.
+    RAW_NAME = re.compile(r"(?<![\w:/.])[a-z]+(?:_[a-z]+)+(?!\w)")
+
     def __init__(self, axe):
         self.axe, self.turns, self.pending, self.confirmed, self.card_texts = axe, 0, [], False, set()
+        self.raw_names: set[str] = set()
+
+    def read_names(self, page):
+        """Note any raw name the board, the log or the actions show a person."""
+        for where in ("#board", "#log", "#actions"):
+            self.raw_names |= set(self.RAW_NAME.findall(page.inner_text(where)))
 
     def __call__(self, page):
         self.turns += 1
@@ -272,6 +282,7 @@ class Turns:
             page.keyboard.press(" ")
             settle(page)
             assert len(page.acts) == before and page.locator("#actions button.action").count()
+        self.read_names(page)
         self.pending += page.eval_on_selector_all(".pending", "nodes => nodes.map(n => n.textContent)")
         self.card_texts |= set(page.eval_on_selector_all("#board .card-text", "nodes => nodes.map(n => n.textContent)"))
         names = page.eval_on_selector_all("#actions button.action", "buttons => buttons.map(b => b.dataset.action)")
@@ -323,6 +334,11 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     standings = page.eval_on_selector_all("#standings li", "items => items.map(i => i.textContent)")
     assert len(standings) == page.locator("#seatbar .chip").count() and standings[0].startswith("1. ")
     assert all(re.search(r" (wins|does not win|shares the win)", line) for line in standings), standings
+    assert not re.search(r"\d\.\d{4}", " ".join(standings)), standings  # returns to 3 significant digits
+    turns.read_names(page)
+    assert not turns.raw_names, f"names shown as the code spells them: {sorted(turns.raw_names)}"
+    if game == "minefield":  # ranked by the order players went out, though every loser's return is the same
+        assert [line.split(".")[0] for line in standings] == ["1", "2", "3"], standings
     assert_accessible(page, axe, "game over")
     assert not [text for text in turns.pending if re.search(r"\b(true|false|None|null|undefined)\b", text)]
     if game != "minefield":  # the cards on show say what they do, in words (Minefield has none)
@@ -367,7 +383,8 @@ def test_a_crashing_program_forfeits_and_the_page_says_so(page):
 
 
 def expected_log(page, seat):
-    """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them."""
+    """The notes and events of every frame of the table on the page, from ``seat``, as the log should hold them
+    (the game's names in words)."""
     made = [r for r in page.responses if r.request.method == "POST" and r.url.endswith("/api/tables")]
     return page.evaluate("""async ([id, seat]) => {
         let since = -1, lines = [];
@@ -375,8 +392,8 @@ def expected_log(page, seat):
             const reply = await (await fetch(`/api/tables/${id}/frames?since=${since}&seat=${seat}`)).json();
             if (!reply.frames.length) return lines;
             for (const frame of reply.frames) {
-                if (frame.note) lines.push(frame.note);
-                lines.push(...frame.events);
+                if (frame.note) lines.push(TZ.readable(frame.note));
+                lines.push(...frame.events.map(TZ.readable));
                 since = frame.step;
             }
         }}""", [made[-1].json()["id"], seat])
@@ -469,30 +486,63 @@ def test_the_page_fits_a_phone_sized_window(browser, server, axe, game):
 
 
 def test_card_draw_windows_can_be_left_to_the_table_and_asked_again_in_the_browser(page, axe):
-    """MiniSteel at 4: the first Card Draw window shows the button that keeps the tokens there and at every
-    later window; after it no window asks, the log says each was answered, and a later turn offers to
-    ask again, which the summary then says."""
+    """MiniSteel at 4: one setting, "never ask me", in one wording, beside the actions all game; checked at the
+    first Card Draw window, the table answers that window and every later one (the log says each); unchecked,
+    the summary says the person is asked again. The set-up offers the same setting in the same words."""
     page.select_option("#game", "ministeel")
     set_option(page, "num_players", 4)
+    setup_text = page.inner_text("#setup-never-ask").strip()
+    assert setup_text == ("Never ask me at the Card Draw windows: the table turns each one down for me "
+                          "until the game ends")
     page.fill("#seed", "4")
     page.click("#start")
+    page.wait_for_selector("#never-ask:not([hidden])")
+    assert page.inner_text("#never-ask").strip() == setup_text and not page.is_checked("#never-ask-box")
     for _ in range(200):
         page.wait_for_selector("#actions button.action")
-        if page.locator("#actions button.answer-offers").count():
+        if page.locator('#actions button.action[data-action="token:pass"]').count():
             break
         page.keyboard.press("1")
         settle(page)
-    button = page.locator("#actions button.answer-offers")
-    assert "at every later one of the Card Draw windows" in button.inner_text()
     assert_accessible(page, axe, "a Card Draw window")
-    button.click()
-    page.wait_for_selector("#actions button.answer-offers")  # the next choice of the person's own
-    again = page.locator("#actions button.answer-offers")
-    assert again.inner_text() == "ask me at the Card Draw windows again"
-    assert "answered for you: Card Draw windows" in page.inner_text("#log")
     table_id = page.url.rsplit("=", 1)[1]
-    again.click()
-    page.wait_for_function("() => !document.querySelector('#actions button.answer-offers')"
-                           " || !document.querySelector('#actions button.answer-offers').textContent.startsWith('ask')")
+    page.check("#never-ask-box")
+    page.wait_for_function("() => document.querySelector('#log').textContent.includes('answered for you')")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")  # the person's next own choice
     summary = page.evaluate(f"() => fetch('/api/tables/{table_id}').then(r => r.json())")
-    assert summary["answer_offers"] is False
+    assert summary["answer_offers"] is True
+    assert not page.locator('#actions button.action[data-action="token:pass"]').count()
+    # One wording: nothing on the page says both "asked again" and "not asked again".
+    assert "not asked again" not in page.inner_text("body")
+    if summary["status"] != "over":
+        page.uncheck("#never-ask-box")
+        page.wait_for_function(f"() => fetch('/api/tables/{table_id}').then(r => r.json())"
+                               ".then(s => s.answer_offers === false)")
+
+
+def test_never_ask_me_can_be_chosen_at_the_set_up(page):
+    page.select_option("#game", "tiny_minotaur")
+    assert page.is_hidden("#setup-never-ask")  # a game without such offers does not offer the setting
+    page.select_option("#game", "ministeel")
+    set_option(page, "num_players", 3)
+    page.check("#setup-never-ask-box")
+    page.click("#start")
+    page.wait_for_selector("#never-ask:not([hidden])")
+    assert page.is_checked("#never-ask-box")
+    made = [r for r in page.responses if r.request.method == "POST" and r.url.endswith("/api/tables")]
+    assert made[-1].json()["answer_offers"] is True
+
+
+def test_a_seed_past_2_53_is_shown_as_typed(page):
+    # A browser's numbers round past 2^53: the seed goes and comes back as digits, so the one shown deals this game.
+    big = str(2**60 + 1)
+    set_up(page, "tiny_minotaur", ["heuristic", "random"], seed=big)
+    page.wait_for_selector("#result:not([hidden])")
+    assert f"seed {big}" in page.inner_text("#result-detail")
+    assert page.get_attribute("#download", "download") == f"tiny_minotaur-{big}.json"
+
+
+def test_returns_are_shown_for_people(page):
+    # As the terminal prints them (agents/play.py return_text): -0.333, not -0.3333333333333333.
+    shown = page.evaluate("() => [-1 / 3, 1, 0, -0, 2 / 3, -0.5, 12.345].map(TZ.returnText)")
+    assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5", "+12.3"]

@@ -9,7 +9,10 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ==========================================  ===========================================================
 ``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
 ``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
-                                            "seed"}``: a new table; its summary
+                                            "seed"}``: a new table; its summary (a seed may be a string
+                                            of digits, and is sent back as one: exact past 2^53);
+                                            ``"answer_offers": true``: never ask the person at the game's
+                                            declinable offers (as ``/act`` below), from the first one
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
@@ -58,6 +61,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
+from ..agents.play import offers_of
 from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
@@ -284,6 +288,8 @@ def games_listing() -> list[dict[str, Any]]:
             "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
             "seats": game.rules.num_seats(config),
             "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+            # what the offers a person may leave to the table are called (the "never ask me" setting), or None
+            "offers": offers_of(game),
             # each card's text by name, where the game's encoder has them (card_texts): shown beside the cards
             "cards": game.encoder.card_texts(config) if hasattr(game.encoder, "card_texts") else {},
         })
@@ -312,8 +318,7 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         raise TableError("'config' must be an object of game options")
     if not isinstance(seats, list) or not seats:
         raise TableError("'seats' must be a list: 'human' or a bot spec for each seat")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
-        raise TableError("'seed' must be a whole number from 0 to 2^63-1 (or absent: a fresh one)")
+    seed = read_seed(seed)
     game = get_game(name)
     for seat in seats:
         if seat != HUMAN:
@@ -328,7 +333,7 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
             game_config = game.make_config(config)
         except TypeError as error:
             raise TableError(f"bad options for {game.name}: {error}") from None
-        return Table(game, game_config, seats, seed, web.load)
+        return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"))
 
     table = await anyio.to_thread.run_sync(build)
     table.owner = owner
@@ -340,6 +345,19 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
     table.worker = _in_background(table.start)
     return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
                         status_code=201)
+
+
+def read_seed(value: Any) -> int | None:
+    """A request's seed: a whole number from 0 to 2^63-1, given as a JSON number or, exact past 2^53 (where a
+    browser's numbers round), as a string of digits; None (a fresh one) when absent or empty."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise TableError(f"'seed' must be a whole number from 0 to 2^63-1, not {shown(value)} (a number, or a string "
+                         "of digits for one past 2^53; absent or empty: a fresh one)")
+    return value
 
 
 def _in_background(work: Any) -> threading.Thread:
@@ -456,8 +474,9 @@ async def api_rematch(request: Request) -> Response:
     table = _table(request)
     from ..envs.core import config_to_dict
 
+    # The person's "never ask me" setting goes with them to the next game.
     return await _open_table(request, {"game": table.game.name, "config": config_to_dict(table.config),
-                                       "seats": table.seats, "seed": None})
+                                       "seats": table.seats, "seed": None, "answer_offers": table.answering})
 
 
 async def api_upload(request: Request) -> Response:
@@ -507,7 +526,16 @@ async def api_new_replay(request: Request) -> Response:
         raise TableError("the records file is not UTF-8 text") from None
 
     def build() -> list[Timeline]:
-        return [Timeline(record, web.allow_local) for record in read_records(text, web.limits.records_per_replay)]
+        records = read_records(text, web.limits.records_per_replay)
+        timelines = []
+        for number, record in enumerate(records, start=1):
+            try:
+                timelines.append(Timeline(record, web.allow_local))
+            except ReplayError as error:
+                if len(records) == 1:
+                    raise
+                raise ReplayError(f"game {number} of {len(records)}: {error}") from None
+        return timelines
 
     try:
         timelines = await anyio.to_thread.run_sync(build)

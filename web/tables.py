@@ -25,12 +25,21 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.external import clip
-from ..agents.play import NOTHING_SHOWN, PUBLIC_GAMES, action_label, declinable, event_mark, new_events, offers_of
+from ..agents.play import (
+    NOTHING_SHOWN,
+    PUBLIC_GAMES,
+    action_label,
+    declinable,
+    event_mark,
+    move_label,
+    new_events,
+    offers_of,
+)
 from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.seating import score_of
+from ..eval.seating import places_of, score_of
 from ..eval.table import Table as TableEngine
 
 HUMAN = "human"
@@ -124,12 +133,26 @@ def describe(game: Game, config: Any, names: list[str], state: Any = None) -> di
     return out
 
 
+def _check_answer_offers(game: Game, answer_offers: Any) -> None:
+    """Refuse an ``answer_offers`` setting that is not true or false, or for a game without such offers."""
+    offers = offers_of(game)
+    if offers is None:
+        raise TableError(f"answer_offers: {game.name} has no offers the table could answer for you")
+    if not isinstance(answer_offers, bool):
+        raise TableError(f"answer_offers={shown(answer_offers)}: give true (never ask me: the table answers the "
+                         f"{offers} for you) or false (you are asked)")
+
+
 class Table:
     """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
 
     def __init__(self, game: Game, config: Any, seats: list[str], seed: int | None,
-                 load: Callable[[str, Game, Any, int], Any]):
+                 load: Callable[[str, Game, Any, int], Any], answer_offers: Any = None):
         self.id = secrets.token_urlsafe(16)
+        if answer_offers is not None and answer_offers is not False:  # "never ask me", from the first offer on
+            _check_answer_offers(game, answer_offers)
+            if HUMAN not in seats:
+                raise TableError("answer_offers: nobody plays at this table, so nobody is asked")
         self.game = game
         self.config = game.make_config(config)
         count = game.rules.num_seats(self.config)
@@ -169,9 +192,10 @@ class Table:
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
         self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
         self.said: str | None = None  # the person's choice in a simultaneous round not yet played
-        # The person asked the table to answer the game's declinable offers for them (MiniSteel's Card Draw
-        # windows: keep the tokens; agents.play.declinable), as `auto` does in the terminal.
-        self.answering = False
+        # The person's "never ask me" setting: the table answers the game's declinable offers for them
+        # (MiniSteel's Card Draw windows: keep the tokens; agents.play.declinable) until the game ends or
+        # they turn it off, as `auto` does in the terminal.
+        self.answering = answer_offers is True
         self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
         self.owner: str | None = None  # who asked for the table (the web's client address): its quota counts it
         # Whether its player has fetched the end (the last frame once over) and the record: until then a server
@@ -232,12 +256,7 @@ class Table:
             if self.human is None:
                 raise TableError("nobody plays at this table: it is watched", 409)
             if answer_offers is not None:
-                offers = offers_of(self.game)
-                if offers is None:
-                    raise TableError(f"answer_offers: {self.game.name} has no offers the table could answer for you")
-                if not isinstance(answer_offers, bool):
-                    raise TableError(f"answer_offers={answer_offers!r}: give true (the table answers the {offers} "
-                                     "for you) or false (you are asked)")
+                _check_answer_offers(self.game, answer_offers)
                 if name is None:
                     self._answer_offers(answer_offers)
                     return
@@ -271,6 +290,10 @@ class Table:
 
     def _step(self, seat: int, action: int, said: str | None = None) -> None:
         before = self._recorded()
+        announced = self.human is not None and seat != self.human and self.game.name in PUBLIC_GAMES \
+            and not self.game.simultaneous
+        # A bot's move in words, from the state it was chosen in (its targets are named from there).
+        bot_move = move_label(self.game, self.env.unwrapped.game_state, action) if announced else None
         self.engine.step(action)
         if self.human is None:
             self.recorded = self._recorded()
@@ -279,8 +302,8 @@ class Table:
         note = None
         if seat == self.human:
             note = said or f"you play {self.env.unwrapped.action_names[action]}"
-        elif self.game.name in PUBLIC_GAMES and not self.game.simultaneous:
-            note = f"player_{seat} ({self.seats[seat]}) plays {self.env.unwrapped.action_names[action]}"
+        elif announced:
+            note = f"player_{seat} ({self.seats[seat]}): {bot_move}"
         if self.game.simultaneous and self._recorded() == before:
             # The round is played once every seat has chosen; until then the person sees no change, and
             # their own choice is told with the round.
@@ -353,7 +376,7 @@ class Table:
             summary["offers"] = offers  # what answer_offers answers, and whether it is on
             summary["answer_offers"] = self.answering
         if over:
-            summary["seed"] = self.seed
+            summary["seed"] = str(self.seed)  # a string: a browser reads a number past 2^53 rounded, another deal
             summary["result"] = self.result()
         return summary
 
@@ -383,8 +406,14 @@ class Table:
             share = scores[self.human]
             verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
         state = self.env.unwrapped.game_state
-        return {"returns": self.returns, "scores": scores, "verdict": verdict, "forfeit": self.forfeit,
-                "end_reason": getattr(state, "end_reason", None) or None}
+        # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays every
+        # loser alike, but the last one out finished second.
+        seats_out = getattr(self.game.rules, "seats_out", None)
+        places = None
+        if self.returns is not None and self.forfeit is None:
+            places = places_of(self.returns, seats_out(state) if seats_out is not None else ())
+        return {"returns": self.returns, "scores": scores, "places": places, "verdict": verdict,
+                "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
 
     def frames_since(self, since: int, seat: Any = None, limit: int = 64) -> list[dict[str, Any]]:
         """Frames ``since+1 ..``: the person's own (``seat`` must be theirs or absent), or any seat's when
@@ -397,7 +426,7 @@ class Table:
         with self.lock:
             record = self.env.unwrapped.record(seats=self.seats)
         seat = 0 if seat is None else seat
-        timeline = Timeline(record, allow_local=True)  # this table's own options, vetted when it was made
+        timeline = Timeline(record, allow_local=True, trusted=True)  # this table's own game, vetted when made
         return [timeline.frame(step, seat) for step in range(max(since + 1, 0), min(timeline.steps, since + 1 + limit))]
 
     def record(self) -> dict[str, Any]:
@@ -429,7 +458,9 @@ class Table:
 class Timeline:
     """Any step of a recorded game, from any seat: the state after ``step`` actions, by replaying them."""
 
-    def __init__(self, record: dict[str, Any], allow_local: bool = False):
+    def __init__(self, record: dict[str, Any], allow_local: bool = False, trusted: bool = False):
+        """``trusted``: the record is a table's own, every step already played by the rules; any other is
+        replayed whole here, so a bad step is refused when the file is opened, not when the viewer reaches it."""
         check_record(record)  # the shape of every field; each step is checked as it is played
         self.record = record
         self.game = record_game(record)  # an earlier version the game still plays too (ministeel_v1)
@@ -448,15 +479,20 @@ class Timeline:
         self._cursor: tuple[int, Any] | None = None
         self._mark: tuple[int, int, Any] | None = None  # (step, seat, event mark) of the last frame made
         self._lock = threading.Lock()  # requests for frames of one replay come on several threads
+        if not trusted:
+            self.state(self.steps - 1)
 
     def state(self, step: int) -> Any:
         """The state after ``step`` actions (forward from the last state asked for when possible)."""
         with self._lock:
             return self._state(step)
 
-    def _state(self, step: int) -> Any:
+    def _check_step(self, step: int) -> None:
         if not 0 <= step < self.steps:
-            raise ReplayError(f"step {step} is outside 0..{self.steps - 1}")
+            raise ReplayError(f"step {step} is not in this game: its steps are 0..{self.steps - 1} (0 is the deal)")
+
+    def _state(self, step: int) -> Any:
+        self._check_step(step)
         if self._cursor is None or self._cursor[0] > step:
             self._cursor = (0, self.game.rules.new_game(self.config, Chance.scripted(self.chance)))
         done, state = self._cursor
@@ -470,40 +506,58 @@ class Timeline:
         try:
             play(self.game, self.config, state, number, entry)  # the step's shape and its seat checked too
         except (TypeError, ValueError, IndexError) as error:
-            raise ReplayError(f"action #{number} does not replay: {error}") from None
+            # Step number+1 is the state this action leads to: the numbering the replay's slider shows.
+            raise ReplayError(f"step {number + 1} ({_move_text(entry)}) cannot be played: "
+                              f"{clip(str(error), 4 * SHOWN_CHARS)}") from None
 
     def frame(self, step: int, seat: int) -> dict[str, Any]:
         """The view of ``seat`` after ``step`` actions, with the action that led there and the full table."""
         if not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise ReplayError(f"seat {seat!r} is not a seat of this game (0-{self.seats - 1})")
         with self._lock:
-            before = NOTHING_SHOWN
+            self._check_step(step)  # before the step ahead of it is looked at: the error names the step asked for
+            before, note = NOTHING_SHOWN, None
             if step > 0:  # the events of this step are those its state adds to the step before's
+                previous = self._state(step - 1)
+                note = self._note(previous, self.actions[step - 1])  # before the state moves on to `step`
                 cached = self._mark
                 before = cached[2] if cached and cached[:2] == (step - 1, seat) else \
-                    event_mark(self.game, self._state(step - 1), seat)
+                    event_mark(self.game, previous, seat)
             state = self._state(step)
             mark = event_mark(self.game, state, seat)
             self._mark = (step, seat, mark)
-            return {**self._frame(state, step, seat), "events": new_events(before, mark)}
+            return {**self._frame(state, step, seat, note), "events": new_events(before, mark)}
 
-    def _frame(self, state: Any, step: int, seat: int) -> dict[str, Any]:
+    def _note(self, state: Any, entry: dict[str, Any]) -> str:
+        """The step's moves in words, labelled from the ``state`` they were chosen in (a step that replayed)."""
+        def said(name: str) -> str:
+            return move_label(self.game, state, self.game.action_index(self.config, name))
+
+        if "joint" in entry:
+            return "; ".join(f"player_{seat}: {said(name)}" for seat, name in entry["joint"].items())
+        return f"player_{entry['seat']}: {said(entry['action'])}"
+
+    def _frame(self, state: Any, step: int, seat: int, note: str | None) -> dict[str, Any]:
         view = {"game": self.game.name, "env": self.game.env_name, "agent": f"player_{seat}",
                 **self.game.encoder.view(state, seat)}
-        note = None
-        if step > 0:
-            entry = self.actions[step - 1]
-            if "joint" in entry:
-                note = "; ".join(f"player_{s} {a}" for s, a in entry["joint"].items())
-            else:
-                note = f"player_{entry['seat']} plays {entry['action']}"
         return {"step": step, "note": note, "view": view, "text": self.game.encoder.render(state)}
 
     def summary(self) -> dict[str, Any]:
         record = self.record
         return {"game": self.game.name, "title": self.game.title, "steps": self.steps, "seats": record.get("seats"),
-                "seed": record.get("seed"), "returns": record.get("returns"), "end_reason": record.get("end_reason"),
+                # the seed as a string, as a table's: exact in a browser however large
+                "seed": None if record.get("seed") is None else str(record["seed"]),
+                "returns": record.get("returns"), "end_reason": record.get("end_reason"),
                 "forfeit": record.get("forfeit")}
+
+
+def _move_text(entry: Any) -> str:
+    """A record's step as a person reads it in an error: who played which action (as far as it says)."""
+    if isinstance(entry, dict) and isinstance(entry.get("joint"), dict):
+        return "; ".join(f"player_{seat} plays {shown(name)}" for seat, name in entry["joint"].items())
+    if isinstance(entry, dict) and "action" in entry:
+        return f"player_{entry.get('seat', '?')} plays {shown(entry['action'])}"
+    return f"the entry {shown(entry)}"
 
 
 def read_records(text: str, max_records: int) -> list[dict[str, Any]]:

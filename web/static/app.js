@@ -1,7 +1,7 @@
 // The page: set-up, a table (played or watched), replays. Talks only to this server (see web/app.py).
 "use strict";
 (() => {
-  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt } = window.TZ;
+  const { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, readable, fmt, returnText } = window.TZ;
   const $ = (id) => document.getElementById(id);
   const SPEEDS = [1500, 800, 400, 150, 30]; // ms per shown step, slowest first
   // ms between the bots' moves at a person's table (?pace=MS in the address changes it)
@@ -130,8 +130,15 @@
     }
   }
 
+  // The person's "never ask me" setting, in one wording wherever it is offered (set-up and table): the table
+  // then answers the game's declinable offers (MiniSteel's Card Draw windows) for them until the game ends.
+  const neverAskText = (offers) => `Never ask me at the ${offers}: the table turns each one down for me until the game ends`;
+
   function drawSetup() {
     const game = currentGame();
+    $("setup-never-ask").hidden = !game.offers;
+    $("setup-never-ask-box").checked = false;
+    if (game.offers) $("setup-never-ask-text").textContent = neverAskText(game.offers);
     $("game-about").textContent = `${game.title} — ${game.players[0] === game.players[1] ? game.players[0] : game.players.join("-")} players`;
     const box = $("options");
     box.replaceChildren(h("legend", { text: "Options" }), ...game.options.map(optionInput));
@@ -152,7 +159,9 @@
       }
       const seedText = $("seed").value.trim();
       if (seedText && !/^\d+$/.test(seedText)) throw new Error("the seed must be a whole number (or empty)");
-      const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText ? Number(seedText) : null };
+      // The seed goes as its digits: a number past 2^53 would be rounded here, and deal another game.
+      const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText || null };
+      if (currentGame().offers && $("setup-never-ask-box").checked && seats.includes("human")) body.answer_offers = true;
       openTable(await api("/api/tables", { json: body }));
     } catch (error) { showError(error.message); }
   }
@@ -225,7 +234,30 @@
     pump();
   }
 
+  function drawNeverAsk() {
+    // The setting, shown to a person at a game with such offers while it is played; checked while it is on.
+    const s = table.summary;
+    const shown = Boolean(s.offers) && s.human !== null && s.status !== "over";
+    $("never-ask").hidden = !shown;
+    if (!shown) return;
+    $("never-ask-text").textContent = neverAskText(s.offers);
+    $("never-ask-box").checked = Boolean(s.answer_offers);
+  }
+
+  async function setNeverAsk() {
+    const t = table;
+    if (!t) return;
+    try {
+      t.summary = await api(`/api/tables/${t.summary.id}/act`, { json: { answer_offers: $("never-ask-box").checked } });
+      fetchFrames();
+    } catch (error) {
+      showError(error.message);
+    }
+    if (t === table) drawNeverAsk();
+  }
+
   function drawSeatbar() {
+    drawNeverAsk();
     const s = table.summary;
     const acting = table.shown ? table.shown.view.to_act : null;
     $("seatbar").replaceChildren(...s.seats.map((seat) => h("span", {
@@ -288,8 +320,8 @@
       table.logged = frame.step;
       const log = $("log");
       const lines = Array.isArray(frame.events) ? frame.events : newEvents(previous ? viewEvents(previous.view) : [], viewEvents(view));
-      if (frame.note) log.append(h("li", { class: "note", text: frame.note }));
-      for (const line of lines) log.append(h("li", { text: line }));
+      if (frame.note) log.append(h("li", { class: "note", text: readable(frame.note) }));
+      for (const line of lines) log.append(h("li", { text: readable(line) }));
       while (log.childElementCount > 2000) log.firstElementChild.remove();
       log.scrollTop = log.scrollHeight;
     }
@@ -367,7 +399,7 @@
       for (const name of names) {
         number += 1;
         const key = number <= 9 ? String(number) : null;
-        const description = (frame.descriptions || {})[name] || pretty(name);
+        const description = readable((frame.descriptions || {})[name] || pretty(name));
         // In words, naming players (the server's descriptions); the stable name is only its tooltip.
         const button = h("button", { type: "button", class: "action", "data-action": name, "aria-keyshortcuts": key, title: name },
           h("span", { class: "key", "aria-hidden": "true", text: key || "" }), h("b", { text: description }));
@@ -375,19 +407,8 @@
         list.append(button);
       }
     }
-    // A declinable offer (MiniSteel's Card Draw windows): turn it down now and leave the later ones to the
-    // table; once the table answers them, any move can ask again.
-    if (frame.offer) {
-      const label = (frame.descriptions || {})[frame.offer.decline] || pretty(frame.offer.decline);
-      const button = h("button", { type: "button", class: "answer-offers", title: frame.offer.decline },
-        h("b", { text: `${label}, here and at every later one of the ${frame.offer.offers} (not asked again)` }));
-      button.addEventListener("click", () => act(frame.offer.decline, frame.step, true));
-      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: "answer for me" }), button));
-    } else if (s.answer_offers && s.offers) {
-      const button = h("button", { type: "button", class: "answer-offers" }, h("b", { text: `ask me at the ${s.offers} again` }));
-      button.addEventListener("click", () => askAgain());
-      box.append(h("div", { class: "group", role: "group", "aria-label": "answer for me" }, h("h4", { text: `${s.offers}: answered for you` }), button));
-    }
+    // A declinable offer (MiniSteel's Card Draw windows) is answered here like any choice; the "never ask me"
+    // setting above the actions leaves it and every later one to the table.
     box.querySelector("button")?.focus({ preventScroll: true });
     const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     box.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
@@ -427,20 +448,11 @@
     buttons[(next + buttons.length) % buttons.length].focus();
   }
 
-  async function askAgain() {
+  async function act(name, step) {
+    const said = readable(((table.shown && table.shown.descriptions) || {})[name] || pretty(name));
+    $("actions").replaceChildren(h("span", { class: "muted", text: `you chose: ${said}…` }));
     try {
-      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: { answer_offers: false } });
-      fetchFrames();
-      if (table.shown) drawActions(table.shown);
-    } catch (error) {
-      showError(error.message);
-    }
-  }
-
-  async function act(name, step, answerOffers) {
-    $("actions").replaceChildren(h("span", { class: "muted", text: `you chose ${name}…` }));
-    try {
-      const body = answerOffers === undefined ? { action: name, step } : { action: name, step, answer_offers: answerOffers };
+      const body = { action: name, step };
       table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: body });
       fetchFrames();
     } catch (error) {
@@ -474,13 +486,16 @@
     const r = s.result || {};
     const name = (seat) => (seat.seat === s.human ? `you (${seat.agent})` : `${seat.agent} (${seat.player})`);
     if (!r.scores) return { headline: r.forfeit ? "A bot forfeited" : "The game is over", rows: [] };
-    const order = s.seats.map((seat) => ({ seat, score: r.scores[seat.seat] })).sort((a, b) => b.score - a.score);
+    // The places the server sends follow the game's own finishing order (Minefield: the last one out is
+    // second, though every loser's return is the same); without them, equal scores share a place.
+    const order = s.seats.map((seat) => ({ seat, score: r.scores[seat.seat], place: r.places ? r.places[seat.seat] : null }))
+      .sort((a, b) => (a.place !== null ? a.place - b.place : b.score - a.score));
     const best = order[0].score;
     const winners = order.filter((o) => o.score === best);
-    const rows = order.map((o, i) => {
-      const place = order.findIndex((p) => p.score === o.score) + 1;
+    const rows = order.map((o) => {
+      const place = o.place ?? order.findIndex((p) => p.score === o.score) + 1;
       const words = o.score === 1 ? "wins" : o.score === 0 ? "does not win" : `shares the win (${Math.round(o.score * 100)}%)`;
-      return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${r.returns[o.seat.seat] > 0 ? "+" : ""}${r.returns[o.seat.seat]}` : "");
+      return `${place}. ${name(o.seat)} ${words}` + (r.returns ? ` — return ${returnText(r.returns[o.seat.seat])}` : "");
     });
     let headline;
     if (winners.length === 1 && best === 1) headline = `${name(winners[0].seat)} wins`;
@@ -552,9 +567,9 @@
       const frame = await api(`/api/replays/${replay.id}/${number}?step=${step}&seat=${seat}`);
       if (Number($("replay-step").value) !== step) return; // the slider moved on meanwhile
       $("replay-board").replaceChildren(renderView(frame.view));
-      $("replay-note").textContent = frame.note ? `step ${step}: ${frame.note}` : "the deal";
+      $("replay-note").textContent = frame.note ? `step ${step}: ${readable(frame.note)}` : "the deal";
       const lines = Array.isArray(frame.events) ? frame.events : viewEvents(frame.view);
-      $("replay-log").replaceChildren(...(lines.length ? lines : ["nothing happened that this seat could see"]).map((line) => h("li", { text: line })));
+      $("replay-log").replaceChildren(...(lines.length ? lines : ["nothing happened that this seat could see"]).map((line) => h("li", { text: readable(line) })));
     } catch (error) { showError(error.message); stopAutoplay(); }
   }
 
@@ -634,6 +649,7 @@
       pump();
     });
     $("watch-seat").addEventListener("change", restartWatch);
+    $("never-ask-box").addEventListener("change", setNeverAsk);
     $("replay-file").addEventListener("change", openReplay);
     $("replay-game").addEventListener("change", chooseReplayGame);
     $("replay-seat").addEventListener("change", showReplayStep);

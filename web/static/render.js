@@ -26,13 +26,28 @@ const setSpectating = (value) => { spectating = Boolean(value); };
 const seatName = (view, seat) => (seat !== view.you ? `player_${seat}` : spectating ? `player_${seat} (seen from)` : `you (player_${seat})`);
 const handLabel = (view) => (spectating ? `player_${view.you}'s hand` : "your hand");
 const pretty = (name) => String(name).replace(/_/g, " ");
+// The one place a game's names become words for people: every name the games use (a card, a monster, a bad
+// stuff, a phase: "steel_shield", "lose_armor") is a snake_case word, read with spaces, wherever it stands in
+// a value or in a line the server wrote ("discarding hook_rope"). Seats (player_2) and bot specs after a colon
+// (zoo:tiny_minotaur) are left as they are: they are addresses, not words.
+const GAME_NAME = /(?<![\w:/.])[a-z]+(?:_[a-z]+)+(?![\w])/g;
+const readable = (text) => String(text).replace(GAME_NAME, pretty);
 
 function fmt(value) {
   if (value === null || value === undefined) return "—";
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (Array.isArray(value)) return value.length ? value.map(fmt).join(", ") : "none";
   if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${pretty(k)} ${fmt(v)}`).join(", ");
-  return String(value);
+  return readable(value);
+}
+
+function returnText(value) {
+  // A return as a person reads it: signed, to 3 significant digits (-0.333, not -0.3333333333333333), as the
+  // terminal prints it (agents/play.py return_text).
+  if (typeof value !== "number" || !Number.isFinite(value)) return fmt(value);
+  if (value === 0) return "0";
+  const text = String(Number(value.toPrecision(3)));
+  return value > 0 ? `+${text}` : text;
 }
 
 function facts(pairs) {
@@ -288,4 +303,5 @@ function resultText(view) {
   return parts.join(" ");
 }
 
-window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, fmt, resultText };
+window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, readable, fmt, returnText,
+  resultText };
