@@ -506,6 +506,7 @@ class LLMBot(BotBase):
     """A seat played by a language model through an OpenAI-compatible server (see the module docstring)."""
 
     wants_information_state = True
+    wants_events = True  # the model is told everything its seat saw happen since its previous decision
 
     def __init__(self, config: Any, seed: int | None, spec: LLMSpec | str, game: Any):
         self.spec = parse_llm_spec(spec) if isinstance(spec, str) else spec
@@ -515,18 +516,18 @@ class LLMBot(BotBase):
         self.client = ChatClient(self.spec)
         self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
         self.seat = 0
-        self.stats = GameStats()
         self.last_prompt: str | None = None
-        self._view: dict[str, Any] | None = None
-        self._info: Any = None
-        self._history = _Conversation()
+        self.reset()
 
     # --- the Bot protocol and the hosts' hooks ------------------------------------------------------
 
     def reset(self) -> None:
         self.stats = GameStats()
         self._history = _Conversation()
-        self._view = self._info = None
+        self._view: dict[str, Any] | None = None
+        self._info: Any = None
+        self._since: list[str] = []
+        self._events_told = False  # the host hands every step's events (the table engine does)
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         self.seat = seat
@@ -538,11 +539,15 @@ class LLMBot(BotBase):
     def observe_information_state(self, state: Any, seat: int) -> None:
         self._info, self.seat = state, seat
 
+    def observe_events(self, lines: list[str]) -> None:
+        self._events_told = True
+        self._since.extend(lines)
+
     def game_stats(self) -> dict[str, Any]:
         return self.stats.as_dict()
 
     def act(self, observation: dict[str, Any]) -> int:
-        from .text_views import seat_view_of
+        from .text_views import bounded_events, seat_view_of
 
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
         if self._info is None:
@@ -550,8 +555,12 @@ class LLMBot(BotBase):
                              "(agents.infoset.feed does)")
         # Over the bot protocol only the information state arrives; the seat's view of it is the same view.
         view = self._view if self._view is not None else self.game.encoder.view(self._info, self.seat)
-        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal)
+        # A host that does not hand every step's events (the bot protocol sends only the information state)
+        # leaves the latest step's, which the view says are only those.
+        since = bounded_events(self._since) if self._events_told else None
+        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal, since)
         self._view = self._info = None
+        self._since = []
         self.stats.moves += 1
         prompt = seat_view.text()
         self.last_prompt = prompt

@@ -7,11 +7,12 @@ A :class:`SeatView` holds, for one seat at one decision:
   show more than the view does;
 * ``legal`` — the legal actions: number (the action index), stable name and a sentence
   (``describe_action``, with ``action_label`` naming a target player where the game has one);
-* ``since`` — what happened since the seat's last decision: the lines of the encoder's ``events(state,
-  seat)`` hook (MiniSteel, Minefield, Wyvern) for every rules step since then, as far as the caller saw
-  them (a host that sees every step, as ``tavernzoo mcp`` does, passes them all; a bot sees the steps at
-  its own decisions, and the view's own event list holds the recent table history); empty for a game
-  without the hook (Tiny Minotaur's view carries ``last_events``);
+* ``since`` — what happened since the seat's last decision: every line the seat was shown by every rules
+  step since then (:func:`event_mark`: the encoder's ``events(state, seat)`` hook, or the new lines of the
+  view's ``last_events`` in a game without it), collected step by step by whoever sees every step (the
+  table engine for a bot that ``wants_events``, ``tavernzoo mcp`` for its client; :class:`EventTracker`),
+  bounded by :func:`bounded_events`. A caller that did not see every step gets the latest step's lines,
+  marked as only those (``since_complete`` false);
 * ``rules`` — a short rules brief of the game (``agents/briefs/<game>.md``, drawn from docs/rules/).
 
 Descriptions and events are computed on ``rules.information_state(state, seat)``, the state with every
@@ -57,6 +58,8 @@ class SeatView:
     view: dict[str, Any]
     legal: list[LegalAction]
     since: list[str] = field(default_factory=list)
+    since_complete: bool = True
+    """False: ``since`` holds only the latest step's lines (a caller that did not see every step)."""
 
     @property
     def rules(self) -> str:
@@ -75,13 +78,12 @@ class SeatView:
         if rules:
             parts.append("## Rules\n" + self.rules.strip())
         if since:
-            if self.since:
-                body = "\n".join(self.since)
-            elif getattr(self.game.encoder, "events", None) is None:
-                body = "(this game's view below lists its latest events)"
+            body = "\n".join(self.since) or "(nothing new)"
+            if self.since_complete:
+                parts.append("## Since your last decision\n" + body)
             else:
-                body = "(nothing new)"
-            parts.append("## Since your last decision\n" + body)
+                parts.append("## The latest events (only the latest step's: earlier ones were not collected)\n"
+                             + body)
         parts.append("## What you see\n" + self.table_text())
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
@@ -118,37 +120,98 @@ def seat_legal(game: Game, state: Any, seat: int) -> list[int]:
     return list(rules.legal_actions(state)) if rules.current_seat(state) == seat else []
 
 
-def events_of(game: Game, info_state: Any, seat: int) -> tuple[int, list[str]] | None:
-    """``(steps, lines)`` of the game's ``events`` hook on the information state, or None without one."""
+NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
+
+
+def event_mark(game: Any, state: Any, seat: int) -> tuple[Any, list[str]]:
+    """What ``seat`` has been shown of the game's events after this state: the encoder's ``events`` hook's
+    ``(steps, lines of the latest step)``, or for a game without one ``(None, the view's last events)``."""
     hook = getattr(game.encoder, "events", None)
-    return None if hook is None else hook(info_state, seat)
+    if hook is not None:
+        steps, lines = hook(state, seat)
+        return steps, list(lines)
+    view = game.encoder.view(state, seat)
+    for key in ("last_events", "events"):
+        if isinstance(view.get(key), list):
+            return None, [str(line) for line in view[key]]
+    return None, []
+
+
+def new_events(before: tuple[Any, list[str]], after: tuple[Any, list[str]]) -> list[str]:
+    """The lines of ``after`` not yet shown at ``before`` (two :func:`event_mark` results). With the
+    ``events`` hook, a step's lines are new when the step count moved (so two identical events in a row
+    are two lines); without it, a view's list that continues the one before adds only its tail (one
+    decision's events may grow over the next, as a hit and the reaction to it)."""
+    (steps_before, lines_before), (steps_after, lines_after) = before, after
+    if steps_after is not None:
+        return list(lines_after) if steps_after != steps_before else []
+    if lines_before and lines_after[:len(lines_before)] == lines_before:
+        return lines_after[len(lines_before):]
+    return list(lines_after)
 
 
 class EventTracker:
-    """Collects one seat's event lines between its decisions: call :meth:`see` after steps, :meth:`take`
-    at a decision (the lines since the last take)."""
+    """Collects one seat's event lines between its decisions: call :meth:`see` after every rules step (and
+    once when the game is dealt), :meth:`take` at a decision (the lines since the last take)."""
 
     def __init__(self):
-        self.steps: int | None = None
+        self.shown = NOTHING_SHOWN
         self.pending: list[str] = []
 
-    def see(self, game: Game, info_state: Any, seat: int) -> None:
-        seen = events_of(game, info_state, seat)
-        if seen is None:
-            return
-        steps, lines = seen
-        if steps != self.steps:
-            self.steps = steps
-            self.pending.extend(lines)
+    def see(self, game: Game, state: Any, seat: int) -> list[str]:
+        """The lines this state adds for ``seat`` (kept for :meth:`take` too)."""
+        mark = event_mark(game, state, seat)
+        lines, self.shown = new_events(self.shown, mark), mark
+        self.pending.extend(lines)
+        return lines
 
     def take(self) -> list[str]:
         lines, self.pending = self.pending, []
         return lines
 
 
+MAX_SINCE_CHARS = 4000
+"""The most characters of event lines a prompt shows since the seat's previous decision (about 1000 tokens:
+a MiniSteel or Wyvern round of several players fits); older lines are summarised, never silently dropped."""
+MAX_SUMMARY_CHARS = 600
+
+
+def bounded_events(lines: list[str], budget: int = MAX_SINCE_CHARS) -> list[str]:
+    """``lines`` whole when they fit in ``budget`` characters; else the newest that fit, after one line
+    summarising the older ones (who did what, counted), so the seat knows what it is not shown in full."""
+    if sum(len(line) + 1 for line in lines) <= budget:
+        return list(lines)
+    kept: list[str] = []
+    used = MAX_SUMMARY_CHARS
+    for line in reversed(lines):
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    older = lines[:len(lines) - len(kept)]
+    return [summarise_events(older), *reversed(kept)]
+
+
+def summarise_events(lines: list[str]) -> str:
+    """One line counting ``lines`` by who did what: an event line reads ``player_N verb ...`` in every game,
+    so the actor and the verb say what kind of event it was."""
+    counts: dict[str, dict[str, int]] = {}
+    for line in lines:
+        words = line.split()
+        actor, verb = (words[0], words[1] if len(words) > 1 else "") if words else ("", "")
+        if not actor.startswith("player_"):
+            actor, verb = "table", actor.rstrip(":")
+        verbs = counts.setdefault(actor, {})
+        verbs[verb] = verbs.get(verb, 0) + 1
+    parts = ["{} {}".format(actor, ", ".join(f"{verb} x{count}" for verb, count in verbs.items()))
+             for actor, verbs in counts.items()]
+    summary = f"... {len(lines)} earlier event line(s) summarised, counted by who and what: " + "; ".join(parts)
+    return summary if len(summary) <= MAX_SUMMARY_CHARS else summary[:MAX_SUMMARY_CHARS - 3] + "..."
+
+
 def seat_view(game: Game, state: Any, seat: int, since: list[str] | None = None) -> SeatView:
     """The seat's :class:`SeatView` of a real state (host side): the view, legal actions described on the
-    information state, ``since`` as given (default: the events hook's latest lines)."""
+    information state, ``since`` as given (default: the latest step's lines, marked as only those)."""
     info = game.rules.information_state(state, seat)
     return seat_view_of(game, game.encoder.view(state, seat), info, seat, seat_legal(game, state, seat), since)
 
@@ -157,10 +220,10 @@ def seat_view_of(game: Game, view: dict[str, Any], info_state: Any, seat: int, l
                  since: list[str] | None = None) -> SeatView:
     """The :class:`SeatView` from what a bot is handed: the view, the information state, the legal actions."""
     plain = {key: value for key, value in view.items() if key not in ENV_KEYS}
+    complete = since is not None
     if since is None:
-        seen = events_of(game, info_state, seat)
-        since = [] if seen is None else list(seen[1])
-    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since))
+        since = event_mark(game, info_state, seat)[1]
+    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since), complete)
 
 
 @cache
@@ -172,7 +235,8 @@ def rules_brief(game_name: str) -> str:
         return f"(no rules brief for {game_name}; see docs/rules/{game_name}.md)"
 
 
-__all__ = ["EventTracker", "LegalAction", "SeatView", "rules_brief", "seat_legal", "seat_view", "seat_view_of"]
+__all__ = ["NOTHING_SHOWN", "EventTracker", "LegalAction", "SeatView", "bounded_events", "event_mark", "new_events",
+           "rules_brief", "seat_legal", "seat_view", "seat_view_of", "summarise_events"]
 
 
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")

@@ -534,3 +534,62 @@ def test_mcp_tables_never_read_a_server_file_named_in_their_options(tmp_path):
         answers.append(str(caught.value).replace(str(tmp_path / "missing.toml"), "PATH").replace("/etc/passwd", "PATH"))
     assert answers[0] == answers[1] and "root:" not in answers[2]
     assert tables.new_table("tiny_minotaur", options={"ruleset": "house_narrowing"}, opponents=["random"])["table"]
+
+
+# --- what the model is told happened ------------------------------------------------------------------------
+
+
+def since_sections(prompts: list[str]) -> list[list[str]]:
+    """The lines of each prompt's "Since your last decision" section."""
+    sections = []
+    for prompt in prompts:
+        body = prompt.split("## Since your last decision\n", 1)[1].split("\n\n## ", 1)[0]
+        sections.append([] if body == "(nothing new)" else body.split("\n"))
+    return sections
+
+
+def seat_story(game, config, record, seat) -> list[list[str]]:
+    """The record replayed step by step: the event lines ``seat`` was shown between its decisions (one list
+    per decision, what came before it)."""
+    from tavernzoo.agents.text_views import NOTHING_SHOWN, event_mark, new_events
+    from tavernzoo.envs.core import Chance
+    from tavernzoo.envs.records import play_joint, play_turn
+
+    state = game.rules.new_game(config, Chance.scripted(record["chance"]))
+    shown = event_mark(game, state, seat)
+    pending, story = new_events(NOTHING_SHOWN, shown), []
+    for number, step in enumerate(record["actions"]):
+        if (str(seat) in step["joint"]) if game.simultaneous else step["seat"] == seat:
+            story.append(pending)
+            pending = []
+        (play_joint if game.simultaneous else play_turn)(game, config, state, number, step)
+        mark = event_mark(game, state, seat)
+        pending, shown = pending + new_events(shown, mark), mark
+    return story
+
+
+@pytest.mark.parametrize(("name", "options", "forfeits"), [
+    ("tiny_minotaur", {}, False), ("minefield", {"num_players": 5, "roll_battle": "mines_only"}, False),
+    ("ministeel", {"num_players": 4}, False), ("ministeel", {"num_players": 3}, True),  # True: a tournament's table
+    ("wyvern", {"num_players": 3}, False)])
+def test_the_prompt_holds_every_event_line_since_the_seats_previous_decision(fake, name, options, forfeits):
+    from tavernzoo.agents.text_views import bounded_events
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game(name)
+    config = game.make_config(options)
+    seats = game.rules.num_seats(config)
+    seat = 1
+    bots = [load_bot("random", game, config, seed=other) for other in range(seats)]
+    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    fake.requests.clear()
+    result = Table(make_env(game, config, raw=forfeits), bots, seed=3, forfeits=forfeits).play()
+    assert result.forfeit is None
+    shown = since_sections([body["messages"][-1]["content"] for body in fake.requests])
+    story = seat_story(game, config, result.record, seat)
+    assert len(shown) == len(story) > 3
+    assert [bounded_events(lines) for lines in story] == shown
+    # Other players' moves between two decisions of the seat are all there, not only the latest step's.
+    assert max(len(lines) for lines in story) > 2
+    assert sum(map(len, story)) > len(story)

@@ -8,7 +8,7 @@ import random
 import pytest
 from test_search import IDS, TABLES, positions
 
-from tavernzoo.agents.text_views import EventTracker, rules_brief, seat_legal, seat_view
+from tavernzoo.agents.text_views import EventTracker, bounded_events, rules_brief, seat_legal, seat_view
 from tavernzoo.envs import games, get_game
 from tavernzoo.envs.core import Chance
 
@@ -103,3 +103,25 @@ def test_every_game_has_a_rules_brief():
         brief = rules_brief(name)
         assert not brief.startswith("(no rules brief"), name
         assert 300 < len(brief) < 2000, name
+
+
+def test_events_over_the_budget_keep_the_newest_and_summarise_the_older_in_one_line():
+    lines = [f"player_{i % 3} attacks player_{(i + 1) % 3} with dagger (1)" for i in range(300)]
+    lines += ["round 9:", "player_2 takes 1 damage"]
+    shown = bounded_events(lines, budget=2000)
+    assert sum(len(line) + 1 for line in shown) <= 2000
+    summary, *newest = shown
+    assert newest == lines[-len(newest):]  # the newest whole, in order
+    older = len(lines) - len(newest)
+    assert summary.startswith(f"... {older} earlier event line(s) summarised")
+    assert "player_0 attacks x" in summary and "player_2 attacks x" in summary
+    counted = sum(int(part.rsplit("x", 1)[1]) for part in summary.split("what: ", 1)[1].replace(";", ",").split(", "))
+    assert counted == older  # every older line is counted, none silently dropped
+    assert bounded_events(lines[:5]) == lines[:5]  # within the budget: all of them, no summary
+
+
+def test_a_since_section_built_without_every_step_says_it_holds_only_the_latest():
+    game, states = positions("ministeel", {"num_players": 3}, 3, seed=14)
+    text = seat_view(game, states[-1], 0).text()
+    assert "## The latest events (only the latest step's" in text and "## Since your last decision" not in text
+    assert "## Since your last decision\n(nothing new)" in seat_view(game, states[-1], 0, since=[]).text()
