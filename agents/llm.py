@@ -24,7 +24,7 @@ key_env         the environment variable holding the API key                    
 =============== ======================================================================== =========
 
 The harness (docs/llm.md): the answer must name exactly one legal action, by its name or its number
-(the action index), either as the whole answer (surrounding white space ignored) or as
+(its position in the list shown, 1..n), either as the whole answer (surrounding white space ignored) or as
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
@@ -78,8 +78,9 @@ HISTORY = ("turn", "game")
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
 At each decision you get the rules, what happened since your last decision, what you can see, and the
 numbered list of legal actions. Answer with exactly one legal action: its name (for example {example!r})
-or its number, either alone or as JSON {{"action": "NAME"}}. Write nothing else. An answer that is not
-exactly one legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
+or its number in that list (1 for the first), either alone or as JSON {{"action": "NAME"}}. Write
+nothing else. An answer that is not exactly one legal action is refused; after {attempts} refused
+answer(s) you forfeit the game."""
 
 
 @dataclass(frozen=True)
@@ -415,17 +416,22 @@ def _error_detail(text: str) -> str:
 
 
 def answer_schema(names: list[str]) -> dict[str, Any]:
-    """A JSON schema whose only valid documents are ``{"action": NAME}`` for a legal action name."""
-    return {"type": "object", "properties": {"action": {"type": "string", "enum": list(names)}},
-            "required": ["action"], "additionalProperties": False}
+    """A JSON schema whose only valid documents are the answers the harness takes: ``{"action": NAME}`` for
+    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n)."""
+    numbers = list(range(1, len(names) + 1))
+    return {"type": "object", "properties": {"action": {"anyOf": [
+        {"type": "string", "enum": list(names)}, {"type": "integer", "enum": numbers}]}},
+        "required": ["action"], "additionalProperties": False}
 
 
 def answer_grammar(names: list[str]) -> str:
-    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal)."""
+    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) or
+    ``{"action": N}`` for their numbers in the shown list (1..n)."""
     def literal(text: str) -> str:
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    alternatives = " | ".join(literal('"' + name + '"') for name in names)
+    alternatives = " | ".join([literal('"' + name + '"') for name in names]
+                              + [literal(str(number)) for number in range(1, len(names) + 1)])
     return f'root ::= "{{\\"action\\": " ( {alternatives} ) "}}"\n'
 
 
@@ -441,8 +447,9 @@ def structured_request(mode: str, names: list[str]) -> dict[str, Any]:
 
 
 def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[int | None, str]:
-    """``(action, "")`` when ``text`` names exactly one legal action (its name or its number, alone or as
-    ``{"action": ...}``), else ``(None, why not)``. No prose is searched."""
+    """``(action, "")`` when ``text`` names exactly one legal action (its name, or its number N in the
+    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), else ``(None, why not)``. No prose is
+    searched."""
     answer: Any = text.strip()
     if len(answer) > MAX_ANSWER_CHARS:
         return None, f"the answer is {len(answer)} characters long; name one action"
@@ -462,10 +469,12 @@ def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[in
     if not answer:
         return None, "the answer is empty"
     if answer.isdigit() and answer.isascii():
-        index = int(answer)
-        if index in legal:
-            return index, ""
-        return None, f"{index} is not the number of a legal action"
+        # The number of a line in the list the model was shown, never the game's internal action index:
+        # a model answering 1 means the first line.
+        number = int(answer)
+        if 1 <= number <= len(legal):
+            return legal[number - 1], ""
+        return None, f"{number} is not the number of a legal action (they are numbered 1 to {len(legal)})"
     if answer in names:
         index = names.index(answer)
         if index in legal:

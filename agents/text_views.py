@@ -5,7 +5,8 @@ A :class:`SeatView` holds, for one seat at one decision:
 * ``view`` — exactly ``encoder.view(state, seat)`` (the env's ``view(agent)`` minus its own keys); the text
   is built from this dict (:func:`view_text`, the terminal's renderer too), so it cannot
   show more than the view does;
-* ``legal`` — the legal actions: number (the action index), stable name and a sentence
+* ``legal`` — the legal actions: number (the position in the list, 1..n: what a number in an answer
+  means; the game's action index is kept apart for programs), stable name and a sentence
   (``describe_action``, with ``action_label`` naming a target player where the game has one);
 * ``since`` — what happened since the seat's last decision: every line the seat was shown by every rules
   step since then (:func:`event_mark`: the encoder's ``events(state, seat)`` hook, or the new lines of the
@@ -22,7 +23,7 @@ the same text and the same JSON (tests/test_llm_views.py checks this on determin
 JSON form (:meth:`SeatView.as_json`)::
 
     {"game": "ministeel", "env": "ministeel_v1", "seat": 1, "agent": "player_1",
-     "view": {...}, "legal_actions": [{"index": 3, "name": "attack:2", "description": "..."}],
+     "view": {...}, "legal_actions": [{"number": 1, "name": "attack:2", "description": "...", "index": 3}],
      "since": ["player_0 plays ..."], "rules": "..."}
 """
 
@@ -41,12 +42,15 @@ ENV_KEYS = ("game", "env", "agent", "legal_actions")
 
 @dataclass(frozen=True)
 class LegalAction:
+    number: int
+    """Its position in the list shown, from 1: what an answer's number means."""
     index: int
+    """The game's action index (the env's action space), for programs; never shown as the number."""
     name: str
     description: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"index": self.index, "name": self.name, "description": self.description}
+        return {"number": self.number, "name": self.name, "description": self.description, "index": self.index}
 
 
 @dataclass
@@ -70,7 +74,7 @@ class SeatView:
         return view_text({"game": self.game.title, **self.view})
 
     def actions_text(self) -> str:
-        return "\n".join(f"{action.index}: {action.name} — {action.description}" for action in self.legal)
+        return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
 
     def text(self, *, rules: bool = True, since: bool = True) -> str:
         """The whole prompt body: rules brief, events since the last decision, the table, the legal actions."""
@@ -100,13 +104,13 @@ def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -
     names = game.action_names(info_state.config)
     label = getattr(encoder, "action_label", None)
     actions = []
-    for index in legal:
+    for number, index in enumerate(legal, start=1):
         description = encoder.describe_action(index, info_state)
         if label is not None:
             shown = label(info_state, index)
             if shown != names[index] and "player_" in shown and "player_" not in description:
                 description = f"{shown}: {description}"
-        actions.append(LegalAction(index, names[index], description))
+        actions.append(LegalAction(number, index, names[index], description))
     return actions
 
 

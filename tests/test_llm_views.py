@@ -43,8 +43,8 @@ def test_the_text_holds_the_view_the_legal_actions_and_the_rules(name, config):
             legal = seat_legal(game, state, seat)
             assert [action.index for action in seen.legal] == legal
             names = game.action_names(state.config)
-            for index in legal:
-                assert f"{index}: {names[index]} — " in text
+            for number, index in enumerate(legal, start=1):
+                assert f"{number}: {names[index]} — " in text  # numbered by position, never by index
             assert rules_brief(name).strip() in text
             view = game.encoder.view(state, seat)
             assert seen.view == view  # exactly the encoder's view

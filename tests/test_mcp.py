@@ -85,7 +85,7 @@ def test_a_full_server_refuses_a_new_table_instead_of_dropping_a_game_in_play():
     fresh = tables.new_table("tiny_minotaur", opponents=["random"], seed=99)["table"]
     # A game played out whose result the client has read makes room by itself.
     while legal := tables.legal_actions(fresh):
-        tables.act(fresh, legal[0]["index"])
+        tables.act(fresh, legal[0]["number"])
     assert tables.result(fresh)["status"] == "over"
     newest = tables.new_table("tiny_minotaur", opponents=["random"])["table"]
     with pytest.raises(TableError, match=f"no table '{fresh}'"):
@@ -122,7 +122,7 @@ def test_the_sdk_client_gets_one_clear_error_for_a_bool_and_may_act_by_number():
             table = (await client.call_tool("new_table", {"game": "tiny_minotaur", "opponents": ["random"],
                                                           "seed": 1})).structured_content["table"]
             legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
-            by_number = await client.call_tool("act", {"table": table, "action": legal[0]["index"]})
+            by_number = await client.call_tool("act", {"table": table, "action": legal[0]["number"]})
             assert not by_number.is_error, by_number.content
             legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
             if legal:
