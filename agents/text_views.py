@@ -14,7 +14,9 @@ A :class:`SeatView` holds, for one seat at one decision:
   table engine for a bot that ``wants_events``, ``tavernzoo mcp`` for its client; :class:`EventTracker`),
   bounded by :func:`bounded_events`. A caller that did not see every step gets the latest step's lines,
   marked as only those (``since_complete`` false);
-* ``rules`` — a short rules brief of the game (``agents/briefs/<game>.md``, drawn from docs/rules/).
+* ``rules`` — a short rules brief of the game under the table's options (:func:`rules_brief`: the template
+  ``agents/briefs/<game>.md``, drawn from docs/rules/, with every option it states filled in, then the
+  options that differ from the defaults with their meanings);
 
 Descriptions and events are computed on ``rules.information_state(state, seat)``, the state with every
 hidden part replaced by a canonical deal (:mod:`.infoset`): two states the seat cannot tell apart give
@@ -29,12 +31,14 @@ JSON form (:meth:`SeatView.as_json`)::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from ..envs import Game
+from ..envs.core import config_to_dict, describe_options
 
 # Keys the env's ``view(agent)`` adds to the encoder's view; they are given separately here.
 ENV_KEYS = ("game", "env", "agent", "legal_actions")
@@ -64,10 +68,12 @@ class SeatView:
     since: list[str] = field(default_factory=list)
     since_complete: bool = True
     """False: ``since`` holds only the latest step's lines (a caller that did not see every step)."""
+    config: Any = None
+    """The table's options (the rules brief states them)."""
 
     @property
     def rules(self) -> str:
-        return rules_brief(self.game.name)
+        return rules_brief(self.game, self.config)
 
     def table_text(self) -> str:
         """The view as text: every entry of ``view``, nothing else."""
@@ -227,20 +233,72 @@ def seat_view_of(game: Game, view: dict[str, Any], info_state: Any, seat: int, l
     complete = since is not None
     if since is None:
         since = event_mark(game, info_state, seat)[1]
-    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since), complete)
+    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since), complete,
+                    info_state.config)
+
+
+# A brief states every option-dependent fact through a placeholder, so it cannot contradict the table's rules:
+# ``{option}`` is the option's value, ``{option|value=text|value=text}`` the text for the value it has.
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 
 
 @cache
-def rules_brief(game_name: str) -> str:
-    """The short rules brief of a game (package data ``agents/briefs/<game>.md``)."""
+def brief_template(game_name: str) -> str:
+    """The rules brief of a game as written (package data ``agents/briefs/<game>.md``), placeholders unfilled."""
     try:
         return resources.files(__package__).joinpath("briefs", f"{game_name}.md").read_text(encoding="utf-8")
     except FileNotFoundError:
         return f"(no rules brief for {game_name}; see docs/rules/{game_name}.md)"
 
 
+def rules_brief(game: Game, config: Any) -> str:
+    """The short rules brief of ``game`` under ``config``: every option it states filled in from the config,
+    then the options that differ from the defaults, each with its meaning (a house rule the text does not
+    state is still told). A placeholder that names no option, or no text for the option's value, is a
+    ValueError naming it (the briefs' tests fill every one under every choice)."""
+    template = " ".join(line.strip() for line in brief_template(game.name).strip().splitlines())
+
+    def fill(match: re.Match) -> str:
+        name, choices = match.groups()
+        if not hasattr(config, name):
+            raise ValueError(f"the {game.name} rules brief names {{{name}}}, which is no option of {game.env_name}")
+        value = getattr(config, name)
+        if choices is None:
+            return str(value)
+        texts = dict(choice.split("=", 1) for choice in choices.split("|"))
+        if str(value) not in texts:
+            raise ValueError(f"the {game.name} rules brief has no text for {name}={value!r}")
+        return texts[str(value)]
+
+    text = _PLACEHOLDER.sub(fill, template)
+    stated = brief_options(game.name)
+    changed = [option for option in options_changed(config) if option[0] not in stated]
+    if changed:
+        text += "\nThis table's options that differ from the defaults: " + "; ".join(
+            f"{name}={_option_text(value)} ({meaning})" for name, value, meaning in changed) + "."
+    return text
+
+
+def _option_text(value: Any) -> str:
+    """An option's value as ``--set`` takes it (``true``, not ``yes``: the meanings say "false: ...")."""
+    return ("true" if value else "false") if isinstance(value, bool) else _short(value)
+
+
+def brief_options(game_name: str) -> set[str]:
+    """The names the brief's placeholders state (options, or a config's properties such as ``draw_windows``)."""
+    return {match.group(1) for match in _PLACEHOLDER.finditer(brief_template(game_name))}
+
+
+def options_changed(config: Any) -> list[tuple[str, Any, str]]:
+    """``(name, value, meaning)`` of each option of ``config`` that is not its default."""
+    values = config_to_dict(config)
+    return [(row["name"], values[row["name"]], row["help"]) for row in describe_options(type(config))
+            if values[row["name"]] != row["default"]]
+
+
 __all__ = ["NOTHING_SHOWN", "EventTracker", "LegalAction", "SeatView", "bounded_events", "event_mark", "new_events",
-           "rules_brief", "seat_legal", "seat_view", "seat_view_of", "summarise_events"]
+           "brief_options", "brief_template", "options_changed", "rules_brief", "seat_legal", "seat_view",
+           "seat_view_of", "summarise_events"]
 
 
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import re
 
 import pytest
 from test_search import IDS, TABLES, positions
 
-from tavernzoo.agents.text_views import EventTracker, bounded_events, rules_brief, seat_legal, seat_view
+from tavernzoo.agents.text_views import (
+    EventTracker,
+    bounded_events,
+    brief_options,
+    brief_template,
+    rules_brief,
+    seat_legal,
+    seat_view,
+)
 from tavernzoo.envs import games, get_game
-from tavernzoo.envs.core import Chance
+from tavernzoo.envs.core import Chance, describe_options
 
 
 @pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
@@ -45,7 +55,7 @@ def test_the_text_holds_the_view_the_legal_actions_and_the_rules(name, config):
             names = game.action_names(state.config)
             for number, index in enumerate(legal, start=1):
                 assert f"{number}: {names[index]} — " in text  # numbered by position, never by index
-            assert rules_brief(name).strip() in text
+            assert rules_brief(game, state.config) in text
             view = game.encoder.view(state, seat)
             assert seen.view == view  # exactly the encoder's view
             assert json.loads(json.dumps(seen.as_json()))["view"] == json.loads(json.dumps(view))
@@ -99,10 +109,65 @@ def test_events_are_collected_step_by_step_for_a_seat():
 
 
 def test_every_game_has_a_rules_brief():
-    for name in games():
-        brief = rules_brief(name)
-        assert not brief.startswith("(no rules brief"), name
-        assert 300 < len(brief) < 2000, name
+    for game in games().values():
+        brief = rules_brief(game, game.make_config())
+        assert not brief.startswith("(no rules brief"), game.name
+        assert 300 < len(brief) < 2200, game.name
+        assert "{" not in brief and "This table's options" not in brief  # all filled; defaults listed nowhere
+
+
+def other_values(game, name, default):
+    """Valid values of option ``name`` other than its default (each alone on a default table)."""
+    field = next(f for f in dataclasses.fields(type(game.make_config())) if f.name == name)
+    choices = field.metadata.get("choices") or ((True, False) if isinstance(default, bool) else
+                                                (default + 1, default - 1) if isinstance(default, int) else ())
+    for value in choices:
+        if value == default:
+            continue
+        try:
+            yield value, game.make_config({name: value})
+        except ValueError:
+            continue
+
+
+@pytest.mark.parametrize("name", sorted(games()))
+def test_a_brief_states_the_tables_options_for_default_and_other_values(name):
+    # The brief cannot contradict the rules: every fact that depends on an option comes from the config,
+    # and every option the text does not state is listed once it differs from the default.
+    game = get_game(name)
+    default = game.make_config()
+    stated = brief_options(name)
+    base = rules_brief(game, default)
+    template = brief_template(name)
+    checked = 0
+    for row in describe_options(type(default)):
+        option = row["name"]
+        value_default = getattr(default, option)
+        if isinstance(value_default, int | float) and not isinstance(value_default, bool) and option not in stated:
+            # A number the text would state without a placeholder could contradict a table's options.
+            assert not re.search(rf"(?<![\w.]){value_default}(?![\w.])", template), (option, value_default)
+        for value, config in other_values(game, option, value_default):
+            brief = rules_brief(game, config)
+            if option in stated:
+                assert brief != base, (option, value)  # the stated fact follows the option
+                if "{" + option + "}" in template:  # stated as the value itself, not a text chosen by it
+                    assert re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w.])", brief), (option, value)
+            else:
+                shown = str(value).lower() if isinstance(value, bool) else value
+                assert f"{option}={shown} ({row['help']})" in brief, (option, value)
+            checked += 1
+    assert checked >= 3
+
+
+def test_the_ministeel_brief_says_card_draw_tokens_go_any_time_under_the_default_rules():
+    game = get_game("ministeel")
+    default = rules_brief(game, game.make_config())
+    assert "your own turn only" not in default and "between other players' actions" in default
+    own_turn = rules_brief(game, game.make_config({"token_timing": "own_turn"}))
+    assert "in your own turn only" in own_turn and "token_timing=own_turn" in own_turn
+    house = rules_brief(game, game.make_config({"starting_hp": 15, "hp_cap": 20, "poison_limit": 3, "num_players": 3}))
+    assert "starts with 15 HP" in house and "above 20" in house and "3 poison tokens also put you out" in house
+    assert "3 at this table" in house
 
 
 def test_events_over_the_budget_keep_the_newest_and_summarise_the_older_in_one_line():
