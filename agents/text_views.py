@@ -75,6 +75,25 @@ class SeatView:
     def rules(self) -> str:
         return rules_brief(self.game, self.config)
 
+    @property
+    def cards(self) -> dict[str, str]:
+        """What each card named in the view does: the game's ``card_texts`` under the table's options (what
+        the web page shows beside a card), for the names the view holds; empty for a game without cards."""
+        texts = getattr(self.game.encoder, "card_texts", None)
+        if texts is None or self.config is None:
+            return {}
+        every = texts(self.config)
+        named: dict[str, None] = {}
+        _collect_names(self.view, every, named)
+        return {name: every[name] for name in named}
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """What the view's less obvious entries mean (the encoder's ``VIEW_FIELDS``), for those shown."""
+        meanings = getattr(self.game.encoder, "VIEW_FIELDS", {})
+        shown = _shown_keys(self.view)
+        return {key: meaning for key, meaning in meanings.items() if key in shown}
+
     def table_text(self) -> str:
         """The view as text: every entry of ``view``, nothing else."""
         return view_text({"game": self.game.title, **self.view})
@@ -95,13 +114,49 @@ class SeatView:
                 parts.append("## The latest events (only the latest step's: earlier ones were not collected)\n"
                              + body)
         parts.append("## What you see\n" + self.table_text())
+        if self.fields:
+            parts.append("## What the entries mean\n" + "\n".join(f"{key}: {meaning}"
+                                                                   for key, meaning in self.fields.items()))
+        if self.cards:
+            parts.append("## Cards (what each card named above does)\n"
+                         + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game.name, "env": self.game.env_name, "seat": self.seat, "agent": f"player_{self.seat}",
                 "view": self.view, "legal_actions": [action.as_json() for action in self.legal],
-                "since": list(self.since), "rules": self.rules}
+                "since": list(self.since), "rules": self.rules, "cards": self.cards, "fields": self.fields}
+
+
+def _collect_names(value: Any, names: dict[str, str], found: dict[str, None]) -> None:
+    """The card names in a view: strings and dict keys that name a card, in the order they appear."""
+    if isinstance(value, str):
+        if value in names:
+            found[value] = None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in names and item not in (0, None, False):  # a count of 0 is no card held
+                found[key] = None
+            _collect_names(item, names, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_names(item, names, found)
+
+
+def _shown_keys(view: dict[str, Any]) -> set[str]:
+    """The view's keys that :func:`view_text` shows (a value), with the keys of its entries' dicts
+    (``players``' fields)."""
+    shown = set()
+    for key, value in view.items():
+        if value is None or value == [] or value == {}:
+            continue
+        shown.add(key)
+        entries = value if isinstance(value, list) else [value]
+        for entry in entries:
+            if isinstance(entry, dict):
+                shown.update(name for name, item in entry.items() if item not in (None, []))
+    return shown
 
 
 def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -> list[LegalAction]:

@@ -190,3 +190,55 @@ def test_a_since_section_built_without_every_step_says_it_holds_only_the_latest(
     text = seat_view(game, states[-1], 0).text()
     assert "## The latest events (only the latest step's" in text and "## Since your last decision" not in text
     assert "## Since your last decision\n(nothing new)" in seat_view(game, states[-1], 0, since=[]).text()
+
+
+# Entries whose names say what they are; every other entry of a view needs a meaning (VIEW_FIELDS).
+SELF_EXPLAINING = {"you", "turn", "max_turns", "winner", "end_reason", "num_players", "win_level", "round",
+                   "variant", "double_whammy", "seat", "hp", "level", "race", "class", "archetype", "deck",
+                   "hand_size", "deck_size", "discard_size", "boss_damage", "max_rounds"}
+
+
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_every_entry_a_seat_is_shown_is_explained_and_every_card_has_its_text(name, config):
+    game, states = positions(name, config, 25, seed=15)
+    meanings = getattr(game.encoder, "VIEW_FIELDS", {})
+    texts = game.encoder.card_texts(states[0].config) if hasattr(game.encoder, "card_texts") else None
+    used, cards_seen = set(), 0
+    for state in states:
+        for seat in range(game.rules.num_seats(state.config)):
+            seen = seat_view(game, state, seat)
+            text = seen.text()
+            for key in seen.fields:
+                assert f"\n{key}: {meanings[key]}" in text
+            shown = {key for key, value in seen.view.items() if value not in (None, [], {})}
+            assert shown - SELF_EXPLAINING <= set(seen.fields), shown - SELF_EXPLAINING - set(seen.fields)
+            used |= set(seen.fields)
+            if texts is None:
+                continue
+            own = seen.view.get("hand") or next((p.get("hand") for p in seen.view.get("players", [])
+                                                  if p.get("seat") == seat and p.get("hand")), None) or []
+            for card in own:  # a list of names or a {name: count} dict
+                assert f"\n{card}: {texts[card]}" in text, card
+                cards_seen += 1
+            if name == "tiny_minotaur":
+                for card, count in seen.view["players"][seat]["cards"].items():
+                    assert not count or f"\n{card}: {texts[card]}" in text
+                    cards_seen += bool(count)
+    every_key = set()
+    for state in states:
+        for key, value in game.encoder.view(state, 0).items():
+            every_key.add(key)
+            for entry in value if isinstance(value, list) else [value]:
+                every_key |= set(entry) if isinstance(entry, dict) else set()
+    assert set(meanings) <= every_key  # no meaning of an entry the view no longer has
+    assert used
+    assert texts is None or cards_seen > 10
+
+
+def test_the_cards_follow_the_tables_ruleset():
+    game = get_game("tiny_minotaur")
+    for ruleset in ("standard", "house_narrowing"):
+        config = game.make_config({"ruleset": ruleset, "heal_amount": 35})
+        state = game.rules.new_game(config, Chance(3))
+        text = seat_view(game, state, 0).text()
+        assert f"\nheal: {game.encoder.card_texts(config)['heal']}" in text and "heal 35 HP" in text
