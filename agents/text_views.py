@@ -89,10 +89,10 @@ class SeatView:
 
     @property
     def fields(self) -> dict[str, str]:
-        """What the view's less obvious entries mean (the encoder's ``VIEW_FIELDS``), for those shown."""
-        meanings = getattr(self.game.encoder, "VIEW_FIELDS", {})
-        shown = _shown_keys(self.view)
-        return {key: meaning for key, meaning in meanings.items() if key in shown}
+        """What the view's less obvious entries mean (the encoder's ``VIEW_FIELDS``): all of them, every
+        decision the same, so that with the rules they make a prompt's unchanging opening, which servers
+        that cache a prompt's prefix (llama.cpp's, hosted APIs') read once."""
+        return dict(getattr(self.game.encoder, "VIEW_FIELDS", {}))
 
     def table_text(self) -> str:
         """The view as text: every entry of ``view``, nothing else."""
@@ -102,10 +102,14 @@ class SeatView:
         return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
 
     def text(self, *, rules: bool = True, since: bool = True) -> str:
-        """The whole prompt body: rules brief, events since the last decision, the table, the legal actions."""
+        """The whole prompt body: the rules brief and what the view's entries mean (the same every decision:
+        ``rules``), the events since the last decision, the table, its cards, the legal actions."""
         parts = [f"You play {self.game.title} ({self.game.env_name}) as player_{self.seat} (seat {self.seat})."]
         if rules:
             parts.append("## Rules\n" + self.rules.strip())
+            if self.fields:
+                parts.append("## What the view's entries mean\n" + "\n".join(f"{key}: {meaning}"
+                                                                             for key, meaning in self.fields.items()))
         if since:
             body = "\n".join(self.since) or "(nothing new)"
             if self.since_complete:
@@ -114,9 +118,6 @@ class SeatView:
                 parts.append("## The latest events (only the latest step's: earlier ones were not collected)\n"
                              + body)
         parts.append("## What you see\n" + self.table_text())
-        if self.fields:
-            parts.append("## What the entries mean\n" + "\n".join(f"{key}: {meaning}"
-                                                                   for key, meaning in self.fields.items()))
         if self.cards:
             parts.append("## Cards (what each card named above does)\n"
                          + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
@@ -142,21 +143,6 @@ def _collect_names(value: Any, names: dict[str, str], found: dict[str, None]) ->
     elif isinstance(value, list | tuple):
         for item in value:
             _collect_names(item, names, found)
-
-
-def _shown_keys(view: dict[str, Any]) -> set[str]:
-    """The view's keys that :func:`view_text` shows (a value), with the keys of its entries' dicts
-    (``players``' fields)."""
-    shown = set()
-    for key, value in view.items():
-        if value is None or value == [] or value == {}:
-            continue
-        shown.add(key)
-        entries = value if isinstance(value, list) else [value]
-        for entry in entries:
-            if isinstance(entry, dict):
-                shown.update(name for name, item in entry.items() if item not in (None, []))
-    return shown
 
 
 def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -> list[LegalAction]:
