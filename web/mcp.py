@@ -344,12 +344,14 @@ def make_server(tables: Tables):
     def view(table: str, format: str = "text") -> dict[str, Any]:  # noqa: A002 - the tool's argument name
         return guarded(tables.view, table, format)
 
-    @server.tool(description="The legal actions now: number, name and description (empty if not your turn).")
+    @server.tool(description="The legal actions now: number (1..n, what act takes), name, description and the "
+                 "game's action index (empty if not your turn).")
     @as_sent
     def legal_actions(table: str) -> list[dict[str, Any]]:
         return guarded(tables.legal_actions, table)
 
-    @server.tool(description="Play one legal action (its name or number); the bots play on until your next "
+    @server.tool(description="Play one legal action (its name, or its number in the list: 1 for the first); the "
+                 "bots play on until your next "
                  "decision or the end. Returns your new view. answer_offers=true: from now on the table "
                  "answers the offers the game lets you leave to it (MiniSteel's Card Draw windows: keep your "
                  "tokens; you may still draw in your own main phase); false: you are asked again.")
