@@ -78,11 +78,13 @@ class SeatView:
     @property
     def cards(self) -> dict[str, str]:
         """What each card named in the view does: the game's ``card_texts`` under the table's options (what
-        the web page shows beside a card), for the names the view holds; empty for a game without cards."""
-        texts = getattr(self.game.encoder, "card_texts", None)
-        if texts is None or self.config is None:
-            return {}
-        every = texts(self.config)
+        the web page shows beside a card), and its ``trait_texts`` (Wyvern's races and classes), for the
+        names the view holds; empty for a game without them."""
+        every: dict[str, str] = {}
+        for hook in ("card_texts", "trait_texts"):
+            texts = getattr(self.game.encoder, hook, None)
+            if texts is not None and self.config is not None:
+                every.update(texts(self.config))
         named: dict[str, None] = {}
         _collect_names(self.view, every, named)
         return {name: every[name] for name in named}
@@ -119,7 +121,7 @@ class SeatView:
                              + body)
         parts.append("## What you see\n" + self.table_text())
         if self.cards:
-            parts.append("## Cards (what each card named above does)\n"
+            parts.append("## What each card, race or class named above does\n"
                          + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)

@@ -242,3 +242,20 @@ def test_the_cards_follow_the_tables_ruleset():
         state = game.rules.new_game(config, Chance(3))
         text = seat_view(game, state, 0).text()
         assert f"\nheal: {game.encoder.card_texts(config)['heal']}" in text and "heal 35 HP" in text
+
+
+def test_wyvern_prompts_give_every_players_race_and_class_ability_as_the_rules_count_it():
+    from tavernzoo.envs.wyvern import rules as wyvern_rules
+
+    game = get_game("wyvern")
+    config = game.make_config({"num_players": 4, "races": ["dwarf", "elf", "pixie", "human"],
+                               "classes": ["paladin", "thief", "wizard", "cleric"], "hand_limit": 7,
+                               "paladin_helper_wins_ties": True})
+    state = game.rules.new_game(config, Chance(1))
+    text = seat_view(game, state, 1).text()
+    texts = game.encoder.trait_texts(config)
+    for player in game.encoder.view(state, 1)["players"]:
+        assert f"\n{player['race']}: {texts[player['race']]}" in text
+        assert f"\n{player['class']}: {texts[player['class']]}" in text
+    assert f"hand limit {wyvern_rules.hand_limit(state, 0)} " in texts["dwarf"]  # the dwarf's limit, as played
+    assert "or a helper" in texts["paladin"]

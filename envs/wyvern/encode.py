@@ -1009,6 +1009,28 @@ def card_text(key: str) -> str:
 _CID_OF = {card.key: card.cid for card in CATALOG}
 
 
+def trait_texts(config: Config | None = None) -> dict[str, str]:
+    """Each race's and class's ability under ``config`` (docs/rules/wyvern.md, "Races and classes"), by the
+    names the view shows; "magic" is added to every potion, scroll or wand its player plays."""
+    config = config if config is not None else Config()
+    tie = "wins ties as the fighter" + (" or a helper" if config.paladin_helper_wins_ties else "")
+    return {
+        "human": "race: +1 combat, +1 magic, immune to Lose your race",
+        "elf": "race: +1 to run away, +1 level for helping win a fight",
+        "halfling": "race: -1 to run away, one sale a turn at double value",
+        "naga": "race: -1 to run away, +1 combat, +1 magic",
+        "rakshasa": "race: +1 combat, and +1 more for every 5 levels after level 1",
+        "giant": "race: +1 combat, two-handed weapons in one hand",
+        "pixie": "race: +1 magic, immune to paralysis, slow and confusion",
+        "dwarf": f"race: hand limit {config.hand_limit + 1} (one more than others), any number of big items",
+        "paladin": f"class: {tie}",
+        "warrior": "class: +2 combat when fighting alone",
+        "wizard": "class: +1 magic, +1 to run away",
+        "thief": "class: +2 to every card played on the monster (backstab)",
+        "cleric": "class: +3 combat against undead",
+    }
+
+
 def card_texts(config: Config | None = None) -> dict[str, str]:
     """:func:`card_text` of every catalog card, by key (the web page shows them beside the cards)."""
     return {card.key: card_text(card.key) for card in CATALOG}
