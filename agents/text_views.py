@@ -20,7 +20,9 @@ A :class:`SeatView` holds, for one seat at one decision:
 
 Descriptions and events are computed on ``rules.information_state(state, seat)``, the state with every
 hidden part replaced by a canonical deal (:mod:`.infoset`): two states the seat cannot tell apart give
-the same text and the same JSON (tests/test_llm_views.py checks this on determinized states).
+the same text and the same JSON (tests/test_llm_views.py checks this on determinized states). The event
+lines a host collects step by step are read on the real state for the seat (as the terminal and the web
+page show a person); they equal the information state's (checked at every step of random play).
 
 JSON form (:meth:`SeatView.as_json`)::
 

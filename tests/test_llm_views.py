@@ -259,3 +259,16 @@ def test_wyvern_prompts_give_every_players_race_and_class_ability_as_the_rules_c
         assert f"\n{player['class']}: {texts[player['class']]}" in text
     assert f"hand limit {wyvern_rules.hand_limit(state, 0)} " in texts["dwarf"]  # the dwarf's limit, as played
     assert "or a helper" in texts["paladin"]
+
+
+@pytest.mark.parametrize(("name", "config"), TABLES, ids=IDS)
+def test_the_event_lines_a_host_collects_on_the_real_state_are_the_seats_own(name, config):
+    # The table engine reads a bot's events on the real state, for its seat: the lines must be those of the
+    # seat's information state (nothing the seat may not see), at every step.
+    from tavernzoo.agents.text_views import event_mark
+
+    game, states = positions(name, config, 30, seed=16)
+    for state in states:
+        for seat in range(game.rules.num_seats(state.config)):
+            info = game.rules.information_state(state, seat)
+            assert event_mark(game, state, seat) == event_mark(game, info, seat)
