@@ -86,6 +86,7 @@ class Table:
         self.env.reset(seed=self.seed)
         self.totals = [0.0] * len(self.bots)
         self.forfeit = self._to_move = None
+        self._trackers = {}
         try:
             tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
         except Forfeit as lost:
