@@ -12,6 +12,9 @@ hook                                            when the host calls it          
 ``observe_view(view)``                          before each ``act``, if ``wants_view``         nothing
 ``observe_information_state(state, seat)``      before each ``act``, if                        nothing
                                                 ``wants_information_state``
+``observe_events(lines)``                        when the game is dealt and after every rules   nothing
+                                                step (anyone's), if ``wants_events``: the
+                                                event lines that step showed the seat
 ``act(observation) -> int``                     its seat's turn                                (required)
 ``game_over(returns, seat)``                    after each game (``returns`` None after a      nothing
                                                 forfeit)
@@ -55,6 +58,9 @@ class BotBase:
     wants_information_state = False
     """True: the host hands the seat's information state (``observe_information_state``) before each
     ``act``; building one clones and redeals the game, so only search bots ask."""
+    wants_events = False
+    """True: the host hands the seat's event lines of every rules step (``observe_events``), so the bot
+    knows everything that happened since its previous decision (the ``llm:`` bot tells its model)."""
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         self.reset()
@@ -66,6 +72,9 @@ class BotBase:
         pass
 
     def observe_information_state(self, state: Any, seat: int) -> None:
+        pass
+
+    def observe_events(self, lines: list[str]) -> None:
         pass
 
     def act(self, observation: dict[str, Any]) -> int:
@@ -116,6 +125,7 @@ class HookedBot(BotBase):
         self.bot = bot
         self.name = getattr(bot, "name", type(bot).__name__)
         self.wants_view = hasattr(bot, "observe_view")
+        self.wants_events = hasattr(bot, "observe_events")
 
     @property
     def wants_information_state(self) -> bool:  # asked each move: a bot may change its mind
@@ -138,6 +148,9 @@ class HookedBot(BotBase):
 
     def observe_information_state(self, state: Any, seat: int) -> None:
         self.bot.observe_information_state(state, seat)
+
+    def observe_events(self, lines: list[str]) -> None:
+        self.bot.observe_events(lines)
 
     def act(self, observation: dict[str, Any]) -> int:
         return self.bot.act(observation)

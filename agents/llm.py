@@ -24,7 +24,7 @@ key_env         the environment variable holding the API key                    
 =============== ======================================================================== =========
 
 The harness (docs/llm.md): the answer must name exactly one legal action, by its name or its number
-(the action index), either as the whole answer (surrounding white space ignored) or as
+(its position in the list shown, 1..n), either as the whole answer (surrounding white space ignored) or as
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
@@ -78,8 +78,9 @@ HISTORY = ("turn", "game")
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
 At each decision you get the rules, what happened since your last decision, what you can see, and the
 numbered list of legal actions. Answer with exactly one legal action: its name (for example {example!r})
-or its number, either alone or as JSON {{"action": "NAME"}}. Write nothing else. An answer that is not
-exactly one legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
+or its number in that list (1 for the first), either alone or as JSON {{"action": "NAME"}}. Write
+nothing else. An answer that is not exactly one legal action is refused; after {attempts} refused
+answer(s) you forfeit the game."""
 
 
 @dataclass(frozen=True)
@@ -415,17 +416,22 @@ def _error_detail(text: str) -> str:
 
 
 def answer_schema(names: list[str]) -> dict[str, Any]:
-    """A JSON schema whose only valid documents are ``{"action": NAME}`` for a legal action name."""
-    return {"type": "object", "properties": {"action": {"type": "string", "enum": list(names)}},
-            "required": ["action"], "additionalProperties": False}
+    """A JSON schema whose only valid documents are the answers the harness takes: ``{"action": NAME}`` for
+    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n)."""
+    numbers = list(range(1, len(names) + 1))
+    return {"type": "object", "properties": {"action": {"anyOf": [
+        {"type": "string", "enum": list(names)}, {"type": "integer", "enum": numbers}]}},
+        "required": ["action"], "additionalProperties": False}
 
 
 def answer_grammar(names: list[str]) -> str:
-    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal)."""
+    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) or
+    ``{"action": N}`` for their numbers in the shown list (1..n)."""
     def literal(text: str) -> str:
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    alternatives = " | ".join(literal('"' + name + '"') for name in names)
+    alternatives = " | ".join([literal('"' + name + '"') for name in names]
+                              + [literal(str(number)) for number in range(1, len(names) + 1)])
     return f'root ::= "{{\\"action\\": " ( {alternatives} ) "}}"\n'
 
 
@@ -441,8 +447,9 @@ def structured_request(mode: str, names: list[str]) -> dict[str, Any]:
 
 
 def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[int | None, str]:
-    """``(action, "")`` when ``text`` names exactly one legal action (its name or its number, alone or as
-    ``{"action": ...}``), else ``(None, why not)``. No prose is searched."""
+    """``(action, "")`` when ``text`` names exactly one legal action (its name, or its number N in the
+    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), else ``(None, why not)``. No prose is
+    searched."""
     answer: Any = text.strip()
     if len(answer) > MAX_ANSWER_CHARS:
         return None, f"the answer is {len(answer)} characters long; name one action"
@@ -462,10 +469,12 @@ def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[in
     if not answer:
         return None, "the answer is empty"
     if answer.isdigit() and answer.isascii():
-        index = int(answer)
-        if index in legal:
-            return index, ""
-        return None, f"{index} is not the number of a legal action"
+        # The number of a line in the list the model was shown, never the game's internal action index:
+        # a model answering 1 means the first line.
+        number = int(answer)
+        if 1 <= number <= len(legal):
+            return legal[number - 1], ""
+        return None, f"{number} is not the number of a legal action (they are numbered 1 to {len(legal)})"
     if answer in names:
         index = names.index(answer)
         if index in legal:
@@ -506,6 +515,7 @@ class LLMBot(BotBase):
     """A seat played by a language model through an OpenAI-compatible server (see the module docstring)."""
 
     wants_information_state = True
+    wants_events = True  # the model is told everything its seat saw happen since its previous decision
 
     def __init__(self, config: Any, seed: int | None, spec: LLMSpec | str, game: Any):
         self.spec = parse_llm_spec(spec) if isinstance(spec, str) else spec
@@ -515,18 +525,18 @@ class LLMBot(BotBase):
         self.client = ChatClient(self.spec)
         self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
         self.seat = 0
-        self.stats = GameStats()
         self.last_prompt: str | None = None
-        self._view: dict[str, Any] | None = None
-        self._info: Any = None
-        self._history = _Conversation()
+        self.reset()
 
     # --- the Bot protocol and the hosts' hooks ------------------------------------------------------
 
     def reset(self) -> None:
         self.stats = GameStats()
         self._history = _Conversation()
-        self._view = self._info = None
+        self._view: dict[str, Any] | None = None
+        self._info: Any = None
+        self._since: list[str] = []
+        self._events_told = False  # the host hands every step's events (the table engine does)
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         self.seat = seat
@@ -538,11 +548,15 @@ class LLMBot(BotBase):
     def observe_information_state(self, state: Any, seat: int) -> None:
         self._info, self.seat = state, seat
 
+    def observe_events(self, lines: list[str]) -> None:
+        self._events_told = True
+        self._since.extend(lines)
+
     def game_stats(self) -> dict[str, Any]:
         return self.stats.as_dict()
 
     def act(self, observation: dict[str, Any]) -> int:
-        from .text_views import seat_view_of
+        from .text_views import bounded_events, seat_view_of
 
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
         if self._info is None:
@@ -550,8 +564,12 @@ class LLMBot(BotBase):
                              "(agents.infoset.feed does)")
         # Over the bot protocol only the information state arrives; the seat's view of it is the same view.
         view = self._view if self._view is not None else self.game.encoder.view(self._info, self.seat)
-        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal)
+        # A host that does not hand every step's events (the bot protocol sends only the information state)
+        # leaves the latest step's, which the view says are only those.
+        since = bounded_events(self._since) if self._events_told else None
+        seat_view = seat_view_of(self.game, view, self._info, self.seat, legal, since)
         self._view = self._info = None
+        self._since = []
         self.stats.moves += 1
         prompt = seat_view.text()
         self.last_prompt = prompt

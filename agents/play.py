@@ -16,7 +16,7 @@ whose encoder lacks one gets the fallback named:
   showed that seat. Each step's lines are printed once, as they happen (the bots' moves included, and the
   outcome of the person's own), and kept: ``log`` prints the whole history again. Fallback: the events
   the seat's view holds (``last_events``), a line printed once while the next view's list continues it
-  (:func:`new_events`; the web page keeps its event log the same way).
+  (:func:`~tavernzoo.agents.text_views.new_events`; the web page keeps its event log the same way).
 * ``action_label(state, action)``: an action as a person reads it, naming its target (``hatchet at
   player_2``). The list shows these; a stable action name is accepted as well. Fallback: the game's
   ``describe_action(action, state)`` (every game has it; with the state it names targets as players).
@@ -39,7 +39,7 @@ from typing import Any
 
 from ..envs import games, get_game
 from .base import as_bot
-from .text_views import view_text
+from .text_views import NOTHING_SHOWN, event_mark, new_events, view_text
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
 PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
@@ -47,36 +47,6 @@ QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("", "?", "h", "help")
 LOG_WORDS = ("log", "history")
 AUTO_WORD, ASK_WORD = "auto", "ask"  # answer the game's declinable offers for me / ask me again
-
-
-NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
-
-
-def event_mark(game: Any, state: Any, seat: int) -> tuple[Any, list[str]]:
-    """What ``seat`` has been shown of the game's events after this state: the encoder's ``events`` hook's
-    ``(steps, lines of the latest step)``, or for a game without one ``(None, the view's last events)``."""
-    hook = getattr(game.encoder, "events", None)
-    if hook is not None:
-        steps, lines = hook(state, seat)
-        return steps, list(lines)
-    view = game.encoder.view(state, seat)
-    for key in ("last_events", "events"):
-        if isinstance(view.get(key), list):
-            return None, [str(line) for line in view[key]]
-    return None, []
-
-
-def new_events(before: tuple[Any, list[str]], after: tuple[Any, list[str]]) -> list[str]:
-    """The lines of ``after`` not yet shown at ``before`` (two :func:`event_mark` results). With the
-    ``events`` hook, a step's lines are new when the step count moved (so two identical events in a row
-    are two lines); without it, a view's list that continues the one before adds only its tail (one
-    decision's events may grow over the next, as a hit and the reaction to it)."""
-    (steps_before, lines_before), (steps_after, lines_after) = before, after
-    if steps_after is not None:
-        return list(lines_after) if steps_after != steps_before else []
-    if lines_before and lines_after[:len(lines_before)] == lines_before:
-        return lines_after[len(lines_before):]
-    return list(lines_after)
 
 
 def action_label(game: Any, state: Any, action: int) -> str:

@@ -5,34 +5,42 @@ A :class:`SeatView` holds, for one seat at one decision:
 * ``view`` — exactly ``encoder.view(state, seat)`` (the env's ``view(agent)`` minus its own keys); the text
   is built from this dict (:func:`view_text`, the terminal's renderer too), so it cannot
   show more than the view does;
-* ``legal`` — the legal actions: number (the action index), stable name and a sentence
+* ``legal`` — the legal actions: number (the position in the list, 1..n: what a number in an answer
+  means; the game's action index is kept apart for programs), stable name and a sentence
   (``describe_action``, with ``action_label`` naming a target player where the game has one);
-* ``since`` — what happened since the seat's last decision: the lines of the encoder's ``events(state,
-  seat)`` hook (MiniSteel, Minefield, Wyvern) for every rules step since then, as far as the caller saw
-  them (a host that sees every step, as ``tavernzoo mcp`` does, passes them all; a bot sees the steps at
-  its own decisions, and the view's own event list holds the recent table history); empty for a game
-  without the hook (Tiny Minotaur's view carries ``last_events``);
-* ``rules`` — a short rules brief of the game (``agents/briefs/<game>.md``, drawn from docs/rules/).
+* ``since`` — what happened since the seat's last decision: every line the seat was shown by every rules
+  step since then (:func:`event_mark`: the encoder's ``events(state, seat)`` hook, or the new lines of the
+  view's ``last_events`` in a game without it), collected step by step by whoever sees every step (the
+  table engine for a bot that ``wants_events``, ``tavernzoo mcp`` for its client; :class:`EventTracker`),
+  bounded by :func:`bounded_events`. A caller that did not see every step gets the latest step's lines,
+  marked as only those (``since_complete`` false);
+* ``rules`` — a short rules brief of the game under the table's options (:func:`rules_brief`: the template
+  ``agents/briefs/<game>.md``, drawn from docs/rules/, with every option it states filled in, then the
+  options that differ from the defaults with their meanings);
 
 Descriptions and events are computed on ``rules.information_state(state, seat)``, the state with every
 hidden part replaced by a canonical deal (:mod:`.infoset`): two states the seat cannot tell apart give
-the same text and the same JSON (tests/test_llm_views.py checks this on determinized states).
+the same text and the same JSON (tests/test_llm_views.py checks this on determinized states). The event
+lines a host collects step by step are read on the real state for the seat (as the terminal and the web
+page show a person); they equal the information state's (checked at every step of random play).
 
 JSON form (:meth:`SeatView.as_json`)::
 
     {"game": "ministeel", "env": "ministeel_v1", "seat": 1, "agent": "player_1",
-     "view": {...}, "legal_actions": [{"index": 3, "name": "attack:2", "description": "..."}],
+     "view": {...}, "legal_actions": [{"number": 1, "name": "attack:2", "description": "...", "index": 3}],
      "since": ["player_0 plays ..."], "rules": "..."}
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from ..envs import Game
+from ..envs.core import config_to_dict, describe_options
 
 # Keys the env's ``view(agent)`` adds to the encoder's view; they are given separately here.
 ENV_KEYS = ("game", "env", "agent", "legal_actions")
@@ -40,12 +48,15 @@ ENV_KEYS = ("game", "env", "agent", "legal_actions")
 
 @dataclass(frozen=True)
 class LegalAction:
+    number: int
+    """Its position in the list shown, from 1: what an answer's number means."""
     index: int
+    """The game's action index (the env's action space), for programs; never shown as the number."""
     name: str
     description: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"index": self.index, "name": self.name, "description": self.description}
+        return {"number": self.number, "name": self.name, "description": self.description, "index": self.index}
 
 
 @dataclass
@@ -57,39 +68,85 @@ class SeatView:
     view: dict[str, Any]
     legal: list[LegalAction]
     since: list[str] = field(default_factory=list)
+    since_complete: bool = True
+    """False: ``since`` holds only the latest step's lines (a caller that did not see every step)."""
+    config: Any = None
+    """The table's options (the rules brief states them)."""
 
     @property
     def rules(self) -> str:
-        return rules_brief(self.game.name)
+        return rules_brief(self.game, self.config)
+
+    @property
+    def cards(self) -> dict[str, str]:
+        """What each card named in the view does: the game's ``card_texts`` under the table's options (what
+        the web page shows beside a card), and its ``trait_texts`` (Wyvern's races and classes), for the
+        names the view holds; empty for a game without them."""
+        every: dict[str, str] = {}
+        for hook in ("card_texts", "trait_texts"):
+            texts = getattr(self.game.encoder, hook, None)
+            if texts is not None and self.config is not None:
+                every.update(texts(self.config))
+        named: dict[str, None] = {}
+        _collect_names(self.view, every, named)
+        return {name: every[name] for name in named}
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """What the view's less obvious entries mean (the encoder's ``VIEW_FIELDS``): all of them, every
+        decision the same, so that with the rules they make a prompt's unchanging opening, which servers
+        that cache a prompt's prefix (llama.cpp's, hosted APIs') read once."""
+        return dict(getattr(self.game.encoder, "VIEW_FIELDS", {}))
 
     def table_text(self) -> str:
         """The view as text: every entry of ``view``, nothing else."""
         return view_text({"game": self.game.title, **self.view})
 
     def actions_text(self) -> str:
-        return "\n".join(f"{action.index}: {action.name} — {action.description}" for action in self.legal)
+        return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
 
     def text(self, *, rules: bool = True, since: bool = True) -> str:
-        """The whole prompt body: rules brief, events since the last decision, the table, the legal actions."""
+        """The whole prompt body: the rules brief and what the view's entries mean (the same every decision:
+        ``rules``), the events since the last decision, the table, its cards, the legal actions."""
         parts = [f"You play {self.game.title} ({self.game.env_name}) as player_{self.seat} (seat {self.seat})."]
         if rules:
             parts.append("## Rules\n" + self.rules.strip())
+            if self.fields:
+                parts.append("## What the view's entries mean\n" + "\n".join(f"{key}: {meaning}"
+                                                                             for key, meaning in self.fields.items()))
         if since:
-            if self.since:
-                body = "\n".join(self.since)
-            elif getattr(self.game.encoder, "events", None) is None:
-                body = "(this game's view below lists its latest events)"
+            body = "\n".join(self.since) or "(nothing new)"
+            if self.since_complete:
+                parts.append("## Since your last decision\n" + body)
             else:
-                body = "(nothing new)"
-            parts.append("## Since your last decision\n" + body)
+                parts.append("## The latest events (only the latest step's: earlier ones were not collected)\n"
+                             + body)
         parts.append("## What you see\n" + self.table_text())
+        if self.cards:
+            parts.append("## What each card, race or class named above does\n"
+                         + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game.name, "env": self.game.env_name, "seat": self.seat, "agent": f"player_{self.seat}",
                 "view": self.view, "legal_actions": [action.as_json() for action in self.legal],
-                "since": list(self.since), "rules": self.rules}
+                "since": list(self.since), "rules": self.rules, "cards": self.cards, "fields": self.fields}
+
+
+def _collect_names(value: Any, names: dict[str, str], found: dict[str, None]) -> None:
+    """The card names in a view: strings and dict keys that name a card, in the order they appear."""
+    if isinstance(value, str):
+        if value in names:
+            found[value] = None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in names and item not in (0, None, False):  # a count of 0 is no card held
+                found[key] = None
+            _collect_names(item, names, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_names(item, names, found)
 
 
 def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -> list[LegalAction]:
@@ -98,13 +155,13 @@ def legal_actions_of(game: Game, info_state: Any, seat: int, legal: list[int]) -
     names = game.action_names(info_state.config)
     label = getattr(encoder, "action_label", None)
     actions = []
-    for index in legal:
+    for number, index in enumerate(legal, start=1):
         description = encoder.describe_action(index, info_state)
         if label is not None:
             shown = label(info_state, index)
             if shown != names[index] and "player_" in shown and "player_" not in description:
                 description = f"{shown}: {description}"
-        actions.append(LegalAction(index, names[index], description))
+        actions.append(LegalAction(number, index, names[index], description))
     return actions
 
 
@@ -118,37 +175,98 @@ def seat_legal(game: Game, state: Any, seat: int) -> list[int]:
     return list(rules.legal_actions(state)) if rules.current_seat(state) == seat else []
 
 
-def events_of(game: Game, info_state: Any, seat: int) -> tuple[int, list[str]] | None:
-    """``(steps, lines)`` of the game's ``events`` hook on the information state, or None without one."""
+NOTHING_SHOWN: tuple[Any, list[str]] = (object(), [])  # the events mark before the game's first step
+
+
+def event_mark(game: Any, state: Any, seat: int) -> tuple[Any, list[str]]:
+    """What ``seat`` has been shown of the game's events after this state: the encoder's ``events`` hook's
+    ``(steps, lines of the latest step)``, or for a game without one ``(None, the view's last events)``."""
     hook = getattr(game.encoder, "events", None)
-    return None if hook is None else hook(info_state, seat)
+    if hook is not None:
+        steps, lines = hook(state, seat)
+        return steps, list(lines)
+    view = game.encoder.view(state, seat)
+    for key in ("last_events", "events"):
+        if isinstance(view.get(key), list):
+            return None, [str(line) for line in view[key]]
+    return None, []
+
+
+def new_events(before: tuple[Any, list[str]], after: tuple[Any, list[str]]) -> list[str]:
+    """The lines of ``after`` not yet shown at ``before`` (two :func:`event_mark` results). With the
+    ``events`` hook, a step's lines are new when the step count moved (so two identical events in a row
+    are two lines); without it, a view's list that continues the one before adds only its tail (one
+    decision's events may grow over the next, as a hit and the reaction to it)."""
+    (steps_before, lines_before), (steps_after, lines_after) = before, after
+    if steps_after is not None:
+        return list(lines_after) if steps_after != steps_before else []
+    if lines_before and lines_after[:len(lines_before)] == lines_before:
+        return lines_after[len(lines_before):]
+    return list(lines_after)
 
 
 class EventTracker:
-    """Collects one seat's event lines between its decisions: call :meth:`see` after steps, :meth:`take`
-    at a decision (the lines since the last take)."""
+    """Collects one seat's event lines between its decisions: call :meth:`see` after every rules step (and
+    once when the game is dealt), :meth:`take` at a decision (the lines since the last take)."""
 
     def __init__(self):
-        self.steps: int | None = None
+        self.shown = NOTHING_SHOWN
         self.pending: list[str] = []
 
-    def see(self, game: Game, info_state: Any, seat: int) -> None:
-        seen = events_of(game, info_state, seat)
-        if seen is None:
-            return
-        steps, lines = seen
-        if steps != self.steps:
-            self.steps = steps
-            self.pending.extend(lines)
+    def see(self, game: Game, state: Any, seat: int) -> list[str]:
+        """The lines this state adds for ``seat`` (kept for :meth:`take` too)."""
+        mark = event_mark(game, state, seat)
+        lines, self.shown = new_events(self.shown, mark), mark
+        self.pending.extend(lines)
+        return lines
 
     def take(self) -> list[str]:
         lines, self.pending = self.pending, []
         return lines
 
 
+MAX_SINCE_CHARS = 4000
+"""The most characters of event lines a prompt shows since the seat's previous decision (about 1000 tokens:
+a MiniSteel or Wyvern round of several players fits); older lines are summarised, never silently dropped."""
+MAX_SUMMARY_CHARS = 600
+
+
+def bounded_events(lines: list[str], budget: int = MAX_SINCE_CHARS) -> list[str]:
+    """``lines`` whole when they fit in ``budget`` characters; else the newest that fit, after one line
+    summarising the older ones (who did what, counted), so the seat knows what it is not shown in full."""
+    if sum(len(line) + 1 for line in lines) <= budget:
+        return list(lines)
+    kept: list[str] = []
+    used = MAX_SUMMARY_CHARS
+    for line in reversed(lines):
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    older = lines[:len(lines) - len(kept)]
+    return [summarise_events(older), *reversed(kept)]
+
+
+def summarise_events(lines: list[str]) -> str:
+    """One line counting ``lines`` by who did what: an event line reads ``player_N verb ...`` in every game,
+    so the actor and the verb say what kind of event it was."""
+    counts: dict[str, dict[str, int]] = {}
+    for line in lines:
+        words = line.split()
+        actor, verb = (words[0], words[1] if len(words) > 1 else "") if words else ("", "")
+        if not actor.startswith("player_"):
+            actor, verb = "table", actor.rstrip(":")
+        verbs = counts.setdefault(actor, {})
+        verbs[verb] = verbs.get(verb, 0) + 1
+    parts = ["{} {}".format(actor, ", ".join(f"{verb} x{count}" for verb, count in verbs.items()))
+             for actor, verbs in counts.items()]
+    summary = f"... {len(lines)} earlier event line(s) summarised, counted by who and what: " + "; ".join(parts)
+    return summary if len(summary) <= MAX_SUMMARY_CHARS else summary[:MAX_SUMMARY_CHARS - 3] + "..."
+
+
 def seat_view(game: Game, state: Any, seat: int, since: list[str] | None = None) -> SeatView:
     """The seat's :class:`SeatView` of a real state (host side): the view, legal actions described on the
-    information state, ``since`` as given (default: the events hook's latest lines)."""
+    information state, ``since`` as given (default: the latest step's lines, marked as only those)."""
     info = game.rules.information_state(state, seat)
     return seat_view_of(game, game.encoder.view(state, seat), info, seat, seat_legal(game, state, seat), since)
 
@@ -157,22 +275,75 @@ def seat_view_of(game: Game, view: dict[str, Any], info_state: Any, seat: int, l
                  since: list[str] | None = None) -> SeatView:
     """The :class:`SeatView` from what a bot is handed: the view, the information state, the legal actions."""
     plain = {key: value for key, value in view.items() if key not in ENV_KEYS}
+    complete = since is not None
     if since is None:
-        seen = events_of(game, info_state, seat)
-        since = [] if seen is None else list(seen[1])
-    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since))
+        since = event_mark(game, info_state, seat)[1]
+    return SeatView(game, seat, plain, legal_actions_of(game, info_state, seat, legal), list(since), complete,
+                    info_state.config)
+
+
+# A brief states every option-dependent fact through a placeholder, so it cannot contradict the table's rules:
+# ``{option}`` is the option's value, ``{option|value=text|value=text}`` the text for the value it has.
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 
 
 @cache
-def rules_brief(game_name: str) -> str:
-    """The short rules brief of a game (package data ``agents/briefs/<game>.md``)."""
+def brief_template(game_name: str) -> str:
+    """The rules brief of a game as written (package data ``agents/briefs/<game>.md``), placeholders unfilled."""
     try:
         return resources.files(__package__).joinpath("briefs", f"{game_name}.md").read_text(encoding="utf-8")
     except FileNotFoundError:
         return f"(no rules brief for {game_name}; see docs/rules/{game_name}.md)"
 
 
-__all__ = ["EventTracker", "LegalAction", "SeatView", "rules_brief", "seat_legal", "seat_view", "seat_view_of"]
+def rules_brief(game: Game, config: Any) -> str:
+    """The short rules brief of ``game`` under ``config``: every option it states filled in from the config,
+    then the options that differ from the defaults, each with its meaning (a house rule the text does not
+    state is still told). A placeholder that names no option, or no text for the option's value, is a
+    ValueError naming it (the briefs' tests fill every one under every choice)."""
+    template = " ".join(line.strip() for line in brief_template(game.name).strip().splitlines())
+
+    def fill(match: re.Match) -> str:
+        name, choices = match.groups()
+        if not hasattr(config, name):
+            raise ValueError(f"the {game.name} rules brief names {{{name}}}, which is no option of {game.env_name}")
+        value = getattr(config, name)
+        if choices is None:
+            return str(value)
+        texts = dict(choice.split("=", 1) for choice in choices.split("|"))
+        if str(value) not in texts:
+            raise ValueError(f"the {game.name} rules brief has no text for {name}={value!r}")
+        return texts[str(value)]
+
+    text = _PLACEHOLDER.sub(fill, template)
+    stated = brief_options(game.name)
+    changed = [option for option in options_changed(config) if option[0] not in stated]
+    if changed:
+        text += "\nThis table's options that differ from the defaults: " + "; ".join(
+            f"{name}={_option_text(value)} ({meaning})" for name, value, meaning in changed) + "."
+    return text
+
+
+def _option_text(value: Any) -> str:
+    """An option's value as ``--set`` takes it (``true``, not ``yes``: the meanings say "false: ...")."""
+    return ("true" if value else "false") if isinstance(value, bool) else _short(value)
+
+
+def brief_options(game_name: str) -> set[str]:
+    """The names the brief's placeholders state (options, or a config's properties such as ``draw_windows``)."""
+    return {match.group(1) for match in _PLACEHOLDER.finditer(brief_template(game_name))}
+
+
+def options_changed(config: Any) -> list[tuple[str, Any, str]]:
+    """``(name, value, meaning)`` of each option of ``config`` that is not its default."""
+    values = config_to_dict(config)
+    return [(row["name"], values[row["name"]], row["help"]) for row in describe_options(type(config))
+            if values[row["name"]] != row["default"]]
+
+
+__all__ = ["NOTHING_SHOWN", "EventTracker", "LegalAction", "SeatView", "bounded_events", "event_mark", "new_events",
+           "brief_options", "brief_template", "options_changed", "rules_brief", "seat_legal", "seat_view",
+           "seat_view_of", "summarise_events"]
 
 
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")

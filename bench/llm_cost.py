@@ -3,10 +3,11 @@
     python bench/llm_cost.py [--games 20] [--seed 0]
 
 Plays random-vs-random games at each game's default table (and Minefield with 4 players), and at every
-decision of seat 0 builds the prompt the llm: bot would send (system prompt + the seat's text view,
-``history=turn``). Prints, per game, the mean decisions of seat 0 per game and the mean prompt characters
-per decision; tokens are about characters / 4 for English text with common tokenizers (the tiny test
-model of tests/llm_gguf.py tokenizes about 2x finer). Not a timed test.
+decision of seat 0 builds the prompt the llm: bot would send (system prompt + the seat's text view with
+every event line since its previous decision, ``history=turn``). Prints, per game, the mean decisions of
+seat 0 per game and the mean prompt characters per decision; tokens are about characters / 4 for English
+text with common tokenizers (the tiny test model of tests/llm_gguf.py tokenizes about 2x finer). Not a timed
+test.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tavernzoo.agents.llm import SYSTEM_PROMPT
-    from tavernzoo.agents.text_views import seat_legal, seat_view
+    from tavernzoo.agents.text_views import EventTracker, bounded_events, seat_legal, seat_view
     from tavernzoo.envs import Chance, get_game
 
     rng = random.Random(args.seed)
@@ -36,17 +37,21 @@ def main() -> None:
         decisions, sizes = [], []
         for _ in range(args.games):
             state = rules.new_game(cfg, Chance(rng.randrange(2**31)))
+            tracker = EventTracker()  # every step's lines, as the table engine hands them to the bot
+            tracker.see(game, state, 0)
             mine = 0
             while not rules.is_terminal(state):
                 legal = seat_legal(game, state, 0)
                 if legal:
                     mine += 1
-                    sizes.append(len(SYSTEM_PROMPT) + len(seat_view(game, state, 0).text()))
+                    since = bounded_events(tracker.take())
+                    sizes.append(len(SYSTEM_PROMPT) + len(seat_view(game, state, 0, since).text()))
                 if game.simultaneous:
                     rules.apply_joint(state, {seat: rng.choice(rules.legal_actions(state, seat))
                                               for seat in rules.acting_seats(state)})
                 else:
                     rules.apply(state, rng.choice(rules.legal_actions(state)))
+                tracker.see(game, state, 0)
             decisions.append(mine)
         per_game, per_prompt = statistics.mean(decisions), statistics.mean(sizes) if sizes else 0
         label = f"{name} ({rules.num_seats(cfg)}p)"

@@ -40,6 +40,16 @@ class Guard(BotBase):
     def reset(self) -> None:
         self.begin_game(self.seat, self.seed)
 
+    @property
+    def wants_events(self) -> bool:
+        return self.bot.wants_events
+
+    def observe_events(self, lines: list[str]) -> None:
+        try:
+            self.bot.observe_events(lines)
+        except Exception as error:  # noqa: BLE001 - any failure of a bot forfeits its game
+            raise _forfeit(self.seat, error) from None
+
     def act(self, observation: dict[str, Any]) -> int:
         mask = observation["action_mask"]
         try:

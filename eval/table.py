@@ -4,6 +4,8 @@ Every game a host plays goes through a :class:`Table` (OpenSpiel's ``evaluate_bo
 each bot hears the same story whichever host seats it::
 
     begin_game(seat, seed)                      every seat, in seat order, before the first move
+    observe_events(lines)                       if it wants_events: once the game is dealt and after every rules
+                                                step, the lines that step showed its seat
     [observe_view | observe_information_state]  before each of its moves, what it asked for (agents/infoset.py)
     act(observation)                            its move
     game_over(returns, seat)                    every seat, when the game ends (returns None after a forfeit)
@@ -37,6 +39,7 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.infoset import feed
+from ..agents.text_views import EventTracker
 from ..envs.aec import as_action
 from ..envs.core import IllegalActionError
 from .guard import Forfeit, Guard
@@ -74,6 +77,7 @@ class Table:
         self.totals = [0.0] * len(self.bots)
         self.forfeit: Forfeit | None = None
         self._to_move: int | None = None  # the seat found to move, its reward counted (cleared by a move)
+        self._trackers: dict[int, EventTracker] = {}  # the seats whose bots want every step's events
 
     # --- the steps ----------------------------------------------------------------------------------------
 
@@ -82,12 +86,34 @@ class Table:
         self.env.reset(seed=self.seed)
         self.totals = [0.0] * len(self.bots)
         self.forfeit = self._to_move = None
+        self._trackers = {}
         try:
             tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
         except Forfeit as lost:
             if not self.forfeits:
                 raise
             self.forfeit = lost
+            return
+        self._trackers = {seat: EventTracker() for seat, bot in enumerate(self._seats)
+                          if bot is not None and bot.wants_events}
+        self._tell_events()  # the deal's (MiniSteel's initiative rolls, Minefield's mines)
+
+    def _tell_events(self) -> None:
+        """Hand each bot that wants them the lines the latest step showed its seat (computed on the real
+        state for that seat, as the terminal and the web page show a person: nothing hidden from it)."""
+        if not self._trackers:
+            return
+        unwrapped = self.env.unwrapped
+        for seat, tracker in self._trackers.items():
+            lines = tracker.see(unwrapped.game, unwrapped.game_state, seat)
+            tracker.take()  # the bot keeps them; the tracker only marks what was told
+            try:
+                self._seats[seat].observe_events(lines)
+            except Forfeit as lost:
+                if not self.forfeits:
+                    raise
+                self.forfeit = lost
+                return
 
     def to_move(self) -> int | None:
         """The seat whose move the game waits for, or None once it is over (or forfeited)."""
@@ -125,6 +151,7 @@ class Table:
         # The reward an agent gets for its move is read at its next turn (or as it leaves), in to_move().
         self.env.step(action)
         self._to_move = None
+        self._tell_events()
         return True
 
     def think(self) -> Any:

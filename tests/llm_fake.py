@@ -2,7 +2,8 @@
 
 ``first``: answers ``{"action": NAME}`` with the first name of the schema's enum (the legal actions) or of
 the grammar; ``prose``: a sentence that mentions an action (never accepted); ``number``: the text
-``" 0 "``; ``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
+``" 0 "`` (no legal action's number: they count from 1); ``one``: ``" 1 "`` (the first action shown);
+``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
 ``huge``: a body far over the client's limit; ``hang``: headers and part of a body, then silence;
 ``drip``: a byte every 0.2 s for a minute; ``dripheaders``: the status line and headers a byte every 0.3 s
 (a minute's worth); ``cut``: headers and half the body, then the connection closed (``cutchunked``: the same in chunked
@@ -83,6 +84,8 @@ class FakeLLM:
             self._send(handler, 200, self.completion("I think I will attack, probably."))
         elif mode == "number":
             self._send(handler, 200, self.completion(" 0 "))
+        elif mode == "one":
+            self._send(handler, 200, self.completion(" 1 "))
         elif mode == "error500":
             self._send(handler, 500, b'{"error": {"message": "internal trouble"}}')
         elif mode == "garbage":
@@ -134,7 +137,7 @@ def legal_names(body: dict) -> list[str]:
     form = body.get("response_format") or {}
     schema = form.get("schema") or (form.get("json_schema") or {}).get("schema")
     if schema:
-        return schema["properties"]["action"]["enum"]
+        return schema["properties"]["action"]["anyOf"][0]["enum"]
     if body.get("grammar"):
         return re.findall(r'"\\"([^"\\]+)\\""', body["grammar"])
     raise AssertionError("the fake server's 'first' mode needs structured output")

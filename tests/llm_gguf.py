@@ -24,7 +24,7 @@ def _words() -> list[str]:
     from tavernzoo.agents.text_views import rules_brief
     from tavernzoo.envs import games
 
-    text = " ".join(rules_brief(name) for name in games())
+    text = " ".join(rules_brief(game, game.make_config()) for game in games().values())
     for game in games().values():
         text += " " + " ".join(game.action_names(game.make_config()))
     counts: dict[str, int] = {}

@@ -20,6 +20,7 @@ from tavernzoo.agents.llm import (
     MAX_REPLY_BYTES,
     LLMSpec,
     answer_grammar,
+    answer_schema,
     parse_llm_spec,
     read_answer,
 )
@@ -79,11 +80,12 @@ NAMES = ("attack:regular", "attack:middling", "pass", "target:10")
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("attack:regular", 0), ("  pass\n", 2), ("1", 1), ('{"action": "pass"}', 2), ('{"action": 1}', 1),
-    ('{"action": " 3 "}', 3),
+    ("attack:regular", 0), ("  pass\n", 2), ('{"action": "pass"}', 2), ("target:10", 3),
+    # A number is the line's position in the list shown (legal [0, 2, 3]: 1, 2, 3), never the action index.
+    ("1", 0), ('{"action": 2}', 2), ('{"action": " 3 "}', 3),
 ])
 def test_an_answer_naming_one_legal_action_exactly_is_taken(text, expected):
-    assert read_answer(text, NAMES, [0, 1, 2, 3]) == (expected, "")
+    assert read_answer(text, NAMES, [0, 2, 3]) == (expected, "")
 
 
 @pytest.mark.parametrize(("text", "why"), [
@@ -91,7 +93,8 @@ def test_an_answer_naming_one_legal_action_exactly_is_taken(text, expected):
     ("pass.", "not the name or number"),
     ("Pass", "not the name or number"),                  # no case folding
     ("attack", "not the name or number"),                # no prefixes
-    ("2", "not the number of a legal action"),           # pass is not legal here
+    ("0", "numbered 1 to 3"),                            # the list counts from 1
+    ("4", "numbered 1 to 3"),                            # three actions are shown
     ("pass", "not legal now"),
     ("", "empty"),
     ('{"action": "pass", "why": "x"}', "exactly"),
@@ -106,9 +109,43 @@ def test_anything_else_is_refused_with_the_reason(text, why):
     assert why in reason
 
 
-def test_the_grammar_lists_exactly_the_legal_names():
+def test_the_grammar_lists_exactly_the_legal_names_and_their_numbers():
     grammar = answer_grammar(["a:b", 'q"x'])
-    assert grammar == 'root ::= "{\\"action\\": " ( "\\"a:b\\"" | "\\"q\\"x\\"" ) "}"\n'
+    assert grammar == 'root ::= "{\\"action\\": " ( "\\"a:b\\"" | "\\"q\\"x\\"" | "1" | "2" ) "}"\n'
+
+
+def test_the_schema_admits_exactly_the_legal_names_and_their_numbers():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = answer_schema(["a:b", "pass"])
+    for answer in ({"action": "a:b"}, {"action": "pass"}, {"action": 1}, {"action": 2}):
+        jsonschema.validate(answer, schema)
+    for answer in ({"action": "Pass"}, {"action": 0}, {"action": 3}, {"action": "1"}, {"action": "pass", "x": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(answer, schema)
+
+
+def test_a_model_answering_1_plays_the_first_action_it_was_shown(fake):
+    # Numbers were once the game's action indices: "1" played whatever action index 1 was when it happened
+    # to be legal. Now it is the first line of the list, whatever its index.
+    from tavernzoo.envs.core import Chance
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    bot = load_bot(f"llm:one@{fake.url},structured=off", game, config, seed=1)
+    played = 0
+    for seed in range(6):
+        state = game.rules.new_game(config, Chance(seed))
+        seat = game.rules.current_seat(state)
+        legal = game.rules.legal_actions(state)
+        bot.begin_game(seat)
+        bot.observe_information_state(game.rules.information_state(state, seat), seat)
+        mask = [0] * len(game.action_names(config))
+        for index in legal:
+            mask[index] = 1
+        assert bot.act({"observation": None, "action_mask": mask}) == legal[0] != 1
+        assert f"\n1: {game.action_names(config)[legal[0]]} — " in bot.last_prompt
+        played += 1
+    assert bot.game_stats()["illegal"] == 0 and played == 6
 
 
 # --- playing through a server ---------------------------------------------------------------------------
@@ -134,11 +171,11 @@ def test_the_request_carries_the_legal_actions_the_prompt_and_a_seed(fake):
     body = fake.requests[0]
     assert body["model"] == "first" and body["stream"] is False
     assert body["response_format"]["type"] == "json_object"
-    enum = body["response_format"]["schema"]["properties"]["action"]["enum"]
+    enum = body["response_format"]["schema"]["properties"]["action"]["anyOf"][0]["enum"]
     prompt = body["messages"][-1]["content"]
     assert body["messages"][0]["role"] == "system" and "exactly one legal action" in body["messages"][0]["content"]
-    for name in enum:
-        assert f": {name} — " in prompt
+    for number, name in enumerate(enum, start=1):
+        assert f"\n{number}: {name} — " in prompt
     assert "## Rules" in prompt and "## What you see" in prompt
     assert isinstance(body["seed"], int)
     assert bot.spec.temperature == 0.3
@@ -171,14 +208,14 @@ def test_an_unreadable_answer_is_retried_once_with_the_reason_then_forfeits(fake
 
 def test_a_tournament_records_the_forfeits_and_the_llm_columns(fake, tmp_path, monkeypatch):
     settings = make_settings("tiny_minotaur", [f"llm:prose@{fake.url},structured=off,attempts=1", "random",
-                                               f"llm:number@{fake.url},structured=off"], 6, seed=1)
+                                               f"llm:one@{fake.url},structured=off"], 6, seed=1)
     results = run_tournament(settings, tmp_path / "t")
     rows = {row["spec"]: row for row in results["leaderboard"]}
-    prose, number = rows[settings.bots[0]], rows[settings.bots[2]]
+    prose, one = rows[settings.bots[0]], rows[settings.bots[2]]
     assert prose["forfeits"] == prose["games"] and prose["bot_stats"]["forfeits"] == prose["games"]
     assert prose["bot_stats"]["illegal"] == prose["bot_stats"]["requests"] == prose["games"]
     assert "bot_stats" not in rows["random"]
-    assert number["bot_stats"]["illegal"] <= number["bot_stats"]["requests"]
+    assert one["bot_stats"]["illegal"] == 0 < one["bot_stats"]["requests"]  # "1": the first action shown
     kinds = {item["kind"] for item in results["forfeits"] if item["bot"] == prose["bot"]}
     assert kinds == {"illegal"}
     lines = [json.loads(line) for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
@@ -429,7 +466,7 @@ def test_mcp_over_stdio_plays_tables_with_the_sdks_client():
                     legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
                     if not legal:
                         break
-                    await client.call_tool("act", {"table": table, "action": str(legal[0]["index"])})
+                    await client.call_tool("act", {"table": table, "action": str(legal[0]["number"])})
                 outcome = (await client.call_tool("result", {"table": table})).structured_content
                 assert outcome["status"] == "over" and outcome["record"]["format"] == "tavernzoo-record"
                 assert sum(outcome["scores"]) == pytest.approx(1.0)
@@ -461,7 +498,7 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
     table = tables.new_table("ministeel", options={"num_players": 2}, opponents=["random"], seed=3)["table"]
     with pytest.raises(TableError, match="format 'yaml'; valid: text, json"):
         tables.view(table, "yaml")
-    with pytest.raises(TableError, match="not legal now"):
+    with pytest.raises(TableError, match="not the number of a legal action: legal_actions numbers them 1 to"):
         tables.act(table, "999")
     # What the seat sees next starts with its own move's outcome, after it was told the earlier lines once.
     legal = tables.legal_actions(table)
@@ -534,3 +571,62 @@ def test_mcp_tables_never_read_a_server_file_named_in_their_options(tmp_path):
         answers.append(str(caught.value).replace(str(tmp_path / "missing.toml"), "PATH").replace("/etc/passwd", "PATH"))
     assert answers[0] == answers[1] and "root:" not in answers[2]
     assert tables.new_table("tiny_minotaur", options={"ruleset": "house_narrowing"}, opponents=["random"])["table"]
+
+
+# --- what the model is told happened ------------------------------------------------------------------------
+
+
+def since_sections(prompts: list[str]) -> list[list[str]]:
+    """The lines of each prompt's "Since your last decision" section."""
+    sections = []
+    for prompt in prompts:
+        body = prompt.split("## Since your last decision\n", 1)[1].split("\n\n## ", 1)[0]
+        sections.append([] if body == "(nothing new)" else body.split("\n"))
+    return sections
+
+
+def seat_story(game, config, record, seat) -> list[list[str]]:
+    """The record replayed step by step: the event lines ``seat`` was shown between its decisions (one list
+    per decision, what came before it)."""
+    from tavernzoo.agents.text_views import NOTHING_SHOWN, event_mark, new_events
+    from tavernzoo.envs.core import Chance
+    from tavernzoo.envs.records import play_joint, play_turn
+
+    state = game.rules.new_game(config, Chance.scripted(record["chance"]))
+    shown = event_mark(game, state, seat)
+    pending, story = new_events(NOTHING_SHOWN, shown), []
+    for number, step in enumerate(record["actions"]):
+        if (str(seat) in step["joint"]) if game.simultaneous else step["seat"] == seat:
+            story.append(pending)
+            pending = []
+        (play_joint if game.simultaneous else play_turn)(game, config, state, number, step)
+        mark = event_mark(game, state, seat)
+        pending, shown = pending + new_events(shown, mark), mark
+    return story
+
+
+@pytest.mark.parametrize(("name", "options", "forfeits"), [
+    ("tiny_minotaur", {}, False), ("minefield", {"num_players": 5, "roll_battle": "mines_only"}, False),
+    ("ministeel", {"num_players": 4}, False), ("ministeel", {"num_players": 3}, True),  # True: a tournament's table
+    ("wyvern", {"num_players": 3}, False)])
+def test_the_prompt_holds_every_event_line_since_the_seats_previous_decision(fake, name, options, forfeits):
+    from tavernzoo.agents.text_views import bounded_events
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game(name)
+    config = game.make_config(options)
+    seats = game.rules.num_seats(config)
+    seat = 1
+    bots = [load_bot("random", game, config, seed=other) for other in range(seats)]
+    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    fake.requests.clear()
+    result = Table(make_env(game, config, raw=forfeits), bots, seed=3, forfeits=forfeits).play()
+    assert result.forfeit is None
+    shown = since_sections([body["messages"][-1]["content"] for body in fake.requests])
+    story = seat_story(game, config, result.record, seat)
+    assert len(shown) == len(story) > 3
+    assert [bounded_events(lines) for lines in story] == shown
+    # Other players' moves between two decisions of the seat are all there, not only the latest step's.
+    assert max(len(lines) for lines in story) > 2
+    assert sum(map(len, story)) > len(story)

@@ -158,3 +158,34 @@ def test_the_server_launcher_names_a_model_it_cannot_load_in_one_line(tmp_path):
                            "--port", str(_free_port())], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert f"error: cannot serve {broken}" in done.stderr, done.stderr[-2000:]
+
+
+def test_against_the_real_server_each_prompt_holds_every_event_line_since_the_seats_previous_decision(server):
+    # The bar of issue 51 on a real server: a MiniSteel game at the table engine, every prompt's "since" lines
+    # compared with the record replayed step by step.
+    from test_llm import seat_story, since_sections
+
+    from tavernzoo.agents import load_bot
+    from tavernzoo.agents.text_views import bounded_events
+    from tavernzoo.envs import get_game
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3, "max_turns": 6})
+    llm = load_bot(f"llm:tiny@{server},structured=grammar,time=60", game, config, seed=1)
+    prompts = []
+    complete = llm.client.complete
+
+    def recording(messages, deadline, extra):
+        prompts.append(messages[-1]["content"])
+        return complete(messages, deadline, extra)
+
+    llm.client.complete = recording
+    bots = [load_bot("random", game, config, seed=seat) for seat in range(3)]
+    bots[1] = llm
+    result = Table(make_env(game, config, raw=True), bots, seed=2, forfeits=True).play()
+    assert result.forfeit is None and llm.game_stats()["illegal"] == 0
+    story = seat_story(game, config, result.record, 1)
+    assert len(prompts) == len(story) > 3
+    assert since_sections(prompts) == [bounded_events(lines) for lines in story]

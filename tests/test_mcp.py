@@ -85,7 +85,7 @@ def test_a_full_server_refuses_a_new_table_instead_of_dropping_a_game_in_play():
     fresh = tables.new_table("tiny_minotaur", opponents=["random"], seed=99)["table"]
     # A game played out whose result the client has read makes room by itself.
     while legal := tables.legal_actions(fresh):
-        tables.act(fresh, legal[0]["index"])
+        tables.act(fresh, legal[0]["number"])
     assert tables.result(fresh)["status"] == "over"
     newest = tables.new_table("tiny_minotaur", opponents=["random"])["table"]
     with pytest.raises(TableError, match=f"no table '{fresh}'"):
@@ -122,7 +122,7 @@ def test_the_sdk_client_gets_one_clear_error_for_a_bool_and_may_act_by_number():
             table = (await client.call_tool("new_table", {"game": "tiny_minotaur", "opponents": ["random"],
                                                           "seed": 1})).structured_content["table"]
             legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
-            by_number = await client.call_tool("act", {"table": table, "action": legal[0]["index"]})
+            by_number = await client.call_tool("act", {"table": table, "action": legal[0]["number"]})
             assert not by_number.is_error, by_number.content
             legal = (await client.call_tool("legal_actions", {"table": table})).structured_content["result"]
             if legal:
@@ -137,3 +137,23 @@ def test_the_sdk_client_gets_one_clear_error_for_a_bool_and_may_act_by_number():
             assert unknown.is_error and len(unknown.content[0].text) < 600, len(unknown.content[0].text)
 
     asyncio.run(asyncio.wait_for(session(), 300))
+
+
+def test_an_action_number_is_its_line_in_the_list_not_the_games_action_index():
+    # A client answering 2 means the second line it was shown, whatever that action's index in the game.
+    tables = Tables()
+    table = tables.new_table("ministeel", options={"num_players": 3}, opponents=["random"], seed=5)["table"]
+    for _ in range(6):
+        legal = tables.legal_actions(table)
+        if len(legal) > 1:
+            break
+        tables.act(table, legal[0]["name"])
+    else:
+        pytest.fail("no decision with two legal actions came")
+    assert [action["number"] for action in legal] == list(range(1, len(legal) + 1))
+    assert f"\n2: {legal[1]['name']} — " in tables.view(table)["text"]
+    tables.act(table, 2)
+    mine = [step["action"] for step in tables.table(table).env.unwrapped.record()["actions"] if step["seat"] == 0]
+    assert mine[-1] == legal[1]["name"]
+    with pytest.raises(TableError, match="numbers them 1 to"):
+        tables.act(table, 0)

@@ -11,7 +11,8 @@ tool                what it does
                     on); the table id and the seat's view
 ``view``            the seat's view as text (rules brief, events since its last decision, the table,
                     the legal actions) or JSON (:mod:`tavernzoo.agents.text_views`)
-``legal_actions``   the legal actions: number, name, description
+``legal_actions``   the legal actions: number (1..n, what ``act`` takes), name, description, the game's
+                    action index
 ``act``             play one legal action (its name or number); the bots play on to the client's next
                     decision or the end; the new view
 ``result``          status, returns, win shares, a forfeit, and (once over) the replayable record
@@ -73,8 +74,9 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "seed": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "default": None},
     "table": {"type": "string"},
     "format": {"type": "string", "enum": ["text", "json"], "default": "text"},
-    "action": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}],
-               "description": "a legal action's name or number (legal_actions lists them)"},
+    "action": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 1}],
+               "description": "a legal action's name or its number in the list (1 for the first; legal_actions "
+                              "lists them)"},
     "answer_offers": {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None},
 }
 """The JSON schema a client is shown for each tool argument (the tables check every value themselves)."""
@@ -235,6 +237,20 @@ class Tables:
         _, seen = self.seat_view(key)
         return [action.as_json() for action in seen.legal]
 
+    def _numbered(self, key: str, text: str) -> str:
+        """The name of the legal action a number stands for: its position in the list the seat is shown
+        (1..n, as the text view and legal_actions number them), never the game's action index."""
+        if not (text.isdigit() and text.isascii()):
+            return text  # not a number: the table names the legal actions in its refusal
+        _, seen = self.seat_view(key)
+        if not seen.legal:
+            return text  # not the seat's turn: the table says so
+        number = int(text)
+        if not 1 <= number <= len(seen.legal):
+            raise TableError(f"action {shown(text)} is not the number of a legal action: legal_actions numbers "
+                             f"them 1 to {len(seen.legal)}")
+        return seen.legal[number - 1].name
+
     def act(self, key: str, action: str | int, answer_offers: bool | None = None) -> dict[str, Any]:
         """Play ``action``; ``answer_offers`` true (false) from now on has the table answer the game's
         declinable offers for the client (ask it again): MiniSteel's Card Draw windows, keeping the tokens."""
@@ -247,7 +263,7 @@ class Tables:
             raise TableError(f"action {shown(action)} is {len(action)} characters, longer than any action's name; "
                              "legal_actions lists them")
         text = str(action).strip()
-        name = names[int(text)] if text.isdigit() and text.isascii() and int(text) < len(names) else text
+        name = text if text in names else self._numbered(key, text)
         with table.lock:
             # The lines shown before this decision are done with; what follows (this move's outcome
             # included) is collected for the next one.
@@ -328,12 +344,14 @@ def make_server(tables: Tables):
     def view(table: str, format: str = "text") -> dict[str, Any]:  # noqa: A002 - the tool's argument name
         return guarded(tables.view, table, format)
 
-    @server.tool(description="The legal actions now: number, name and description (empty if not your turn).")
+    @server.tool(description="The legal actions now: number (1..n, what act takes), name, description and the "
+                 "game's action index (empty if not your turn).")
     @as_sent
     def legal_actions(table: str) -> list[dict[str, Any]]:
         return guarded(tables.legal_actions, table)
 
-    @server.tool(description="Play one legal action (its name or number); the bots play on until your next "
+    @server.tool(description="Play one legal action (its name, or its number in the list: 1 for the first); the "
+                 "bots play on until your next "
                  "decision or the end. Returns your new view. answer_offers=true: from now on the table "
                  "answers the offers the game lets you leave to it (MiniSteel's Card Draw windows: keep your "
                  "tokens; you may still draw in your own main phase); false: you are asked again.")

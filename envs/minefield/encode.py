@@ -240,6 +240,17 @@ def battle_text(battle: tuple) -> str:
     return f"{head}: {rolled}: {result}"
 
 
+VIEW_FIELDS = {
+    "alive": "seats still in the game",
+    "eliminated_order": "seats in the order they went out",
+    "finals_next": "two players are left: the next round is the finals",
+    "mines": "the mine numbers in effect (a d100 roll on one is out)",
+    "mines_text": "which mines these are, in words",
+    "last_round": "the last round: its mine rolls, every attack with both rolls and the outcome, who went out",
+}
+"""What the view's less obvious entries mean (shown to language models beside the view)."""
+
+
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable (in Minefield: the whole table)."""
     config = state.config

@@ -366,6 +366,38 @@ def _player_view(state: State, who: int, seat: int) -> dict[str, Any]:
     return view
 
 
+VIEW_FIELDS = {
+    "players": "one entry per seat, in seat order; > marks you",
+    "offset": "the seat counted from you, as action names write targets (seat+1 is offset 1)",
+    "alive": "still in the game",
+    "poison": "Poison tokens: 1 HP lost per token at the start of the player's turn (never below 1)",
+    "draw_tokens": "Card Draw tokens left (each draws cards, costs no action)",
+    "equipment": "equipped gear: spiked_glove +1 attack each, armor +1 defence, satchel draws up to one more",
+    "skips": "turns a Trip Rope will still skip",
+    "known_cards": "cards you know that player holds (at least these)",
+    "hand": "your cards, by kind and count",
+    "initiative_rolls": "the opening d6 rolls, one list per round of rolling, by seat (0: did not roll again)",
+    "first_seat": "the seat that took the first turn",
+    "phase": "main: the turn's player acts; react: a defender answers an attack; answer: the attacker answers "
+             "a shield; pick: someone picks cards; draw: a Card Draw window; over",
+    "turn_seat": "whose turn it is",
+    "to_act": "the seat that decides now",
+    "actions_left": "actions left in this turn",
+    "pending_attack": "the attack being resolved: who attacks whom with what, its damage, poison and combo, the "
+                      "shield raised",
+    "pick": "an open pick: who picks, from which card's effect, the cards (shown only to the picker)",
+    "draw_window": "a Card Draw window (use a token now or keep them): seat decides now, asked lists the seats "
+                   "this window still asks in order (the first decides now), turn_boundary: it opened between "
+                   "two turns",
+    "deck_size": "cards left in the shared deck",
+    "discard": "the discard pile, by kind and count",
+    "last_events": "what the latest step showed you",
+    "eliminated": "seats out of the game",
+    "finishing_order": "seats in the order they went out",
+}
+"""What the view's less obvious entries mean (shown to language models beside the view)."""
+
+
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: no other seat's hand, no cards offered to another."""
     pending = None

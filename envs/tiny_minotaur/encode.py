@@ -252,6 +252,23 @@ def event_text(state: State, event: tuple[int, int, int, bool]) -> str:
     return f"{who} {verb}, rolls {roll} in {window}: {outcome}"
 
 
+VIEW_FIELDS = {
+    "players": "both players; > marks you",
+    "initiative_roll": "the player's last d20 initiative roll (it set the tier)",
+    "tier": "the initiative tier: it sets the d20 window of each of that player's cards",
+    "boss": "the player's Boss/NPC card, if held",
+    "cards": "cards left in the player's deck, by kind and count",
+    "windows": "the d20 rolls at which each card succeeds for that player (chance in brackets)",
+    "initiative_rolls": "every initiative pair rolled (player_0, player_1), re-rolls of equal rolls included",
+    "first_seat": "the seat that moved first",
+    "phase": "attack: the player to act attacks or passes; react: the player hit dodges, heals or takes it",
+    "to_act": "the seat that decides now",
+    "pending_hit": "the hit to react to: the attacker, the card and its damage",
+    "last_events": "what the latest step showed",
+}
+"""What the view's less obvious entries mean (shown to language models beside the view)."""
+
+
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable (in Tiny Minotaur that is the whole table)."""
     phase = ("attack", "react", "over")[state.phase]

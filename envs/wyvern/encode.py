@@ -811,6 +811,38 @@ def events(state: State, seat: int) -> tuple[int, list[str]]:
     return state.steps, [event_text(event) for event in state.events[len(state.events) - new:]]
 
 
+VIEW_FIELDS = {
+    "players": "one entry per seat, in seat order; > marks you",
+    "phase": "setup, reenter (a dead player comes back), free (out of combat), window (a combat: anyone may "
+             "play cards), ask / counter (help talks), loot_order / loot_pick (looting a dead player), discard "
+             "(down to the hand limit), over",
+    "to_act": "the seat that decides now",
+    "active": "whose turn it is",
+    "specialty": "the deck's declared specialties (their combat bonuses apply)",
+    "deck_bonus": "the deck's standing combat bonus (specialty and good-versus-evil)",
+    "combat_level": "level plus equipped bonuses: the player's strength in a fight",
+    "run_bonus": "added to the d6 when running away",
+    "equipped": "cards in play for that player",
+    "summon": "the player's summon monster, if set aside",
+    "hand_limit": "cards the player may hold",
+    "dead": "dead until their next turn",
+    "paralyzed": "loses their next turn",
+    "slowed": "slowed by a curse this turn",
+    "confused": "confused by a curse this turn",
+    "hand": "your cards",
+    "offsets": "which player each seat offset in action names (+1, +2, ...) means",
+    "door_card": "the card kicked open from the door this turn",
+    "combat": "the fight: the monster, its level, the fighter and helper, the treasure split, the talks, the "
+              "bonuses played on each side, both strengths and whether the party wins now",
+    "looting": "a dead player's items being looted: who is dead, who picks now, who still may",
+    "gold_this_turn": "gold from items sold this turn (levels bought at the table's price per level)",
+    "order_rolls": "the opening d6 rolls for the turn order, one list per round of rolling, by seat",
+    "first_seat": "the seat that took the first turn",
+    "events": "the table's latest events",
+}
+"""What the view's less obvious entries mean (shown to language models beside the view)."""
+
+
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""
     combat = None
@@ -975,6 +1007,28 @@ def card_text(key: str) -> str:
 
 
 _CID_OF = {card.key: card.cid for card in CATALOG}
+
+
+def trait_texts(config: Config | None = None) -> dict[str, str]:
+    """Each race's and class's ability under ``config`` (docs/rules/wyvern.md, "Races and classes"), by the
+    names the view shows; "magic" is added to every potion, scroll or wand its player plays."""
+    config = config if config is not None else Config()
+    tie = "wins ties as the fighter" + (" or a helper" if config.paladin_helper_wins_ties else "")
+    return {
+        "human": "race: +1 combat, +1 magic, immune to Lose your race",
+        "elf": "race: +1 to run away, +1 level for helping win a fight",
+        "halfling": "race: -1 to run away, one sale a turn at double value",
+        "naga": "race: -1 to run away, +1 combat, +1 magic",
+        "rakshasa": "race: +1 combat, and +1 more for every 5 levels after level 1",
+        "giant": "race: +1 combat, two-handed weapons in one hand",
+        "pixie": "race: +1 magic, immune to paralysis, slow and confusion",
+        "dwarf": f"race: hand limit {config.hand_limit + 1} (one more than others), any number of big items",
+        "paladin": f"class: {tie}",
+        "warrior": "class: +2 combat when fighting alone",
+        "wizard": "class: +1 magic, +1 to run away",
+        "thief": "class: +2 to every card played on the monster (backstab)",
+        "cleric": "class: +3 combat against undead",
+    }
 
 
 def card_texts(config: Config | None = None) -> dict[str, str]:
