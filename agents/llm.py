@@ -35,12 +35,14 @@ an HTTP error, or sends something that is not a chat completion fails the move a
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
 (the lookup, the connection, TLS, and every read and write, the status line and headers included, are
-given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's conversation at most
-:data:`MAX_HISTORY_CHARS` (older turns are dropped), failure reasons clipped. The API key is sent as a
-bearer token and never written anywhere: reasons are scrubbed of it.
+given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's
+conversation at most :data:`MAX_HISTORY_CHARS` (past it the older turns are dropped down to half of it),
+failure reasons clipped. The API key is sent as a bearer token and never written anywhere: reasons are
+scrubbed of it.
 
 Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
-moves, requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),
+moves (decisions asked of the model), forced (decisions with one legal action, played without a request),
+requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),
 latency (seconds spent waiting for the server).
 """
 
@@ -76,11 +78,12 @@ STRUCTURED = ("on", "json_schema", "grammar", "off")
 HISTORY = ("turn", "game")
 
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
-At each decision you get the rules, what happened since your last decision, what you can see, and the
-numbered list of legal actions. Answer with exactly one legal action: its name (for example {example!r})
-or its number in that list (1 for the first), either alone or as JSON {{"action": "NAME"}}. Write
-nothing else. An answer that is not exactly one legal action is refused; after {attempts} refused
-answer(s) you forfeit the game."""
+The rules and what the view's entries mean are below, once for the whole game. At each decision you get
+what happened since your last decision, what you can see, and the numbered list of legal actions (when
+only one action is legal it is played for you without asking). Answer with exactly one legal action: its
+name (for example {example!r}) or its number in that list (1 for the first), either alone or as JSON
+{{"action": "NAME"}}. Write nothing else. An answer that is not exactly one legal action is refused; after
+{attempts} refused answer(s) you forfeit the game."""
 
 
 @dataclass(frozen=True)
@@ -489,6 +492,9 @@ def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[in
 @dataclass
 class GameStats:
     moves: int = 0
+    """Decisions the model was asked to make."""
+    forced: int = 0
+    """Decisions with one legal action, played without a request."""
     requests: int = 0
     illegal: int = 0
     forfeits: int = 0
@@ -497,7 +503,7 @@ class GameStats:
     latency_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "requests": self.requests, "illegal": self.illegal,
+        return {"moves": self.moves, "forced": self.forced, "requests": self.requests, "illegal": self.illegal,
                 "forfeits": self.forfeits, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
                 "latency_s": round(self.latency_s, 4)}
 
@@ -507,7 +513,11 @@ class _Conversation:
     messages: list[dict[str, str]] = field(default_factory=list)
 
     def trim(self) -> None:
-        while sum(len(m["content"]) for m in self.messages) > MAX_HISTORY_CHARS and len(self.messages) > 2:
+        """Past :data:`MAX_HISTORY_CHARS`, drop the oldest turns down to half of it: the kept conversation then
+        grows unchanged for many requests (a cached prefix stays valid) rather than shifting at every one."""
+        if sum(len(m["content"]) for m in self.messages) <= MAX_HISTORY_CHARS:
+            return
+        while sum(len(m["content"]) for m in self.messages) > MAX_HISTORY_CHARS // 2 and len(self.messages) > 2:
             del self.messages[:2]
 
 
@@ -559,6 +569,12 @@ class LLMBot(BotBase):
         from .text_views import bounded_events, seat_view_of
 
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
+        if len(legal) == 1:
+            # Nothing to choose: no request is paid for. The events seen so far stay for the next real
+            # decision, whose story then covers this step too.
+            self._view = self._info = None
+            self.stats.forced += 1
+            return legal[0]
         if self._info is None:
             raise BotFailure("protocol", "the host handed the llm bot no information state of its seat "
                              "(agents.infoset.feed does)")
@@ -571,13 +587,16 @@ class LLMBot(BotBase):
         self._view = self._info = None
         self._since = []
         self.stats.moves += 1
-        prompt = seat_view.text()
-        self.last_prompt = prompt
+        prompt = seat_view.decision_text()
+        self.last_prompt = seat_view.text()
         legal_names = [self.names[i] for i in legal]
         extra = structured_request(self.spec.structured, legal_names)
         extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
-        system = {"role": "system", "content": SYSTEM_PROMPT.format(example=legal_names[0],
-                                                                     attempts=self.spec.attempts)}
+        # The system message is the same text at every decision of a game (the instructions with a fixed
+        # example, the seat, the rules, the entries' meanings), so every request opens with the same prefix,
+        # which servers that cache prompts read once; each user message holds only what this decision adds.
+        system = {"role": "system", "content": SYSTEM_PROMPT.format(example=self.names[0], attempts=self.spec.attempts)
+                  + "\n\n" + seat_view.standing_text()}
         turn = [{"role": "user", "content": prompt}]
         deadline = time.monotonic() + self.spec.time
         reason = ""

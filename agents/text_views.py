@@ -105,28 +105,34 @@ class SeatView:
     def actions_text(self) -> str:
         return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
 
-    def text(self, *, rules: bool = True, since: bool = True) -> str:
-        """The whole prompt body: the rules brief and what the view's entries mean (the same every decision:
-        ``rules``), the events since the last decision, the table, its cards, the legal actions."""
-        parts = [f"You play {self.game.title} ({self.game.env_name}) as player_{self.seat} (seat {self.seat})."]
-        if rules:
-            parts.append("## Rules\n" + self.rules.strip())
-            if self.fields:
-                parts.append("## What the view's entries mean\n" + "\n".join(f"{key}: {meaning}"
-                                                                             for key, meaning in self.fields.items()))
-        if since:
-            body = "\n".join(self.since) or "(nothing new)"
-            if self.since_complete:
-                parts.append("## Since your last decision\n" + body)
-            else:
-                parts.append("## The latest events (only the latest step's: earlier ones were not collected)\n"
-                             + body)
+    def standing_text(self) -> str:
+        """What is the same at every decision of the seat's game: who it plays, the rules brief and what the
+        view's entries mean. The ``llm:`` bot sends it once per game as its system message, so a server that
+        caches a prompt's prefix reads it once."""
+        parts = [f"You play {self.game.title} ({self.game.env_name}) as player_{self.seat} (seat {self.seat}).",
+                 "## Rules\n" + self.rules.strip()]
+        if self.fields:
+            parts.append("## What the view's entries mean\n" + "\n".join(f"{key}: {meaning}"
+                                                                         for key, meaning in self.fields.items()))
+        return "\n\n".join(parts)
+
+    def decision_text(self) -> str:
+        """What this decision adds: the events since the last decision, the table, its cards, the legal actions."""
+        body = "\n".join(self.since) or "(nothing new)"
+        if self.since_complete:
+            parts = ["## Since your last decision\n" + body]
+        else:
+            parts = ["## The latest events (only the latest step's: earlier ones were not collected)\n" + body]
         parts.append("## What you see\n" + self.table_text())
         if self.cards:
             parts.append("## What each card, race or class named above does\n"
                          + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
+
+    def text(self) -> str:
+        """The whole prompt body: :meth:`standing_text` then :meth:`decision_text`."""
+        return self.standing_text() + "\n\n" + self.decision_text()
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game.name, "env": self.game.env_name, "seat": self.seat, "agent": f"player_{self.seat}",

@@ -1,61 +1,118 @@
-"""What an llm: seat costs per game: decisions per game and prompt characters per decision, every game.
+"""What an llm: seat costs per game: decisions, requests and the characters sent, every game.
 
-    python bench/llm_cost.py [--games 20] [--seed 0]
+    python bench/llm_cost.py [--games 20] [--seed 0] [--history turn|game]
 
-Plays random-vs-random games at each game's default table (and Minefield with 4 players), and at every
-decision of seat 0 builds the prompt the llm: bot would send (system prompt + the seat's text view with
-every event line since its previous decision, ``history=turn``). Prints, per game, the mean decisions of
-seat 0 per game and the mean prompt characters per decision; tokens are about characters / 4 for English
-text with common tokenizers (the tiny test model of tests/llm_gguf.py tokenizes about 2x finer). Not a timed
-test.
+Plays random-vs-random games at each game's default table (and Minefield with 4 players). Seat 0 is the
+``llm:`` bot itself, handed every step's events as the table engine hands them, whose server is a stub that
+answers the move the random player chose (so the games are the same whatever the bot does). Prints, per
+game, the means per game of seat 0's decisions, its requests (decisions with one legal action are played
+without one), the characters of every message of every request (``sent``), and of those the characters
+that are not a prefix of the seat's previous request (``new``: what a server that caches a prompt's prefix,
+as llama.cpp's does and several hosted APIs do, has to read afresh; the first request of a game counts
+whole). Tokens are about characters / 4 for English text with common tokenizers (the tiny test model of
+tests/llm_gguf.py tokenizes about 2x finer). Not a timed test.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+
+
+class StubClient:
+    """Stands in for the server: records each request's messages and answers the move chosen for it."""
+
+    def __init__(self):
+        self.answer = ""
+        self.requests: list[list[dict[str, str]]] = []
+
+    def complete(self, messages, deadline, extra):
+        from tavernzoo.agents.llm import Completion
+
+        self.requests.append([dict(message) for message in messages])
+        return Completion(json.dumps({"action": self.answer}), 0, 0, 0.0)
+
+    def scrub(self, text: str) -> str:
+        return text
+
+
+def shared_prefix(before: str, after: str) -> int:
+    """The length of the longest common prefix of two strings."""
+    common = os.path.commonprefix([before, after])
+    return len(common)
+
+
+def request_text(messages: list[dict[str, str]]) -> str:
+    """A request's messages as one string, in the order a server reads them (roles mark the boundaries)."""
+    return "".join(f"\x00{message['role']}\x00{message['content']}" for message in messages)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per game (default 20)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--history", choices=("turn", "game"), default="turn", help="the bot's history option")
     args = parser.parse_args()
 
-    from tavernzoo.agents.llm import SYSTEM_PROMPT
-    from tavernzoo.agents.text_views import EventTracker, bounded_events, seat_legal, seat_view
+    from tavernzoo.agents.llm import LLMBot, parse_llm_spec
+    from tavernzoo.agents.text_views import EventTracker, seat_legal
     from tavernzoo.envs import Chance, get_game
 
     rng = random.Random(args.seed)
-    print(f"{'game':<22}{'decisions/game':>16}{'chars/prompt':>14}{'~tokens/game':>14}")
+    spec = parse_llm_spec(f"llm:bench@http://127.0.0.1:9/v1,history={args.history}")
+    print(f"{'game':<20}{'decisions':>11}{'requests':>10}{'sent chars':>12}{'new chars':>11}"
+          f"{'~tokens sent':>14}{'~tokens new':>13}   (means per game)")
     for name, config in (("tiny_minotaur", {}), ("minefield", {"num_players": 4}), ("ministeel", {}),
                          ("wyvern", {})):
         game = get_game(name)
         cfg = game.make_config(config)
         rules = game.rules
-        decisions, sizes = [], []
+        names = game.action_names(cfg)
+        bot = LLMBot(cfg, 0, spec, game)
+        client = bot.client = StubClient()
+        decisions, requests, sent, new = [], [], [], []
         for _ in range(args.games):
             state = rules.new_game(cfg, Chance(rng.randrange(2**31)))
             tracker = EventTracker()  # every step's lines, as the table engine hands them to the bot
-            tracker.see(game, state, 0)
+            bot.begin_game(0)
+            bot.observe_events(tracker.see(game, state, 0))
+            client.requests.clear()
             mine = 0
             while not rules.is_terminal(state):
-                legal = seat_legal(game, state, 0)
-                if legal:
-                    mine += 1
-                    since = bounded_events(tracker.take())
-                    sizes.append(len(SYSTEM_PROMPT) + len(seat_view(game, state, 0, since).text()))
+                # The moves are drawn as random play draws them, seat 0's included, so every run of this
+                # script plays the same games.
                 if game.simultaneous:
-                    rules.apply_joint(state, {seat: rng.choice(rules.legal_actions(state, seat))
-                                              for seat in rules.acting_seats(state)})
+                    joint = {seat: rng.choice(rules.legal_actions(state, seat)) for seat in rules.acting_seats(state)}
+                    chosen = joint.get(0)
                 else:
-                    rules.apply(state, rng.choice(rules.legal_actions(state)))
-                tracker.see(game, state, 0)
+                    action = rng.choice(rules.legal_actions(state))
+                    chosen = action if rules.current_seat(state) == 0 else None
+                if chosen is not None:
+                    mine += 1
+                    client.answer = names[chosen]
+                    bot.observe_view(game.encoder.view(state, 0))
+                    bot.observe_information_state(rules.information_state(state, 0), 0)
+                    legal = set(seat_legal(game, state, 0))
+                    played = bot.act({"observation": None, "action_mask": [i in legal for i in range(len(names))]})
+                    assert played == chosen, (name, played, chosen)
+                if game.simultaneous:
+                    rules.apply_joint(state, joint)
+                else:
+                    rules.apply(state, action)
+                bot.observe_events(tracker.see(game, state, 0))
+            texts = [request_text(messages) for messages in client.requests]
             decisions.append(mine)
-        per_game, per_prompt = statistics.mean(decisions), statistics.mean(sizes) if sizes else 0
+            requests.append(len(texts))
+            sent.append(sum(map(len, texts)))
+            new.append(sum(len(text) - (shared_prefix(texts[k - 1], text) if k else 0)
+                           for k, text in enumerate(texts)))
         label = f"{name} ({rules.num_seats(cfg)}p)"
-        print(f"{label:<22}{per_game:>16.1f}{per_prompt:>14.0f}{per_game * per_prompt / 4:>14.0f}")
+        mean = statistics.mean
+        print(f"{label:<20}{mean(decisions):>11.1f}{mean(requests):>10.1f}{mean(sent):>12.0f}{mean(new):>11.0f}"
+              f"{mean(sent) / 4:>14.0f}{mean(new) / 4:>13.0f}")
 
 
 if __name__ == "__main__":

@@ -67,8 +67,9 @@ def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-LLM_COLUMNS = ("requests", "illegal", "LLM forfeits", "tokens in/out", "s/move")
-"""Columns for bots that count their requests (``llm:`` bots' ``bot_stats``); '-' for the others."""
+LLM_COLUMNS = ("requests", "forced", "illegal", "LLM forfeits", "tokens in/out", "s/move")
+"""Columns for bots that count their requests (``llm:`` bots' ``bot_stats``; ``forced``: moves with one legal
+action, played without a request); '-' for the others."""
 
 
 def llm_cells(stats: dict[str, Any] | None) -> list[str]:
@@ -77,6 +78,6 @@ def llm_cells(stats: dict[str, Any] | None) -> list[str]:
         return ["-"] * len(LLM_COLUMNS)
     moves = stats.get("moves", 0)
     per_move = f"{stats.get('latency_s', 0) / moves:.2f}" if moves else "-"
-    return [str(stats.get("requests", 0)), str(stats.get("illegal", 0)), str(stats.get("forfeits", 0)),
-            f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}", per_move]
+    counts = [str(stats.get(key, 0)) for key in ("requests", "forced", "illegal", "forfeits")]
+    return [*counts, f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}", per_move]
 

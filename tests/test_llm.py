@@ -17,6 +17,7 @@ from tavernzoo.agents import load_bot
 from tavernzoo.agents.external import BotFailure
 from tavernzoo.agents.llm import (
     DEFAULT_KEY_ENV,
+    MAX_HISTORY_CHARS,
     MAX_REPLY_BYTES,
     LLMSpec,
     answer_grammar,
@@ -173,10 +174,12 @@ def test_the_request_carries_the_legal_actions_the_prompt_and_a_seed(fake):
     assert body["response_format"]["type"] == "json_object"
     enum = body["response_format"]["schema"]["properties"]["action"]["anyOf"][0]["enum"]
     prompt = body["messages"][-1]["content"]
-    assert body["messages"][0]["role"] == "system" and "exactly one legal action" in body["messages"][0]["content"]
+    system = body["messages"][0]
+    assert system["role"] == "system" and "exactly one legal action" in system["content"]
     for number, name in enumerate(enum, start=1):
         assert f"\n{number}: {name} — " in prompt
-    assert "## Rules" in prompt and "## What you see" in prompt
+    # The rules go once, in the system message; the user message is what this decision adds.
+    assert "## Rules" in system["content"] and "## Rules" not in prompt and "## What you see" in prompt
     assert isinstance(body["seed"], int)
     assert bot.spec.temperature == 0.3
 
@@ -226,7 +229,7 @@ def test_a_tournament_records_the_forfeits_and_the_llm_columns(fake, tmp_path, m
     with open(out, "w") as handle:
         print_results(results, file=handle)
     text = out.read_text()
-    for column in ("requests", "illegal", "LLM forfeits", "tokens in/out", "s/move"):
+    for column in ("requests", "forced", "illegal", "LLM forfeits", "tokens in/out", "s/move"):
         assert column in text
     prose_line = next(line for line in text.splitlines() if "llm:prose" in line)
     assert f" {prose['bot_stats']['tokens_in']}/{prose['bot_stats']['tokens_out']} " in prose_line
@@ -586,8 +589,9 @@ def since_sections(prompts: list[str]) -> list[list[str]]:
 
 
 def seat_story(game, config, record, seat) -> list[list[str]]:
-    """The record replayed step by step: the event lines ``seat`` was shown between its decisions (one list
-    per decision, what came before it)."""
+    """The record replayed step by step: the event lines ``seat`` was shown between its real decisions (one
+    list per decision with more than one legal action, what came before it: a forced move asks nothing, so
+    its events wait for the next real decision)."""
     from tavernzoo.agents.text_views import NOTHING_SHOWN, event_mark, new_events
     from tavernzoo.envs.core import Chance
     from tavernzoo.envs.records import play_joint, play_turn
@@ -596,7 +600,13 @@ def seat_story(game, config, record, seat) -> list[list[str]]:
     shown = event_mark(game, state, seat)
     pending, story = new_events(NOTHING_SHOWN, shown), []
     for number, step in enumerate(record["actions"]):
-        if (str(seat) in step["joint"]) if game.simultaneous else step["seat"] == seat:
+        if game.simultaneous:
+            acting = str(seat) in step["joint"]
+            choices = len(game.rules.legal_actions(state, seat)) if acting else 0
+        else:
+            acting = step["seat"] == seat
+            choices = len(game.rules.legal_actions(state)) if acting else 0
+        if choices > 1:
             story.append(pending)
             pending = []
         (play_joint if game.simultaneous else play_turn)(game, config, state, number, step)
@@ -630,3 +640,70 @@ def test_the_prompt_holds_every_event_line_since_the_seats_previous_decision(fak
     # Other players' moves between two decisions of the seat are all there, not only the latest step's.
     assert max(len(lines) for lines in story) > 2
     assert sum(map(len, story)) > len(story)
+
+
+# --- what it costs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "options"), [("wyvern", {"num_players": 3}), ("wyvern", {"num_players": 2})])
+def test_a_forced_move_is_played_without_a_request_and_counted(fake, name, options):
+    from tavernzoo.envs.core import Chance
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.envs.records import play_joint, play_turn
+    from tavernzoo.eval.table import Table
+
+    game = get_game(name)
+    config = game.make_config(options)
+    seats = game.rules.num_seats(config)
+    seat = 1
+    bots = [load_bot("random", game, config, seed=other) for other in range(seats)]
+    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    fake.requests.clear()
+    result = Table(make_env(game, config), bots, seed=3).play()
+    record = result.record
+    stats = record["bot_stats"][seat]
+    # The record replayed says how many of the seat's turns had one legal action; none of them cost a request.
+    state = game.rules.new_game(config, Chance.scripted(record["chance"]))
+
+    turns = forced = 0
+    for number, step in enumerate(record["actions"]):
+        if game.simultaneous:
+            legal = game.rules.legal_actions(state, seat) if str(seat) in step["joint"] else None
+        else:
+            legal = game.rules.legal_actions(state) if step["seat"] == seat else None
+        if legal is not None:
+            turns += 1
+            forced += len(legal) == 1
+        (play_joint if game.simultaneous else play_turn)(game, config, state, number, step)
+    assert forced > 0 and stats["forced"] == forced
+    assert stats["moves"] == turns - forced == stats["requests"] == len(fake.requests)
+
+
+def test_every_request_of_a_game_opens_with_the_same_system_message(fake):
+    # A prompt-caching server reads the unchanging prefix once: the rules and entries' meanings are in it,
+    # and nothing that changes between decisions (the example action, the events) is.
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    for history in ("turn", "game"):
+        bots = [load_bot("random", game, config, seed=other) for other in range(3)]
+        bots[1] = load_bot(f"llm:first@{fake.url},history={history}", game, config, seed=1)
+        fake.requests.clear()
+        Table(make_env(game, config), bots, seed=4).play()
+        systems = {json.dumps(body["messages"][0]) for body in fake.requests}
+        assert len(fake.requests) > 3 and len(systems) == 1
+        system = fake.requests[0]["messages"][0]["content"]
+        assert "## Rules" in system and "## What the view's entries mean" in system
+        for body in fake.requests:
+            assert all("## Rules" not in message["content"] for message in body["messages"][1:])
+        if history == "game":
+            # Each request extends the one before (the earlier messages resent unchanged), except where the
+            # kept conversation passed its cap and was cut to half of it, which is seldom.
+            cuts = 0
+            for before, after in zip(fake.requests, fake.requests[1:], strict=False):
+                if after["messages"][:len(before["messages"])] != before["messages"]:
+                    cuts += 1
+                    assert sum(len(m["content"]) for m in after["messages"][1:-1]) <= MAX_HISTORY_CHARS // 2
+            assert cuts * 5 < len(fake.requests)
