@@ -615,23 +615,31 @@ def seat_story(game, config, record, seat) -> list[list[str]]:
     return story
 
 
+def _one_llm_seat(fake, name: str, options: dict, forfeits: bool = False):
+    """``(game, config, seat, result)``: a game with the fake server's ``llm:`` bot at seat 1 and random bots
+    elsewhere, played at a Table (``forfeits``: as a tournament's, on the raw env), the server's requests
+    cleared before it."""
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game(name)
+    config = game.make_config(options)
+    seat = 1
+    bots = [load_bot("random", game, config, seed=other) for other in range(game.rules.num_seats(config))]
+    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
+    fake.requests.clear()
+    result = Table(make_env(game, config, raw=forfeits), bots, seed=3, forfeits=forfeits).play()
+    return game, config, seat, result
+
+
 @pytest.mark.parametrize(("name", "options", "forfeits"), [
     ("tiny_minotaur", {}, False), ("minefield", {"num_players": 5, "roll_battle": "mines_only"}, False),
     ("ministeel", {"num_players": 4}, False), ("ministeel", {"num_players": 3}, True),  # True: a tournament's table
     ("wyvern", {"num_players": 3}, False)])
 def test_the_prompt_holds_every_event_line_since_the_seats_previous_decision(fake, name, options, forfeits):
     from tavernzoo.agents.text_views import bounded_events
-    from tavernzoo.envs.make import make_env
-    from tavernzoo.eval.table import Table
 
-    game = get_game(name)
-    config = game.make_config(options)
-    seats = game.rules.num_seats(config)
-    seat = 1
-    bots = [load_bot("random", game, config, seed=other) for other in range(seats)]
-    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
-    fake.requests.clear()
-    result = Table(make_env(game, config, raw=forfeits), bots, seed=3, forfeits=forfeits).play()
+    game, config, seat, result = _one_llm_seat(fake, name, options, forfeits)
     assert result.forfeit is None
     shown = since_sections([body["messages"][-1]["content"] for body in fake.requests])
     story = seat_story(game, config, result.record, seat)
@@ -648,18 +656,9 @@ def test_the_prompt_holds_every_event_line_since_the_seats_previous_decision(fak
 @pytest.mark.parametrize(("name", "options"), [("wyvern", {"num_players": 3}), ("wyvern", {"num_players": 2})])
 def test_a_forced_move_is_played_without_a_request_and_counted(fake, name, options):
     from tavernzoo.envs.core import Chance
-    from tavernzoo.envs.make import make_env
     from tavernzoo.envs.records import play_joint, play_turn
-    from tavernzoo.eval.table import Table
 
-    game = get_game(name)
-    config = game.make_config(options)
-    seats = game.rules.num_seats(config)
-    seat = 1
-    bots = [load_bot("random", game, config, seed=other) for other in range(seats)]
-    bots[seat] = load_bot(f"llm:first@{fake.url}", game, config, seed=1)
-    fake.requests.clear()
-    result = Table(make_env(game, config), bots, seed=3).play()
+    game, config, seat, result = _one_llm_seat(fake, name, options)
     record = result.record
     stats = record["bot_stats"][seat]
     # The record replayed says how many of the seat's turns had one legal action; none of them cost a request.
