@@ -352,13 +352,26 @@ class BotSessions:
         return BotSession(self.spec, self.envs).hello_reply()
 
     def _session(self, key: str) -> tuple[threading.Lock, BotSession]:
+        dropped: list[tuple[threading.Lock, BotSession]] = []
         with self.lock:
             if key not in self.sessions:
                 self.sessions[key] = (threading.Lock(), BotSession(self.spec, self.envs))
                 while len(self.sessions) > MAX_SESSIONS:
-                    self.sessions.popitem(last=False)
+                    dropped.append(self.sessions.popitem(last=False)[1])
             self.sessions.move_to_end(key)
-            return self.sessions[key]
+            found = self.sessions[key]
+        for lock, session in dropped:  # its bot goes with it (a cmd: program quits), once its request is answered
+            with lock:
+                session.close()
+        return found
+
+    def close(self) -> None:
+        """Let every session's bot go (the server stops)."""
+        with self.lock:
+            sessions, self.sessions = list(self.sessions.values()), OrderedDict()
+        for lock, session in sessions:
+            with lock:
+                session.close()
 
     def answer(self, body: bytes) -> dict[str, Any]:
         """The reply to one POSTed body."""

@@ -186,3 +186,24 @@ def test_a_program_served_over_http_answers_bot_failed(monkeypatch):
         assert body["type"] == "error" and body["code"] == "bot_failed" and "(timeout)" in body["error"], body
         assert SAID in body["error"]
         assert client.post("/", json={**new_game, "session": "a"}).status_code == 200  # restarted, serving on
+
+
+def test_a_served_programs_session_dropped_or_the_server_stopped_lets_the_program_go(monkeypatch, tmp_path):
+    """``tavernzoo serve --bot cmd:...`` keeps the newest sessions: a dropped one's program is told to quit,
+    and so is every program when the server stops (none is left running for the garbage collector)."""
+    from starlette.testclient import TestClient
+
+    import tavernzoo.agents.bot_server as bot_server
+    from tavernzoo.web.app import create_app
+
+    monkeypatch.setattr(bot_server, "MAX_SESSIONS", 2)
+    log = tmp_path / "heard.log"
+    spec = f"cmd:{sys.executable} {FIXTURES / 'protocol_random_bot.py'} --log {log}"
+    hello = {"type": "hello", "game": "tiny_minotaur"}
+    with TestClient(create_app(bot=spec, web=False, hosts=("testserver",))) as client:
+        for key in ("a", "b", "c"):  # the third drops the first; new_game starts each session's program
+            for request in (hello, {"type": "new_game", "seat": 0, "seed": 1}):
+                assert client.post("/", json={**request, "session": key}).status_code == 200
+        assert log.read_text().split().count("hello") == 3
+        assert log.read_text().split().count("quit") == 1
+    assert log.read_text().split().count("quit") == 3  # the other two went with the server

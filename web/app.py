@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import json
 import secrets
 import shutil
@@ -659,7 +660,14 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
     middleware = [Middleware(SecurityHeaders)]
     if hosts:  # a page elsewhere that points a name of its own at this address (DNS rebinding) is refused
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
-    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware, lifespan=_lifespan)
     app.state.web = WebState(allow_local, limits, sandbox, max_think) if web else None
     app.state.bot = BotSessions(bot) if bot is not None else None
     return app
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette):
+    yield
+    if app.state.bot is not None:  # the served bots go with the server (its cmd: programs quit)
+        await anyio.to_thread.run_sync(app.state.bot.close)
