@@ -102,11 +102,7 @@ class _Program:
             # Part of the line may be in the pipe and would run into the next request: the program is
             # stopped (the games stage starts its own), as a tournament kills a cmd: bot that fails.
             self.deaf = f"the program did not read its input within {timeout:g} s (stopped)"
-            self.process.kill()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
-                pass
+            self.stop()
             return None, self.deaf
         try:
             reply = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))

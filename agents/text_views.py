@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -77,7 +77,7 @@ class SeatView:
     def rules(self) -> str:
         return rules_brief(self.game, self.config)
 
-    @property
+    @cached_property  # asked for twice a decision (whether there are any, then the text)
     def cards(self) -> dict[str, str]:
         """What each card named in the view does: the game's ``card_texts`` under the table's options (what
         the web page shows beside a card), and its ``trait_texts`` (Wyvern's races and classes), for the

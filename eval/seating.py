@@ -19,21 +19,6 @@ def score_of(returns: Sequence[float], seat: int) -> float:
     return 1.0 / sum(1 for value in returns if value == top)
 
 
-def places_of(returns: Sequence[float], seats_out: Sequence[int] = ()) -> list[int]:
-    """Each seat's place, 1 the best. Seats still in at the end are placed by their returns (equal returns
-    share a place, and the next place is skipped), ahead of every seat that went out; those are placed in
-    the reverse of the order they went out, the last one out next best (Minefield's finishing order, where
-    every loser's return is the same)."""
-    count, out = len(returns), list(seats_out)
-    still_in = [seat for seat in range(count) if seat not in out]
-    places = [0] * count
-    for seat in still_in:
-        places[seat] = 1 + sum(1 for other in still_in if returns[other] > returns[seat])
-    for order, seat in enumerate(out):
-        places[seat] = count - order
-    return places
-
-
 def entry_labels(bot_specs: Sequence[str]) -> list[str]:
     """Display names: a spec entered more than once is numbered (``random #2``)."""
     labels = []

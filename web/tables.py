@@ -39,7 +39,8 @@ from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.seating import places_of, score_of
+from ..eval.ratings import places_from_scores
+from ..eval.seating import score_of
 from ..eval.table import Table as TableEngine
 
 HUMAN = "human"
@@ -411,7 +412,7 @@ class Table:
         seats_out = getattr(self.game.rules, "seats_out", None)
         places = None
         if self.returns is not None and self.forfeit is None:
-            places = places_of(self.returns, seats_out(state) if seats_out is not None else ())
+            places = places_from_scores(self.returns, seats_out(state) if seats_out is not None else ())
         return {"returns": self.returns, "scores": scores, "places": places, "verdict": verdict,
                 "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
 
