@@ -23,6 +23,7 @@ import pytest
 
 from tavernzoo.agents import ministeel_kernel as heuristic_kernel
 from tavernzoo.agents.ministeel import HeuristicBot
+from tavernzoo.envs import compiled
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.ministeel import encode, kernel, rules
 
@@ -148,14 +149,15 @@ def test_without_known_the_rules_fields_still_match():
 
 
 def test_the_generator_is_random_random():
-    kernel.compile_kernel()
-    generator = np.zeros(kernel.MT_SIZE, dtype=np.uint32)
+    """envs/compiled.py's generator, which every kernel draws from, is random.Random word for word."""
+    compiled.GENERATOR.compile()
+    generator = np.zeros(compiled.MT_SIZE, dtype=np.uint32)
     for seed in (0, 1, 99, 2**31 - 1, 2**32 - 1, 2**32, 2**40 + 3, 2**63 - 1):
-        kernel.seed_generator(generator, seed)
+        compiled.seed_generator(generator, seed)
         reference = random.Random(seed)
         assert tuple(int(word) for word in generator) == reference.getstate()[1], seed
         # 700 floats: past one regeneration of the 624 words
-        assert [kernel._random(generator) for _ in range(700)] == [reference.random() for _ in range(700)], seed
+        assert [compiled.random_float(generator) for _ in range(700)] == [reference.random() for _ in range(700)], seed
 
 
 def test_states_convert_both_ways_mid_game():

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
 from ..core import Chance, IllegalActionError, plain_int
 from . import rules
 from .rules import (
@@ -103,84 +104,25 @@ from .rules import (
 )
 from .rules import ANSWER as ANSWER_PHASE
 
-try:
-    import numba
-except ImportError:  # the kernel is optional: everything works on the Python rules without it
-    numba = None
 
-
-def inlined(function):
-    """:func:`compiled`, and written into its callers by numba (``inline="always"``): numba links the functions
-    it compiles without inlining them, and these small ones run several times a step."""
-    if numba is None:
-        return function
-    dispatcher = numba.njit(cache=True, _nrt=False, error_model="numpy", inline="always")(function)
-    _KERNELS.append(dispatcher)
-    return dispatcher
-
-
-def compiled(function):
-    """``numba.njit(cache=True)``, compiled by :func:`compile_kernel` for the one set of argument types its
-    parameter names stand for (also for code beside the rules that builds on the kernel, such as a bot's
-    rollout policy: it names its parameters the same way). Without numba the functions stay plain Python;
-    nothing calls them then (:func:`unsupported` says why)."""
-    if numba is None:
-        return function
-    # No reference counting: these functions allocate nothing (working space is in the row), and numba's
-    # counting of the arrays they pass each other was most of a step's time.
-    dispatcher = numba.njit(cache=True, _nrt=False, error_model="numpy")(function)
-    _KERNELS.append(dispatcher)
-    return dispatcher
-
-
-def compiled_allocating(function):
-    """:func:`compiled` for the batch loops, which allocate their working arrays (numba's runtime)."""
-    if numba is None:
-        return function
-    dispatcher = numba.njit(cache=True)(function)
-    _KERNELS.append(dispatcher)
-    return dispatcher
-
-
-_KERNELS: list = []  # every compiled function, in the order of definition (this file's, then its users')
-_COMPILED: set = set()  # those compile_kernel has compiled
-
-
-def _argument_types(function) -> tuple:
-    """The numba types of ``function``'s parameters, by name: every scalar is an int64 (a bool where named
-    below), so each function compiles once instead of once per combination of literals and int widths."""
+def _argument_types() -> dict:
+    """The numba types of this kernel's parameters, by name (every other parameter is an int64; ``mt`` and
+    ``policy`` are envs/compiled.py's)."""
     from numba import types
 
-    arrays = {"s": types.int64[::1], "row": types.int64[::1], "out": types.int64[::1],
-              "legal": types.int64[::1], "cards": types.int64[::1], "seeds": types.int64[::1],
-              "actions": types.int64[::1], "steps": types.int64[::1], "rng_seeds": types.uint64[::1],
-              "mt": types.uint32[::1], "values_row": types.float64[::1], "states": types.int64[:, ::1],
-              "chances": types.uint32[:, ::1], "masks": types.boolean[:, ::1], "values": types.float64[:, ::1],
-              "policy": types.uint64, "completed": types.boolean, "draws": types.boolean}
-    names = function.__code__.co_varnames[:function.__code__.co_argcount]
-    return tuple(arrays.get(name, types.int64) for name in names)
+    return {"s": types.int64[::1], "row": types.int64[::1], "out": types.int64[::1],
+            "legal": types.int64[::1], "cards": types.int64[::1], "seeds": types.int64[::1],
+            "actions": types.int64[::1], "steps": types.int64[::1], "rng_seeds": types.uint64[::1],
+            "values_row": types.float64[::1], "states": types.int64[:, ::1],
+            "chances": types.uint32[:, ::1], "masks": types.boolean[:, ::1], "values": types.float64[:, ::1],
+            "completed": types.boolean, "draws": types.boolean}
 
 
-def compile_kernel() -> None:
-    """Compile every kernel function (or load it from numba's cache beside this file: a second process
-    starts at once), callees first so that each caller links the one version of each; nothing to compile
-    by hand. The entry points call this themselves."""
-    if numba is None or numba.config.DISABLE_JIT or len(_COMPILED) == len(_KERNELS):  # DISABLE_JIT: plain Python
-        return
-    by_name = {dispatcher.py_func.__name__: dispatcher for dispatcher in _KERNELS}
-
-    def visit(dispatcher) -> None:
-        if dispatcher in _COMPILED:
-            return
-        _COMPILED.add(dispatcher)
-        for name in dispatcher.py_func.__code__.co_names:
-            if name in by_name:
-                visit(by_name[name])
-        dispatcher.compile(_argument_types(dispatcher.py_func))
-        dispatcher.disable_compile()
-
-    for dispatcher in _KERNELS:
-        visit(dispatcher)
+# Every compiled function of MiniSteel: this file's, then its users' (a bot's rollout policy names its
+# parameters the same way and decorates with these).
+KERNEL = Kernel(_argument_types, includes=(GENERATOR,))
+inlined, compiled, compiled_allocating = KERNEL.inlined, KERNEL.compiled, KERNEL.compiled_allocating
+compile_kernel = KERNEL.compile
 
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
@@ -263,7 +205,6 @@ KNOWN = _field((P, P, K), "known")  # KNOWN + (observer * P + holder) * K + kind
 STATE_SIZE = _size  # what a State holds ends here; the rest is working space, not compared
 SCRATCH_SEATS = _field(P, "scratch_seats")  # one value per seat while a function works (no allocations)
 ROW_SIZE = _size
-MT_SIZE = 625  # the Mersenne Twister's 624 words and its position, as random.Random.getstate() holds them
 
 END_REASONS = ("", rules.LAST_STANDING, rules.ALL_OUT, rules.TURN_LIMIT, rules.DECISION_LIMIT)
 NO_END, LAST_STANDING, ALL_OUT, TURN_LIMIT, DECISION_LIMIT = range(5)
@@ -297,90 +238,19 @@ assert ATTACK_CARDS == COMBO_ATTACKS
 # Who sees a card move (rules' ``audience``): everyone (None), nobody (()), or a pair of seats.
 EVERYONE, NOBODY, PAIR = 0, 1, 2
 
-# --- chance: random.Random's Mersenne Twister, word for word ---------------------------------------------------
-
-
-@compiled
-def _regenerate(mt):
-    """The next 624 words at once, in CPython's three loops (no modulo in the hot loop)."""
-    for i in range(227):
-        y = (np.uint32(mt[i]) & np.uint32(0x80000000)) | (mt[i + 1] & np.uint32(0x7FFFFFFF))
-        mt[i] = mt[i + 397] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
-    for i in range(227, 623):
-        y = (np.uint32(mt[i]) & np.uint32(0x80000000)) | (mt[i + 1] & np.uint32(0x7FFFFFFF))
-        mt[i] = mt[i - 227] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
-    y = (np.uint32(mt[623]) & np.uint32(0x80000000)) | (mt[0] & np.uint32(0x7FFFFFFF))
-    mt[623] = mt[396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
-
-
-@inlined
-def _next_word(mt):
-    """The next 32-bit output of the generator (CPython's ``genrand_uint32``)."""
-    pos = mt[624]
-    if pos >= 624:
-        _regenerate(mt)
-        pos = 0
-    y = np.int64(mt[pos])
-    mt[624] = pos + 1
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    y ^= y >> 18
-    return y
-
-
-@inlined
-def _random(mt):
-    """``random.Random.random()``: 53 random bits as a float in [0, 1)."""
-    a = _next_word(mt) >> 5
-    b = _next_word(mt) >> 6
-    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+# --- chance: the Python engine's draws (envs/compiled.py's generator) ------------------------------------------
 
 
 @inlined
 def below(s, mt, n):
     """``Chance.below(n)``: ``int(random() * n)``, counted."""
     s[DRAWS] += 1
-    return np.int64(_random(mt) * n)
+    return np.int64(random_float(mt) * n)
 
 
 @inlined
 def roll(s, mt, sides):
     return below(s, mt, sides) + 1
-
-
-@compiled
-def seed_generator(mt, seed):
-    """``random.Random(seed)`` for an int ``0 <= seed < 2**63``: CPython's ``init_by_array`` over the
-    seed's 32-bit words, low first (one word for seeds below 2**32)."""
-    mt[0] = 19650218
-    for i in range(1, 624):
-        previous = np.int64(mt[i - 1])
-        mt[i] = (1812433253 * (previous ^ (previous >> 30)) + i) & 0xFFFFFFFF
-    key0 = seed & 0xFFFFFFFF
-    key1 = seed >> 32
-    key_length = 2 if key1 else 1
-    i, j = 1, 0
-    for _ in range(max(624, key_length)):
-        previous = np.int64(mt[i - 1])
-        key = key0 if j == 0 else key1
-        mt[i] = ((np.int64(mt[i]) ^ ((previous ^ (previous >> 30)) * 1664525)) + key + j) & 0xFFFFFFFF
-        i += 1
-        j += 1
-        if i >= 624:
-            mt[0] = mt[623]
-            i = 1
-        if j >= key_length:
-            j = 0
-    for _ in range(623):
-        previous = np.int64(mt[i - 1])
-        mt[i] = ((np.int64(mt[i]) ^ ((previous ^ (previous >> 30)) * 1566083941)) - i) & 0xFFFFFFFF
-        i += 1
-        if i >= 624:
-            mt[0] = mt[623]
-            i = 1
-    mt[0] = 0x80000000
-    mt[624] = 624
 
 
 # --- cards moving -------------------------------------------------------------------------------------------------
@@ -1191,17 +1061,6 @@ def _step_all(states, chances, actions):
             apply_legal(states[g], chances[g], actions[g])
 
 
-@compiled
-def _policy_random(policy):
-    """A uniform float in [0, 1) and the next policy state: splitmix64, apart from the game's chance stream."""
-    policy = policy + np.uint64(0x9E3779B97F4A7C15)
-    z = policy
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
-
-
 @compiled_allocating
 def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
     row = np.empty(states.shape[1], dtype=np.int64)
@@ -1215,7 +1074,7 @@ def _rollouts(states, chances, rng_seeds, max_steps, values, steps):
         taken = 0
         while row[PHASE] != GAME_OVER and taken < max_steps:
             count = legal_actions(row, legal)
-            u, policy = _policy_random(policy)
+            u, policy = policy_random(policy)
             apply_legal(row, mt, legal[np.int64(u * count)])
             taken += 1
         game_returns(row, values[g])
