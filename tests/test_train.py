@@ -462,6 +462,51 @@ def test_the_lean_forward_is_the_sb3_policys_masked_distribution():
     assert torch.equal(best, distribution.logits.argmax(dim=1))
 
 
+def test_a_privileged_critic_reads_every_seat_while_the_saved_bot_reads_only_its_own(tmp_path):
+    """``privileged_critic``: the critic's input holds the other seats' observations (so their hidden
+    hands), the actor's does not (changing them leaves its logits as they were), and the checkpoint and
+    the exported ONNX bot take the seat's own observation only, with no value output."""
+    onnx = pytest.importorskip("onnx")
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    own = game.encoder.observation_size(config)
+    train_config = TrainConfig(game="ministeel", game_config={"num_players": 3}, n_envs=4, n_steps=32,
+                               batch_size=64, net_arch=(16,), privileged_critic=True)
+    env = SelfPlayVecEnv(game, config, league_for(game, config, privileged_critic=True), n_envs=4, seed=0)
+    observations = env.reset()
+    assert observations.shape == (4, 3 * own)
+    seat = env.seats[0]
+    agents = seat.env.possible_agents
+    mine = agents.index(seat.learner)
+    for k in range(3):  # the learner's own view, then the next seats' in turn order
+        expected = seat.env.observe(agents[(mine + k) % 3])["observation"]
+        assert np.array_equal(observations[0, k * own:(k + 1) * own], expected)
+    model = make_model(train_config, env)
+    model.learn(128)
+    changed = torch.as_tensor(observations.copy())
+    changed[:, own:] = torch.rand(4, 2 * own)  # other hands, other views
+    with torch.no_grad():
+        same_logits = [model.policy.masked_logits_and_values(torch.as_tensor(o), None)[0]
+                       for o in (observations, changed.numpy())]
+        values = [model.policy.predict_values(torch.as_tensor(o)) for o in (observations, changed.numpy())]
+    assert torch.equal(*same_logits) and not torch.equal(*values)
+    policy = policy_from_sb3(model.policy, {"game": "ministeel", "env": game.env_name,
+                                            "game_config": {"num_players": 3},
+                                            "action_names": list(game.action_names(config))})
+    assert policy.observation_size == own and not policy.has_value
+    policy.save(tmp_path / "bot")
+    exported = tavernzoo("export", str(tmp_path / "bot"), "--out", str(tmp_path / "bot.onnx"))
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    graph = onnx.load(str(tmp_path / "bot.onnx")).graph
+    inputs = {i.name: [d.dim_value for d in i.type.tensor_type.shape.dim][1] for i in graph.input}
+    assert inputs == {"observation": own, "action_mask": len(game.action_names(config))}
+    assert "value" not in {o.name for o in graph.output}
+    with pytest.raises(ValueError, match="privileged_critic=true is for tavernzoo train"):
+        from tavernzoo.train.expert import make_model as expert_model
+        from tavernzoo.train.run import Trainer
+        expert_model(Trainer(train_config, tmp_path / "expert"))
+
+
 def test_the_torch_actor_chooses_as_the_numpy_policy():
     model, env = trained_tiny_model()
     policy = policy_from_sb3(model.policy, {"env": TM.env_name})

@@ -67,6 +67,9 @@ class TrainConfig:
     64 games each, joining ``$RAY_ADDRESS`` when it is set); the report is the same either way."""
     torch_threads: int = 1
     """Torch threads for the PPO update (small MLPs: 1 is fastest on 2 cores)."""
+    privileged_critic: bool = False
+    """The critic also reads every other seat's observation (their hidden hands) while training; the policy
+    reads only its own seat's view, and the saved bot keeps only the policy, so it needs nothing hidden."""
 
     def __post_init__(self) -> None:
         if isinstance(self.net_arch, list):

@@ -82,6 +82,9 @@ def make_model(trainer: Any) -> tuple[Any, Any]:
     from .selfplay import SelfPlayVecEnv
 
     config = trainer.config
+    if config.privileged_critic:  # its critic reads every seat's observation; the search labels only one
+        raise ValueError("privileged_critic=true is for tavernzoo train (self-play PPO); tavernzoo expert trains "
+                         "the critic on the seat's own view, so leave it false")
     league = trainer.league
     env = SelfPlayVecEnv(trainer.game, trainer.game_config, league, config.n_envs, config.seed)
     return make_ppo_model(config, env, tensorboard_log=str(trainer.out / "tb")), league

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
 
 # The logit SB3's MaskableCategorical gives a masked action: the log-probabilities match it exactly.
 MASKED_LOGIT = -1e8
@@ -55,6 +56,38 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
             masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
             logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
         return logits, self.value_net(latent_vf)
+
+
+class OwnViewActor(MlpExtractor):
+    """SB3's MlpExtractor whose actor reads only the first ``own_size`` features (the seat's own
+    observation) while the critic reads them all (the other seats' observations too): the asymmetric
+    actor-critic of perfect-training-imperfect-execution. The actor's layers are an ordinary actor's for
+    an ``own_size`` observation, so the saved policy (``policy_from_sb3``) is a bot like any other."""
+
+    def __init__(self, feature_dim: int, net_arch: Any, activation_fn: type, device: Any, own_size: int):
+        super().__init__(feature_dim, net_arch, activation_fn, device)
+        self.own_size = own_size
+        self.policy_net = MlpExtractor(own_size, net_arch, activation_fn, device).policy_net
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features[:, :self.own_size])
+
+
+class PrivilegedCriticPolicy(LeanMaskablePolicy):
+    """:class:`LeanMaskablePolicy` with :class:`OwnViewActor`: ``TrainConfig.privileged_critic``. The
+    observation is the seat's own (``own_size`` values) followed by the other seats'
+    (train/selfplay.py ``LearnerSeat.observe_learner``)."""
+
+    def __init__(self, *args: Any, own_size: int, **kwargs: Any):
+        self.own_size = own_size
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = OwnViewActor(self.features_dim, self.net_arch, self.activation_fn, self.device,
+                                          self.own_size)
 
 
 class TorchActor:

@@ -37,8 +37,11 @@ from .selfplay import League, SelfPlayVecEnv
 
 def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     """The actor of an SB3 MlpPolicy (hidden layers + action head) as a numpy :class:`MLPPolicy`, with the
-    critic (hidden layers + value head) as its value head."""
+    critic (hidden layers + value head) as its value head; without one where the critic is privileged
+    (it reads other seats' hidden information, which a bot never has)."""
     import torch
+
+    from .lean_policy import PrivilegedCriticPolicy
 
     state = {k: v.detach().cpu().numpy().copy() for k, v in policy.state_dict().items()}
     hidden = sorted(
@@ -52,6 +55,8 @@ def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     value_weights = [state[f"mlp_extractor.value_net.{i}.weight"] for i in value_hidden] + [state["value_net.weight"]]
     value_biases = [state[f"mlp_extractor.value_net.{i}.bias"] for i in value_hidden] + [state["value_net.bias"]]
     activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[policy.activation_fn]
+    if isinstance(policy, PrivilegedCriticPolicy):
+        return MLPPolicy(weights, biases, activation, dict(provenance))
     return MLPPolicy(weights, biases, activation, dict(provenance), value_weights, value_biases)
 
 
@@ -59,15 +64,24 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None
     """A fresh MaskablePPO for ``config`` on ``env``, with the lean rollout forward (train/lean_policy.py)."""
     from sb3_contrib import MaskablePPO
 
-    from .lean_policy import LeanMaskablePolicy
-
+    policy_class, policy_kwargs = policy_of(config)
     return MaskablePPO(
-        LeanMaskablePolicy, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        policy_class, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, ent_coef=config.ent_coef, clip_range=config.clip_range,
-        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
+        policy_kwargs={"net_arch": list(config.net_arch), **policy_kwargs}, seed=config.seed, device="cpu",
         tensorboard_log=tensorboard_log, verbose=0,
     )
+
+
+def policy_of(config: TrainConfig) -> tuple[type, dict[str, Any]]:
+    """The SB3 policy class of ``config``'s runs and the keyword arguments it needs beyond ``net_arch``."""
+    from .lean_policy import LeanMaskablePolicy, PrivilegedCriticPolicy
+
+    if config.privileged_critic:
+        game = get_game(config.game)
+        return PrivilegedCriticPolicy, {"own_size": game.encoder.observation_size(game.make_config(config.game_config))}
+    return LeanMaskablePolicy, {}
 
 
 PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
@@ -131,8 +145,6 @@ class Trainer:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.utils import set_random_seed
 
-        from .lean_policy import LeanMaskablePolicy
-
         config = self.config
         torch.set_num_threads(config.torch_threads)
         set_random_seed(config.seed)
@@ -148,7 +160,7 @@ class Trainer:
             tuned = {key: getattr(config, key) for key in PPO_RESUME_OPTIONS}
             # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
             model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu",
-                                     custom_objects={"policy_class": LeanMaskablePolicy}, **tuned)
+                                     custom_objects={"policy_class": policy_of(config)[0]}, **tuned)
             league.load(latest / "league")
         else:
             model = make_model(config, env, tensorboard_log=str(self.out / "tb"))

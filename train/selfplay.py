@@ -234,6 +234,7 @@ class LearnerSeat:
         self.league = league
         config = league.config
         self._potential = getattr(game.rules, "potential", None) if config.shaping else None
+        self.privileged = config.privileged_critic
         self._shaping, self._gamma = config.shaping, config.gamma
         self._last_potential = 0.0
         self.rng = random.Random(seed)
@@ -310,8 +311,15 @@ class LearnerSeat:
         return None
 
     def observe_learner(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's observation and mask; with a privileged critic the observation is followed by every
+        other seat's, in turn order from the learner's (only the critic reads them: train/lean_policy.py)."""
         observation = self.env.observe(self.learner)
-        return observation["observation"], observation["action_mask"]
+        if not self.privileged:
+            return observation["observation"], observation["action_mask"]
+        agents = self.env.possible_agents
+        mine = agents.index(self.learner)
+        others = [self.env.observe(agents[(mine + k) % len(agents)])["observation"] for k in range(1, len(agents))]
+        return np.concatenate([observation["observation"], *others]), observation["action_mask"]
 
     def learner_reward(self) -> float:
         """The learner's reward since its last decision (PettingZoo's cumulative reward of that agent)."""
@@ -365,6 +373,13 @@ class LearnerSeat:
                 "opponents": sorted({o.name for o in self.opponents.values()})}
 
 
+def learner_observation_size(game: Game, game_config: Any, config: TrainConfig) -> int:
+    """The length of what the learner's network reads: its seat's observation, followed with a privileged
+    critic by every other seat's (:meth:`LearnerSeat.observe_learner`)."""
+    size = game.encoder.observation_size(game_config)
+    return size * game.rules.num_seats(game_config) if config.privileged_critic else size
+
+
 # --- the single-agent gymnasium env ----------------------------------------------------------------------
 
 
@@ -376,7 +391,7 @@ class LearnerEnv(gymnasium.Env):
     def __init__(self, game: Game, game_config: Any, league: League, seed: int = 0):
         super().__init__()
         self.seat = LearnerSeat(game, game_config, league, seed)
-        size = game.encoder.observation_size(game_config)
+        size = learner_observation_size(game, game_config, league.config)
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(len(game.action_names(game_config)))
         self._mask = np.ones(self.action_space.n, dtype=bool)
@@ -429,7 +444,7 @@ class SelfPlayVecEnv(VecEnv):
         self.seats = [LearnerSeat(game, game_config, league, seed * 1000 + i) for i in range(n_envs)]
         self.league = league
         self._np_rng = np.random.default_rng(seed)
-        size = game.encoder.observation_size(game_config)
+        size = learner_observation_size(game, game_config, league.config)
         observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         action_space = spaces.Discrete(len(game.action_names(game_config)))
         self.render_mode = None
