@@ -15,7 +15,18 @@ temperature     sampling temperature, 0-2                                       
 max_tokens      the most tokens one answer may have, 1-4096                              64
 time            seconds for one move, every attempt included (the move forfeits after)   60
 attempts        answers asked for one move: 1-5 (the second and later carry the reason)  2
-history         ``game``: the whole game's conversation; ``turn``: this decision only    turn
+history         ``summary``: the game's conversation is kept, and past ``history_chars``   summary
+                replaced by a summary (counts of the moves and events it held) and
+                a full view; ``full``: kept, past ``history_chars`` the oldest turns
+                dropped down to half; ``none``: each decision alone (``game`` and
+                ``turn`` are the old names of ``full`` and ``none``)
+history_chars   the most characters of earlier turns kept, 1000-200000                  16000
+                                                                                         (full: 60000)
+view            ``changes``: after a decision's full view, only what changed since the   changes
+                seat's last decision (the legal actions always whole); ``full``: the
+                whole view every decision (always so with ``history=none``)
+full_every      with ``view=changes``, the full view again every N decisions (0: only    0
+                after a cut, or when the model answers ``full_view``)
 structured      ``on``: ``response_format`` ``json_object`` with a schema of the legal    on
                 actions (llama.cpp, vLLM); ``json_schema``: OpenAI's ``json_schema`` form;
                 ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
@@ -35,10 +46,10 @@ an HTTP error, or sends something that is not a chat completion fails the move a
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
 (the lookup, the connection, TLS, and every read and write, the status line and headers included, are
-given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's
-conversation at most :data:`MAX_HISTORY_CHARS` (past it the older turns are dropped down to half of it),
-failure reasons clipped. The API key is sent as a bearer token and never written anywhere: reasons are
-scrubbed of it.
+given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's kept
+conversation at most ``history_chars`` (past it summarised, or with ``history=full`` the older turns dropped
+down to half of it), failure reasons clipped. The API key is sent as a bearer token and never written
+anywhere: reasons are scrubbed of it.
 
 Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
 moves (decisions asked of the model), forced (decisions with one legal action, played without a request),
@@ -66,24 +77,34 @@ import numpy as np
 
 from .base import BotBase
 from .external import BotFailure, clip
+from .text_views import EventCounts
 
 DEFAULT_KEY_ENV = "TAVERNZOO_LLM_API_KEY"
 MAX_REPLY_BYTES = 256 * 1024
 """The largest HTTP body accepted from the server (a chat completion of a few tokens is ~1 KB)."""
 MAX_HISTORY_CHARS = 60_000
-"""The most characters of earlier turns kept in a ``history=game`` conversation."""
+"""The most characters of earlier turns kept in a ``history=full`` conversation (the default of ``history_chars``)."""
+SUMMARY_HISTORY_CHARS = 16_000
+"""The default ``history_chars`` of ``history=summary``: past it the kept turns become a summary."""
+FULL_VIEW = "full_view"
+"""The answer that asks for the whole view again (``view=changes``; once a decision, no attempt spent)."""
 MAX_ANSWER_CHARS = 2000
 """An answer longer than this is refused unread (an action name is a few dozen characters)."""
 STRUCTURED = ("on", "json_schema", "grammar", "off")
-HISTORY = ("turn", "game")
+HISTORY = ("summary", "full", "none")
+HISTORY_ALIASES = {"game": "full", "turn": "none"}  # the names of earlier versions
+VIEWS = ("changes", "full")
 
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
 The rules and what the view's entries mean are below, once for the whole game. At each decision you get
-what happened since your last decision, what you can see, and the numbered list of legal actions (when
+what happened since your last decision, {seen}, and the numbered list of legal actions (when
 only one action is legal it is played for you without asking). Answer with exactly one legal action: its
 name (for example {example!r}) or its number in that list (1 for the first), either alone or as JSON
 {{"action": "NAME"}}. Write nothing else. An answer that is not exactly one legal action is refused; after
 {attempts} refused answer(s) you forfeit the game."""
+SEEN_FULL = "what you can see"
+SEEN_CHANGES = ("what you can see (the first time whole; after that only what changed since your last "
+                f"decision: answer {FULL_VIEW!r} once a decision to see it whole again)")
 
 
 @dataclass(frozen=True)
@@ -96,10 +117,26 @@ class LLMSpec:
     max_tokens: int = 64
     time: float = 60.0
     attempts: int = 2
-    history: str = "turn"
+    history: str = "summary"
     structured: str = "on"
     seed: int | None = None
     key_env: str = DEFAULT_KEY_ENV
+    history_chars: int | None = None
+    """None: the history mode's default (:data:`SUMMARY_HISTORY_CHARS`, :data:`MAX_HISTORY_CHARS`)."""
+    view: str = "changes"
+    full_every: int = 0
+
+    @property
+    def kept_chars(self) -> int:
+        """The most characters of earlier turns kept."""
+        if self.history_chars is not None:
+            return self.history_chars
+        return MAX_HISTORY_CHARS if self.history == "full" else SUMMARY_HISTORY_CHARS
+
+    @property
+    def changes(self) -> bool:
+        """Whether decisions after the first show only what changed (a kept conversation holds the rest)."""
+        return self.view == "changes" and self.history != "none"
 
     @property
     def endpoint(self) -> str:
@@ -146,6 +183,9 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         if name in values:
             raise ValueError(f"bot spec {spec!r}: option {name} given twice")
         values[name] = _OPTIONS[name](value, spec)
+    if values.get("view") == "changes" and values.get("history") == "none":
+        raise ValueError(f"bot spec {spec!r}: view=changes needs a kept conversation (history=summary or full): "
+                         "with history=none every decision is shown whole")
     return LLMSpec(model=model.strip(), url=url, **values)
 
 
@@ -161,8 +201,9 @@ def _number(kind, low, high, name):
     return check
 
 
-def _choice(choices, name):
+def _choice(choices, name, aliases=None):
     def check(value: str, spec: str):
+        value = (aliases or {}).get(value, value)
         if value not in choices:
             raise ValueError(f"bot spec {spec!r}: {name}={value!r}; valid: {', '.join(choices)}")
         return value
@@ -181,7 +222,10 @@ _OPTIONS = {
     "max_tokens": _number(int, 1, 4096, "max_tokens"),
     "time": _number(float, 0.1, 3600.0, "time"),
     "attempts": _number(int, 1, 5, "attempts"),
-    "history": _choice(HISTORY, "history"),
+    "history": _choice(HISTORY, "history", HISTORY_ALIASES),
+    "history_chars": _number(int, 1000, 200_000, "history_chars"),
+    "view": _choice(VIEWS, "view"),
+    "full_every": _number(int, 0, 1000, "full_every"),
     "structured": _choice(STRUCTURED, "structured"),
     "seed": _number(int, 0, 2**31 - 1, "seed"),
     "key_env": _env_name,
@@ -418,41 +462,47 @@ def _error_detail(text: str) -> str:
 # --- constrained output ---------------------------------------------------------------------------------
 
 
-def answer_schema(names: list[str]) -> dict[str, Any]:
+def answer_schema(names: list[str], also: tuple[str, ...] = ()) -> dict[str, Any]:
     """A JSON schema whose only valid documents are the answers the harness takes: ``{"action": NAME}`` for
-    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n)."""
+    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n), or one of ``also``
+    (requests to the harness such as :data:`FULL_VIEW`, after the names)."""
     numbers = list(range(1, len(names) + 1))
     return {"type": "object", "properties": {"action": {"anyOf": [
-        {"type": "string", "enum": list(names)}, {"type": "integer", "enum": numbers}]}},
+        {"type": "string", "enum": [*names, *also]}, {"type": "integer", "enum": numbers}]}},
         "required": ["action"], "additionalProperties": False}
 
 
-def answer_grammar(names: list[str]) -> str:
-    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) or
-    ``{"action": N}`` for their numbers in the shown list (1..n)."""
+def answer_grammar(names: list[str], also: tuple[str, ...] = ()) -> str:
+    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) and ``also``
+    or ``{"action": N}`` for their numbers in the shown list (1..n)."""
     def literal(text: str) -> str:
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    alternatives = " | ".join([literal('"' + name + '"') for name in names]
+    alternatives = " | ".join([literal('"' + name + '"') for name in [*names, *also]]
                               + [literal(str(number)) for number in range(1, len(names) + 1)])
     return f'root ::= "{{\\"action\\": " ( {alternatives} ) "}}"\n'
 
 
-def structured_request(mode: str, names: list[str]) -> dict[str, Any]:
+def structured_request(mode: str, names: list[str], also: tuple[str, ...] = ()) -> dict[str, Any]:
     if mode == "on":
-        return {"response_format": {"type": "json_object", "schema": answer_schema(names)}}
+        return {"response_format": {"type": "json_object", "schema": answer_schema(names, also)}}
     if mode == "json_schema":
         return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": "action", "strict": True, "schema": answer_schema(names)}}}
+            "name": "action", "strict": True, "schema": answer_schema(names, also)}}}
     if mode == "grammar":
-        return {"grammar": answer_grammar(names)}
+        return {"grammar": answer_grammar(names, also)}
     return {}
 
 
-def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[int | None, str]:
+REQUEST = -1
+""":func:`read_answer`'s action for an answer that is one of its ``also`` requests (the request is the reason)."""
+
+
+def read_answer(text: str, names: tuple[str, ...], legal: list[int],
+                also: tuple[str, ...] = ()) -> tuple[int | None, str]:
     """``(action, "")`` when ``text`` names exactly one legal action (its name, or its number N in the
-    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), else ``(None, why not)``. No prose is
-    searched."""
+    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), ``(REQUEST, request)`` when it is one of
+    ``also``, else ``(None, why not)``. No prose is searched."""
     answer: Any = text.strip()
     if len(answer) > MAX_ANSWER_CHARS:
         return None, f"the answer is {len(answer)} characters long; name one action"
@@ -478,6 +528,8 @@ def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[in
         if 1 <= number <= len(legal):
             return legal[number - 1], ""
         return None, f"{number} is not the number of a legal action (they are numbered 1 to {len(legal)})"
+    if answer in also:
+        return REQUEST, answer
     if answer in names:
         index = names.index(answer)
         if index in legal:
@@ -495,6 +547,8 @@ class GameStats:
     """Decisions the model was asked to make."""
     forced: int = 0
     """Decisions with one legal action, played without a request."""
+    full_views: int = 0
+    """Times the model asked for the whole view (``view=changes``)."""
     requests: int = 0
     illegal: int = 0
     forfeits: int = 0
@@ -503,22 +557,45 @@ class GameStats:
     latency_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "forced": self.forced, "requests": self.requests, "illegal": self.illegal,
+        return {"moves": self.moves, "forced": self.forced, "full_views": self.full_views,
+                "requests": self.requests, "illegal": self.illegal,
                 "forfeits": self.forfeits, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
                 "latency_s": round(self.latency_s, 4)}
 
 
 @dataclass
 class _Conversation:
-    messages: list[dict[str, str]] = field(default_factory=list)
+    """The turns of a game's conversation kept for its next requests (``history`` summary or full): each
+    decision's user message and accepted answer, with the events told and the moves played in them (what
+    a summary counts when they are dropped)."""
 
-    def trim(self) -> None:
-        """Past :data:`MAX_HISTORY_CHARS`, drop the oldest turns down to half of it: the kept conversation then
-        grows unchanged for many requests (a cached prefix stays valid) rather than shifting at every one."""
-        if sum(len(m["content"]) for m in self.messages) <= MAX_HISTORY_CHARS:
+    messages: list[dict[str, str]] = field(default_factory=list)
+    events: list[list[str]] = field(default_factory=list)
+    """The event lines each kept decision told (one list per decision)."""
+    summary: EventCounts = field(default_factory=lambda: EventCounts())
+    """What the turns dropped so far held."""
+    cut: bool = False
+    """Turns were dropped since the last decision: the next one shows the full view (and the summary)."""
+
+    def chars(self) -> int:
+        return sum(len(m["content"]) for m in self.messages)
+
+    def add(self, asked: dict[str, str], answer: str, events: list[str]) -> None:
+        self.messages += [asked, {"role": "assistant", "content": answer}]
+        self.events.append(events)
+
+    def trim(self, mode: str, cap: int) -> None:
+        """Past ``cap`` characters: ``summary`` drops every kept turn into the summary; ``full`` drops the oldest
+        down to half of it. Either way the kept conversation then grows unchanged for many requests (a cached
+        prefix stays valid) rather than shifting at every one."""
+        if self.chars() <= cap:
             return
-        while sum(len(m["content"]) for m in self.messages) > MAX_HISTORY_CHARS // 2 and len(self.messages) > 2:
+        keep = 0 if mode == "summary" else cap // 2
+        while self.messages and (self.chars() > keep or mode == "summary"):
+            _asked, answer = self.messages[:2]
+            self.summary.add(self.events.pop(0), answer["content"])
             del self.messages[:2]
+        self.cut = True
 
 
 class LLMBot(BotBase):
@@ -541,8 +618,12 @@ class LLMBot(BotBase):
     # --- the Bot protocol and the hosts' hooks ------------------------------------------------------
 
     def reset(self) -> None:
+        from .text_views import ShownSoFar
+
         self.stats = GameStats()
         self._history = _Conversation()
+        self._shown = ShownSoFar()
+        self._since_full = 0  # decisions shown since the last full view, that one included
         self._view: dict[str, Any] | None = None
         self._info: Any = None
         self._since: list[str] = []
@@ -565,9 +646,21 @@ class LLMBot(BotBase):
     def game_stats(self) -> dict[str, Any]:
         return self.stats.as_dict()
 
+    def system_message(self, seat_view: Any) -> dict[str, str]:
+        """The same text at every decision of a game: the instructions with a fixed example, the seat, the
+        rules, the entries' meanings; every request opens with it, so servers that cache prompts read it once."""
+        from .text_views import CHANGES_FORMAT
+
+        seen = SEEN_CHANGES if self.spec.changes else SEEN_FULL
+        text = SYSTEM_PROMPT.format(example=self.names[0], attempts=self.spec.attempts, seen=seen)
+        if self.spec.changes:
+            text += "\n" + CHANGES_FORMAT
+        return {"role": "system", "content": text + "\n\n" + seat_view.standing_text()}
+
     def act(self, observation: dict[str, Any]) -> int:
         from .text_views import bounded_events, seat_view_of
 
+        spec = self.spec
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
         if len(legal) == 1:
             # Nothing to choose: no request is paid for. The events seen so far stay for the next real
@@ -587,44 +680,66 @@ class LLMBot(BotBase):
         self._view = self._info = None
         self._since = []
         self.stats.moves += 1
-        prompt = seat_view.decision_text()
-        self.last_prompt = seat_view.text()
+        if not spec.changes:
+            self._shown.reset()  # nothing earlier is kept for the model: every decision is shown whole
+        history = self._history
+        full = history.cut or (spec.full_every > 0 and self._since_full >= spec.full_every)
+        if history.cut or self._shown.view is None:
+            self._shown.reset()
+            full = True
+        prompt = self._shown.decision_text(seat_view, full)
+        if history.cut and history.summary.decisions:
+            prompt = history.summary.text() + "\n\n" + prompt
+        history.cut = False
+        self._since_full = 1 if full else self._since_full + 1
+        self.last_prompt = seat_view.standing_text() + "\n\n" + prompt
         legal_names = [self.names[i] for i in legal]
-        extra = structured_request(self.spec.structured, legal_names)
+        also = (FULL_VIEW,) if spec.changes and not full else ()
+        extra = structured_request(spec.structured, legal_names, also)
         extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
-        # The system message is the same text at every decision of a game (the instructions with a fixed
-        # example, the seat, the rules, the entries' meanings), so every request opens with the same prefix,
-        # which servers that cache prompts read once; each user message holds only what this decision adds.
-        system = {"role": "system", "content": SYSTEM_PROMPT.format(example=self.names[0], attempts=self.spec.attempts)
-                  + "\n\n" + seat_view.standing_text()}
+        system = self.system_message(seat_view)
         turn = [{"role": "user", "content": prompt}]
-        deadline = time.monotonic() + self.spec.time
+        asked = turn[0]  # what the kept conversation holds of this decision
+        deadline = time.monotonic() + spec.time
         reason = ""
-        for attempt in range(self.spec.attempts):
-            history = self._history.messages if self.spec.history == "game" else []
+        attempt = 0
+        while attempt < spec.attempts:
+            kept = history.messages if spec.history != "none" else []
             self.stats.requests += 1
             try:
-                completion = self.client.complete([system, *history, *turn], deadline, extra)
+                completion = self.client.complete([system, *kept, *turn], deadline, extra)
             except BotFailure:
                 self.stats.forfeits += 1
                 raise
             self.stats.tokens_in += completion.tokens_in
             self.stats.tokens_out += completion.tokens_out
             self.stats.latency_s += completion.seconds
-            index, reason = read_answer(completion.text, self.names, legal)
+            index, reason = read_answer(completion.text, self.names, legal, also)
             turn.append({"role": "assistant", "content": clip(completion.text, MAX_ANSWER_CHARS)})
+            if index == REQUEST:
+                # The whole view, once: the request spends no attempt (and is not offered again this decision).
+                self.stats.full_views += 1
+                also = ()
+                extra = {**extra, **structured_request(spec.structured, legal_names)}
+                asked = {"role": "user", "content": "The whole view now:\n\n"
+                         + self._shown.decision_text(seat_view, full=True)}
+                turn.append(asked)
+                self._since_full = 1
+                continue
             if index is not None:
-                if self.spec.history == "game":
-                    self._history.messages += [turn[0], {"role": "assistant", "content": self.names[index]}]
-                    self._history.trim()
+                if spec.history != "none":
+                    # Kept as asked (the first user message), with the accepted answer as its name.
+                    history.add(asked, self.names[index], seat_view.since)
+                    history.trim(spec.history, spec.kept_chars)
                 return index
+            attempt += 1
             self.stats.illegal += 1
-            if attempt + 1 < self.spec.attempts:
+            if attempt < spec.attempts:
                 turn.append({"role": "user", "content": f"Refused: {reason}. Answer with exactly one legal action "
                              f"name or number from the list (for example {legal_names[0]!r}); "
-                             f"{self.spec.attempts - attempt - 1} attempt(s) left."})
+                             f"{spec.attempts - attempt} attempt(s) left."})
         self.stats.forfeits += 1
-        raise BotFailure("illegal", self.client.scrub(f"{self.spec.attempts} answer(s) refused; the last: {reason}"))
+        raise BotFailure("illegal", self.client.scrub(f"{spec.attempts} answer(s) refused; the last: {reason}"))
 
     def close(self) -> None:
         pass

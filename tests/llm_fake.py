@@ -3,6 +3,7 @@
 ``first``: answers ``{"action": NAME}`` with the first name of the schema's enum (the legal actions) or of
 the grammar; ``prose``: a sentence that mentions an action (never accepted); ``number``: the text
 ``" 0 "`` (no legal action's number: they count from 1); ``one``: ``" 1 "`` (the first action shown);
+``viewfirst``: ``full_view`` whenever it may, else as ``first``;
 ``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
 ``huge``: a body far over the client's limit; ``hang``: headers and part of a body, then silence;
 ``drip``: a byte every 0.2 s for a minute; ``dripheaders``: the status line and headers a byte every 0.3 s
@@ -80,6 +81,10 @@ class FakeLLM:
         mode = body.get("model")
         if mode == "first":
             self._send(handler, 200, self.completion(json.dumps({"action": legal_names(body)[0]})))
+        elif mode == "viewfirst":  # asks for the whole view when it may, then plays the first legal action
+            names = legal_names(body)
+            asks = "full_view" in names and not body["messages"][-1]["content"].startswith("The whole view now")
+            self._send(handler, 200, self.completion(json.dumps({"action": "full_view" if asks else names[0]})))
         elif mode == "prose":
             self._send(handler, 200, self.completion("I think I will attack, probably."))
         elif mode == "number":

@@ -45,7 +45,7 @@ def fake():
 def test_a_spec_parses_into_its_fields():
     spec = parse_llm_spec("llm:qwen/q-7b@http://127.0.0.1:8080/v1,temperature=0.5,max_tokens=20,time=3,"
                           "attempts=3,history=game,structured=grammar,seed=7,key_env=MY_KEY")
-    assert spec == LLMSpec("qwen/q-7b", "http://127.0.0.1:8080/v1", 0.5, 20, 3.0, 3, "game", "grammar", 7, "MY_KEY")
+    assert spec == LLMSpec("qwen/q-7b", "http://127.0.0.1:8080/v1", 0.5, 20, 3.0, 3, "full", "grammar", 7, "MY_KEY")
     assert spec.endpoint == "http://127.0.0.1:8080/v1/chat/completions"
     assert parse_llm_spec("llm:m@https://api.example.com/v1/chat/completions").endpoint.endswith("/v1/chat/completions")
     assert parse_llm_spec("llm:a@b@http://h/v1").model == "a@b"  # the last @ starts the URL
@@ -61,7 +61,7 @@ def test_a_spec_parses_into_its_fields():
     ("llm:m@http://h/v1,temperature=9", "temperature='9' must be a float from 0.0 to 2.0"),
     ("llm:m@http://h/v1,attempts=0", "attempts='0' must be a int from 1 to 5"),
     ("llm:m@http://h/v1,time=nan", "time='nan'"),
-    ("llm:m@http://h/v1,history=all", "valid: turn, game"),
+    ("llm:m@http://h/v1,history=all", "valid: summary, full, none"),
     ("llm:m@http://h/v1,structured=yes", "valid: on, json_schema, grammar, off"),
     ("llm:m@http://h/v1,colour=red", "unknown option 'colour=red'"),
     ("llm:m@http://h/v1,seed=1,seed=2", "seed given twice"),
@@ -510,7 +510,8 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
         legal = tables.legal_actions(table)
     move = next(action for action in legal if action["name"].startswith("play:"))
     after = tables.act(table, move["name"])["text"]
-    since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
+    since = after.split("## Since your last decision\n")[1].split("\n\n## ")[0]
+    assert "## Changed" in after and "## Rules" not in after  # what changed, not the whole view again
     assert since.splitlines()[0].startswith("player_0 ")
     assert "initiative rolls" not in since
 
@@ -706,3 +707,133 @@ def test_every_request_of_a_game_opens_with_the_same_system_message(fake):
                     cuts += 1
                     assert sum(len(m["content"]) for m in after["messages"][1:-1]) <= MAX_HISTORY_CHARS // 2
             assert cuts * 5 < len(fake.requests)
+
+
+# --- the compact view -------------------------------------------------------------------------------------
+
+
+def test_view_changes_name_each_changed_entry_with_its_new_value_only():
+    from tavernzoo.agents.text_views import view_changes
+
+    before = {"turn": 3, "phase": "main",
+              "players": [{"seat": 0, "hp": 10, "hand": 4}, {"seat": 1, "hp": 9, "hand": 2}],
+              "combat": {"monster": "goblin", "level": 3}, "door": "orc", "events": ["a"]}
+    after = {"turn": 4, "phase": "main",
+             "players": [{"seat": 0, "hp": 10, "hand": 5}, {"seat": 1, "hp": 7, "hand": 2}],
+             "combat": {"monster": "goblin", "level": 5}, "new": {"x": 1, "y": None}, "events": ["b"]}
+    assert view_changes(before, after) == ["turn: 4", "players: player_0 hand=5", "players: player_1 hp=7",
+                                           "combat: level=5", "new: {x=1}", "door: (none)"]
+    assert view_changes(after, after) == []
+
+
+@pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "wyvern"])
+def test_every_entry_that_changed_between_two_decisions_is_named_and_no_other(name):
+    import random
+
+    from tavernzoo.agents.text_views import view_changes
+    from tavernzoo.envs.core import Chance
+
+    game = get_game(name)
+    config = game.make_config({})
+    rng = random.Random(2)
+    state = game.rules.new_game(config, Chance(5))
+    before, checked = None, 0
+    while not game.rules.is_terminal(state) and checked < 60:
+        if game.rules.current_seat(state) == 0:
+            view = game.encoder.view(state, 0)
+            if before is not None:
+                named = {line.split(":")[0] for line in view_changes(before, view)}
+                changed = {key for key in {*before, *view} if before.get(key) != view.get(key)
+                           and "event" not in key}
+                assert named == changed
+                checked += 1
+            before = view
+        game.rules.apply(state, rng.choice(game.rules.legal_actions(state)))
+    assert checked > 5
+
+
+def test_after_the_first_decision_only_the_changes_are_sent_and_the_conversation_extends(fake):
+    game, config, seat, result = _one_llm_seat(fake, "ministeel", {"num_players": 3})
+    assert result.forfeit is None and len(fake.requests) > 5
+    users = [body["messages"][-1]["content"] for body in fake.requests]
+    assert "## What you see" in users[0] and "## Changed" not in users[0]
+    for before, after, text in zip(fake.requests, fake.requests[1:], users[1:], strict=False):
+        extends = after["messages"][:len(before["messages"]) - 1] == before["messages"][:-1]
+        if extends:  # within the kept conversation: the changes only
+            assert "## Changed" in text and "## What you see" not in text and "## Legal actions\n" in text
+        else:  # cut into a summary: the full view again, after the summary
+            assert text.startswith("## Earlier in this game") and "## What you see" in text
+    system = fake.requests[0]["messages"][0]["content"]
+    assert "full_view" in system and '"## Changed"' in system
+
+
+def test_a_small_history_budget_summarises_the_dropped_turns_and_shows_the_full_view_again(fake):
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    bots = [load_bot("random", game, config, seed=other) for other in range(3)]
+    bots[1] = load_bot(f"llm:first@{fake.url},history_chars=3000", game, config, seed=1)
+    fake.requests.clear()
+    Table(make_env(game, config), bots, seed=4).play()
+    summaries = [body["messages"][-1]["content"] for body in fake.requests
+                 if body["messages"][-1]["content"].startswith("## Earlier in this game")]
+    assert len(summaries) >= 2
+    decisions = [int(text.split("\n")[1].split()[0]) for text in summaries]
+    assert decisions == sorted(decisions) and decisions[0] > 0  # counted over the whole game so far
+    assert all("you played: " in text and "## What you see" in text for text in summaries)
+    for body in fake.requests:
+        assert sum(len(m["content"]) for m in body["messages"][1:-1]) <= 3000
+
+
+def test_full_every_and_history_none_show_the_whole_view(fake):
+    for options, whole in (("full_every=3", [True, False, False, True, False, False, True]),
+                           ("history=none", [True] * 7), ("view=full", [True] * 7)):
+        fake.requests.clear()
+        play_match("tiny_minotaur", [f"llm:first@{fake.url},{options}", "random"], 1, seed=5)
+        shown = ["## What you see" in body["messages"][-1]["content"] for body in fake.requests]
+        assert shown[:7] == whole, options
+
+
+def test_view_changes_with_history_none_is_refused_in_one_sentence():
+    with pytest.raises(ValueError, match="view=changes needs a kept conversation"):
+        parse_llm_spec("llm:m@http://h/v1,view=changes,history=none")
+
+
+def test_the_model_may_ask_for_the_whole_view_once_a_decision_without_spending_an_attempt(fake):
+    fake.requests.clear()
+    result = play_match("tiny_minotaur", [f"llm:viewfirst@{fake.url},attempts=1", "random"], 1, seed=5)
+    stats = result.rows[0].bot_stats
+    assert stats["illegal"] == 0 and stats["forfeits"] == 0
+    # Asked at every decision not shown whole already (a game's first, and the first after a cut).
+    whole = sum("## What you see" in body["messages"][-1]["content"]
+                and not body["messages"][-1]["content"].startswith("The whole view now") for body in fake.requests)
+    assert stats["full_views"] == stats["moves"] - whole > 0
+    assert stats["requests"] == stats["moves"] + stats["full_views"]
+    asked = [body for body in fake.requests if body["messages"][-1]["content"].startswith("The whole view now")]
+    assert len(asked) == stats["full_views"]
+    for body in asked:
+        assert "## What you see" in body["messages"][-1]["content"]
+        assert "full_view" not in json.dumps(body["response_format"])  # not offered twice
+
+
+def test_mcp_act_returns_what_changed_and_view_the_whole():
+    from tavernzoo.web.mcp import Tables
+
+    tables = Tables()
+    key = tables.new_table("wyvern", options={"num_players": 3}, opponents=["random"], seed=2)["table"]
+    changes = whole = 0
+    for _ in range(30):
+        legal = tables.legal_actions(key)
+        if not legal:
+            break
+        after = tables.act(key, legal[-1]["number"])
+        if after["status"] == "over":
+            break
+        assert "## Rules" not in after["text"] and "## Since your last decision" in after["text"]
+        if tables.legal_actions(key):
+            assert "## Legal actions\n" in after["text"]
+        changes += len(after["text"])
+        whole += len(tables.view(key)["text"])  # the whole view on request; act's next answer is changes since it
+    assert 0 < changes * 3 < whole
