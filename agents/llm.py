@@ -11,8 +11,23 @@ URL already ends with it); http or https. Options:
 =============== ======================================================================== =========
 option          meaning                                                                  default
 =============== ======================================================================== =========
-temperature     sampling temperature, 0-2                                                0
-max_tokens      the most tokens one answer may have, 1-4096                              64
+temperature     sampling temperature, 0-2, or ``none`` (not sent: the server's; reasoning   0
+                models that take no temperature)
+max_tokens      the most tokens one answer may have, 1-65536 (sent as ``max_tokens``)     64 (think: 2048)
+max_completion_tokens  the same, sent as ``max_completion_tokens`` instead (OpenAI's       -
+                reasoning models take only this); not with ``max_tokens``
+reasoning_effort  ``minimal``, ``low``, ``medium``, ``high``: sent as ``reasoning_effort``  -
+thinking_budget the most tokens a model may think, 1-65536: sent as ``thinking``          -
+                ``{"type": "enabled", "budget_tokens": N}``
+think           ``on``: the model may think first and ends its answer with a last line    off
+                ``ACTION: NAME_OR_NUMBER`` (only that line is read; ``<think>`` blocks
+                are dropped first); needs ``structured=off``, which it then defaults to
+retries         tries again after HTTP 429/500/502/503/504/529 or a connection broken     4
+                before a reply, 0-10, within the move's time: after ``Retry-After``
+                when the server says, else a backoff of 0.5 s doubling, with jitter
+rpm             requests a minute to this endpoint, shared by every ``llm:`` seat of the  0 (none)
+                process, 0-100000
+concurrency     requests in flight at once to this endpoint, shared likewise, 0-1000     0 (none)
 time            seconds for one move, every attempt included (the move forfeits after)   60
 attempts        answers asked for one move: 1-5 (the second and later carry the reason)  2
 history         ``summary``: the game's conversation is kept, and past ``history_chars``   summary
@@ -39,9 +54,11 @@ The harness (docs/llm.md): the answer must name exactly one legal action, by its
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
-records as a forfeit like any bot failure. A server that cannot be reached or hangs up mid-reply, answers
-an HTTP error, or sends something that is not a chat completion fails the move at once (kinds ``connect``,
-``http``, ``garbage``); a move past its time forfeits (``timeout``).
+records as a forfeit like any bot failure. A 429, a 5xx overload or a connection reset is tried again
+(``retries``, after ``Retry-After`` or a backoff with jitter, within the move's time); a server that cannot
+be reached or hangs up mid-reply, answers another HTTP error, or sends something that is not a chat
+completion fails the move (kinds ``connect``, ``http``, ``garbage``); a move past its time forfeits
+(``timeout``).
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
@@ -53,12 +70,14 @@ anywhere: reasons are scrubbed of it.
 
 Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
 moves (decisions asked of the model), forced (decisions with one legal action, played without a request),
-requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),
-latency (seconds spent waiting for the server).
-"""
+full_views (the model's ``full_view`` answers), requests (attempts), illegal answers, forfeits, retries
+(requests tried again after a 429, a 5xx or a reset), tokens in and out (as the server counts them), reasoning
+tokens (of those out), latency (seconds spent waiting for the server)."""
 
 from __future__ import annotations
 
+import collections
+import email.utils
 import http.client
 import ipaddress
 import json
@@ -90,6 +109,15 @@ FULL_VIEW = "full_view"
 """The answer that asks for the whole view again (``view=changes``; once a decision, no attempt spent)."""
 MAX_ANSWER_CHARS = 2000
 """An answer longer than this is refused unread (an action name is a few dozen characters)."""
+MAX_THOUGHT_CHARS = 64_000
+"""With ``think=on``, an answer (thinking and its ACTION line) longer than this is refused unread."""
+THINK_MAX_TOKENS = 2048
+"""``max_tokens`` with ``think=on`` unless given."""
+RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
+"""HTTP statuses tried again (rate limited, overloaded, a gateway's failure)."""
+BACKOFF_S = 0.5
+"""The first wait before trying again when the server names none (then doubled each time, with jitter)."""
+MAX_BACKOFF_S = 30.0
 STRUCTURED = ("on", "json_schema", "grammar", "off")
 HISTORY = ("summary", "full", "none")
 HISTORY_ALIASES = {"game": "full", "turn": "none"}  # the names of earlier versions
@@ -98,10 +126,14 @@ VIEWS = ("changes", "full")
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
 The rules and what the view's entries mean are below, once for the whole game. At each decision you get
 what happened since your last decision, {seen}, and the numbered list of legal actions (when
-only one action is legal it is played for you without asking). Answer with exactly one legal action: its
+only one action is legal it is played for you without asking). {answer} An answer that is not exactly one
+legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
+ANSWER_PLAIN = """Answer with exactly one legal action: its
 name (for example {example!r}) or its number in that list (1 for the first), either alone or as JSON
-{{"action": "NAME"}}. Write nothing else. An answer that is not exactly one legal action is refused; after
-{attempts} refused answer(s) you forfeit the game."""
+{{"action": "NAME"}}. Write nothing else."""
+ANSWER_THINK = """You may think first, as long as you need. Then end
+your answer with a last line that is exactly ACTION: followed by one legal action's name (for example
+ACTION: {example}) or its number in that list (1 for the first). Only that last line is read."""
 SEEN_FULL = "what you can see"
 SEEN_CHANGES = ("what you can see (the first time whole; after that only what changed since your last "
                 f"decision: answer {FULL_VIEW!r} once a decision to see it whole again)")
@@ -113,7 +145,7 @@ class LLMSpec:
 
     model: str
     url: str
-    temperature: float = 0.0
+    temperature: float | None = 0.0
     max_tokens: int = 64
     time: float = 60.0
     attempts: int = 2
@@ -125,6 +157,19 @@ class LLMSpec:
     """None: the history mode's default (:data:`SUMMARY_HISTORY_CHARS`, :data:`MAX_HISTORY_CHARS`)."""
     view: str = "changes"
     full_every: int = 0
+    max_completion_tokens: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    think: str = "off"
+    retries: int = 4
+    rpm: int = 0
+    concurrency: int = 0
+
+    def token_limit(self) -> dict[str, int]:
+        """The answer's token cap as the request carries it."""
+        if self.max_completion_tokens is not None:
+            return {"max_completion_tokens": self.max_completion_tokens}
+        return {"max_tokens": self.max_tokens}
 
     @property
     def kept_chars(self) -> int:
@@ -183,20 +228,31 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         if name in values:
             raise ValueError(f"bot spec {spec!r}: option {name} given twice")
         values[name] = _OPTIONS[name](value, spec)
+    if "max_tokens" in values and "max_completion_tokens" in values:
+        raise ValueError(f"bot spec {spec!r}: give max_tokens or max_completion_tokens, not both (the one given is "
+                         "the field the request carries)")
+    if values.get("think") == "on":
+        if values.setdefault("structured", "off") != "off":
+            raise ValueError(f"bot spec {spec!r}: think=on needs structured=off (a schema or grammar leaves the model "
+                             "no room to think before its ACTION: line)")
+        values.setdefault("max_tokens", THINK_MAX_TOKENS)
     if values.get("view") == "changes" and values.get("history") == "none":
         raise ValueError(f"bot spec {spec!r}: view=changes needs a kept conversation (history=summary or full): "
                          "with history=none every decision is shown whole")
     return LLMSpec(model=model.strip(), url=url, **values)
 
 
-def _number(kind, low, high, name):
+def _number(kind, low, high, name, none=False):
     def check(value: str, spec: str):
+        if none and value == "none":
+            return None
         try:
             number = kind(value)
         except ValueError:
             number = None
         if number is None or not low <= number <= high or number != number:
-            raise ValueError(f"bot spec {spec!r}: {name}={value!r} must be a {kind.__name__} from {low} to {high}")
+            raise ValueError(f"bot spec {spec!r}: {name}={value!r} must be a {kind.__name__} from {low} to {high}"
+                             + (" or none" if none else ""))
         return number
     return check
 
@@ -218,8 +274,15 @@ def _env_name(value: str, spec: str) -> str:
 
 
 _OPTIONS = {
-    "temperature": _number(float, 0.0, 2.0, "temperature"),
-    "max_tokens": _number(int, 1, 4096, "max_tokens"),
+    "temperature": _number(float, 0.0, 2.0, "temperature", none=True),
+    "max_tokens": _number(int, 1, 65536, "max_tokens"),
+    "max_completion_tokens": _number(int, 1, 65536, "max_completion_tokens"),
+    "reasoning_effort": _choice(("minimal", "low", "medium", "high"), "reasoning_effort"),
+    "thinking_budget": _number(int, 1, 65536, "thinking_budget"),
+    "think": _choice(("off", "on"), "think"),
+    "retries": _number(int, 0, 10, "retries"),
+    "rpm": _number(int, 0, 100_000, "rpm"),
+    "concurrency": _number(int, 0, 1000, "concurrency"),
     "time": _number(float, 0.1, 3600.0, "time"),
     "attempts": _number(int, 1, 5, "attempts"),
     "history": _choice(HISTORY, "history", HISTORY_ALIASES),
@@ -241,6 +304,103 @@ class Completion:
     tokens_in: int
     tokens_out: int
     seconds: float
+    reasoning_tokens: int = 0
+    """Of ``tokens_out``, those the server counts as reasoning (``completion_tokens_details``)."""
+    reasoning: str = ""
+    """The server's ``reasoning_content`` (clipped): recorded, never read for the action."""
+    model: str = ""
+    """The model id the server reports (``model`` of the reply)."""
+    retries: int = 0
+    """Requests tried again before this one answered (429, 5xx, a connection reset)."""
+
+
+class _Transient(Exception):
+    """A failure worth trying again (the server's ``Retry-After`` seconds, if it said)."""
+
+    def __init__(self, failure: BotFailure, retry_after: float | None = None):
+        super().__init__(failure.reason)
+        self.failure, self.retry_after = failure, retry_after
+
+
+RESET_ERRORS = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, http.client.RemoteDisconnected)
+"""A connection broken before the reply: tried again (a refused one is not: nothing listens there)."""
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A ``Retry-After`` header's wait in seconds (delta-seconds or an HTTP date), None if absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class EndpointLimit:
+    """Requests a minute and requests in flight to one endpoint, shared by every ``llm:`` seat of a process
+    (:func:`endpoint_limit`). A wait past the move's deadline fails the move (``timeout``)."""
+
+    def __init__(self, rpm: int = 0, concurrency: int = 0, clock=time.monotonic):
+        self.rpm, self.concurrency, self.clock = rpm, concurrency, clock
+        self.starts: collections.deque[float] = collections.deque()
+        self.in_flight = 0
+        self.condition = threading.Condition()
+
+    def tighten(self, rpm: int, concurrency: int) -> None:
+        """The stricter of each limit (0: none) when another seat names the same endpoint."""
+        def stricter(a: int, b: int) -> int:
+            return min(a, b) if a and b else a or b
+
+        with self.condition:
+            self.rpm, self.concurrency = stricter(self.rpm, rpm), stricter(self.concurrency, concurrency)
+
+    def acquire(self, deadline: float, on_timeout) -> None:
+        """Room for one request, waited for until ``deadline`` at most; past it ``raise on_timeout()`` (at once
+        when the minute's requests are spent until after the deadline)."""
+        with self.condition:
+            while True:
+                now = self.clock()
+                while self.starts and self.starts[0] <= now - 60.0:
+                    self.starts.popleft()
+                if self.rpm and len(self.starts) >= self.rpm:
+                    ready = self.starts[0] + 60.0  # the oldest request of the minute leaves it then
+                elif self.concurrency and self.in_flight >= self.concurrency:
+                    ready = deadline  # when a request ends (release notifies), the deadline at the latest
+                else:
+                    self.starts.append(now)
+                    self.in_flight += 1
+                    return
+                if now >= deadline or ready > deadline:
+                    raise on_timeout()
+                self.condition.wait(ready - now)
+
+    def release(self) -> None:
+        with self.condition:
+            self.in_flight -= 1
+            self.condition.notify()
+
+
+_LIMITS: dict[str, EndpointLimit] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def endpoint_limit(spec: LLMSpec) -> EndpointLimit | None:
+    """The process's one :class:`EndpointLimit` of ``spec``'s endpoint (None when the spec sets no limit)."""
+    if not spec.rpm and not spec.concurrency:
+        return None
+    with _LIMITS_LOCK:
+        limit = _LIMITS.get(spec.endpoint)
+        if limit is None:
+            limit = _LIMITS[spec.endpoint] = EndpointLimit(spec.rpm, spec.concurrency)
+        else:
+            limit.tighten(spec.rpm, spec.concurrency)
+        return limit
 
 
 class ChatClient:
@@ -253,6 +413,9 @@ class ChatClient:
         self._https = parts.scheme == "https"
         self._host, self._port = parts.hostname, parts.port
         self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.limit = endpoint_limit(spec)
+        self.rng = random.Random(0)  # the backoff's jitter (reseeded by the bot)
+        self.sleep = time.sleep
 
     def scrub(self, text: str) -> str:
         """``text`` without the API key in it."""
@@ -261,11 +424,56 @@ class ChatClient:
     def _fail(self, kind: str, reason: str) -> BotFailure:
         return BotFailure(kind, self.scrub(reason))
 
-    def complete(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
-        """One chat completion; BotFailure (``connect``, ``http``, ``garbage``, ``timeout``) otherwise."""
+    def body(self, messages: list[dict[str, str]], extra: dict[str, Any]) -> dict[str, Any]:
+        """The request's JSON: the sampling and reasoning settings the spec names, and nothing it does not."""
         spec = self.spec
-        body = {"model": spec.model, "messages": messages, "temperature": spec.temperature,
-                "max_tokens": spec.max_tokens, "stream": False, **extra}
+        body: dict[str, Any] = {"model": spec.model, "messages": messages, **spec.token_limit(), "stream": False}
+        if spec.temperature is not None:
+            body["temperature"] = spec.temperature
+        if spec.reasoning_effort is not None:
+            body["reasoning_effort"] = spec.reasoning_effort
+        if spec.thinking_budget is not None:
+            body["thinking"] = {"type": "enabled", "budget_tokens": spec.thinking_budget}
+        return {**body, **extra}
+
+    def complete(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        """One chat completion, tried again after a 429, a 5xx or a reset connection (up to ``retries`` times,
+        waiting ``Retry-After`` or a backoff with jitter, within ``deadline``); BotFailure (``connect``,
+        ``http``, ``garbage``, ``timeout``) otherwise."""
+        retries = 0
+        while True:
+            try:
+                completion = self._limited(messages, deadline, extra)
+                completion.retries = retries
+                return completion
+            except _Transient as transient:
+                failure = transient.failure
+                if retries >= self.spec.retries:
+                    raise BotFailure(failure.kind, failure.reason
+                                     + (f" (after {retries} retries)" if retries else "")) from None
+                wait = transient.retry_after
+                if wait is None:
+                    wait = min(MAX_BACKOFF_S, BACKOFF_S * 2 ** retries) * (0.5 + self.rng.random() / 2)
+                if time.monotonic() + wait >= deadline:
+                    raise BotFailure(failure.kind, failure.reason + f"; waiting {wait:.3g} s to try again would pass "
+                                     f"the move's {self.spec.time:g} s") from None
+                self.sleep(wait)
+                retries += 1
+
+    def _limited(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        if self.limit is None:
+            return self._post(messages, deadline, extra)
+        self.limit.acquire(deadline, lambda: self._fail(
+            "timeout", f"this process's limit for {self.spec.url} (rpm={self.spec.rpm}, concurrency="
+            f"{self.spec.concurrency}) left no room within the move's {self.spec.time:g} s"))
+        try:
+            return self._post(messages, deadline, extra)
+        finally:
+            self.limit.release()
+
+    def _post(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        spec = self.spec
+        body = self.body(messages, extra)
         data = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.key:
@@ -297,7 +505,10 @@ class ChatClient:
             except TimeoutError:
                 raise self._fail("timeout", f"{where} did not answer within the move's {spec.time:g} s") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
-                raise self._fail("connect", f"cannot reach {where}: {error}") from None
+                failure = self._fail("connect", f"cannot reach {where}: {error or type(error).__name__}")
+                if isinstance(error, RESET_ERRORS):
+                    raise _Transient(failure) from None
+                raise failure from None
             raw = self._read(response, where)
         finally:
             connection.close()
@@ -305,9 +516,12 @@ class ChatClient:
         text = raw.decode("utf-8", errors="replace")
         if response.status != 200:
             detail = _error_detail(text)
-            raise self._fail("http", f"{where} answered HTTP {response.status}"
-                             + (f": {clip(detail, 300)}" if detail else "")
-                             + (" (is the model name right?)" if response.status in (400, 404) else ""))
+            failure = self._fail("http", f"{where} answered HTTP {response.status}"
+                                 + (f": {clip(detail, 300)}" if detail else "")
+                                 + (" (is the model name right?)" if response.status in (400, 404) else ""))
+            if response.status in RETRY_STATUSES:
+                raise _Transient(failure, retry_after_seconds(response.getheader("Retry-After")))
+            raise failure
         try:
             reply = json.loads(text)
             message = reply["choices"][0]["message"]
@@ -319,10 +533,17 @@ class ChatClient:
             usage = reply.get("usage") or {}
             tokens_in = _count(usage.get("prompt_tokens"))
             tokens_out = _count(usage.get("completion_tokens"))
+            details = usage.get("completion_tokens_details") or {}
+            reasoning_tokens = _count(details.get("reasoning_tokens") if isinstance(details, dict) else None)
+            # Recorded in the transcript and counted, never read for the action: the answer is `content` alone.
+            reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+            reasoning = clip(reasoning, MAX_THOUGHT_CHARS) if isinstance(reasoning, str) else ""
+            model = reply.get("model")
+            model = clip(model, 200) if isinstance(model, str) else ""
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
             raise self._fail("garbage", f"{where} answered something that is not a chat completion: "
                              f"{clip(repr(text[:200]), 240)}") from None
-        return Completion(content, tokens_in, tokens_out, seconds)
+        return Completion(content, tokens_in, tokens_out, seconds, reasoning_tokens, reasoning, model)
 
     def _bounded_connect(self, left, where: str):
         """A ``socket.create_connection`` for ``http.client`` whose name lookup is bounded by ``left()``
@@ -362,7 +583,8 @@ class ChatClient:
                 raise self._fail("connect", f"{where} cut the connection mid-reply "
                                  f"(after {size} bytes of a chunked body)") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
-                raise self._fail("connect", f"the connection to {where} broke: {error}") from None
+                failure = self._fail("connect", f"the connection to {where} broke: {error}")
+                raise (_Transient(failure) if isinstance(error, RESET_ERRORS) else failure) from None
             if not chunk:
                 if response.length:
                     # http.client returns the end of the stream as the end of the body, however many of the
@@ -498,6 +720,19 @@ REQUEST = -1
 """:func:`read_answer`'s action for an answer that is one of its ``also`` requests (the request is the reason)."""
 
 
+def action_line(text: str) -> tuple[str | None, str]:
+    """A thinking answer's action (``think=on``): after any ``<think>...</think>`` block, the last non-empty
+    line must read ``ACTION: ...``; ``(what follows it, "")``, else ``(None, why not)``. Nothing else of the
+    thinking is read."""
+    if len(text) > MAX_THOUGHT_CHARS:
+        return None, f"the answer is {len(text)} characters long, over {MAX_THOUGHT_CHARS}"
+    _, closed, after = text.rpartition("</think>")
+    lines = [line.strip() for line in (after if closed else text).splitlines() if line.strip()]
+    if not lines or not lines[-1].startswith("ACTION:"):
+        return None, "the answer's last line must be ACTION: followed by one legal action's name or number"
+    return lines[-1][len("ACTION:"):], ""
+
+
 def read_answer(text: str, names: tuple[str, ...], legal: list[int],
                 also: tuple[str, ...] = ()) -> tuple[int | None, str]:
     """``(action, "")`` when ``text`` names exactly one legal action (its name, or its number N in the
@@ -552,14 +787,19 @@ class GameStats:
     requests: int = 0
     illegal: int = 0
     forfeits: int = 0
+    retries: int = 0
+    """Requests tried again after a 429, a 5xx or a reset connection (not counted in ``requests``)."""
     tokens_in: int = 0
     tokens_out: int = 0
+    reasoning_tokens: int = 0
+    """Of ``tokens_out``, the server's reasoning tokens."""
     latency_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {"moves": self.moves, "forced": self.forced, "full_views": self.full_views,
-                "requests": self.requests, "illegal": self.illegal,
-                "forfeits": self.forfeits, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "requests": self.requests, "illegal": self.illegal, "forfeits": self.forfeits,
+                "retries": self.retries, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "reasoning_tokens": self.reasoning_tokens,
                 "latency_s": round(self.latency_s, 4)}
 
 
@@ -611,6 +851,8 @@ class LLMBot(BotBase):
         self.names = tuple(game.action_names(config))
         self.client = ChatClient(self.spec)
         self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
+        self.client.rng.seed(self.seed)
+        self.model_id = ""  # the model the server says answered (its latest reply's)
         self.seat = 0
         self.last_prompt: str | None = None
         self.reset()
@@ -652,7 +894,8 @@ class LLMBot(BotBase):
         from .text_views import CHANGES_FORMAT
 
         seen = SEEN_CHANGES if self.spec.changes else SEEN_FULL
-        text = SYSTEM_PROMPT.format(example=self.names[0], attempts=self.spec.attempts, seen=seen)
+        answer = (ANSWER_THINK if self.spec.think == "on" else ANSWER_PLAIN).format(example=self.names[0])
+        text = SYSTEM_PROMPT.format(answer=answer, attempts=self.spec.attempts, seen=seen)
         if self.spec.changes:
             text += "\n" + CHANGES_FORMAT
         return {"role": "system", "content": text + "\n\n" + seat_view.standing_text()}
@@ -713,9 +956,16 @@ class LLMBot(BotBase):
                 raise
             self.stats.tokens_in += completion.tokens_in
             self.stats.tokens_out += completion.tokens_out
+            self.stats.reasoning_tokens += completion.reasoning_tokens
+            self.stats.retries += completion.retries
             self.stats.latency_s += completion.seconds
-            index, reason = read_answer(completion.text, self.names, legal, also)
-            turn.append({"role": "assistant", "content": clip(completion.text, MAX_ANSWER_CHARS)})
+            self.model_id = completion.model or self.model_id
+            answer, reason = (action_line(completion.text) if spec.think == "on"
+                              else (completion.text, ""))
+            index, reason = (read_answer(answer, self.names, legal, also) if answer is not None
+                             else (None, reason))
+            turn.append({"role": "assistant", "content": clip(completion.text, MAX_THOUGHT_CHARS if spec.think == "on"
+                                                              else MAX_ANSWER_CHARS)})
             if index == REQUEST:
                 # The whole view, once: the request spends no attempt (and is not offered again this decision).
                 self.stats.full_views += 1

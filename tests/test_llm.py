@@ -401,7 +401,7 @@ def test_the_api_key_goes_to_the_server_only(fake, monkeypatch, tmp_path):
     # A server that echoes the key back in an error never gets it into the reason.
     bot = load_bot(f"llm:error500@{fake.url}", "tiny_minotaur")
     assert bot.client.scrub(f"oops {secret}") == "oops [API key]"
-    settings = make_settings("tiny_minotaur", [f"llm:error500@{fake.url}", "random"], 2, seed=1)
+    settings = make_settings("tiny_minotaur", [f"llm:error500@{fake.url},retries=0", "random"], 2, seed=1)
     results = run_tournament(settings, tmp_path / "t")
     assert secret not in json.dumps(results)
     assert secret not in (tmp_path / "t" / "games.jsonl").read_text()
@@ -837,3 +837,140 @@ def test_mcp_act_returns_what_changed_and_view_the_whole():
         changes += len(after["text"])
         whole += len(tables.view(key)["text"])  # the whole view on request; act's next answer is changes since it
     assert 0 < changes * 3 < whole
+
+
+# --- real APIs: retries, limits, reasoning models ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["flaky429", "flaky503", "flakyreset"])
+def test_a_server_failing_twice_then_answering_costs_no_forfeit(fake, mode, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "BACKOFF_S", 0.01)  # the 503 and the reset name no wait: the backoff's, kept short
+    result = play_match("tiny_minotaur", [f"llm:{mode}@{fake.url},time=20", "random"], 1, seed=5)
+    stats = result.rows[0].bot_stats
+    assert stats["forfeits"] == 0 and stats["illegal"] == 0
+    assert stats["retries"] == 2 * stats["requests"] > 0
+
+
+def test_retries_stop_at_their_count_and_at_the_moves_time(fake, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "BACKOFF_S", 0.01)
+    fake.requests.clear()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:error503@{fake.url},retries=3,time=20", "random"], 1, seed=5)
+    assert caught.value.kind == "http" and "HTTP 503: overloaded (after 3 retries)" in caught.value.reason
+    assert len(fake.requests) == 4
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:  # Retry-After: 3600 does not fit in the move: no wait at all
+        play_match("tiny_minotaur", [f"llm:busy@{fake.url},time=20", "random"], 1, seed=5)
+    assert time.monotonic() - started < 5
+    assert "HTTP 429" in caught.value.reason and "waiting 3.6e+03 s to try again would pass the move's 20 s" \
+        in caught.value.reason
+
+
+def test_retry_after_reads_seconds_and_http_dates():
+    from tavernzoo.agents.llm import retry_after_seconds
+
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == 10.0
+    assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
+
+
+def test_an_endpoints_limits_are_shared_and_a_wait_past_the_deadline_fails_at_once():
+    import threading
+
+    from tavernzoo.agents.llm import EndpointLimit, endpoint_limit
+
+    def timeout():
+        return BotFailure("timeout", "no room")
+
+    limit = EndpointLimit(rpm=2)
+    deadline = time.monotonic() + 30
+    limit.acquire(deadline, timeout)
+    limit.release()
+    limit.acquire(deadline, timeout)
+    limit.release()
+    started = time.monotonic()
+    with pytest.raises(BotFailure):  # the minute's two are spent until after the deadline: refused at once
+        limit.acquire(deadline, timeout)
+    assert time.monotonic() - started < 1
+    one = EndpointLimit(concurrency=1)
+    one.acquire(time.monotonic() + 5, timeout)
+    threading.Timer(0.2, one.release).start()  # the request in flight ends: the second goes
+    one.acquire(time.monotonic() + 5, timeout)
+    with pytest.raises(BotFailure):
+        one.acquire(time.monotonic() + 0.2, timeout)
+    # Every seat naming one endpoint shares one limit, the stricter of what they ask.
+    first = endpoint_limit(parse_llm_spec("llm:a@http://127.0.0.1:9/v1,rpm=60,concurrency=4"))
+    second = endpoint_limit(parse_llm_spec("llm:b@http://127.0.0.1:9/v1,rpm=30"))
+    assert first is second and (first.rpm, first.concurrency) == (30, 4)
+    assert endpoint_limit(parse_llm_spec("llm:a@http://127.0.0.1:9/v1")) is None
+
+
+def test_seats_sharing_a_concurrency_limit_never_overlap_their_requests(fake):
+    import threading
+
+    from tavernzoo.agents.llm import ChatClient
+
+    spec = parse_llm_spec(f"llm:late@{fake.url},concurrency=1,structured=off,time=20")
+    clients = [ChatClient(spec) for _ in range(3)]
+    spans = []
+
+    def ask(client):
+        started = time.monotonic()
+        client.complete([{"role": "user", "content": "x"}], time.monotonic() + 20, {})
+        spans.append((started, time.monotonic()))
+
+    threads = [threading.Thread(target=ask, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ends = sorted(end for _, end in spans)
+    assert ends[2] - ends[0] >= 1.9  # one at a time: the fake thinks 1 s each
+
+
+def test_reasoning_settings_are_sent_as_named_and_temperature_none_is_left_out(fake):
+    fake.requests.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url},max_completion_tokens=500,temperature=none,"
+                                 "reasoning_effort=low,thinking_budget=256", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert body["max_completion_tokens"] == 500 and "max_tokens" not in body and "temperature" not in body
+    assert body["reasoning_effort"] == "low" and body["thinking"] == {"type": "enabled", "budget_tokens": 256}
+    fake.requests.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert body["max_tokens"] == 64 and body["temperature"] == 0
+    assert not {"max_completion_tokens", "reasoning_effort", "thinking"} & set(body)
+
+
+def test_a_thinking_model_is_read_from_its_last_action_line_only(fake):
+    from tavernzoo.agents.llm import action_line
+
+    assert action_line("<think>ACTION: 9</think>\nhmm\nACTION: pass\n") == (" pass", "")
+    assert action_line("ACTION: 2\nthen again, maybe not")[0] is None
+    result = play_match("tiny_minotaur", [f"llm:think@{fake.url},think=on", "random"], 1, seed=2)
+    stats = result.rows[0].bot_stats
+    assert stats["illegal"] == 0 and stats["reasoning_tokens"] == 3 * stats["requests"] > 0
+    fake.requests.clear()
+    with pytest.raises(BotFailure, match="last line must be ACTION:"):
+        play_match("tiny_minotaur", [f"llm:thinkbad@{fake.url},think=on", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert "response_format" not in body and body["max_tokens"] == 2048
+    assert "ACTION: attack:regular" in body["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("llm:m@http://h/v1,max_tokens=5,max_completion_tokens=5", "not both"),
+    ("llm:m@http://h/v1,think=on,structured=on", "think=on needs structured=off"),
+    ("llm:m@http://h/v1,reasoning_effort=max", "valid: minimal, low, medium, high"),
+    ("llm:m@http://h/v1,temperature=hot", "from 0.0 to 2.0 or none"),
+    ("llm:m@http://h/v1,retries=11", "retries='11' must be a int from 0 to 10"),
+    ("llm:m@http://h/v1,rpm=-1", "rpm='-1'"),
+])
+def test_bad_real_api_options_are_refused_with_one_sentence(spec, message):
+    with pytest.raises(ValueError, match="bot spec") as caught:
+        parse_llm_spec(spec)
+    assert message in str(caught.value)
