@@ -47,6 +47,12 @@ structured      ``on``: ``response_format`` ``json_object`` with a schema of the
                 ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
 seed            the server's sampling seed (the bot's own seed when not given)           bot seed
 key_env         the environment variable holding the API key                             TAVERNZOO_LLM_API_KEY
+transcript      ``on``: each game's record keeps the prompts and raw answers (bounded:    off
+                :data:`MAX_TRANSCRIPT_CHARS`, the API key scrubbed)
+fallback        a bot spec (no commas, not ``llm:``): when the model has no legal move    -
+                (refused answers, a server failure after the retries, the move's time
+                past), this bot moves for the seat, counted as ``fallbacks``, instead of
+                the seat forfeiting
 =============== ======================================================================== =========
 
 The harness (docs/llm.md): the answer must name exactly one legal action, by its name or its number
@@ -78,7 +84,10 @@ from __future__ import annotations
 
 import collections
 import email.utils
+import hashlib
 import http.client
+import importlib.metadata
+import inspect
 import ipaddress
 import json
 import os
@@ -118,6 +127,10 @@ RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
 BACKOFF_S = 0.5
 """The first wait before trying again when the server names none (then doubled each time, with jitter)."""
 MAX_BACKOFF_S = 30.0
+MAX_TRANSCRIPT_CHARS = 200_000
+"""The most characters of one game's transcript (``transcript=on``); past it the rest is counted, not kept."""
+HARNESS_OPTIONS = ("attempts", "history", "history_chars", "view", "full_every", "structured", "think")
+"""The spec's options that change what the model is shown or how its answer is read (in the harness hash)."""
 STRUCTURED = ("on", "json_schema", "grammar", "off")
 HISTORY = ("summary", "full", "none")
 HISTORY_ALIASES = {"game": "full", "turn": "none"}  # the names of earlier versions
@@ -164,6 +177,8 @@ class LLMSpec:
     retries: int = 4
     rpm: int = 0
     concurrency: int = 0
+    transcript: str = "off"
+    fallback: str | None = None
 
     def token_limit(self) -> dict[str, int]:
         """The answer's token cap as the request carries it."""
@@ -266,6 +281,13 @@ def _choice(choices, name, aliases=None):
     return check
 
 
+def _fallback(value: str, spec: str) -> str:
+    if not value or value.startswith("llm:"):
+        raise ValueError(f"bot spec {spec!r}: fallback={value!r} must name a bot that needs no model server "
+                         "(heuristic, random, mcts:200, a zoo: or cmd: bot; a spec without commas)")
+    return value
+
+
 def _env_name(value: str, spec: str) -> str:
     if not value or not all(c.isalnum() or c == "_" for c in value):
         raise ValueError(f"bot spec {spec!r}: key_env={value!r} must be an environment variable name "
@@ -283,6 +305,8 @@ _OPTIONS = {
     "retries": _number(int, 0, 10, "retries"),
     "rpm": _number(int, 0, 100_000, "rpm"),
     "concurrency": _number(int, 0, 1000, "concurrency"),
+    "transcript": _choice(("off", "on"), "transcript"),
+    "fallback": lambda value, spec: _fallback(value, spec),
     "time": _number(float, 0.1, 3600.0, "time"),
     "attempts": _number(int, 1, 5, "attempts"),
     "history": _choice(HISTORY, "history", HISTORY_ALIASES),
@@ -784,6 +808,8 @@ class GameStats:
     """Decisions with one legal action, played without a request."""
     full_views: int = 0
     """Times the model asked for the whole view (``view=changes``)."""
+    fallbacks: int = 0
+    """Decisions the ``fallback`` bot played because the model had no legal move."""
     requests: int = 0
     illegal: int = 0
     forfeits: int = 0
@@ -796,7 +822,7 @@ class GameStats:
     latency_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "forced": self.forced, "full_views": self.full_views,
+        return {"moves": self.moves, "forced": self.forced, "full_views": self.full_views, "fallbacks": self.fallbacks,
                 "requests": self.requests, "illegal": self.illegal, "forfeits": self.forfeits,
                 "retries": self.retries, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
                 "reasoning_tokens": self.reasoning_tokens,
@@ -853,6 +879,15 @@ class LLMBot(BotBase):
         self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
         self.client.rng.seed(self.seed)
         self.model_id = ""  # the model the server says answered (its latest reply's)
+        self._harness: str | None = None
+        self.fallback = None
+        if self.spec.fallback is not None:
+            from . import as_bot, load_bot
+
+            try:
+                self.fallback = as_bot(load_bot(self.spec.fallback, game, config, seed))
+            except ValueError as error:
+                raise ValueError(f"bot spec {self.name!r}: fallback={self.spec.fallback}: {error}") from None
         self.seat = 0
         self.last_prompt: str | None = None
         self.reset()
@@ -870,10 +905,18 @@ class LLMBot(BotBase):
         self._info: Any = None
         self._since: list[str] = []
         self._events_told = False  # the host hands every step's events (the table engine does)
+        self._transcript: list[dict[str, Any]] = []
+        self._transcript_chars = 0
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         self.seat = seat
         self.reset()
+        if self.fallback is not None:
+            self.fallback.begin_game(seat, seed)
+
+    def game_over(self, returns: Any, seat: int) -> None:
+        if self.fallback is not None:
+            self.fallback.game_over(returns, seat)
 
     def observe_view(self, view: dict[str, Any]) -> None:
         self._view = view
@@ -884,9 +927,51 @@ class LLMBot(BotBase):
     def observe_events(self, lines: list[str]) -> None:
         self._events_told = True
         self._since.extend(lines)
+        if self.fallback is not None and self.fallback.wants_events:
+            self.fallback.observe_events(lines)
 
     def game_stats(self) -> dict[str, Any]:
-        return self.stats.as_dict()
+        """The game's counts, and what a record needs to say which harness and model played: the tavernzoo
+        version, :meth:`harness_hash`, the model asked for and the one the server said answered, and with
+        ``transcript=on`` the transcript (non-numbers: results sum only the counts)."""
+        out: dict[str, Any] = {**self.stats.as_dict(), "tavernzoo": _version(), "harness": self.harness_hash(),
+                               "model": self.spec.model, "model_id": self.model_id}
+        if self.spec.transcript == "on":
+            out["transcript"] = self._transcript
+        return out
+
+    def harness_hash(self) -> str:
+        """A short sha256 of everything that decides what the model is shown and how its answer is read: the
+        instructions, the rules brief under the table's options, the entries' meanings, the view formats and
+        the answer parsers (their source), and the spec's options that change them. Two records with the same
+        hash were played under the same harness."""
+        from . import text_views
+
+        if self._harness is not None:
+            return self._harness
+        parts = [SYSTEM_PROMPT, ANSWER_PLAIN, ANSWER_THINK, SEEN_FULL, SEEN_CHANGES, text_views.CHANGES_FORMAT,
+                 text_views.rules_brief(self.game, self.config),
+                 json.dumps(getattr(self.game.encoder, "VIEW_FIELDS", {}), sort_keys=True),
+                 *(_source(part) for part in (read_answer, action_line, structured_request, answer_schema,
+                                                        answer_grammar, text_views.SeatView, text_views.ShownSoFar,
+                                                        text_views.view_changes, text_views.view_text,
+                                                        text_views.bounded_events, LLMBot.act)),
+                 json.dumps({name: getattr(self.spec, name) for name in HARNESS_OPTIONS}, sort_keys=True)]
+        self._harness = hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+        return self._harness
+
+    def _note(self, entry: dict[str, Any]) -> None:
+        """One transcript entry, scrubbed of the API key, while the game's transcript has room."""
+        if self.spec.transcript != "on":
+            return
+        entry = {key: self.client.scrub(value) if isinstance(value, str) else value for key, value in entry.items()}
+        size = len(json.dumps(entry))
+        if self._transcript_chars + size > MAX_TRANSCRIPT_CHARS:
+            if not self._transcript or "cut" not in self._transcript[-1]:
+                self._transcript.append({"cut": f"the transcript stops here: over {MAX_TRANSCRIPT_CHARS} characters"})
+            return
+        self._transcript_chars += size
+        self._transcript.append(entry)
 
     def system_message(self, seat_view: Any) -> dict[str, str]:
         """The same text at every decision of a game: the instructions with a fixed example, the seat, the
@@ -903,7 +988,6 @@ class LLMBot(BotBase):
     def act(self, observation: dict[str, Any]) -> int:
         from .text_views import bounded_events, seat_view_of
 
-        spec = self.spec
         legal = [int(i) for i in np.flatnonzero(np.asarray(observation["action_mask"]))]
         if len(legal) == 1:
             # Nothing to choose: no request is paid for. The events seen so far stay for the next real
@@ -920,9 +1004,28 @@ class LLMBot(BotBase):
         # leaves the latest step's, which the view says are only those.
         since = bounded_events(self._since) if self._events_told else None
         seat_view = seat_view_of(self.game, view, self._info, self.seat, legal, since)
+        info = self._info
         self._view = self._info = None
         self._since = []
         self.stats.moves += 1
+        try:
+            return self._ask(seat_view, legal)
+        except BotFailure as failure:
+            if self.fallback is None:
+                self.stats.forfeits += 1
+                raise
+            # The table plays on: the fallback bot, told what it wants of this decision, moves for the seat.
+            self.stats.fallbacks += 1
+            self._note({"move": self.stats.moves, "fallback": self.spec.fallback, "failure": str(failure)})
+            if self.fallback.wants_view:
+                self.fallback.observe_view(view)
+            if self.fallback.wants_information_state:
+                self.fallback.observe_information_state(info, self.seat)
+            return self.fallback.act(observation)
+
+    def _ask(self, seat_view: Any, legal: list[int]) -> int:
+        """The model's move at one decision (BotFailure when it has none)."""
+        spec = self.spec
         if not spec.changes:
             self._shown.reset()  # nothing earlier is kept for the model: every decision is shown whole
         history = self._history
@@ -941,6 +1044,8 @@ class LLMBot(BotBase):
         extra = structured_request(spec.structured, legal_names, also)
         extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
         system = self.system_message(seat_view)
+        if self.stats.moves == 1:
+            self._note({"system": system["content"]})
         turn = [{"role": "user", "content": prompt}]
         asked = turn[0]  # what the kept conversation holds of this decision
         deadline = time.monotonic() + spec.time
@@ -949,17 +1054,15 @@ class LLMBot(BotBase):
         while attempt < spec.attempts:
             kept = history.messages if spec.history != "none" else []
             self.stats.requests += 1
-            try:
-                completion = self.client.complete([system, *kept, *turn], deadline, extra)
-            except BotFailure:
-                self.stats.forfeits += 1
-                raise
+            completion = self.client.complete([system, *kept, *turn], deadline, extra)
             self.stats.tokens_in += completion.tokens_in
             self.stats.tokens_out += completion.tokens_out
             self.stats.reasoning_tokens += completion.reasoning_tokens
             self.stats.retries += completion.retries
             self.stats.latency_s += completion.seconds
             self.model_id = completion.model or self.model_id
+            self._note({"move": self.stats.moves, "prompt": turn[-1]["content"], "answer": completion.text,
+                        **({"reasoning": clip(completion.reasoning, 4000)} if completion.reasoning else {})})
             answer, reason = (action_line(completion.text) if spec.think == "on"
                               else (completion.text, ""))
             index, reason = (read_answer(answer, self.names, legal, also) if answer is not None
@@ -988,11 +1091,26 @@ class LLMBot(BotBase):
                 turn.append({"role": "user", "content": f"Refused: {reason}. Answer with exactly one legal action "
                              f"name or number from the list (for example {legal_names[0]!r}); "
                              f"{spec.attempts - attempt} attempt(s) left."})
-        self.stats.forfeits += 1
         raise BotFailure("illegal", self.client.scrub(f"{spec.attempts} answer(s) refused; the last: {reason}"))
 
     def close(self) -> None:
-        pass
+        if self.fallback is not None:
+            self.fallback.close()
+
+
+def _source(part: Any) -> str:
+    """A function's or class's source (its qualified name where no source ships, e.g. from a zip)."""
+    try:
+        return inspect.getsource(part)
+    except (OSError, TypeError):
+        return part.__qualname__
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tavernzoo")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def make_llm_bot(spec: str, game: Any, config: Any, seed: int | None) -> LLMBot:

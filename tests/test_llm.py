@@ -974,3 +974,82 @@ def test_bad_real_api_options_are_refused_with_one_sentence(spec, message):
     with pytest.raises(ValueError, match="bot spec") as caught:
         parse_llm_spec(spec)
     assert message in str(caught.value)
+
+
+# --- records -------------------------------------------------------------------------------------------------
+
+
+def test_records_carry_the_version_the_harness_hash_the_model_and_optionally_the_transcript(fake, monkeypatch,
+                                                                                          tmp_path):
+    from tavernzoo.agents.llm import LLMBot
+
+    secret = "sk-transcript-secret"
+    monkeypatch.setenv(DEFAULT_KEY_ENV, secret)
+    play_match("tiny_minotaur", [f"llm:think@{fake.url},think=on,transcript=on", "random"], 1, seed=2,
+               records_path=tmp_path / "r.jsonl")
+    record = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
+    stats = next(item for item in record["bot_stats"] if item)
+    assert stats["model"] == "think" and stats["model_id"] == "fake-model-2"
+    assert len(stats["harness"]) == 16 and stats["tavernzoo"]
+    transcript = stats["transcript"]
+    assert "## Rules" in transcript[0]["system"]
+    moves = [entry for entry in transcript if "move" in entry]
+    assert len(moves) == stats["requests"] and moves[0]["answer"].endswith("ACTION: 1")
+    assert moves[0]["reasoning"].startswith("ACTION: 2 would be wrong")  # kept, never read for the action
+    assert secret not in (tmp_path / "r.jsonl").read_text()
+    # The hash follows what the model is shown and how it is read, not the model or the server.
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+
+    def harness(spec, options=config):
+        return LLMBot(options, 1, spec, game).harness_hash()
+
+    same = harness("llm:a@http://h/v1")
+    assert same == harness("llm:b@http://other/v1,temperature=1,seed=4")
+    assert same != harness("llm:a@http://h/v1,view=full")
+    assert same != harness("llm:a@http://h/v1", game.make_config({"num_players": 3, "starting_hp": 9}))
+    plain = play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 1, seed=2)
+    assert "transcript" not in plain.rows[0].bot_stats  # off by default; the counts still sum
+
+
+def test_a_transcript_is_bounded(fake, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "MAX_TRANSCRIPT_CHARS", 20_000)
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    bots = [load_bot("random", game, config, seed=other) for other in range(3)]
+    bots[1] = load_bot(f"llm:first@{fake.url},transcript=on", game, config, seed=1)
+    record = Table(make_env(game, config), bots, seed=4).play().record
+    transcript = record["bot_stats"][1]["transcript"]
+    assert len(json.dumps(transcript)) < 21_000 and "cut" in transcript[-1]
+
+
+# --- a fallback bot ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "options"), [("prose", "structured=off"), ("error503", "retries=0"),
+                                                 ("late", "time=0.2")])
+def test_with_a_fallback_the_named_bot_moves_instead_of_a_forfeit(fake, model, options, tmp_path):
+    settings = make_settings("tiny_minotaur", [f"llm:{model}@{fake.url},{options},fallback=heuristic", "random"],
+                             2, seed=1)
+    results = run_tournament(settings, tmp_path / "t")
+    assert results["forfeits"] == []
+    row = next(row for row in results["leaderboard"] if row["spec"] == settings.bots[0])
+    stats = row["bot_stats"]
+    assert stats["fallbacks"] == stats["moves"] > 0 and stats["forfeits"] == 0
+    for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines():
+        from tavernzoo.envs.records import replay
+
+        replay(json.loads(line)["record"])  # the fallback's moves are legal moves of the record
+
+
+def test_a_bad_fallback_is_refused_in_one_sentence(fake):
+    with pytest.raises(ValueError, match="fallback='llm:x@http://h/v1' must name a bot that needs no model"):
+        parse_llm_spec("llm:m@http://h/v1,fallback=llm:x@http://h/v1")
+    with pytest.raises(ValueError, match="fallback=nosuchbot") as caught:
+        load_bot(f"llm:first@{fake.url},fallback=nosuchbot", "tiny_minotaur")
+    assert "\n" not in str(caught.value)
