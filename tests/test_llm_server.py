@@ -180,7 +180,8 @@ def test_against_the_real_server_each_prompt_holds_every_event_line_since_the_se
     complete = llm.client.complete
 
     def recording(messages, deadline, extra):
-        prompts.append(messages[-1]["content"])
+        if not messages[-1]["content"].startswith("The whole view now"):  # the model's full_view: no new decision
+            prompts.append(messages[-1]["content"])
         return complete(messages, deadline, extra)
 
     llm.client.complete = recording
