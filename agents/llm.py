@@ -11,16 +11,48 @@ URL already ends with it); http or https. Options:
 =============== ======================================================================== =========
 option          meaning                                                                  default
 =============== ======================================================================== =========
-temperature     sampling temperature, 0-2                                                0
-max_tokens      the most tokens one answer may have, 1-4096                              64
+temperature     sampling temperature, 0-2, or ``none`` (not sent: the server's; reasoning   0
+                models that take no temperature)
+max_tokens      the most tokens one answer may have, 1-65536 (sent as ``max_tokens``)     64 (think: 2048)
+max_completion_tokens  the same, sent as ``max_completion_tokens`` instead (OpenAI's       -
+                reasoning models take only this); not with ``max_tokens``
+reasoning_effort  ``minimal``, ``low``, ``medium``, ``high``: sent as ``reasoning_effort``  -
+thinking_budget the most tokens a model may think, 1-65536: sent as ``thinking``          -
+                ``{"type": "enabled", "budget_tokens": N}``
+think           ``on``: the model may think first and ends its answer with a last line    off
+                ``ACTION: NAME_OR_NUMBER`` (only that line is read; ``<think>`` blocks
+                are dropped first); needs ``structured=off``, which it then defaults to
+retries         tries again after HTTP 429/500/502/503/504/529 or a connection broken     4
+                before a reply, 0-10, within the move's time: after ``Retry-After``
+                when the server says, else a backoff of 0.5 s doubling, with jitter
+rpm             requests a minute to this endpoint, shared by every ``llm:`` seat of the  0 (none)
+                process, 0-100000
+concurrency     requests in flight at once to this endpoint, shared likewise, 0-1000     0 (none)
 time            seconds for one move, every attempt included (the move forfeits after)   60
 attempts        answers asked for one move: 1-5 (the second and later carry the reason)  2
-history         ``game``: the whole game's conversation; ``turn``: this decision only    turn
+history         ``summary``: the game's conversation is kept, and past ``history_chars``   summary
+                replaced by a summary (counts of the moves and events it held) and
+                a full view; ``full``: kept, past ``history_chars`` the oldest turns
+                dropped down to half; ``none``: each decision alone (``game`` and
+                ``turn`` are the old names of ``full`` and ``none``)
+history_chars   the most characters of earlier turns kept, 1000-200000                  16000
+                                                                                         (full: 60000)
+view            ``changes``: after a decision's full view, only what changed since the   changes
+                seat's last decision (the legal actions always whole); ``full``: the
+                whole view every decision (always so with ``history=none``)
+full_every      with ``view=changes``, the full view again every N decisions (0: only    0
+                after a cut, or when the model answers ``full_view``)
 structured      ``on``: ``response_format`` ``json_object`` with a schema of the legal    on
                 actions (llama.cpp, vLLM); ``json_schema``: OpenAI's ``json_schema`` form;
                 ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
 seed            the server's sampling seed (the bot's own seed when not given)           bot seed
 key_env         the environment variable holding the API key                             TAVERNZOO_LLM_API_KEY
+transcript      ``on``: each game's record keeps the prompts and raw answers (bounded:    off
+                :data:`MAX_TRANSCRIPT_CHARS`, the API key scrubbed)
+fallback        a bot spec (no commas, not ``llm:``): when the model has no legal move    -
+                (refused answers, a server failure after the retries, the move's time
+                past), this bot moves for the seat, counted as ``fallbacks``, instead of
+                the seat forfeiting
 =============== ======================================================================== =========
 
 The harness (docs/llm.md): the answer must name exactly one legal action, by its name or its number
@@ -28,27 +60,34 @@ The harness (docs/llm.md): the answer must name exactly one legal action, by its
 ``{"action": NAME_OR_NUMBER}``. Nothing else is read into it: no prose is searched for an action name.
 An illegal or unreadable answer is told why and asked again, up to ``attempts`` answers in all; then
 the move fails with :class:`~tavernzoo.agents.external.BotFailure` (kind ``illegal``), which a tournament
-records as a forfeit like any bot failure. A server that cannot be reached or hangs up mid-reply, answers
-an HTTP error, or sends something that is not a chat completion fails the move at once (kinds ``connect``,
-``http``, ``garbage``); a move past its time forfeits (``timeout``).
+records as a forfeit like any bot failure. A 429, a 5xx overload or a connection reset is tried again
+(``retries``, after ``Retry-After`` or a backoff with jitter, within the move's time); a server that cannot
+be reached or hangs up mid-reply, answers another HTTP error, or sends something that is not a chat
+completion fails the move (kinds ``connect``, ``http``, ``garbage``); a move past its time forfeits
+(``timeout``).
 
 Bounds: one reply at most :data:`MAX_REPLY_BYTES` (read in chunks, the connection dropped past it), the
 whole move within ``time`` seconds: one deadline from the host name's lookup to the reply's last byte
 (the lookup, the connection, TLS, and every read and write, the status line and headers included, are
-given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's
-conversation at most :data:`MAX_HISTORY_CHARS` (past it the older turns are dropped down to half of it),
-failure reasons clipped. The API key is sent as a bearer token and never written anywhere: reasons are
-scrubbed of it.
+given only the time left, so a resolver or a server that trickles or hangs is cut off), a game's kept
+conversation at most ``history_chars`` (past it summarised, or with ``history=full`` the older turns dropped
+down to half of it), failure reasons clipped. The API key is sent as a bearer token and never written
+anywhere: reasons are scrubbed of it.
 
 Per-game stats (:meth:`LLMBot.game_stats`; in game records as ``bot_stats`` and summed in results):
 moves (decisions asked of the model), forced (decisions with one legal action, played without a request),
-requests (attempts), illegal answers, forfeits, tokens in and out (as the server counts them),
-latency (seconds spent waiting for the server).
-"""
+full_views (the model's ``full_view`` answers), requests (attempts), illegal answers, forfeits, retries
+(requests tried again after a 429, a 5xx or a reset), tokens in and out (as the server counts them), reasoning
+tokens (of those out), latency (seconds spent waiting for the server)."""
 
 from __future__ import annotations
 
+import collections
+import email.utils
+import hashlib
 import http.client
+import importlib.metadata
+import inspect
 import ipaddress
 import json
 import os
@@ -66,24 +105,51 @@ import numpy as np
 
 from .base import BotBase
 from .external import BotFailure, clip
+from .text_views import EventCounts
 
 DEFAULT_KEY_ENV = "TAVERNZOO_LLM_API_KEY"
 MAX_REPLY_BYTES = 256 * 1024
 """The largest HTTP body accepted from the server (a chat completion of a few tokens is ~1 KB)."""
 MAX_HISTORY_CHARS = 60_000
-"""The most characters of earlier turns kept in a ``history=game`` conversation."""
+"""The most characters of earlier turns kept in a ``history=full`` conversation (the default of ``history_chars``)."""
+SUMMARY_HISTORY_CHARS = 16_000
+"""The default ``history_chars`` of ``history=summary``: past it the kept turns become a summary."""
+FULL_VIEW = "full_view"
+"""The answer that asks for the whole view again (``view=changes``; once a decision, no attempt spent)."""
 MAX_ANSWER_CHARS = 2000
 """An answer longer than this is refused unread (an action name is a few dozen characters)."""
+MAX_THOUGHT_CHARS = 64_000
+"""With ``think=on``, an answer (thinking and its ACTION line) longer than this is refused unread."""
+THINK_MAX_TOKENS = 2048
+"""``max_tokens`` with ``think=on`` unless given."""
+RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
+"""HTTP statuses tried again (rate limited, overloaded, a gateway's failure)."""
+BACKOFF_S = 0.5
+"""The first wait before trying again when the server names none (then doubled each time, with jitter)."""
+MAX_BACKOFF_S = 30.0
+MAX_TRANSCRIPT_CHARS = 200_000
+"""The most characters of one game's transcript (``transcript=on``); past it the rest is counted, not kept."""
+HARNESS_OPTIONS = ("attempts", "history", "history_chars", "view", "full_every", "structured", "think")
+"""The spec's options that change what the model is shown or how its answer is read (in the harness hash)."""
 STRUCTURED = ("on", "json_schema", "grammar", "off")
-HISTORY = ("turn", "game")
+HISTORY = ("summary", "full", "none")
+HISTORY_ALIASES = {"game": "full", "turn": "none"}  # the names of earlier versions
+VIEWS = ("changes", "full")
 
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
 The rules and what the view's entries mean are below, once for the whole game. At each decision you get
-what happened since your last decision, what you can see, and the numbered list of legal actions (when
-only one action is legal it is played for you without asking). Answer with exactly one legal action: its
+what happened since your last decision, {seen}, and the numbered list of legal actions (when
+only one action is legal it is played for you without asking). {answer} An answer that is not exactly one
+legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
+ANSWER_PLAIN = """Answer with exactly one legal action: its
 name (for example {example!r}) or its number in that list (1 for the first), either alone or as JSON
-{{"action": "NAME"}}. Write nothing else. An answer that is not exactly one legal action is refused; after
-{attempts} refused answer(s) you forfeit the game."""
+{{"action": "NAME"}}. Write nothing else."""
+ANSWER_THINK = """You may think first, as long as you need. Then end
+your answer with a last line that is exactly ACTION: followed by one legal action's name (for example
+ACTION: {example}) or its number in that list (1 for the first). Only that last line is read."""
+SEEN_FULL = "what you can see"
+SEEN_CHANGES = ("what you can see (the first time whole; after that only what changed since your last "
+                f"decision: answer {FULL_VIEW!r} once a decision to see it whole again)")
 
 
 @dataclass(frozen=True)
@@ -92,14 +158,45 @@ class LLMSpec:
 
     model: str
     url: str
-    temperature: float = 0.0
+    temperature: float | None = 0.0
     max_tokens: int = 64
     time: float = 60.0
     attempts: int = 2
-    history: str = "turn"
+    history: str = "summary"
     structured: str = "on"
     seed: int | None = None
     key_env: str = DEFAULT_KEY_ENV
+    history_chars: int | None = None
+    """None: the history mode's default (:data:`SUMMARY_HISTORY_CHARS`, :data:`MAX_HISTORY_CHARS`)."""
+    view: str = "changes"
+    full_every: int = 0
+    max_completion_tokens: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    think: str = "off"
+    retries: int = 4
+    rpm: int = 0
+    concurrency: int = 0
+    transcript: str = "off"
+    fallback: str | None = None
+
+    def token_limit(self) -> dict[str, int]:
+        """The answer's token cap as the request carries it."""
+        if self.max_completion_tokens is not None:
+            return {"max_completion_tokens": self.max_completion_tokens}
+        return {"max_tokens": self.max_tokens}
+
+    @property
+    def kept_chars(self) -> int:
+        """The most characters of earlier turns kept."""
+        if self.history_chars is not None:
+            return self.history_chars
+        return MAX_HISTORY_CHARS if self.history == "full" else SUMMARY_HISTORY_CHARS
+
+    @property
+    def changes(self) -> bool:
+        """Whether decisions after the first show only what changed (a kept conversation holds the rest)."""
+        return self.view == "changes" and self.history != "none"
 
     @property
     def endpoint(self) -> str:
@@ -146,27 +243,49 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         if name in values:
             raise ValueError(f"bot spec {spec!r}: option {name} given twice")
         values[name] = _OPTIONS[name](value, spec)
+    if "max_tokens" in values and "max_completion_tokens" in values:
+        raise ValueError(f"bot spec {spec!r}: give max_tokens or max_completion_tokens, not both (the one given is "
+                         "the field the request carries)")
+    if values.get("think") == "on":
+        if values.setdefault("structured", "off") != "off":
+            raise ValueError(f"bot spec {spec!r}: think=on needs structured=off (a schema or grammar leaves the model "
+                             "no room to think before its ACTION: line)")
+        values.setdefault("max_tokens", THINK_MAX_TOKENS)
+    if values.get("view") == "changes" and values.get("history") == "none":
+        raise ValueError(f"bot spec {spec!r}: view=changes needs a kept conversation (history=summary or full): "
+                         "with history=none every decision is shown whole")
     return LLMSpec(model=model.strip(), url=url, **values)
 
 
-def _number(kind, low, high, name):
+def _number(kind, low, high, name, none=False):
     def check(value: str, spec: str):
+        if none and value == "none":
+            return None
         try:
             number = kind(value)
         except ValueError:
             number = None
         if number is None or not low <= number <= high or number != number:
-            raise ValueError(f"bot spec {spec!r}: {name}={value!r} must be a {kind.__name__} from {low} to {high}")
+            raise ValueError(f"bot spec {spec!r}: {name}={value!r} must be a {kind.__name__} from {low} to {high}"
+                             + (" or none" if none else ""))
         return number
     return check
 
 
-def _choice(choices, name):
+def _choice(choices, name, aliases=None):
     def check(value: str, spec: str):
+        value = (aliases or {}).get(value, value)
         if value not in choices:
             raise ValueError(f"bot spec {spec!r}: {name}={value!r}; valid: {', '.join(choices)}")
         return value
     return check
+
+
+def _fallback(value: str, spec: str) -> str:
+    if not value or value.startswith("llm:"):
+        raise ValueError(f"bot spec {spec!r}: fallback={value!r} must name a bot that needs no model server "
+                         "(heuristic, random, mcts:200, a zoo: or cmd: bot; a spec without commas)")
+    return value
 
 
 def _env_name(value: str, spec: str) -> str:
@@ -177,11 +296,23 @@ def _env_name(value: str, spec: str) -> str:
 
 
 _OPTIONS = {
-    "temperature": _number(float, 0.0, 2.0, "temperature"),
-    "max_tokens": _number(int, 1, 4096, "max_tokens"),
+    "temperature": _number(float, 0.0, 2.0, "temperature", none=True),
+    "max_tokens": _number(int, 1, 65536, "max_tokens"),
+    "max_completion_tokens": _number(int, 1, 65536, "max_completion_tokens"),
+    "reasoning_effort": _choice(("minimal", "low", "medium", "high"), "reasoning_effort"),
+    "thinking_budget": _number(int, 1, 65536, "thinking_budget"),
+    "think": _choice(("off", "on"), "think"),
+    "retries": _number(int, 0, 10, "retries"),
+    "rpm": _number(int, 0, 100_000, "rpm"),
+    "concurrency": _number(int, 0, 1000, "concurrency"),
+    "transcript": _choice(("off", "on"), "transcript"),
+    "fallback": lambda value, spec: _fallback(value, spec),
     "time": _number(float, 0.1, 3600.0, "time"),
     "attempts": _number(int, 1, 5, "attempts"),
-    "history": _choice(HISTORY, "history"),
+    "history": _choice(HISTORY, "history", HISTORY_ALIASES),
+    "history_chars": _number(int, 1000, 200_000, "history_chars"),
+    "view": _choice(VIEWS, "view"),
+    "full_every": _number(int, 0, 1000, "full_every"),
     "structured": _choice(STRUCTURED, "structured"),
     "seed": _number(int, 0, 2**31 - 1, "seed"),
     "key_env": _env_name,
@@ -197,6 +328,103 @@ class Completion:
     tokens_in: int
     tokens_out: int
     seconds: float
+    reasoning_tokens: int = 0
+    """Of ``tokens_out``, those the server counts as reasoning (``completion_tokens_details``)."""
+    reasoning: str = ""
+    """The server's ``reasoning_content`` (clipped): recorded, never read for the action."""
+    model: str = ""
+    """The model id the server reports (``model`` of the reply)."""
+    retries: int = 0
+    """Requests tried again before this one answered (429, 5xx, a connection reset)."""
+
+
+class _Transient(Exception):
+    """A failure worth trying again (the server's ``Retry-After`` seconds, if it said)."""
+
+    def __init__(self, failure: BotFailure, retry_after: float | None = None):
+        super().__init__(failure.reason)
+        self.failure, self.retry_after = failure, retry_after
+
+
+RESET_ERRORS = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, http.client.RemoteDisconnected)
+"""A connection broken before the reply: tried again (a refused one is not: nothing listens there)."""
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A ``Retry-After`` header's wait in seconds (delta-seconds or an HTTP date), None if absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class EndpointLimit:
+    """Requests a minute and requests in flight to one endpoint, shared by every ``llm:`` seat of a process
+    (:func:`endpoint_limit`). A wait past the move's deadline fails the move (``timeout``)."""
+
+    def __init__(self, rpm: int = 0, concurrency: int = 0, clock=time.monotonic):
+        self.rpm, self.concurrency, self.clock = rpm, concurrency, clock
+        self.starts: collections.deque[float] = collections.deque()
+        self.in_flight = 0
+        self.condition = threading.Condition()
+
+    def tighten(self, rpm: int, concurrency: int) -> None:
+        """The stricter of each limit (0: none) when another seat names the same endpoint."""
+        def stricter(a: int, b: int) -> int:
+            return min(a, b) if a and b else a or b
+
+        with self.condition:
+            self.rpm, self.concurrency = stricter(self.rpm, rpm), stricter(self.concurrency, concurrency)
+
+    def acquire(self, deadline: float, on_timeout) -> None:
+        """Room for one request, waited for until ``deadline`` at most; past it ``raise on_timeout()`` (at once
+        when the minute's requests are spent until after the deadline)."""
+        with self.condition:
+            while True:
+                now = self.clock()
+                while self.starts and self.starts[0] <= now - 60.0:
+                    self.starts.popleft()
+                if self.rpm and len(self.starts) >= self.rpm:
+                    ready = self.starts[0] + 60.0  # the oldest request of the minute leaves it then
+                elif self.concurrency and self.in_flight >= self.concurrency:
+                    ready = deadline  # when a request ends (release notifies), the deadline at the latest
+                else:
+                    self.starts.append(now)
+                    self.in_flight += 1
+                    return
+                if now >= deadline or ready > deadline:
+                    raise on_timeout()
+                self.condition.wait(ready - now)
+
+    def release(self) -> None:
+        with self.condition:
+            self.in_flight -= 1
+            self.condition.notify()
+
+
+_LIMITS: dict[str, EndpointLimit] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def endpoint_limit(spec: LLMSpec) -> EndpointLimit | None:
+    """The process's one :class:`EndpointLimit` of ``spec``'s endpoint (None when the spec sets no limit)."""
+    if not spec.rpm and not spec.concurrency:
+        return None
+    with _LIMITS_LOCK:
+        limit = _LIMITS.get(spec.endpoint)
+        if limit is None:
+            limit = _LIMITS[spec.endpoint] = EndpointLimit(spec.rpm, spec.concurrency)
+        else:
+            limit.tighten(spec.rpm, spec.concurrency)
+        return limit
 
 
 class ChatClient:
@@ -209,6 +437,9 @@ class ChatClient:
         self._https = parts.scheme == "https"
         self._host, self._port = parts.hostname, parts.port
         self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.limit = endpoint_limit(spec)
+        self.rng = random.Random(0)  # the backoff's jitter (reseeded by the bot)
+        self.sleep = time.sleep
 
     def scrub(self, text: str) -> str:
         """``text`` without the API key in it."""
@@ -217,11 +448,56 @@ class ChatClient:
     def _fail(self, kind: str, reason: str) -> BotFailure:
         return BotFailure(kind, self.scrub(reason))
 
-    def complete(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
-        """One chat completion; BotFailure (``connect``, ``http``, ``garbage``, ``timeout``) otherwise."""
+    def body(self, messages: list[dict[str, str]], extra: dict[str, Any]) -> dict[str, Any]:
+        """The request's JSON: the sampling and reasoning settings the spec names, and nothing it does not."""
         spec = self.spec
-        body = {"model": spec.model, "messages": messages, "temperature": spec.temperature,
-                "max_tokens": spec.max_tokens, "stream": False, **extra}
+        body: dict[str, Any] = {"model": spec.model, "messages": messages, **spec.token_limit(), "stream": False}
+        if spec.temperature is not None:
+            body["temperature"] = spec.temperature
+        if spec.reasoning_effort is not None:
+            body["reasoning_effort"] = spec.reasoning_effort
+        if spec.thinking_budget is not None:
+            body["thinking"] = {"type": "enabled", "budget_tokens": spec.thinking_budget}
+        return {**body, **extra}
+
+    def complete(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        """One chat completion, tried again after a 429, a 5xx or a reset connection (up to ``retries`` times,
+        waiting ``Retry-After`` or a backoff with jitter, within ``deadline``); BotFailure (``connect``,
+        ``http``, ``garbage``, ``timeout``) otherwise."""
+        retries = 0
+        while True:
+            try:
+                completion = self._limited(messages, deadline, extra)
+                completion.retries = retries
+                return completion
+            except _Transient as transient:
+                failure = transient.failure
+                if retries >= self.spec.retries:
+                    raise BotFailure(failure.kind, failure.reason
+                                     + (f" (after {retries} retries)" if retries else "")) from None
+                wait = transient.retry_after
+                if wait is None:
+                    wait = min(MAX_BACKOFF_S, BACKOFF_S * 2 ** retries) * (0.5 + self.rng.random() / 2)
+                if time.monotonic() + wait >= deadline:
+                    raise BotFailure(failure.kind, failure.reason + f"; waiting {wait:.3g} s to try again would pass "
+                                     f"the move's {self.spec.time:g} s") from None
+                self.sleep(wait)
+                retries += 1
+
+    def _limited(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        if self.limit is None:
+            return self._post(messages, deadline, extra)
+        self.limit.acquire(deadline, lambda: self._fail(
+            "timeout", f"this process's limit for {self.spec.url} (rpm={self.spec.rpm}, concurrency="
+            f"{self.spec.concurrency}) left no room within the move's {self.spec.time:g} s"))
+        try:
+            return self._post(messages, deadline, extra)
+        finally:
+            self.limit.release()
+
+    def _post(self, messages: list[dict[str, str]], deadline: float, extra: dict[str, Any]) -> Completion:
+        spec = self.spec
+        body = self.body(messages, extra)
         data = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.key:
@@ -253,7 +529,10 @@ class ChatClient:
             except TimeoutError:
                 raise self._fail("timeout", f"{where} did not answer within the move's {spec.time:g} s") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
-                raise self._fail("connect", f"cannot reach {where}: {error}") from None
+                failure = self._fail("connect", f"cannot reach {where}: {error or type(error).__name__}")
+                if isinstance(error, RESET_ERRORS):
+                    raise _Transient(failure) from None
+                raise failure from None
             raw = self._read(response, where)
         finally:
             connection.close()
@@ -261,9 +540,12 @@ class ChatClient:
         text = raw.decode("utf-8", errors="replace")
         if response.status != 200:
             detail = _error_detail(text)
-            raise self._fail("http", f"{where} answered HTTP {response.status}"
-                             + (f": {clip(detail, 300)}" if detail else "")
-                             + (" (is the model name right?)" if response.status in (400, 404) else ""))
+            failure = self._fail("http", f"{where} answered HTTP {response.status}"
+                                 + (f": {clip(detail, 300)}" if detail else "")
+                                 + (" (is the model name right?)" if response.status in (400, 404) else ""))
+            if response.status in RETRY_STATUSES:
+                raise _Transient(failure, retry_after_seconds(response.getheader("Retry-After")))
+            raise failure
         try:
             reply = json.loads(text)
             message = reply["choices"][0]["message"]
@@ -275,10 +557,17 @@ class ChatClient:
             usage = reply.get("usage") or {}
             tokens_in = _count(usage.get("prompt_tokens"))
             tokens_out = _count(usage.get("completion_tokens"))
+            details = usage.get("completion_tokens_details") or {}
+            reasoning_tokens = _count(details.get("reasoning_tokens") if isinstance(details, dict) else None)
+            # Recorded in the transcript and counted, never read for the action: the answer is `content` alone.
+            reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+            reasoning = clip(reasoning, MAX_THOUGHT_CHARS) if isinstance(reasoning, str) else ""
+            model = reply.get("model")
+            model = clip(model, 200) if isinstance(model, str) else ""
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
             raise self._fail("garbage", f"{where} answered something that is not a chat completion: "
                              f"{clip(repr(text[:200]), 240)}") from None
-        return Completion(content, tokens_in, tokens_out, seconds)
+        return Completion(content, tokens_in, tokens_out, seconds, reasoning_tokens, reasoning, model)
 
     def _bounded_connect(self, left, where: str):
         """A ``socket.create_connection`` for ``http.client`` whose name lookup is bounded by ``left()``
@@ -318,7 +607,8 @@ class ChatClient:
                 raise self._fail("connect", f"{where} cut the connection mid-reply "
                                  f"(after {size} bytes of a chunked body)") from None
             except (ConnectionError, OSError, http.client.HTTPException) as error:
-                raise self._fail("connect", f"the connection to {where} broke: {error}") from None
+                failure = self._fail("connect", f"the connection to {where} broke: {error}")
+                raise (_Transient(failure) if isinstance(error, RESET_ERRORS) else failure) from None
             if not chunk:
                 if response.length:
                     # http.client returns the end of the stream as the end of the body, however many of the
@@ -418,41 +708,60 @@ def _error_detail(text: str) -> str:
 # --- constrained output ---------------------------------------------------------------------------------
 
 
-def answer_schema(names: list[str]) -> dict[str, Any]:
+def answer_schema(names: list[str], also: tuple[str, ...] = ()) -> dict[str, Any]:
     """A JSON schema whose only valid documents are the answers the harness takes: ``{"action": NAME}`` for
-    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n)."""
+    a legal action's name or ``{"action": N}`` for its number in the shown list (1..n), or one of ``also``
+    (requests to the harness such as :data:`FULL_VIEW`, after the names)."""
     numbers = list(range(1, len(names) + 1))
     return {"type": "object", "properties": {"action": {"anyOf": [
-        {"type": "string", "enum": list(names)}, {"type": "integer", "enum": numbers}]}},
+        {"type": "string", "enum": [*names, *also]}, {"type": "integer", "enum": numbers}]}},
         "required": ["action"], "additionalProperties": False}
 
 
-def answer_grammar(names: list[str]) -> str:
-    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) or
-    ``{"action": N}`` for their numbers in the shown list (1..n)."""
+def answer_grammar(names: list[str], also: tuple[str, ...] = ()) -> str:
+    """A GBNF grammar of ``{"action": "NAME"}`` for the legal names (every name a quoted literal) and ``also``
+    or ``{"action": N}`` for their numbers in the shown list (1..n)."""
     def literal(text: str) -> str:
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    alternatives = " | ".join([literal('"' + name + '"') for name in names]
+    alternatives = " | ".join([literal('"' + name + '"') for name in [*names, *also]]
                               + [literal(str(number)) for number in range(1, len(names) + 1)])
     return f'root ::= "{{\\"action\\": " ( {alternatives} ) "}}"\n'
 
 
-def structured_request(mode: str, names: list[str]) -> dict[str, Any]:
+def structured_request(mode: str, names: list[str], also: tuple[str, ...] = ()) -> dict[str, Any]:
     if mode == "on":
-        return {"response_format": {"type": "json_object", "schema": answer_schema(names)}}
+        return {"response_format": {"type": "json_object", "schema": answer_schema(names, also)}}
     if mode == "json_schema":
         return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": "action", "strict": True, "schema": answer_schema(names)}}}
+            "name": "action", "strict": True, "schema": answer_schema(names, also)}}}
     if mode == "grammar":
-        return {"grammar": answer_grammar(names)}
+        return {"grammar": answer_grammar(names, also)}
     return {}
 
 
-def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[int | None, str]:
+REQUEST = -1
+""":func:`read_answer`'s action for an answer that is one of its ``also`` requests (the request is the reason)."""
+
+
+def action_line(text: str) -> tuple[str | None, str]:
+    """A thinking answer's action (``think=on``): after any ``<think>...</think>`` block, the last non-empty
+    line must read ``ACTION: ...``; ``(what follows it, "")``, else ``(None, why not)``. Nothing else of the
+    thinking is read."""
+    if len(text) > MAX_THOUGHT_CHARS:
+        return None, f"the answer is {len(text)} characters long, over {MAX_THOUGHT_CHARS}"
+    _, closed, after = text.rpartition("</think>")
+    lines = [line.strip() for line in (after if closed else text).splitlines() if line.strip()]
+    if not lines or not lines[-1].startswith("ACTION:"):
+        return None, "the answer's last line must be ACTION: followed by one legal action's name or number"
+    return lines[-1][len("ACTION:"):], ""
+
+
+def read_answer(text: str, names: tuple[str, ...], legal: list[int],
+                also: tuple[str, ...] = ()) -> tuple[int | None, str]:
     """``(action, "")`` when ``text`` names exactly one legal action (its name, or its number N in the
-    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), else ``(None, why not)``. No prose is
-    searched."""
+    shown list: ``legal[N - 1]``; alone or as ``{"action": ...}``), ``(REQUEST, request)`` when it is one of
+    ``also``, else ``(None, why not)``. No prose is searched."""
     answer: Any = text.strip()
     if len(answer) > MAX_ANSWER_CHARS:
         return None, f"the answer is {len(answer)} characters long; name one action"
@@ -478,6 +787,8 @@ def read_answer(text: str, names: tuple[str, ...], legal: list[int]) -> tuple[in
         if 1 <= number <= len(legal):
             return legal[number - 1], ""
         return None, f"{number} is not the number of a legal action (they are numbered 1 to {len(legal)})"
+    if answer in also:
+        return REQUEST, answer
     if answer in names:
         index = names.index(answer)
         if index in legal:
@@ -495,30 +806,62 @@ class GameStats:
     """Decisions the model was asked to make."""
     forced: int = 0
     """Decisions with one legal action, played without a request."""
+    full_views: int = 0
+    """Times the model asked for the whole view (``view=changes``)."""
+    fallbacks: int = 0
+    """Decisions the ``fallback`` bot played because the model had no legal move."""
     requests: int = 0
     illegal: int = 0
     forfeits: int = 0
+    retries: int = 0
+    """Requests tried again after a 429, a 5xx or a reset connection (not counted in ``requests``)."""
     tokens_in: int = 0
     tokens_out: int = 0
+    reasoning_tokens: int = 0
+    """Of ``tokens_out``, the server's reasoning tokens."""
     latency_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "forced": self.forced, "requests": self.requests, "illegal": self.illegal,
-                "forfeits": self.forfeits, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+        return {"moves": self.moves, "forced": self.forced, "full_views": self.full_views, "fallbacks": self.fallbacks,
+                "requests": self.requests, "illegal": self.illegal, "forfeits": self.forfeits,
+                "retries": self.retries, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "reasoning_tokens": self.reasoning_tokens,
                 "latency_s": round(self.latency_s, 4)}
 
 
 @dataclass
 class _Conversation:
-    messages: list[dict[str, str]] = field(default_factory=list)
+    """The turns of a game's conversation kept for its next requests (``history`` summary or full): each
+    decision's user message and accepted answer, with the events told and the moves played in them (what
+    a summary counts when they are dropped)."""
 
-    def trim(self) -> None:
-        """Past :data:`MAX_HISTORY_CHARS`, drop the oldest turns down to half of it: the kept conversation then
-        grows unchanged for many requests (a cached prefix stays valid) rather than shifting at every one."""
-        if sum(len(m["content"]) for m in self.messages) <= MAX_HISTORY_CHARS:
+    messages: list[dict[str, str]] = field(default_factory=list)
+    events: list[list[str]] = field(default_factory=list)
+    """The event lines each kept decision told (one list per decision)."""
+    summary: EventCounts = field(default_factory=lambda: EventCounts())
+    """What the turns dropped so far held."""
+    cut: bool = False
+    """Turns were dropped since the last decision: the next one shows the full view (and the summary)."""
+
+    def chars(self) -> int:
+        return sum(len(m["content"]) for m in self.messages)
+
+    def add(self, asked: dict[str, str], answer: str, events: list[str]) -> None:
+        self.messages += [asked, {"role": "assistant", "content": answer}]
+        self.events.append(events)
+
+    def trim(self, mode: str, cap: int) -> None:
+        """Past ``cap`` characters: ``summary`` drops every kept turn into the summary; ``full`` drops the oldest
+        down to half of it. Either way the kept conversation then grows unchanged for many requests (a cached
+        prefix stays valid) rather than shifting at every one."""
+        if self.chars() <= cap:
             return
-        while sum(len(m["content"]) for m in self.messages) > MAX_HISTORY_CHARS // 2 and len(self.messages) > 2:
+        keep = 0 if mode == "summary" else cap // 2
+        while self.messages and (self.chars() > keep or mode == "summary"):
+            _asked, answer = self.messages[:2]
+            self.summary.add(self.events.pop(0), answer["content"])
             del self.messages[:2]
+        self.cut = True
 
 
 class LLMBot(BotBase):
@@ -534,6 +877,17 @@ class LLMBot(BotBase):
         self.names = tuple(game.action_names(config))
         self.client = ChatClient(self.spec)
         self.seed = self.spec.seed if self.spec.seed is not None else random.Random(seed).randrange(2**31)
+        self.client.rng.seed(self.seed)
+        self.model_id = ""  # the model the server says answered (its latest reply's)
+        self._harness: str | None = None
+        self.fallback = None
+        if self.spec.fallback is not None:
+            from . import as_bot, load_bot
+
+            try:
+                self.fallback = as_bot(load_bot(self.spec.fallback, game, config, seed))
+            except ValueError as error:
+                raise ValueError(f"bot spec {self.name!r}: fallback={self.spec.fallback}: {error}") from None
         self.seat = 0
         self.last_prompt: str | None = None
         self.reset()
@@ -541,16 +895,28 @@ class LLMBot(BotBase):
     # --- the Bot protocol and the hosts' hooks ------------------------------------------------------
 
     def reset(self) -> None:
+        from .text_views import ShownSoFar
+
         self.stats = GameStats()
         self._history = _Conversation()
+        self._shown = ShownSoFar()
+        self._since_full = 0  # decisions shown since the last full view, that one included
         self._view: dict[str, Any] | None = None
         self._info: Any = None
         self._since: list[str] = []
         self._events_told = False  # the host hands every step's events (the table engine does)
+        self._transcript: list[dict[str, Any]] = []
+        self._transcript_chars = 0
 
     def begin_game(self, seat: int, seed: int | None = None) -> None:
         self.seat = seat
         self.reset()
+        if self.fallback is not None:
+            self.fallback.begin_game(seat, seed)
+
+    def game_over(self, returns: Any, seat: int) -> None:
+        if self.fallback is not None:
+            self.fallback.game_over(returns, seat)
 
     def observe_view(self, view: dict[str, Any]) -> None:
         self._view = view
@@ -561,9 +927,63 @@ class LLMBot(BotBase):
     def observe_events(self, lines: list[str]) -> None:
         self._events_told = True
         self._since.extend(lines)
+        if self.fallback is not None and self.fallback.wants_events:
+            self.fallback.observe_events(lines)
 
     def game_stats(self) -> dict[str, Any]:
-        return self.stats.as_dict()
+        """The game's counts, and what a record needs to say which harness and model played: the tavernzoo
+        version, :meth:`harness_hash`, the model asked for and the one the server said answered, and with
+        ``transcript=on`` the transcript (non-numbers: results sum only the counts)."""
+        out: dict[str, Any] = {**self.stats.as_dict(), "tavernzoo": _version(), "harness": self.harness_hash(),
+                               "model": self.spec.model, "model_id": self.model_id}
+        if self.spec.transcript == "on":
+            out["transcript"] = self._transcript
+        return out
+
+    def harness_hash(self) -> str:
+        """A short sha256 of everything that decides what the model is shown and how its answer is read: the
+        instructions, the rules brief under the table's options, the entries' meanings, the view formats and
+        the answer parsers (their source), and the spec's options that change them. Two records with the same
+        hash were played under the same harness."""
+        from . import text_views
+
+        if self._harness is not None:
+            return self._harness
+        parts = [SYSTEM_PROMPT, ANSWER_PLAIN, ANSWER_THINK, SEEN_FULL, SEEN_CHANGES, text_views.CHANGES_FORMAT,
+                 text_views.rules_brief(self.game, self.config),
+                 json.dumps(getattr(self.game.encoder, "VIEW_FIELDS", {}), sort_keys=True),
+                 *(_source(part) for part in (read_answer, action_line, structured_request, answer_schema,
+                                                        answer_grammar, text_views.SeatView, text_views.ShownSoFar,
+                                                        text_views.view_changes, text_views.view_text,
+                                                        text_views.bounded_events, LLMBot.act)),
+                 json.dumps({name: getattr(self.spec, name) for name in HARNESS_OPTIONS}, sort_keys=True)]
+        self._harness = hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+        return self._harness
+
+    def _note(self, entry: dict[str, Any]) -> None:
+        """One transcript entry, scrubbed of the API key, while the game's transcript has room."""
+        if self.spec.transcript != "on":
+            return
+        entry = {key: self.client.scrub(value) if isinstance(value, str) else value for key, value in entry.items()}
+        size = len(json.dumps(entry))
+        if self._transcript_chars + size > MAX_TRANSCRIPT_CHARS:
+            if not self._transcript or "cut" not in self._transcript[-1]:
+                self._transcript.append({"cut": f"the transcript stops here: over {MAX_TRANSCRIPT_CHARS} characters"})
+            return
+        self._transcript_chars += size
+        self._transcript.append(entry)
+
+    def system_message(self, seat_view: Any) -> dict[str, str]:
+        """The same text at every decision of a game: the instructions with a fixed example, the seat, the
+        rules, the entries' meanings; every request opens with it, so servers that cache prompts read it once."""
+        from .text_views import CHANGES_FORMAT
+
+        seen = SEEN_CHANGES if self.spec.changes else SEEN_FULL
+        answer = (ANSWER_THINK if self.spec.think == "on" else ANSWER_PLAIN).format(example=self.names[0])
+        text = SYSTEM_PROMPT.format(answer=answer, attempts=self.spec.attempts, seen=seen)
+        if self.spec.changes:
+            text += "\n" + CHANGES_FORMAT
+        return {"role": "system", "content": text + "\n\n" + seat_view.standing_text()}
 
     def act(self, observation: dict[str, Any]) -> int:
         from .text_views import bounded_events, seat_view_of
@@ -584,50 +1004,113 @@ class LLMBot(BotBase):
         # leaves the latest step's, which the view says are only those.
         since = bounded_events(self._since) if self._events_told else None
         seat_view = seat_view_of(self.game, view, self._info, self.seat, legal, since)
+        info = self._info
         self._view = self._info = None
         self._since = []
         self.stats.moves += 1
-        prompt = seat_view.decision_text()
-        self.last_prompt = seat_view.text()
-        legal_names = [self.names[i] for i in legal]
-        extra = structured_request(self.spec.structured, legal_names)
-        extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
-        # The system message is the same text at every decision of a game (the instructions with a fixed
-        # example, the seat, the rules, the entries' meanings), so every request opens with the same prefix,
-        # which servers that cache prompts read once; each user message holds only what this decision adds.
-        system = {"role": "system", "content": SYSTEM_PROMPT.format(example=self.names[0], attempts=self.spec.attempts)
-                  + "\n\n" + seat_view.standing_text()}
-        turn = [{"role": "user", "content": prompt}]
-        deadline = time.monotonic() + self.spec.time
-        reason = ""
-        for attempt in range(self.spec.attempts):
-            history = self._history.messages if self.spec.history == "game" else []
-            self.stats.requests += 1
-            try:
-                completion = self.client.complete([system, *history, *turn], deadline, extra)
-            except BotFailure:
+        try:
+            return self._ask(seat_view, legal)
+        except BotFailure as failure:
+            if self.fallback is None:
                 self.stats.forfeits += 1
                 raise
+            # The table plays on: the fallback bot, told what it wants of this decision, moves for the seat.
+            self.stats.fallbacks += 1
+            self._note({"move": self.stats.moves, "fallback": self.spec.fallback, "failure": str(failure)})
+            if self.fallback.wants_view:
+                self.fallback.observe_view(view)
+            if self.fallback.wants_information_state:
+                self.fallback.observe_information_state(info, self.seat)
+            return self.fallback.act(observation)
+
+    def _ask(self, seat_view: Any, legal: list[int]) -> int:
+        """The model's move at one decision (BotFailure when it has none)."""
+        spec = self.spec
+        if not spec.changes:
+            self._shown.reset()  # nothing earlier is kept for the model: every decision is shown whole
+        history = self._history
+        full = history.cut or (spec.full_every > 0 and self._since_full >= spec.full_every)
+        if history.cut or self._shown.view is None:
+            self._shown.reset()
+            full = True
+        prompt = self._shown.decision_text(seat_view, full)
+        if history.cut and history.summary.decisions:
+            prompt = history.summary.text() + "\n\n" + prompt
+        history.cut = False
+        self._since_full = 1 if full else self._since_full + 1
+        self.last_prompt = seat_view.standing_text() + "\n\n" + prompt
+        legal_names = [self.names[i] for i in legal]
+        also = (FULL_VIEW,) if spec.changes and not full else ()
+        extra = structured_request(spec.structured, legal_names, also)
+        extra["seed"] = (self.seed + self.stats.moves) % 2**31  # a fixed seed per move: games reproduce
+        system = self.system_message(seat_view)
+        if self.stats.moves == 1:
+            self._note({"system": system["content"]})
+        turn = [{"role": "user", "content": prompt}]
+        asked = turn[0]  # what the kept conversation holds of this decision
+        deadline = time.monotonic() + spec.time
+        reason = ""
+        attempt = 0
+        while attempt < spec.attempts:
+            kept = history.messages if spec.history != "none" else []
+            self.stats.requests += 1
+            completion = self.client.complete([system, *kept, *turn], deadline, extra)
             self.stats.tokens_in += completion.tokens_in
             self.stats.tokens_out += completion.tokens_out
+            self.stats.reasoning_tokens += completion.reasoning_tokens
+            self.stats.retries += completion.retries
             self.stats.latency_s += completion.seconds
-            index, reason = read_answer(completion.text, self.names, legal)
-            turn.append({"role": "assistant", "content": clip(completion.text, MAX_ANSWER_CHARS)})
+            self.model_id = completion.model or self.model_id
+            self._note({"move": self.stats.moves, "prompt": turn[-1]["content"], "answer": completion.text,
+                        **({"reasoning": clip(completion.reasoning, 4000)} if completion.reasoning else {})})
+            answer, reason = (action_line(completion.text) if spec.think == "on"
+                              else (completion.text, ""))
+            index, reason = (read_answer(answer, self.names, legal, also) if answer is not None
+                             else (None, reason))
+            turn.append({"role": "assistant", "content": clip(completion.text, MAX_THOUGHT_CHARS if spec.think == "on"
+                                                              else MAX_ANSWER_CHARS)})
+            if index == REQUEST:
+                # The whole view, once: the request spends no attempt (and is not offered again this decision).
+                self.stats.full_views += 1
+                also = ()
+                extra = {**extra, **structured_request(spec.structured, legal_names)}
+                asked = {"role": "user", "content": "The whole view now:\n\n"
+                         + self._shown.decision_text(seat_view, full=True)}
+                turn.append(asked)
+                self._since_full = 1
+                continue
             if index is not None:
-                if self.spec.history == "game":
-                    self._history.messages += [turn[0], {"role": "assistant", "content": self.names[index]}]
-                    self._history.trim()
+                if spec.history != "none":
+                    # Kept as asked (the first user message), with the accepted answer as its name.
+                    history.add(asked, self.names[index], seat_view.since)
+                    history.trim(spec.history, spec.kept_chars)
                 return index
+            attempt += 1
             self.stats.illegal += 1
-            if attempt + 1 < self.spec.attempts:
+            if attempt < spec.attempts:
                 turn.append({"role": "user", "content": f"Refused: {reason}. Answer with exactly one legal action "
                              f"name or number from the list (for example {legal_names[0]!r}); "
-                             f"{self.spec.attempts - attempt - 1} attempt(s) left."})
-        self.stats.forfeits += 1
-        raise BotFailure("illegal", self.client.scrub(f"{self.spec.attempts} answer(s) refused; the last: {reason}"))
+                             f"{spec.attempts - attempt} attempt(s) left."})
+        raise BotFailure("illegal", self.client.scrub(f"{spec.attempts} answer(s) refused; the last: {reason}"))
 
     def close(self) -> None:
-        pass
+        if self.fallback is not None:
+            self.fallback.close()
+
+
+def _source(part: Any) -> str:
+    """A function's or class's source (its qualified name where no source ships, e.g. from a zip)."""
+    try:
+        return inspect.getsource(part)
+    except (OSError, TypeError):
+        return part.__qualname__
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tavernzoo")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def make_llm_bot(spec: str, game: Any, config: Any, seed: int | None) -> LLMBot:

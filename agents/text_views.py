@@ -116,14 +116,16 @@ class SeatView:
                                                                          for key, meaning in self.fields.items()))
         return "\n\n".join(parts)
 
-    def decision_text(self) -> str:
-        """What this decision adds: the events since the last decision, the table, its cards, the legal actions."""
+    def since_text(self) -> str:
+        """The events since the seat's last decision, under their heading."""
         body = "\n".join(self.since) or "(nothing new)"
         if self.since_complete:
-            parts = ["## Since your last decision\n" + body]
-        else:
-            parts = ["## The latest events (only the latest step's: earlier ones were not collected)\n" + body]
-        parts.append("## What you see\n" + self.table_text())
+            return "## Since your last decision\n" + body
+        return "## The latest events (only the latest step's: earlier ones were not collected)\n" + body
+
+    def decision_text(self) -> str:
+        """What this decision adds: the events since the last decision, the table, its cards, the legal actions."""
+        parts = [self.since_text(), "## What you see\n" + self.table_text()]
         if self.cards:
             parts.append("## What each card, race or class named above does\n"
                          + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
@@ -138,6 +140,113 @@ class SeatView:
         return {"game": self.game.name, "env": self.game.env_name, "seat": self.seat, "agent": f"player_{self.seat}",
                 "view": self.view, "legal_actions": [action.as_json() for action in self.legal],
                 "since": list(self.since), "rules": self.rules, "cards": self.cards, "fields": self.fields}
+
+
+class ShownSoFar:
+    """What one reader that keeps its conversation (an ``llm:`` seat with ``history`` kept, an MCP client) has
+    been shown of its seat's views, so the next decision can say only what changed: the view as last shown,
+    the cards whose texts were told and each action's description. :meth:`reset` when the reader loses what
+    it was shown (a new game, a conversation cut short): the next text is the full one again."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.view: dict[str, Any] | None = None
+        self.legal: list[str] = []
+        self.cards: set[str] = set()
+        self.described: dict[str, str] = {}
+
+    def decision_text(self, seen: SeatView, full: bool = False) -> str:
+        """``seen.decision_text()`` when ``full`` or nothing was shown yet; else :meth:`changes_text`. What it
+        shows is remembered either way."""
+        if full or self.view is None:
+            text = seen.decision_text()
+        else:
+            text = self.changes_text(seen)
+        self.view = seen.view
+        self.legal = [action.name for action in seen.legal]
+        self.cards.update(seen.cards)
+        self.described.update((action.name, action.description) for action in seen.legal)
+        return text
+
+    def changes_text(self, seen: SeatView) -> str:
+        """The events since the last decision, what changed in the view since it was last shown (entries not
+        named are as shown then), the texts of cards not described before, and the legal actions, each
+        with its description unless the same one was given before."""
+        assert self.view is not None, "changes need a view shown before"
+        parts = [seen.since_text()]
+        changes = view_changes(self.view, seen.view)
+        parts.append("## Changed\n" + ("\n".join(changes) or "(nothing)"))
+        cards = {name: text for name, text in seen.cards.items() if name not in self.cards}
+        if cards:
+            parts.append("## New cards\n" + "\n".join(f"{name}: {text}" for name, text in cards.items()))
+        names = [action.name for action in seen.legal]
+        if names == self.legal and all(self.described.get(a.name) == a.description for a in seen.legal):
+            parts.append(f"## Legal actions\nthe same {len(names)} as at your previous decision, numbered as then")
+        else:
+            lines = [f"{action.number}: {action.name}" + (
+                "" if self.described.get(action.name) == action.description or _says_only(action)
+                else f" — {action.description}") for action in seen.legal]
+            parts.append("## Legal actions\n" + "\n".join(lines))
+        return "\n\n".join(parts)
+
+
+CHANGES_FORMAT = """After your first decision the view is shown as changes: "## Changed" lists only the entries of what
+you see that changed since your previous decision, with their new values (a player's line only their changed
+fields; "(none)": the entry is gone, and a new group's entries not listed are none); everything else is as last
+shown. "## New cards" describes the cards, races
+and classes not described before; in "## Legal actions" an action described before is listed by number and name
+only."""
+"""What the :meth:`ShownSoFar.changes_text` headings mean (the ``llm:`` bot's system message says it once)."""
+
+
+def _says_only(action: LegalAction) -> bool:
+    """Whether an action's description says no more than its name (``discard Fire Axe`` of
+    ``discard:fire_axe``): the same words, case and separators aside."""
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9]+", text.lower())
+
+    return words(action.description) == words(action.name)
+
+
+def view_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Lines naming what differs between two views of a seat: each changed entry with its new value; in a list
+    of players (entries with a ``seat``) each player's changed fields; in a dict, its changed keys. Event lists
+    are left out (the story since the last decision tells them)."""
+    lines: list[str] = []
+    for key, value in after.items():
+        if key in HIDDEN_KEYS or _is_events(key, value):
+            continue
+        old = before.get(key)
+        if old == value:
+            continue
+        if _is_seat_list(value) and _is_seat_list(old):
+            olds = {entry["seat"]: entry for entry in old}
+            for entry in value:
+                was = olds.get(entry["seat"], {})
+                fields = [f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and was.get(k) != v]
+                fields += [f"{k}=(none)" for k in was if k not in entry]
+                if fields:
+                    lines.append(f"{key}: player_{entry['seat']} " + " ".join(fields))
+        elif isinstance(value, dict) and isinstance(old, dict):
+            fields = [f"{k}={_short(v)}" for k, v in value.items() if old.get(k) != v]
+            fields += [f"{k}=(none)" for k in old if k not in value]
+            lines.append(f"{key}: " + ", ".join(fields))
+        elif isinstance(value, dict):  # new: its empty entries left out
+            lines.append(f"{key}: " + _short({k: v for k, v in value.items() if v not in (None, [], {})}))
+        else:
+            lines.append(f"{key}: {_short(value) if value is not None else '(none)'}")
+    lines += [f"{key}: (none)" for key in before if key not in after and not _is_events(key, before[key])]
+    return lines
+
+
+def _is_seat_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) and "seat" in v for v in value)
+
+
+def _is_events(key: str, value: Any) -> bool:
+    return "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _collect_names(value: Any, names: dict[str, str], found: dict[str, None]) -> None:
@@ -256,18 +365,53 @@ def bounded_events(lines: list[str], budget: int = MAX_SINCE_CHARS) -> list[str]
 def summarise_events(lines: list[str]) -> str:
     """One line counting ``lines`` by who did what: an event line reads ``player_N verb ...`` in every game,
     so the actor and the verb say what kind of event it was."""
-    counts: dict[str, dict[str, int]] = {}
-    for line in lines:
-        words = line.split()
-        actor, verb = (words[0], words[1] if len(words) > 1 else "") if words else ("", "")
-        if not actor.startswith("player_"):
-            actor, verb = "table", actor.rstrip(":")
-        verbs = counts.setdefault(actor, {})
-        verbs[verb] = verbs.get(verb, 0) + 1
-    parts = ["{} {}".format(actor, ", ".join(f"{verb} x{count}" for verb, count in verbs.items()))
-             for actor, verbs in counts.items()]
-    summary = f"... {len(lines)} earlier event line(s) summarised, counted by who and what: " + "; ".join(parts)
-    return summary if len(summary) <= MAX_SUMMARY_CHARS else summary[:MAX_SUMMARY_CHARS - 3] + "..."
+    counts = EventCounts()
+    counts.count(lines)
+    summary = f"... {len(lines)} earlier event line(s) summarised, counted by who and what: " + counts.events_text()
+    return clip_text(summary, MAX_SUMMARY_CHARS)
+
+
+def clip_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+@dataclass
+class EventCounts:
+    """Event lines and a seat's own moves, counted (what a summary of turns no longer shown says)."""
+
+    decisions: int = 0
+    lines: int = 0
+    events: dict[str, dict[str, int]] = field(default_factory=dict)
+    """actor -> verb -> count."""
+    moves: dict[str, int] = field(default_factory=dict)
+
+    def count(self, lines: list[str]) -> None:
+        for line in lines:
+            words = line.split()
+            actor, verb = (words[0], words[1] if len(words) > 1 else "") if words else ("", "")
+            if not actor.startswith("player_"):
+                actor, verb = "table", actor.rstrip(":")
+            verbs = self.events.setdefault(actor, {})
+            verbs[verb] = verbs.get(verb, 0) + 1
+            self.lines += 1
+
+    def add(self, lines: list[str], move: str) -> None:
+        """One decision: the event lines it told and the move played."""
+        self.decisions += 1
+        self.count(lines)
+        self.moves[move] = self.moves.get(move, 0) + 1
+
+    def events_text(self) -> str:
+        return "; ".join("{} {}".format(actor, ", ".join(f"{verb} x{count}" for verb, count in verbs.items()))
+                         for actor, verbs in self.events.items())
+
+    def text(self) -> str:
+        """The summary of earlier decisions, bounded by :data:`MAX_SUMMARY_CHARS` twice over."""
+        moves = ", ".join(f"{name} x{count}" for name, count in self.moves.items())
+        return ("## Earlier in this game (no longer shown; summarised)\n"
+                + clip_text(f"{self.decisions} earlier decision(s); you played: {moves}", MAX_SUMMARY_CHARS) + "\n"
+                + clip_text(f"{self.lines} event line(s) told then, counted by who and what: {self.events_text()}",
+                            MAX_SUMMARY_CHARS))
 
 
 def seat_view(game: Game, state: Any, seat: int, since: list[str] | None = None) -> SeatView:
@@ -347,9 +491,9 @@ def options_changed(config: Any) -> list[tuple[str, Any, str]]:
             if values[row["name"]] != row["default"]]
 
 
-__all__ = ["NOTHING_SHOWN", "EventTracker", "LegalAction", "SeatView", "bounded_events", "event_mark", "new_events",
-           "brief_options", "brief_template", "options_changed", "rules_brief", "seat_legal", "seat_view",
-           "seat_view_of", "summarise_events"]
+__all__ = ["CHANGES_FORMAT", "EventCounts", "EventTracker", "LegalAction", "NOTHING_SHOWN", "SeatView", "ShownSoFar",
+           "bounded_events", "brief_options", "brief_template", "event_mark", "new_events", "options_changed",
+           "rules_brief", "seat_legal", "seat_view", "seat_view_of", "summarise_events", "view_changes"]
 
 
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")

@@ -1,6 +1,6 @@
 """What an llm: seat costs per game: decisions, requests and the characters sent, every game.
 
-    python bench/llm_cost.py [--games 20] [--seed 0] [--history turn|game]
+    python bench/llm_cost.py [--games 20] [--seed 0] [--options history=none,view=full ...]
 
 Plays random-vs-random games at each game's default table (and Minefield with 4 players). Seat 0 is the
 ``llm:`` bot itself, handed every step's events as the table engine hands them, whose server is a stub that
@@ -10,7 +10,11 @@ without one), the characters of every message of every request (``sent``), and o
 that are not a prefix of the seat's previous request (``new``: what a server that caches a prompt's prefix,
 as llama.cpp's does and several hosted APIs do, has to read afresh; the first request of a game counts
 whole). Tokens are about characters / 4 for English text with common tokenizers (the tiny test model of
-tests/llm_gguf.py tokenizes about 2x finer). Not a timed test.
+tests/llm_gguf.py tokenizes about 2x finer). ``vs first``: the tokens new per game against the first measure
+of issue 51 (every prompt whole, one request a decision, no cache: :data:`FIRST_MEASURE`). Each ``--options``
+(the ``llm:`` spec's options, comma-separated; ``default``: none) is measured on the same games, one after the
+other. Every answer the stub gives is legal, so ``refused`` (illegal answers and forfeits) must read 0: a
+harness change that made a legal answer unreadable shows there. Not a timed test.
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ class StubClient:
         return text
 
 
+FIRST_MEASURE = {"tiny_minotaur": 6_700, "minefield": 760, "ministeel": 21_200, "wyvern": 271_000}
+"""Tokens sent a game by seat 0 when issue 51 was filed (docs/llm.md, "Cost per game"): the baseline of its
+target (Wyvern at most a tenth, MiniSteel at most a third)."""
+
+
 def shared_prefix(before: str, after: str) -> int:
     """The length of the longest common prefix of two strings."""
     common = os.path.commonprefix([before, after])
@@ -54,26 +63,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per game (default 20)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--history", choices=("turn", "game"), default="turn", help="the bot's history option")
+    parser.add_argument("--options", nargs="+", default=["default"],
+                        help="the llm: spec options to measure, one set per argument (default: the defaults)")
+    parser.add_argument("--only", nargs="+", default=None, help="measure only these games")
     args = parser.parse_args()
+    for options in args.options:
+        try:
+            measure(args, options)
+        except ValueError as error:  # a bad option: the spec's one sentence
+            raise SystemExit(f"error: {error}") from None
+
+
+def measure(args, options: str) -> None:
 
     from tavernzoo.agents.llm import LLMBot, parse_llm_spec
     from tavernzoo.agents.text_views import EventTracker, seat_legal
     from tavernzoo.envs import Chance, get_game
 
     rng = random.Random(args.seed)
-    spec = parse_llm_spec(f"llm:bench@http://127.0.0.1:9/v1,history={args.history}")
+    spec = parse_llm_spec("llm:bench@http://127.0.0.1:9/v1" + ("" if options == "default" else "," + options))
+    print(f"\noptions: {options}")
     print(f"{'game':<20}{'decisions':>11}{'requests':>10}{'sent chars':>12}{'new chars':>11}"
-          f"{'~tokens sent':>14}{'~tokens new':>13}   (means per game)")
+          f"{'~tokens sent':>14}{'~tokens new':>13}{'vs first':>10}{'refused':>9}   (means per game)")
     for name, config in (("tiny_minotaur", {}), ("minefield", {"num_players": 4}), ("ministeel", {}),
                          ("wyvern", {})):
+        if args.only and name not in args.only:
+            continue
         game = get_game(name)
         cfg = game.make_config(config)
         rules = game.rules
         names = game.action_names(cfg)
         bot = LLMBot(cfg, 0, spec, game)
         client = bot.client = StubClient()
-        decisions, requests, sent, new = [], [], [], []
+        decisions, requests, sent, new, refused = [], [], [], [], 0
         for _ in range(args.games):
             state = rules.new_game(cfg, Chance(rng.randrange(2**31)))
             tracker = EventTracker()  # every step's lines, as the table engine hands them to the bot
@@ -103,6 +125,8 @@ def main() -> None:
                 else:
                     rules.apply(state, action)
                 bot.observe_events(tracker.see(game, state, 0))
+            stats = bot.game_stats()
+            refused += stats["illegal"] + stats["forfeits"]
             texts = [request_text(messages) for messages in client.requests]
             decisions.append(mine)
             requests.append(len(texts))
@@ -112,7 +136,8 @@ def main() -> None:
         label = f"{name} ({rules.num_seats(cfg)}p)"
         mean = statistics.mean
         print(f"{label:<20}{mean(decisions):>11.1f}{mean(requests):>10.1f}{mean(sent):>12.0f}{mean(new):>11.0f}"
-              f"{mean(sent) / 4:>14.0f}{mean(new) / 4:>13.0f}")
+              f"{mean(sent) / 4:>14.0f}{mean(new) / 4:>13.0f}{mean(new) / 4 / FIRST_MEASURE[name]:>10.3f}"
+              f"{refused:>9}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@
 ``first``: answers ``{"action": NAME}`` with the first name of the schema's enum (the legal actions) or of
 the grammar; ``prose``: a sentence that mentions an action (never accepted); ``number``: the text
 ``" 0 "`` (no legal action's number: they count from 1); ``one``: ``" 1 "`` (the first action shown);
+``viewfirst``: ``full_view`` whenever it may, else as ``first``; ``flaky429``/``flaky503``/``flakyreset``: each
+request answered twice with HTTP 429 (``Retry-After: 0``), 503 or a closed connection, then as ``first``;
+``busy``: 429 with ``Retry-After: 3600``; ``error503``: always 503; ``think``: thinking, then ``ACTION: 1``
+(with ``reasoning_content``); ``thinkbad``: no ACTION line;
 ``error500``: HTTP 500; ``garbage``: a 200 that is not JSON; ``unknown``: 404 model not found;
 ``huge``: a body far over the client's limit; ``hang``: headers and part of a body, then silence;
 ``drip``: a byte every 0.2 s for a minute; ``dripheaders``: the status line and headers a byte every 0.3 s
@@ -27,6 +31,7 @@ class FakeLLM:
     def __init__(self, tls: tuple[str, str] | None = None):
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.seen: dict[str, int] = {}  # how often each request body came (the flaky modes)
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -71,15 +76,56 @@ class FakeLLM:
         handler.wfile.flush()
 
     @staticmethod
-    def completion(text: str) -> bytes:
-        return json.dumps({"id": "x", "object": "chat.completion", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}}).encode()
+    def completion(text: str, reasoning: str | None = None, model: str = "fake-model-2") -> bytes:
+        message = {"role": "assistant", "content": text}
+        usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+            usage["completion_tokens_details"] = {"reasoning_tokens": 3}
+        return json.dumps({"id": "x", "object": "chat.completion", "model": model, "choices": [
+            {"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage}).encode()
+
+    def times_seen(self, body: dict) -> int:
+        """How many times this exact request came before (a retry resends the same body)."""
+        key = json.dumps(body, sort_keys=True)
+        self.seen[key] = self.seen.get(key, 0) + 1
+        return self.seen[key] - 1
 
     def respond(self, handler, body: dict):
         mode = body.get("model")
         if mode == "first":
             self._send(handler, 200, self.completion(json.dumps({"action": legal_names(body)[0]})))
+        elif mode == "viewfirst":  # asks for the whole view when it may, then plays the first legal action
+            names = legal_names(body)
+            asks = "full_view" in names and not body["messages"][-1]["content"].startswith("The whole view now")
+            self._send(handler, 200, self.completion(json.dumps({"action": "full_view" if asks else names[0]})))
+        elif mode in ("flaky429", "flaky503", "flakyreset"):  # twice a failure (429 says wait 0 s), then as first
+            if self.times_seen(body) < 2:
+                if mode == "flaky429":
+                    handler.send_response(429)
+                    handler.send_header("Retry-After", "0")
+                    handler.send_header("Content-Length", "2")
+                    handler.end_headers()
+                    handler.wfile.write(b"{}")
+                elif mode == "flaky503":
+                    self._send(handler, 503, b'{"error": {"message": "overloaded"}}')
+                else:
+                    handler.close_connection = True  # no reply at all: the client sees the connection end
+                return
+            self._send(handler, 200, self.completion(json.dumps({"action": legal_names(body)[0]})))
+        elif mode == "busy":  # rate limited for an hour
+            handler.send_response(429)
+            handler.send_header("Retry-After", "3600")
+            handler.send_header("Content-Length", "2")
+            handler.end_headers()
+            handler.wfile.write(b"{}")
+        elif mode == "error503":
+            self._send(handler, 503, b'{"error": {"message": "overloaded"}}')
+        elif mode == "think":  # thoughts in the content and in reasoning_content, the action on the last line
+            self._send(handler, 200, self.completion("<think>attack? ACTION: 2</think>\nI weigh it up.\nACTION: 1",
+                                                     reasoning="ACTION: 2 would be wrong; " * 50))
+        elif mode == "thinkbad":
+            self._send(handler, 200, self.completion("I would play the first one.\n1"))
         elif mode == "prose":
             self._send(handler, 200, self.completion("I think I will attack, probably."))
         elif mode == "number":

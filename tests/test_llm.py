@@ -45,7 +45,7 @@ def fake():
 def test_a_spec_parses_into_its_fields():
     spec = parse_llm_spec("llm:qwen/q-7b@http://127.0.0.1:8080/v1,temperature=0.5,max_tokens=20,time=3,"
                           "attempts=3,history=game,structured=grammar,seed=7,key_env=MY_KEY")
-    assert spec == LLMSpec("qwen/q-7b", "http://127.0.0.1:8080/v1", 0.5, 20, 3.0, 3, "game", "grammar", 7, "MY_KEY")
+    assert spec == LLMSpec("qwen/q-7b", "http://127.0.0.1:8080/v1", 0.5, 20, 3.0, 3, "full", "grammar", 7, "MY_KEY")
     assert spec.endpoint == "http://127.0.0.1:8080/v1/chat/completions"
     assert parse_llm_spec("llm:m@https://api.example.com/v1/chat/completions").endpoint.endswith("/v1/chat/completions")
     assert parse_llm_spec("llm:a@b@http://h/v1").model == "a@b"  # the last @ starts the URL
@@ -61,7 +61,7 @@ def test_a_spec_parses_into_its_fields():
     ("llm:m@http://h/v1,temperature=9", "temperature='9' must be a float from 0.0 to 2.0"),
     ("llm:m@http://h/v1,attempts=0", "attempts='0' must be a int from 1 to 5"),
     ("llm:m@http://h/v1,time=nan", "time='nan'"),
-    ("llm:m@http://h/v1,history=all", "valid: turn, game"),
+    ("llm:m@http://h/v1,history=all", "valid: summary, full, none"),
     ("llm:m@http://h/v1,structured=yes", "valid: on, json_schema, grammar, off"),
     ("llm:m@http://h/v1,colour=red", "unknown option 'colour=red'"),
     ("llm:m@http://h/v1,seed=1,seed=2", "seed given twice"),
@@ -401,7 +401,7 @@ def test_the_api_key_goes_to_the_server_only(fake, monkeypatch, tmp_path):
     # A server that echoes the key back in an error never gets it into the reason.
     bot = load_bot(f"llm:error500@{fake.url}", "tiny_minotaur")
     assert bot.client.scrub(f"oops {secret}") == "oops [API key]"
-    settings = make_settings("tiny_minotaur", [f"llm:error500@{fake.url}", "random"], 2, seed=1)
+    settings = make_settings("tiny_minotaur", [f"llm:error500@{fake.url},retries=0", "random"], 2, seed=1)
     results = run_tournament(settings, tmp_path / "t")
     assert secret not in json.dumps(results)
     assert secret not in (tmp_path / "t" / "games.jsonl").read_text()
@@ -510,7 +510,8 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
         legal = tables.legal_actions(table)
     move = next(action for action in legal if action["name"].startswith("play:"))
     after = tables.act(table, move["name"])["text"]
-    since = after.split("## Since your last decision\n")[1].split("\n\n## What you see")[0]
+    since = after.split("## Since your last decision\n")[1].split("\n\n## ")[0]
+    assert "## Changed" in after and "## Rules" not in after  # what changed, not the whole view again
     assert since.splitlines()[0].startswith("player_0 ")
     assert "initiative rolls" not in since
 
@@ -706,3 +707,349 @@ def test_every_request_of_a_game_opens_with_the_same_system_message(fake):
                     cuts += 1
                     assert sum(len(m["content"]) for m in after["messages"][1:-1]) <= MAX_HISTORY_CHARS // 2
             assert cuts * 5 < len(fake.requests)
+
+
+# --- the compact view -------------------------------------------------------------------------------------
+
+
+def test_view_changes_name_each_changed_entry_with_its_new_value_only():
+    from tavernzoo.agents.text_views import view_changes
+
+    before = {"turn": 3, "phase": "main",
+              "players": [{"seat": 0, "hp": 10, "hand": 4}, {"seat": 1, "hp": 9, "hand": 2}],
+              "combat": {"monster": "goblin", "level": 3}, "door": "orc", "events": ["a"]}
+    after = {"turn": 4, "phase": "main",
+             "players": [{"seat": 0, "hp": 10, "hand": 5}, {"seat": 1, "hp": 7, "hand": 2}],
+             "combat": {"monster": "goblin", "level": 5}, "new": {"x": 1, "y": None}, "events": ["b"]}
+    assert view_changes(before, after) == ["turn: 4", "players: player_0 hand=5", "players: player_1 hp=7",
+                                           "combat: level=5", "new: {x=1}", "door: (none)"]
+    assert view_changes(after, after) == []
+
+
+@pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "wyvern"])
+def test_every_entry_that_changed_between_two_decisions_is_named_and_no_other(name):
+    import random
+
+    from tavernzoo.agents.text_views import view_changes
+    from tavernzoo.envs.core import Chance
+
+    game = get_game(name)
+    config = game.make_config({})
+    rng = random.Random(2)
+    state = game.rules.new_game(config, Chance(5))
+    before, checked = None, 0
+    while not game.rules.is_terminal(state) and checked < 60:
+        if game.rules.current_seat(state) == 0:
+            view = game.encoder.view(state, 0)
+            if before is not None:
+                named = {line.split(":")[0] for line in view_changes(before, view)}
+                changed = {key for key in {*before, *view} if before.get(key) != view.get(key)
+                           and "event" not in key}
+                assert named == changed
+                checked += 1
+            before = view
+        game.rules.apply(state, rng.choice(game.rules.legal_actions(state)))
+    assert checked > 5
+
+
+def test_after_the_first_decision_only_the_changes_are_sent_and_the_conversation_extends(fake):
+    game, config, seat, result = _one_llm_seat(fake, "ministeel", {"num_players": 3})
+    assert result.forfeit is None and len(fake.requests) > 5
+    users = [body["messages"][-1]["content"] for body in fake.requests]
+    assert "## What you see" in users[0] and "## Changed" not in users[0]
+    for before, after, text in zip(fake.requests, fake.requests[1:], users[1:], strict=False):
+        extends = after["messages"][:len(before["messages"]) - 1] == before["messages"][:-1]
+        if extends:  # within the kept conversation: the changes only
+            assert "## Changed" in text and "## What you see" not in text and "## Legal actions\n" in text
+        else:  # cut into a summary: the full view again, after the summary
+            assert text.startswith("## Earlier in this game") and "## What you see" in text
+    system = fake.requests[0]["messages"][0]["content"]
+    assert "full_view" in system and '"## Changed"' in system
+
+
+def test_a_small_history_budget_summarises_the_dropped_turns_and_shows_the_full_view_again(fake):
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    bots = [load_bot("random", game, config, seed=other) for other in range(3)]
+    bots[1] = load_bot(f"llm:first@{fake.url},history_chars=3000", game, config, seed=1)
+    fake.requests.clear()
+    Table(make_env(game, config), bots, seed=4).play()
+    summaries = [body["messages"][-1]["content"] for body in fake.requests
+                 if body["messages"][-1]["content"].startswith("## Earlier in this game")]
+    assert len(summaries) >= 2
+    decisions = [int(text.split("\n")[1].split()[0]) for text in summaries]
+    assert decisions == sorted(decisions) and decisions[0] > 0  # counted over the whole game so far
+    assert all("you played: " in text and "## What you see" in text for text in summaries)
+    for body in fake.requests:
+        assert sum(len(m["content"]) for m in body["messages"][1:-1]) <= 3000
+
+
+def test_full_every_and_history_none_show_the_whole_view(fake):
+    for options, whole in (("full_every=3", [True, False, False, True, False, False, True]),
+                           ("history=none", [True] * 7), ("view=full", [True] * 7)):
+        fake.requests.clear()
+        play_match("tiny_minotaur", [f"llm:first@{fake.url},{options}", "random"], 1, seed=5)
+        shown = ["## What you see" in body["messages"][-1]["content"] for body in fake.requests]
+        assert shown[:7] == whole, options
+
+
+def test_view_changes_with_history_none_is_refused_in_one_sentence():
+    with pytest.raises(ValueError, match="view=changes needs a kept conversation"):
+        parse_llm_spec("llm:m@http://h/v1,view=changes,history=none")
+
+
+def test_the_model_may_ask_for_the_whole_view_once_a_decision_without_spending_an_attempt(fake):
+    fake.requests.clear()
+    result = play_match("tiny_minotaur", [f"llm:viewfirst@{fake.url},attempts=1", "random"], 1, seed=5)
+    stats = result.rows[0].bot_stats
+    assert stats["illegal"] == 0 and stats["forfeits"] == 0
+    # Asked at every decision not shown whole already (a game's first, and the first after a cut).
+    whole = sum("## What you see" in body["messages"][-1]["content"]
+                and not body["messages"][-1]["content"].startswith("The whole view now") for body in fake.requests)
+    assert stats["full_views"] == stats["moves"] - whole > 0
+    assert stats["requests"] == stats["moves"] + stats["full_views"]
+    asked = [body for body in fake.requests if body["messages"][-1]["content"].startswith("The whole view now")]
+    assert len(asked) == stats["full_views"]
+    for body in asked:
+        assert "## What you see" in body["messages"][-1]["content"]
+        assert "full_view" not in json.dumps(body["response_format"])  # not offered twice
+
+
+def test_mcp_act_returns_what_changed_and_view_the_whole():
+    from tavernzoo.web.mcp import Tables
+
+    tables = Tables()
+    key = tables.new_table("wyvern", options={"num_players": 3}, opponents=["random"], seed=2)["table"]
+    changes = whole = 0
+    for _ in range(30):
+        legal = tables.legal_actions(key)
+        if not legal:
+            break
+        after = tables.act(key, legal[-1]["number"])
+        if after["status"] == "over":
+            break
+        assert "## Rules" not in after["text"] and "## Since your last decision" in after["text"]
+        if tables.legal_actions(key):
+            assert "## Legal actions\n" in after["text"]
+        changes += len(after["text"])
+        whole += len(tables.view(key)["text"])  # the whole view on request; act's next answer is changes since it
+    assert 0 < changes * 3 < whole
+
+
+# --- real APIs: retries, limits, reasoning models ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["flaky429", "flaky503", "flakyreset"])
+def test_a_server_failing_twice_then_answering_costs_no_forfeit(fake, mode, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "BACKOFF_S", 0.01)  # the 503 and the reset name no wait: the backoff's, kept short
+    result = play_match("tiny_minotaur", [f"llm:{mode}@{fake.url},time=20", "random"], 1, seed=5)
+    stats = result.rows[0].bot_stats
+    assert stats["forfeits"] == 0 and stats["illegal"] == 0
+    assert stats["retries"] == 2 * stats["requests"] > 0
+
+
+def test_retries_stop_at_their_count_and_at_the_moves_time(fake, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "BACKOFF_S", 0.01)
+    fake.requests.clear()
+    with pytest.raises(BotFailure) as caught:
+        play_match("tiny_minotaur", [f"llm:error503@{fake.url},retries=3,time=20", "random"], 1, seed=5)
+    assert caught.value.kind == "http" and "HTTP 503: overloaded (after 3 retries)" in caught.value.reason
+    assert len(fake.requests) == 4
+    started = time.monotonic()
+    with pytest.raises(BotFailure) as caught:  # Retry-After: 3600 does not fit in the move: no wait at all
+        play_match("tiny_minotaur", [f"llm:busy@{fake.url},time=20", "random"], 1, seed=5)
+    assert time.monotonic() - started < 5
+    assert "HTTP 429" in caught.value.reason and "waiting 3.6e+03 s to try again would pass the move's 20 s" \
+        in caught.value.reason
+
+
+def test_retry_after_reads_seconds_and_http_dates():
+    from tavernzoo.agents.llm import retry_after_seconds
+
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == 10.0
+    assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
+
+
+def test_an_endpoints_limits_are_shared_and_a_wait_past_the_deadline_fails_at_once():
+    import threading
+
+    from tavernzoo.agents.llm import EndpointLimit, endpoint_limit
+
+    def timeout():
+        return BotFailure("timeout", "no room")
+
+    limit = EndpointLimit(rpm=2)
+    deadline = time.monotonic() + 30
+    limit.acquire(deadline, timeout)
+    limit.release()
+    limit.acquire(deadline, timeout)
+    limit.release()
+    started = time.monotonic()
+    with pytest.raises(BotFailure):  # the minute's two are spent until after the deadline: refused at once
+        limit.acquire(deadline, timeout)
+    assert time.monotonic() - started < 1
+    one = EndpointLimit(concurrency=1)
+    one.acquire(time.monotonic() + 5, timeout)
+    threading.Timer(0.2, one.release).start()  # the request in flight ends: the second goes
+    one.acquire(time.monotonic() + 5, timeout)
+    with pytest.raises(BotFailure):
+        one.acquire(time.monotonic() + 0.2, timeout)
+    # Every seat naming one endpoint shares one limit, the stricter of what they ask.
+    first = endpoint_limit(parse_llm_spec("llm:a@http://127.0.0.1:9/v1,rpm=60,concurrency=4"))
+    second = endpoint_limit(parse_llm_spec("llm:b@http://127.0.0.1:9/v1,rpm=30"))
+    assert first is second and (first.rpm, first.concurrency) == (30, 4)
+    assert endpoint_limit(parse_llm_spec("llm:a@http://127.0.0.1:9/v1")) is None
+
+
+def test_seats_sharing_a_concurrency_limit_never_overlap_their_requests(fake):
+    import threading
+
+    from tavernzoo.agents.llm import ChatClient
+
+    spec = parse_llm_spec(f"llm:late@{fake.url},concurrency=1,structured=off,time=20")
+    clients = [ChatClient(spec) for _ in range(3)]
+    spans = []
+
+    def ask(client):
+        started = time.monotonic()
+        client.complete([{"role": "user", "content": "x"}], time.monotonic() + 20, {})
+        spans.append((started, time.monotonic()))
+
+    threads = [threading.Thread(target=ask, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ends = sorted(end for _, end in spans)
+    assert ends[2] - ends[0] >= 1.9  # one at a time: the fake thinks 1 s each
+
+
+def test_reasoning_settings_are_sent_as_named_and_temperature_none_is_left_out(fake):
+    fake.requests.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url},max_completion_tokens=500,temperature=none,"
+                                 "reasoning_effort=low,thinking_budget=256", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert body["max_completion_tokens"] == 500 and "max_tokens" not in body and "temperature" not in body
+    assert body["reasoning_effort"] == "low" and body["thinking"] == {"type": "enabled", "budget_tokens": 256}
+    fake.requests.clear()
+    play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert body["max_tokens"] == 64 and body["temperature"] == 0
+    assert not {"max_completion_tokens", "reasoning_effort", "thinking"} & set(body)
+
+
+def test_a_thinking_model_is_read_from_its_last_action_line_only(fake):
+    from tavernzoo.agents.llm import action_line
+
+    assert action_line("<think>ACTION: 9</think>\nhmm\nACTION: pass\n") == (" pass", "")
+    assert action_line("ACTION: 2\nthen again, maybe not")[0] is None
+    result = play_match("tiny_minotaur", [f"llm:think@{fake.url},think=on", "random"], 1, seed=2)
+    stats = result.rows[0].bot_stats
+    assert stats["illegal"] == 0 and stats["reasoning_tokens"] == 3 * stats["requests"] > 0
+    fake.requests.clear()
+    with pytest.raises(BotFailure, match="last line must be ACTION:"):
+        play_match("tiny_minotaur", [f"llm:thinkbad@{fake.url},think=on", "random"], 1, seed=2)
+    body = fake.requests[0]
+    assert "response_format" not in body and body["max_tokens"] == 2048
+    assert "ACTION: attack:regular" in body["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("llm:m@http://h/v1,max_tokens=5,max_completion_tokens=5", "not both"),
+    ("llm:m@http://h/v1,think=on,structured=on", "think=on needs structured=off"),
+    ("llm:m@http://h/v1,reasoning_effort=max", "valid: minimal, low, medium, high"),
+    ("llm:m@http://h/v1,temperature=hot", "from 0.0 to 2.0 or none"),
+    ("llm:m@http://h/v1,retries=11", "retries='11' must be a int from 0 to 10"),
+    ("llm:m@http://h/v1,rpm=-1", "rpm='-1'"),
+])
+def test_bad_real_api_options_are_refused_with_one_sentence(spec, message):
+    with pytest.raises(ValueError, match="bot spec") as caught:
+        parse_llm_spec(spec)
+    assert message in str(caught.value)
+
+
+# --- records -------------------------------------------------------------------------------------------------
+
+
+def test_records_carry_the_version_the_harness_hash_the_model_and_optionally_the_transcript(fake, monkeypatch,
+                                                                                          tmp_path):
+    from tavernzoo.agents.llm import LLMBot
+
+    secret = "sk-transcript-secret"
+    monkeypatch.setenv(DEFAULT_KEY_ENV, secret)
+    play_match("tiny_minotaur", [f"llm:think@{fake.url},think=on,transcript=on", "random"], 1, seed=2,
+               records_path=tmp_path / "r.jsonl")
+    record = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
+    stats = next(item for item in record["bot_stats"] if item)
+    assert stats["model"] == "think" and stats["model_id"] == "fake-model-2"
+    assert len(stats["harness"]) == 16 and stats["tavernzoo"]
+    transcript = stats["transcript"]
+    assert "## Rules" in transcript[0]["system"]
+    moves = [entry for entry in transcript if "move" in entry]
+    assert len(moves) == stats["requests"] and moves[0]["answer"].endswith("ACTION: 1")
+    assert moves[0]["reasoning"].startswith("ACTION: 2 would be wrong")  # kept, never read for the action
+    assert secret not in (tmp_path / "r.jsonl").read_text()
+    # The hash follows what the model is shown and how it is read, not the model or the server.
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+
+    def harness(spec, options=config):
+        return LLMBot(options, 1, spec, game).harness_hash()
+
+    same = harness("llm:a@http://h/v1")
+    assert same == harness("llm:b@http://other/v1,temperature=1,seed=4")
+    assert same != harness("llm:a@http://h/v1,view=full")
+    assert same != harness("llm:a@http://h/v1", game.make_config({"num_players": 3, "starting_hp": 9}))
+    plain = play_match("tiny_minotaur", [f"llm:first@{fake.url}", "random"], 1, seed=2)
+    assert "transcript" not in plain.rows[0].bot_stats  # off by default; the counts still sum
+
+
+def test_a_transcript_is_bounded(fake, monkeypatch):
+    import tavernzoo.agents.llm as llm
+
+    monkeypatch.setattr(llm, "MAX_TRANSCRIPT_CHARS", 20_000)
+    from tavernzoo.envs.make import make_env
+    from tavernzoo.eval.table import Table
+
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    bots = [load_bot("random", game, config, seed=other) for other in range(3)]
+    bots[1] = load_bot(f"llm:first@{fake.url},transcript=on", game, config, seed=1)
+    record = Table(make_env(game, config), bots, seed=4).play().record
+    transcript = record["bot_stats"][1]["transcript"]
+    assert len(json.dumps(transcript)) < 21_000 and "cut" in transcript[-1]
+
+
+# --- a fallback bot ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "options"), [("prose", "structured=off"), ("error503", "retries=0"),
+                                                 ("late", "time=0.2")])
+def test_with_a_fallback_the_named_bot_moves_instead_of_a_forfeit(fake, model, options, tmp_path):
+    settings = make_settings("tiny_minotaur", [f"llm:{model}@{fake.url},{options},fallback=heuristic", "random"],
+                             2, seed=1)
+    results = run_tournament(settings, tmp_path / "t")
+    assert results["forfeits"] == []
+    row = next(row for row in results["leaderboard"] if row["spec"] == settings.bots[0])
+    stats = row["bot_stats"]
+    assert stats["fallbacks"] == stats["moves"] > 0 and stats["forfeits"] == 0
+    for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines():
+        from tavernzoo.envs.records import replay
+
+        replay(json.loads(line)["record"])  # the fallback's moves are legal moves of the record
+
+
+def test_a_bad_fallback_is_refused_in_one_sentence(fake):
+    with pytest.raises(ValueError, match="fallback='llm:x@http://h/v1' must name a bot that needs no model"):
+        parse_llm_spec("llm:m@http://h/v1,fallback=llm:x@http://h/v1")
+    with pytest.raises(ValueError, match="fallback=nosuchbot") as caught:
+        load_bot(f"llm:first@{fake.url},fallback=nosuchbot", "tiny_minotaur")
+    assert "\n" not in str(caught.value)

@@ -14,7 +14,9 @@ tool                what it does
 ``legal_actions``   the legal actions: number (1..n, what ``act`` takes), name, description, the game's
                     action index
 ``act``             play one legal action (its name or number); the bots play on to the client's next
-                    decision or the end; the new view
+                    decision or the end; what changed since the client's last view (events, changed
+                    entries, new cards, the legal actions: :class:`~tavernzoo.agents.text_views.ShownSoFar`),
+                    not the whole view with the rules again (``view`` gives that)
 ``result``          status, returns, win shares, a forfeit, and (once over) the replayable record
 ``close_table``     drop a table (a bot thinking stops)
 =================== ===================================================================================
@@ -39,7 +41,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from ..agents.external import clip
-from ..agents.text_views import EventTracker, seat_view
+from ..agents.text_views import EventTracker, ShownSoFar, seat_view
 from ..envs import games, get_game
 from .tables import (
     HUMAN,
@@ -88,6 +90,7 @@ class SeatTable(Table):
 
     def __init__(self, *args: Any, **kwargs: Any):
         self.tracker = EventTracker()
+        self.client_shown = ShownSoFar()  # what the client was last shown: act answers with the changes since
         super().__init__(*args, **kwargs)
         self._see()
 
@@ -216,16 +219,21 @@ class Tables:
             pending = list(table.tracker.pending)
             return table, seat_view(table.game, state, table.human, since=pending)
 
-    def view(self, key: str, form: str = "text") -> dict[str, Any]:
+    def view(self, key: str, form: str = "text", changes: bool = False) -> dict[str, Any]:
+        """The seat's whole view (``changes``: only what changed since the client was last shown it)."""
         if form not in ("text", "json"):
             raise TableError(f"format {shown(form)}; valid: text, json")
         table, seen = self.seat_view(key)
         status = table.status
         out: dict[str, Any] = {"table": key, "status": status, "seat": table.human}
-        if form == "text":
-            out["text"] = seen.text()
-        else:
+        with table.lock:
+            text = table.client_shown.decision_text(seen, full=not changes)
+        if form == "json":
             out["view"] = seen.as_json()
+        elif changes:
+            out["text"] = text
+        else:
+            out["text"] = seen.standing_text() + "\n\n" + text
         if status in ("starting", "bots"):
             out["note"] = "the bots are still playing; call view again for your next decision"
         if status == "over":
@@ -274,7 +282,7 @@ class Tables:
                 table.tracker.pending[:0] = seen
                 raise
         self._play(table, table.advance)
-        return self.view(key)
+        return self.view(key, changes=True)
 
     def result(self, key: str) -> dict[str, Any]:
         table = self.table(key)
@@ -351,10 +359,11 @@ def make_server(tables: Tables):
         return guarded(tables.legal_actions, table)
 
     @server.tool(description="Play one legal action (its name, or its number in the list: 1 for the first); the "
-                 "bots play on until your next "
-                 "decision or the end. Returns your new view. answer_offers=true: from now on the table "
-                 "answers the offers the game lets you leave to it (MiniSteel's Card Draw windows: keep your "
-                 "tokens; you may still draw in your own main phase); false: you are asked again.")
+                 "bots play on until your next decision or the end. Returns what changed since your last view "
+                 "(the events, the changed entries, new cards, the legal actions); view gives the whole view. "
+                 "answer_offers=true: from now on the table answers the offers the game lets you leave to it "
+                 "(MiniSteel's Card Draw windows: keep your tokens; you may still draw in your own main phase); "
+                 "false: you are asked again.")
     @as_sent
     def act(table: str, action: str | int, answer_offers: bool | None = None) -> dict[str, Any]:
         return guarded(tables.act, table, action, answer_offers)
