@@ -7,7 +7,8 @@ every State field (the kernel's row against the row the rules' State converts to
 the number of draws, and at the end the returns, must be equal. A mismatch names the option set, game, seed,
 step and the first differing field.
 
-Games are played with uniformly random moves and with the heuristic bot (longer games, more reactions).
+Games are played with uniformly random moves and with the heuristic bot (longer games, more reactions),
+whose compiled form (agents/tiny_minotaur_kernel.py) must make each of its decisions.
 Short form in CI (1,500 random games at the defaults, 100 per other option set and of heuristic play);
 ``TAVERNZOO_FULL=1`` runs the long form (100,000 random games at the defaults, 2,000 per option set).
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tavernzoo.agents import tiny_minotaur_kernel as heuristic_kernel
 from tavernzoo.agents.tiny_minotaur import HeuristicBot
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.tiny_minotaur import encode, kernel, rules
@@ -132,6 +134,10 @@ def replay(config: rules.Config, seed: int, label: str, bots: list | None = None
             mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
             mask[legal] = 1
             action = bots[seat].act({"observation": observation, "action_mask": mask})
+            compiled = heuristic_kernel.heuristic_move(batch, 0)
+            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
+                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
+                                        f"{rules.ACTION_NAMES[compiled]}")
         rules.apply(state, action)
         kernel.step_batch(batch, [action])
         step += 1
@@ -159,9 +165,18 @@ def test_option_sets_replay_identically(name):
         replay(config, seed, name)
 
 
+HEURISTIC_OPTION_SETS = [{}, {"bosses": ("minotaur_gore", "wyvern_breath")},
+                         {"bosses": ("bouncer_haymaker", "tavern_brawl"), "ruleset": "house_narrowing"},
+                         {"classes": ("magic", "magic"), "heal_amount": 45, "hp_cap": 120},
+                         {"starting_hp": 45, "hp_cap": 45, "classes": ("cloak", "magic")},
+                         {"starting_hp": 33, "hp_cap": 77, "heal_amount": 5}]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [{}, {"bosses": ("minotaur_gore", "wyvern_breath")}])
+@pytest.mark.parametrize("options", HEURISTIC_OPTION_SETS)
 def test_heuristic_games_replay_identically(options):
+    """The heuristic bot's games (more reactions, longer games), and the bot's compiled form
+    (agents/tiny_minotaur_kernel.py) makes its every decision."""
     config = rules.Config(**options)
     bots = [HeuristicBot(config, seat) for seat in range(2)]
     for seed in range(GAMES_PER_OPTION_SET):
@@ -274,6 +289,26 @@ def test_whole_rollouts_are_the_games_the_rules_play(options):
         assert tuple(values[g]) == rules.returns(state), f"seed {seed}"
 
 
+@pytest.mark.parametrize("options", HEURISTIC_OPTION_SETS)
+def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
+    config = rules.Config(**options)
+    seeds = list(range(40))
+    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
+    bots = [HeuristicBot(config, seat) for seat in range(2)]
+    observation = np.zeros(encode.observation_size(config), dtype=np.float32)
+    for g, seed in enumerate(seeds):
+        state, taken = rules.new_game(config, Chance(seed)), 0
+        while not rules.is_terminal(state):
+            seat, legal = state.to_act, rules.legal_actions(state)
+            encode.encode(state, seat, observation)
+            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+            mask[legal] = 1
+            rules.apply(state, bots[seat].act({"observation": observation, "action_mask": mask}))
+            taken += 1
+        assert steps[g] == taken, f"seed {seed}"
+        assert tuple(values[g]) == rules.returns(state), f"seed {seed}"
+
+
 def test_rollouts_stop_after_max_steps():
     batch = kernel.new_games(rules.Config(), [5, 6])
     _, steps = kernel.rollout_random(batch, [1, 2], max_steps=3)
@@ -355,3 +390,5 @@ def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
     assert (steps[0], tuple(values[0])) == (taken, rules.returns(game))
     with pytest.raises(ValueError, match="the Tiny Minotaur kernel cannot take this game: numba is not installed"):
         kernel.new_games(config, [0])
+    with pytest.raises(ValueError, match="the Tiny Minotaur kernel is unavailable: numba is not installed"):
+        heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
