@@ -553,8 +553,9 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     _require_kernel(config)
     seed_array = checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
-    for row in states:
-        _write_options(row, config)
+    if len(states):  # every game's options are the same: written once, copied
+        _write_options(states[0], config)
+        states[1:] = states[0]
     _new_games(states, chances, seed_array)
     return Batch(states, chances, [config] * len(seed_array))
 
