@@ -13,7 +13,8 @@ bench/common.py), for
       finished games are dealt afresh (``new_games``) in the next round trip, and their dealing is counted
       in the time,
   (c) the kernel's whole rollouts: ``new_games`` then ``rollout_random`` over ``--batch`` fresh games per
-      call, every decision made inside compiled code,
+      call, every decision made inside compiled code (Tiny Minotaur and Minefield also without the dealing:
+      ``rollout_random`` over games dealt before timing, as a search rolls out from a position),
   (d) heuristic play on the Python rules (MiniSteel: every seat ``HeuristicBot.act_state``, what ``mcts``
       rollouts run; Tiny Minotaur: every seat ``HeuristicBot.act`` on the encoded observation), game after
       game,
@@ -114,6 +115,22 @@ def heuristic_rollout_loop(config: rules.Config, batch_size: int) -> Run:
         steps = 0
         while time.perf_counter() < deadline:
             _, taken = rollout_heuristic(kernel.new_games(config, [next(seeds) for _ in range(batch_size)]))
+            steps += int(taken.sum())
+        return steps
+
+    return run
+
+
+def dealt_rollout_loop(config: Any, batch_size: int, kernel: Any) -> Run:
+    """(c'): ``rollout_random`` over the same ``batch_size`` games dealt once before timing (a rollout leaves
+    its batch as it was): the rollouts alone, as a search runs them from a position, without the dealing."""
+    batch = kernel.new_games(config, range(batch_size))
+    rng_seeds = itertools.count()
+
+    def run(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            _, taken = kernel.rollout_random(batch, [next(rng_seeds) for _ in range(batch_size)])
             steps += int(taken.sum())
         return steps
 
@@ -241,6 +258,10 @@ def entries_for(game: str, players: int | None, batch: int) -> tuple[dict[str, R
     ratios = [(names[1], names[0], None), (names[2], names[0], None), (names[2], names[1], None)]
     if len(names) > 3:
         ratios.append((names[4], names[3], None))
+    if game != "ministeel":
+        dealt = f"kernel rollout_random, dealt before timing ({batch} games)"
+        entries[dealt] = dealt_rollout_loop(config, batch, game_kernel)
+        ratios.append((dealt, names[0], None))
     return entries, ratios, f"{config.num_players} players"
 
 
@@ -266,7 +287,8 @@ def main() -> None:
     entries, ratios, table = entries_for(args.game, args.players, args.batch)
     rates = interleaved(entries, args.seconds, args.repeats)
     unit = "agent-steps" if args.game == "minefield" else "decisions"
-    report(f"{TITLES[args.game]} random and heuristic play at {table}, {unit} per CPU-second "
+    play = "random and heuristic play" if any("heuristic" in name for name in entries) else "random play"
+    report(f"{TITLES[args.game]} {play} at {table}, {unit} per CPU-second "
            f"({machine_line(args.seconds, args.repeats)})", rates, ratios)
 
 
