@@ -8,9 +8,10 @@ converts to; the values the rules set against the kernel's returns), the generat
 draws must be equal. A mismatch names the option set, game, seed, round and the first differing field.
 
 Games are played with uniformly random targets and with the heuristic bot (predictable targets, more
-mutual attacks and void battles). Short form in CI (1,500 random games at the defaults, 150 per player count
-and per other option set); ``TAVERNZOO_FULL=1`` runs the long form (100,000 random games at the defaults,
-2,000 per player count and per option set).
+mutual attacks and void battles), whose compiled form (agents/minefield_kernel.py) must choose every
+target. Short form in CI (1,500 random games at the defaults, 150 per player count and per other option
+set, 50 of heuristic play per option set); ``TAVERNZOO_FULL=1`` runs the long form (100,000 random games
+at the defaults, 2,000 per player count and per option set, 666 of heuristic play per option set).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 import numpy as np
 import pytest
 
+from tavernzoo.agents import minefield_kernel as heuristic_kernel
 from tavernzoo.agents.minefield import HeuristicBot
 from tavernzoo.envs.core import Chance, IllegalActionError
 from tavernzoo.envs.minefield import encode, kernel, rules
@@ -63,9 +65,12 @@ def _joint_row(state: rules.State, joint: dict[int, int]) -> np.ndarray:
     return row
 
 
-def replay(config: rules.Config, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
-    """Play game ``seed`` in both engines with the same joint moves (uniformly random targets, or
-    ``bots[seat]``); fail at the first difference."""
+def replay(config: rules.Config, seed: int, label: str, bot_seeds: list | None = None) -> tuple[float, ...]:
+    """Play game ``seed`` in both engines with the same joint moves (uniformly random targets, or heuristic
+    bots seeded ``bot_seeds[seat]``, whose compiled form must choose every target alike); fail at the first
+    difference."""
+    bots = None if bot_seeds is None else [HeuristicBot(config, seed) for seed in bot_seeds]
+    compiled = None if bot_seeds is None else heuristic_kernel.Heuristics(bot_seeds)
     state = rules.new_game(config, Chance(seed))
     batch = kernel.new_games(config, [seed])
     picker = random.Random(seed)
@@ -98,6 +103,10 @@ def replay(config: rules.Config, seed: int, label: str, bots: list | None = None
                 mask = np.zeros(config.num_players, dtype=np.int8)
                 mask[legal] = 1
                 joint[seat] = bots[seat].act({"observation": observation, "action_mask": mask})
+        if compiled is not None:
+            chosen = compiled.joint(batch, 0)
+            assert list(chosen) == list(_joint_row(state, joint)), (
+                f"{label}, seed {seed}, round {played}: the heuristic plays {joint}, its compiled form {list(chosen)}")
         rules.apply_joint(state, joint)
         kernel.step_batch(batch, _joint_row(state, joint)[None, :])
         played += 1
@@ -134,13 +143,48 @@ def test_option_sets_replay_identically(name):
         replay(config, seed, name)
 
 
+HEURISTIC_OPTION_SETS = [{"num_players": 6}, {"num_players": 6, "attack_order": "seat"}, {},
+                         {"num_players": 3, "roll_battle": "mines_only"},
+                         {"num_players": 13, "variant": "stacked", "double_whammy": True},
+                         {"num_players": 5, "attack_order": "seat", "finals_mines": "keep", "rewards": "placement"}]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [{"num_players": 6}, {"num_players": 6, "attack_order": "seat"}])
+@pytest.mark.parametrize("options", HEURISTIC_OPTION_SETS)
 def test_heuristic_games_replay_identically(options):
+    """The heuristic bot's games (predictable targets, mutual attacks, void battles), and the bot's compiled
+    form (agents/minefield_kernel.py) chooses every seat's every target alike."""
     config = rules.Config(**options)
     for seed in range(GAMES_PER_OPTION_SET // 3):
-        bots = [HeuristicBot(config, seed * 100 + seat) for seat in range(config.num_players)]
-        replay(config, seed, f"heuristic play {options}", bots)
+        replay(config, seed, f"heuristic play {options}", [seed * 100 + seat for seat in range(config.num_players)])
+
+
+@pytest.mark.parametrize("options", HEURISTIC_OPTION_SETS[:3])
+def test_heuristic_rollouts_are_the_games_the_bots_play(options):
+    config = rules.Config(**options)
+    seeds = list(range(12))
+    bot_seeds = [[seed * 100 + seat for seat in range(config.num_players)] for seed in seeds]
+    batch = kernel.new_games(config, seeds)
+    before = batch.state.copy()
+    values, steps = heuristic_kernel.rollout_heuristic(batch, bot_seeds)
+    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
+    observation = np.zeros(encode.observation_size(config), dtype=np.float32)
+    for g, seed in enumerate(seeds):
+        state, taken = rules.new_game(config, Chance(seed)), 0
+        bots = [HeuristicBot(config, bot_seed) for bot_seed in bot_seeds[g]]
+        while not rules.is_terminal(state):
+            joint = {}
+            for seat in rules.acting_seats(state):
+                encode.encode(state, seat, observation)
+                mask = np.zeros(config.num_players, dtype=np.int8)
+                mask[rules.legal_actions(state, seat)] = 1
+                joint[seat] = bots[seat].act({"observation": observation, "action_mask": mask})
+            rules.apply_joint(state, joint)
+            taken += len(joint)
+        assert steps[g] == taken, f"seed {seed}"
+        assert tuple(values[g]) == rules.returns(state), f"seed {seed}"
+    with pytest.raises(ValueError, match=f"bot_seeds must be 12 rows of {config.num_players} non-negative integers"):
+        heuristic_kernel.rollout_heuristic(batch, [[1]])
 
 
 def test_states_convert_both_ways_mid_game():
@@ -320,3 +364,5 @@ def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
     assert (steps[0], tuple(values[0])) == (taken, rules.returns(game))
     with pytest.raises(ValueError, match="the Minefield kernel cannot take this game: numba is not installed"):
         kernel.new_games(config, [0])
+    with pytest.raises(ValueError, match="the Minefield kernel is unavailable: numba is not installed"):
+        heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]), [[0, 1, 2]])

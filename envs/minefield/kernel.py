@@ -93,7 +93,10 @@ def _argument_types() -> dict:
             "rng_seeds": types.uint64[::1], "values_row": types.float64[::1], "states": types.int64[:, ::1],
             "chances": types.uint32[:, ::1], "actions": types.int64[:, ::1], "masks": types.boolean[:, :, ::1],
             "acting": types.boolean[:, ::1], "values": types.float64[:, ::1], "stacked": types.boolean,
-            "loser_out": types.boolean, "until_elimination": types.boolean}
+            "loser_out": types.boolean, "until_elimination": types.boolean,
+            # the compiled heuristic's (agents/minefield_kernel.py)
+            "bots": types.uint32[:, ::1], "learned": types.float64[:, ::1], "memory": types.int64[::1],
+            "work": types.float64[::1], "bot_seeds": types.int64[:, ::1]}
 
 
 # Every compiled function of Minefield: this file's, then its users' (a bot's rollout policy names its
@@ -167,6 +170,12 @@ def below(s, mt, n):
     """``Chance.below(n)``: ``int(random() * n)``, counted."""
     s[DRAWS] += 1
     return np.int64(random_float(mt) * n)
+
+
+@inlined
+def _around(seat, n):
+    """``seat % n`` for ``0 <= seat < 2 * n``: a comparison instead of a division."""
+    return seat - n if seat >= n else seat
 
 
 @inlined
