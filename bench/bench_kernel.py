@@ -16,8 +16,8 @@ bench/common.py), for
       call, every decision made inside compiled code (Tiny Minotaur and Minefield also without the dealing:
       ``rollout_random`` over games dealt before timing, as a search rolls out from a position),
   (d) heuristic play on the Python rules (MiniSteel: every seat ``HeuristicBot.act_state``, what ``mcts``
-      rollouts run; Tiny Minotaur: every seat ``HeuristicBot.act`` on the encoded observation), game after
-      game,
+      rollouts run; Tiny Minotaur and Minefield: every seat ``HeuristicBot.act`` on the encoded
+      observation), game after game,
   (e) the kernel's whole heuristic rollouts: ``new_games`` then ``rollout_heuristic``
       (agents/<game>_kernel.py) over ``--batch`` fresh games per call,
 and the ratios of (b) and (c) to (a) and of (e) to (d). Every entry plays the game's default options at
@@ -213,6 +213,56 @@ def tiny_minotaur_heuristic_loop(config: Any) -> Run:
     return run
 
 
+def minefield_heuristic_loop(config: Any) -> Run:
+    """(d) for Minefield: the heuristic in every seat on the Python rules, each reading its observation (one
+    Observer for the table, as the Parallel env encodes), fresh bots every game."""
+    from tavernzoo.agents.minefield import HeuristicBot
+    from tavernzoo.envs.minefield import encode
+    from tavernzoo.envs.minefield import rules as mf_rules
+
+    observation = np.zeros(encode.observation_size(config), dtype=np.float32)
+    seeds = itertools.count()
+
+    def run(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            seed = next(seeds)
+            state = mf_rules.new_game(config, Chance(seed))
+            bots = [HeuristicBot(config, seed * 100 + seat) for seat in range(config.num_players)]
+            observer = encode.Observer()
+            while not mf_rules.is_terminal(state):
+                joint = {}
+                for seat in mf_rules.acting_seats(state):
+                    observer.encode(state, seat, observation)
+                    mask = np.zeros(config.num_players, dtype=np.int8)
+                    mask[mf_rules.legal_actions(state, seat)] = 1
+                    joint[seat] = bots[seat].act({"observation": observation, "action_mask": mask})
+                mf_rules.apply_joint(state, joint)
+                steps += len(joint)
+        return steps
+
+    return run
+
+
+def minefield_kernel_heuristic_loop(config: Any, batch_size: int, game_kernel: Any) -> Run:
+    """(e) for Minefield: deal ``batch_size`` games and play them all out with the compiled heuristic (fresh
+    bots, seeded per seat) in one call."""
+    from tavernzoo.agents.minefield_kernel import rollout_heuristic
+
+    seeds = itertools.count()
+
+    def run(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            game_seeds = [next(seeds) for _ in range(batch_size)]
+            bot_seeds = [[seed * 100 + seat for seat in range(config.num_players)] for seed in game_seeds]
+            _, taken = rollout_heuristic(game_kernel.new_games(config, game_seeds), bot_seeds)
+            steps += int(taken.sum())
+        return steps
+
+    return run
+
+
 def kernel_heuristic_rollout_loop(config: Any, batch_size: int, game_kernel: Any, rollout_heuristic: Any) -> Run:
     """(e): deal ``batch_size`` games and play them all out with a compiled heuristic in one call."""
     seeds = itertools.count()
@@ -253,7 +303,10 @@ def entries_for(game: str, players: int | None, batch: int) -> tuple[dict[str, R
         config = game_rules.Config(num_players=players or 8)
         entries = {"minefield rules engine (apply_joint)": simultaneous_engine_loop(game_rules, config),
                    f"kernel step_batch ({batch} games)": batched_joint_loop(config, batch, game_kernel),
-                   f"kernel rollout_random ({batch} games)": rollout_loop(config, batch, game_kernel)}
+                   f"kernel rollout_random ({batch} games)": rollout_loop(config, batch, game_kernel),
+                   "heuristic on the rules engine": minefield_heuristic_loop(config),
+                   f"kernel rollout_heuristic ({batch} games)": minefield_kernel_heuristic_loop(
+                       config, batch, game_kernel)}
     names = list(entries)
     ratios = [(names[1], names[0], None), (names[2], names[0], None), (names[2], names[1], None)]
     if len(names) > 3:
