@@ -171,14 +171,24 @@ def random_float(mt):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
+def _init_genrand(seed: int) -> np.ndarray:
+    """CPython's ``init_genrand``: the words ``init_by_array`` starts from, the same for every seed."""
+    words = [seed]
+    for i in range(1, 624):
+        previous = words[-1]
+        words.append((1812433253 * (previous ^ (previous >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(words, dtype=np.uint32)
+
+
+GENRAND_19650218 = _init_genrand(19650218)  # computed once here, not once per game dealt (a third of seeding)
+
+
 @GENERATOR.compiled
 def seed_generator(mt, seed):
     """``random.Random(seed)`` for an int ``0 <= seed < 2**63``: CPython's ``init_by_array`` over the
     seed's 32-bit words, low first (one word for seeds below 2**32)."""
-    mt[0] = 19650218
-    for i in range(1, 624):
-        previous = np.int64(mt[i - 1])
-        mt[i] = (1812433253 * (previous ^ (previous >> 30)) + i) & 0xFFFFFFFF
+    for i in range(624):
+        mt[i] = GENRAND_19650218[i]
     key0 = seed & 0xFFFFFFFF
     key1 = seed >> 32
     key_length = 2 if key1 else 1
@@ -215,3 +225,72 @@ def policy_random(policy):
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
     return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
+
+
+# --- the Python side every kernel shares: a row's layout, the checks of what callers hand in -----------------
+
+
+class RowLayout:
+    """The fields of one game's row, each at a fixed offset, in order: a kernel declares its row with
+    :meth:`field` (``HP = LAYOUT.field(2, "hp")``) and names a differing slot with :meth:`describe`."""
+
+    def __init__(self) -> None:
+        self.fields: list[tuple[str, int, tuple[int, ...]]] = []  # (name, offset, shape), in row order
+        self.size = 0
+
+    def field(self, shape: int | tuple[int, ...], name: str) -> int:
+        """Room for ``name`` (``shape`` int64 slots) at the end of the row; its offset."""
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        start, self.size = self.size, self.size + int(np.prod(shape))
+        self.fields.append((name, start, shape))
+        return start
+
+    def describe(self, at: int) -> str:
+        """The field and index of slot ``at``: ``cards[1][4]``."""
+        name, offset, shape = next(f for f in self.fields if f[1] <= at < f[1] + int(np.prod(f[2])))
+        return name + "".join(f"[{int(i)}]" for i in np.unravel_index(at - offset, shape))
+
+    def first_difference(self, row: np.ndarray, expected: np.ndarray, stop: int) -> str | None:
+        """``field[index]: kernel K, rules R`` for the first slot below ``stop`` where ``row`` departs from
+        ``expected`` (the row a rules State converts to); None when they agree."""
+        if np.array_equal(row[:stop], expected[:stop]):
+            return None
+        at = int(np.flatnonzero(row[:stop] != expected[:stop])[0])
+        return f"{self.describe(at)}: kernel {int(row[at])}, rules {int(expected[at])}"
+
+
+def checked_seeds(seeds: Any) -> np.ndarray:
+    """Game seeds as int64, each an integer from 0 to 2**63 - 1 (what :func:`seed_generator` takes), or one
+    ValueError line."""
+    from .core import plain_int
+
+    checked = [plain_int(seed) for seed in seeds]
+    if any(seed is None or not 0 <= seed < 2**63 for seed in checked):
+        raise ValueError("seeds must be integers from 0 to 2**63 - 1, one per game")
+    return np.array(checked, dtype=np.int64)
+
+
+def checked_rng_seeds(rng_seeds: Any, games: int) -> np.ndarray:
+    """A rollout's move seeds as uint64 (:func:`policy_random`'s state), one per game, or one ValueError line."""
+    from .core import plain_int
+
+    checked = [plain_int(seed) for seed in rng_seeds]
+    if len(checked) != games or any(seed is None or not 0 <= seed < 2**64 for seed in checked):
+        raise ValueError(f"rng_seeds must be {games} integers from 0 to 2**64 - 1, one per game")
+    return np.array(checked, dtype=np.uint64)
+
+
+def checked_max_steps(max_steps: Any) -> int:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) or max_steps < 0:
+        raise ValueError(f"max_steps must be a non-negative integer, got {max_steps!r}")
+    return int(max_steps)
+
+
+def generator_state(generator: Any) -> np.ndarray:
+    """The 625 words of a ``random.Random`` (a Chance's ``_random``) as a kernel's ``mt`` row."""
+    return np.array(generator.getstate()[1], dtype=np.uint32)
+
+
+def set_generator_state(generator: Any, mt: np.ndarray) -> None:
+    """Continue a kernel's ``mt`` row in a ``random.Random``."""
+    generator.setstate((3, tuple(int(word) for word in mt), None))
