@@ -98,12 +98,13 @@ import ssl
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .base import BotBase
+from .base import BotBase, as_bot
 from .external import BotFailure, clip
 from .text_views import EventCounts
 
@@ -870,7 +871,10 @@ class LLMBot(BotBase):
     wants_information_state = True
     wants_events = True  # the model is told everything its seat saw happen since its previous decision
 
-    def __init__(self, config: Any, seed: int | None, spec: LLMSpec | str, game: Any):
+    def __init__(self, config: Any, seed: int | None, spec: LLMSpec | str, game: Any,
+                 load_bot: Callable | None = None):
+        """``load_bot`` (agents.load_bot, handed in by it: this module is below the loader) loads the
+        ``fallback=`` bot."""
         self.spec = parse_llm_spec(spec) if isinstance(spec, str) else spec
         self.game, self.config = game, config
         self.name = self.spec.label()
@@ -882,8 +886,8 @@ class LLMBot(BotBase):
         self._harness: str | None = None
         self.fallback = None
         if self.spec.fallback is not None:
-            from . import as_bot, load_bot
-
+            if load_bot is None:
+                raise ValueError(f"bot spec {self.name!r}: fallback= needs the bot loader (agents.load_bot)")
             try:
                 self.fallback = as_bot(load_bot(self.spec.fallback, game, config, seed))
             except ValueError as error:
@@ -1113,9 +1117,9 @@ def _version() -> str:
         return "unknown"
 
 
-def make_llm_bot(spec: str, game: Any, config: Any, seed: int | None) -> LLMBot:
-    """``load_bot``'s entry for ``llm:`` specs."""
-    return LLMBot(config, seed, parse_llm_spec(spec), game)
+def make_llm_bot(spec: str, game: Any, config: Any, seed: int | None, load_bot: Callable) -> LLMBot:
+    """``load_bot``'s entry for ``llm:`` specs (it hands itself in, for ``fallback=``)."""
+    return LLMBot(config, seed, parse_llm_spec(spec), game, load_bot)
 
 
 __all__ = ["ChatClient", "LLMBot", "LLMSpec", "answer_grammar", "answer_schema", "make_llm_bot", "parse_llm_spec",
