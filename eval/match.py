@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,13 +23,14 @@ from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from ..envs.records import end_torn_tail
 from .backends import BACKENDS, map_tasks, progress_bar, start_method
+from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
 from .loop import add_stats, play_game
-from .seating import entry_labels, score_of
+from .seating import score_of
 from .stats import mean_interval
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
 __all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "RecordedMatch", "entry_labels",
-           "make_env", "match_blocks", "play_game", "play_match", "score_of", "tally_records"]
+           "make_env", "play_game", "play_match", "score_of", "tally_records"]
 
 
 @dataclass
@@ -75,6 +75,8 @@ class MatchResult:
     """One row per bot spec entered more than once (a team of alike bots, e.g. the A pair of A B A B): its
     entries' games together, its score the team's share of the wins (fair share: entries / seats), the
     interval over deals as for a single entry."""
+    seeding: str | None = "v1"
+    """The seed scheme the deals were played under (eval/deals.py); None for a table counted from records."""
 
 
 def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow]:
@@ -130,49 +132,25 @@ played anywhere, in any order, with the same games (64 deals of a fast game are 
 ask for smaller blocks (``block_deals``): a slow match of a few dozen deals then has blocks for every worker."""
 MAX_BLOCK_DEALS = 100_000
 
-@dataclass(frozen=True)
-class MatchBlock:
-    """A block of a match's deals: where it starts, the deals' seeds and the bots' seeds."""
-
-    index: int
-    first_deal: int
-    deal_seeds: tuple[int, ...]
-    bot_seeds: tuple[int, ...]
-
-
-def match_blocks(seed: int, seats: int, deals: int, block_deals: int = BLOCK_DEALS) -> list[MatchBlock]:
-    """The match's blocks of ``block_deals`` deals. Block 0 takes the seeds every match has taken since the
-    first version (the bots' seeds, then the deals', from ``random.Random(seed)``), so a match of up to
-    :data:`BLOCK_DEALS` deals is the same as before blocks; a later block's bots are seeded from the match seed
-    and the block. The deals are the seed's whatever the block size; bots that draw random numbers draw
-    other ones with another block size (they are reseeded at another deal)."""
-    seeds = random.Random(seed)
-    first_bots = tuple(seeds.randrange(2**63) for _ in range(seats))
-    deal_seeds = [seeds.randrange(2**63) for _ in range(deals)]
-    blocks = []
-    for index, start in enumerate(range(0, deals, block_deals)):
-        if index == 0:
-            bots = first_bots
-        else:
-            block_seeds = random.Random(f"tavernzoo-match:{seed}:block:{index}")
-            bots = tuple(block_seeds.randrange(2**63) for _ in range(seats))
-        blocks.append(MatchBlock(index, start, tuple(deal_seeds[start:start + block_deals]), bots))
-    return blocks
-
-
 class _BlockPlayer:
-    """Plays blocks of one match in one process (one env, bots built per block)."""
+    """Plays blocks of one match in one process: one env, bots built per block (``v1``) or per deal (``v2``,
+    by the tournament's :class:`~.runner.DealPlayer`)."""
 
     def __init__(self, game_name: str, config: dict[str, Any], bot_specs: Sequence[str], records: bool,
-                 build: bool = True):
-        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records)
+                 plan: DealPlan, build: bool = True):
+        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records, plan)
         if not build:
             return
         self.game = get_game(game_name)
         self.config = self.game.make_config(config)
-        self.specs, self.records = list(bot_specs), records
+        self.specs, self.records, self.plan = list(bot_specs), records, plan
         self.labels = entry_labels(self.specs)
         self.env = make_env(self.game, self.config)
+        self.dealer = None
+        if plan.seeding != "v1":
+            from .runner import DealPlayer
+
+            self.dealer = DealPlayer(self.game, self.config, self.specs, plan, self.labels)
 
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
              on_record: Callable[[str], Any] | None = None,
@@ -181,28 +159,37 @@ class _BlockPlayer:
         (empty without records, or when ``on_record`` takes each record's line as its game ends: a match played
         in this process writes its records file game by game). ``on_game(1)`` is called as each game ends (the
         progress bar)."""
-        seats = len(self.specs)
+        games, records = [], []
+        for returns, seating, record in self._games(block):
+            games.append((list(returns), seating, record.get("bot_stats")))
+            if self.records:
+                line = json.dumps(record) + "\n"
+                if on_record is not None:
+                    on_record(line)
+                else:
+                    records.append(line)
+            if on_game is not None:
+                on_game(1)
+        return games, "".join(records)
+
+    def _games(self, block: MatchBlock):
+        """Each game of the block's deals in play order: its returns, seating (the entry at each seat), record."""
+        table = self.plan.tables[0]
+        deals = [Deal(block.first_deal + i, seed, table) for i, seed in enumerate(block.deal_seeds)]
+        if self.dealer is not None:
+            for deal in deals:
+                for played in self.dealer.play_deal(deal):
+                    yield played.result.returns, played.entries, played.result.record
+            return
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
                 for spec, bot_seed in zip(self.specs, block.bot_seeds, strict=True)]
-        games, records = [], []
-        for deal_seed in block.deal_seeds:
-            for rotation in range(seats):
-                # Entry i sits at seat (i + rotation) % seats.
-                seating = [(seat - rotation) % seats for seat in range(seats)]
-                returns, record = play_game(self.env, [bots[entry] for entry in seating], deal_seed,
+        for deal in deals:
+            for seating in deal.seatings():
+                returns, record = play_game(self.env, [bots[entry] for entry in seating], deal.seed,
                                             [self.labels[entry] for entry in seating])
-                games.append((list(returns), seating, record.get("bot_stats")))
-                if self.records:
-                    line = json.dumps(record) + "\n"
-                    if on_record is not None:
-                        on_record(line)
-                    else:
-                        records.append(line)
-                if on_game is not None:
-                    on_game(1)
+                yield returns, seating, record
         for bot in bots:
             as_bot(bot).close()
-        return games, "".join(records)
 
 
 _process_player: _BlockPlayer | None = None
@@ -230,6 +217,7 @@ def play_match(
     workers: int = 1,
     address: str | None = None,
     block_deals: int = BLOCK_DEALS,
+    seeding: str = "v1",
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
@@ -237,11 +225,15 @@ def play_match(
     (JSON lines; a last line left cut off by a kill is removed first, envs/records.py ``end_torn_tail``) in
     play order: as the game ends where the match plays in this process, a block of deals at
     a time where blocks come back from workers or Ray tasks. Deals are played in blocks of ``block_deals``
-    (:data:`BLOCK_DEALS`; :func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
-    processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
+    (:data:`BLOCK_DEALS`; eval/deals.py ``DealPlan.blocks``), in this process (``workers=1``), in ``workers``
+    local processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
     ``workers`` is then unused): the same seed and block size give the same games, results and records
     everywhere. Smaller blocks let a slow match of a few deals use every worker (``block_deals=1``: each
     deal a job of its own, its records written as it ends).
+
+    ``seeding`` (eval/deals.py): ``"v1"``, the seeds every match has used (bots built per block), or ``"v2"``,
+    the one scheme of every host (bots built per deal, each game seeded on its own; the tournament's games of
+    the same seed, and the same for every block size).
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -261,14 +253,16 @@ def play_match(
         raise ValueError(f"block_deals={block_deals!r} must be a whole number from 1 to {MAX_BLOCK_DEALS:,} "
                          f"(default {BLOCK_DEALS})")
     deals = math.ceil(games / seats)
-    blocks = match_blocks(seed, seats, deals, block_deals)
+    plan = DealPlan(seed, seats, deals, check_seeding(seeding))
+    blocks = plan.blocks(block_deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
-    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
+    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, plan, block)
+                 for block in blocks]
     if records_path:
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
@@ -297,7 +291,8 @@ def play_match(
         if records_file is not None:
             records_file.close()
     finish_rows(rows)
-    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows))
+    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
+                       seeding)
 
 
 @dataclass
@@ -413,7 +408,8 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     finish_rows(rows)
     deals = len(rows[0].per_deal_scores)
     seats = len(entries)
-    result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows))
+    result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows),
+                         None)
     return RecordedMatch(result, config, left_out)
 
 

@@ -39,19 +39,21 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agents.base import as_bot
 from ..envs.make import make_env
 from .backends import start_method
+from .deals import Deal, DealPlan, entry_labels
 from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
 from .ratings import places_from_scores
 from .results import Tally
 from .schedule import Settings
-from .seating import derived_seed, score_of, seating
-from .table import Table
+from .seating import score_of
+from .table import Table, TableResult
 
 __all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
            "run_workers", "start_method"]
@@ -69,31 +71,53 @@ workers finish together and that little is played past an SPRT decision."""
 # --- playing deals (in a worker process, or in this one) ----------------------------------------------
 
 
+@dataclass
+class PlayedGame:
+    """One game of a deal as a :class:`DealPlayer` played it: the entry and label at each seat, the result."""
+
+    deal: Deal
+    rotation: int
+    entries: list[int]
+    labels: list[str]
+    result: TableResult
+
+
 class DealPlayer:
     """Plays deals for one process: one env, fresh bots per deal, external programs kept running.
 
-    The env is the game's raw AEC env, without PettingZoo's wrapper stack: every action reaches it through
-    a :class:`Guard`, which already refuses what the wrappers would (an action that is no integer, out of
-    range or masked forfeits the game before the env sees it), so the games and records are the same.
+    The deals and every seed come from ``plan`` (eval/deals.py, ``v2``). ``bot_specs[entry]`` is each entry's
+    spec, ``labels`` name the entries in the records. With ``forfeits`` (a tournament) each game is played on
+    the game's raw AEC env, without PettingZoo's wrapper stack: every action reaches it through a
+    :class:`Guard`, which already refuses what the wrappers would (an action that is no integer, out of range
+    or masked forfeits the game before the env sees it), so the games and records are the same. Without (a
+    match), on the checked env, a bot's failure raises.
     """
 
-    def __init__(self, settings: Settings):
+    def __init__(self, game: Any, config: Any, bot_specs: Sequence[str], plan: DealPlan,
+                 labels: Sequence[str] | None = None, *, forfeits: bool = False, move_timeout: float | None = None):
         from ..agents import BotSpec, builtin_bots
-        from ..envs import get_game
 
-        self.settings = settings
-        self.game = get_game(settings.game)
-        self.config = self.game.make_config(settings.config)
-        self.env = make_env(self.game, self.config, raw=True)
+        self.game, self.config, self.plan, self.forfeits = game, config, plan, forfeits
+        self.labels = list(labels) if labels is not None else entry_labels(list(bot_specs))
+        self.move_timeout = move_timeout
+        self.env = make_env(self.game, self.config, raw=forfeits)
         self._external: dict[int, Any] = {}
         self._builtin = builtin_bots(self.game)
-        self._specs = [BotSpec.parse(spec) for spec in settings.bots]
+        self._specs = [BotSpec.parse(spec) for spec in bot_specs]
+
+    @classmethod
+    def for_tournament(cls, settings: Settings) -> DealPlayer:
+        from ..envs import get_game
+
+        game = get_game(settings.game)
+        return cls(game, game.make_config(settings.config), settings.bots, settings.plan(), settings.labels,
+                   forfeits=True, move_timeout=settings.move_timeout)
 
     def _bot(self, entry: int, deal: int) -> Any:
         from ..agents import load_bot
 
         spec = self._specs[entry]
-        seed = derived_seed(self.settings.seed, "bot", deal, entry)
+        seed = self.plan.bot_seed(deal, entry)
         if spec.kind == "name" and spec.mode is None and spec.name in self._builtin:
             # load_bot's answer, without re-validating the config every deal
             return self._builtin[spec.name](self.config, seed)
@@ -101,47 +125,62 @@ class DealPlayer:
             # A program is started once per process and reseeded every game (begin_game).
             if entry not in self._external:
                 bot = load_bot(spec, self.game, self.config, seed=0)
-                bot.move_timeout = self.settings.move_timeout
+                if self.move_timeout is not None:
+                    bot.move_timeout = self.move_timeout
                 self._external[entry] = bot
             return self._external[entry]
         return load_bot(spec, self.game, self.config, seed=seed)
 
-    def play_deal(self, deal: int, table: Sequence[int], skip: frozenset[int] = frozenset()) -> Iterator[dict]:
-        """Every rotation of ``deal`` at ``table``, yielding each game's line; rotations in ``skip`` are
-        played (the bots' state carries over within a deal) but not yielded."""
-        settings = self.settings
-        seed = derived_seed(settings.seed, "deal", deal)
-        bots = {entry: self._bot(entry, deal) for entry in table}
-        n = len(table)
-        for rotation in range(n):
-            entries = seating(table, rotation)
-            labels = [settings.labels[entry] for entry in entries]
-            # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
-            bot_seeds = [derived_seed(settings.seed, "bot", deal, entry, rotation) for entry in entries]
-            result = Table(self.env, [bots[entry] for entry in entries], seed, labels, bot_seeds,
-                           forfeits=True).play()
-            record, returns, lost = result.record, result.returns, result.forfeit
-            forfeit = None
-            if lost is None:
-                scores = [score_of(returns, seat) for seat in range(n)]
-                places = places_from_scores(returns)
-            else:
-                scores = [0.0 if seat == lost.seat else 1.0 / (n - 1) for seat in range(n)]
-                places = [n if seat == lost.seat else 1 for seat in range(n)]
-                forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
-                           "kind": lost.kind, "reason": lost.reason}
-            if rotation in skip:
-                continue
-            line = {"deal": deal, "rotation": rotation, "seed": seed, "entries": entries, "bots": labels,
-                    "returns": returns, "scores": scores, "places": places, "forfeit": forfeit, "record": record}
-            if "bot_stats" in record:  # the llm: bots' counts, forfeits too
-                line["bot_stats"] = record["bot_stats"]
-            yield line
+    def play_deal(self, deal: Deal, skip: frozenset[int] = frozenset()) -> Iterator[PlayedGame]:
+        """Every rotation of ``deal``, in order; rotations in ``skip`` are played (the bots' state carries over
+        within a deal) but not yielded. The deal's bots (but a program's) are closed after it."""
+        bots = {entry: self._bot(entry, deal.index) for entry in deal.table}
+        try:
+            for rotation, entries in enumerate(deal.seatings()):
+                labels = [self.labels[entry] for entry in entries]
+                # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
+                bot_seeds = [self.plan.game_seed(deal.index, entry, rotation) for entry in entries]
+                result = Table(self.env, [bots[entry] for entry in entries], deal.seed, labels, bot_seeds,
+                               forfeits=self.forfeits).play()
+                if rotation not in skip:
+                    yield PlayedGame(deal, rotation, entries, labels, result)
+        finally:
+            for entry, bot in bots.items():
+                if entry not in self._external:
+                    as_bot(bot).close()
 
     def close(self) -> None:
         for bot in self._external.values():
             bot.close()
         self._external.clear()
+
+
+def game_line(played: PlayedGame) -> dict:
+    """A tournament's line of a game: deal, rotation, seed, entries, bots, returns, scores, places, forfeit and
+    the record (games.jsonl)."""
+    result, entries, labels = played.result, played.entries, played.labels
+    record, returns, lost = result.record, result.returns, result.forfeit
+    n = len(entries)
+    forfeit = None
+    if lost is None:
+        scores = [score_of(returns, seat) for seat in range(n)]
+        places = places_from_scores(returns)
+    else:
+        scores = [0.0 if seat == lost.seat else 1.0 / (n - 1) for seat in range(n)]
+        places = [n if seat == lost.seat else 1 for seat in range(n)]
+        forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
+                   "kind": lost.kind, "reason": lost.reason}
+    line = {"deal": played.deal.index, "rotation": played.rotation, "seed": played.deal.seed, "entries": entries,
+            "bots": labels, "returns": returns, "scores": scores, "places": places, "forfeit": forfeit,
+            "record": record}
+    if "bot_stats" in record:  # the llm: bots' counts, forfeits too
+        line["bot_stats"] = record["bot_stats"]
+    return line
+
+
+def deal_lines(player: DealPlayer, deal: int, skip: Sequence[int] = ()) -> list[dict]:
+    """The tournament lines of ``deal``'s rotations not in ``skip``."""
+    return [game_line(played) for played in player.play_deal(player.plan.deal(deal), frozenset(skip))]
 
 
 class _ParentGone(BaseException):
@@ -182,8 +221,8 @@ def _follow_parent(parent: int) -> None:
 def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:
     """Play a batch of deals, append their lines to ``games`` deal by deal; their summaries."""
     summaries = []
-    for deal, table, skip in batch:
-        lines = list(player.play_deal(deal, table, frozenset(skip)))
+    for deal, _, skip in batch:
+        lines = deal_lines(player, deal, skip)
         games.write(lines)
         summaries += [game_summary(line) for line in lines]
     return summaries
@@ -196,7 +235,7 @@ def _worker(settings: dict[str, Any], path: str, tasks, results, stop, parent: i
     try:
         if parent is not None:
             _follow_parent(parent)
-        player = DealPlayer(Settings(**settings))
+        player = DealPlayer.for_tournament(Settings(**settings))
         games = GamesFile(path)
         while True:
             batch = tasks.get()
@@ -227,7 +266,7 @@ def run_here(settings: Settings, tasks: Iterator[Task], games_path: str | Path, 
              tally: Tally) -> None:
     """The local backend without workers: plays ``tasks`` in this process, in order, appending each deal's
     games to ``games_path``, until the SPRT decides."""
-    player = DealPlayer(settings)
+    player = DealPlayer.for_tournament(settings)
     games = GamesFile(games_path)
     try:
         for task in tasks:
