@@ -288,7 +288,7 @@ class TerminalGame:
             self.write(f"hint: {hint}")
 
     def finish(self, env: Any, me: str, totals: list[float]) -> None:
-        from ..eval.seating import score_of
+        from ..eval.tally import score_of
 
         self.write("")
         self.write(self.table(env, me))

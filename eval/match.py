@@ -24,42 +24,12 @@ from ..envs.make import make_env
 from ..envs.records import end_torn_tail
 from .backends import BACKENDS, map_tasks, progress_bar, start_method
 from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
-from .loop import add_stats, play_game
-from .seating import score_of
-from .stats import mean_interval
+from .loop import play_game
+from .tally import BotRow, add_deal, finish_rows, pooled_rows
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
 __all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "RecordedMatch", "entry_labels",
-           "make_env", "play_game", "play_match", "score_of", "tally_records"]
-
-
-@dataclass
-class BotRow:
-    """One entry of the match (an entry is a bot spec at a position in ``bot_specs``)."""
-
-    bot: str
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    total_return: float = 0.0
-    score: float = 0.0
-    score_ci: tuple[float, float] = (0.0, 1.0)
-    per_deal_scores: list[float] = field(default_factory=list, repr=False)
-    bot_stats: dict[str, Any] = field(default_factory=dict)
-    """The bot's ``game_stats`` summed over its games (the ``llm:`` bot's; empty for other bots)."""
-
-    @property
-    def mean_return(self) -> float:
-        return self.total_return / self.games if self.games else math.nan
-
-    def add_game(self, game_return: float, share: float) -> None:
-        """Count one game: this entry's return and its share of the win (1 won, 0 lost, between: drawn)."""
-        self.games += 1
-        self.total_return += game_return
-        self.wins += share == 1.0
-        self.draws += 0.0 < share < 1.0
-        self.losses += share == 0.0
+           "make_env", "play_game", "play_match", "tally_records"]
 
 
 @dataclass
@@ -72,58 +42,9 @@ class MatchResult:
     """The match seed (None for a table counted from records, :func:`tally_records`)."""
     rows: list[BotRow]
     pooled: list[BotRow] = field(default_factory=list)
-    """One row per bot spec entered more than once (a team of alike bots, e.g. the A pair of A B A B): its
-    entries' games together, its score the team's share of the wins (fair share: entries / seats), the
-    interval over deals as for a single entry."""
+    """One row per bot spec entered more than once (eval/tally.py ``pooled_rows``)."""
     seeding: str | None = "v1"
     """The seed scheme the deals were played under (eval/deals.py); None for a table counted from records."""
-
-
-def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow]:
-    """The :attr:`MatchResult.pooled` rows of ``rows`` (one per entry, in ``bot_specs`` order)."""
-    pooled = []
-    for spec in dict.fromkeys(bot_specs):
-        entries = [row for entry, row in zip(bot_specs, rows, strict=True) if entry == spec]
-        if len(entries) < 2:
-            continue
-        team = BotRow(f"{spec} x{len(entries)}")
-        for row in entries:
-            team.games += row.games
-            team.wins += row.wins
-            team.draws += row.draws
-            team.losses += row.losses
-            team.total_return += row.total_return
-        team.per_deal_scores = [math.fsum(scores) for scores in zip(*(row.per_deal_scores for row in entries),
-                                                                      strict=True)]
-        pooled.append(team)
-    finish_rows(pooled)
-    return pooled
-
-
-def add_deal(rows: Sequence[BotRow], games: Sequence[tuple[Sequence[float], Sequence[int], Sequence | None]]
-             ) -> None:
-    """Count one deal's games (one per seating) into ``rows`` (one per entry): each game as its returns, its
-    seating (the entry at each seat) and its bot stats (per seat, or None); each entry's share of the deal
-    (its mean win share over the deal's games) is the unit of the interval."""
-    seats = len(rows)
-    deal_scores = [0.0] * seats
-    for returns, seating, stats in games:
-        for seat, entry in enumerate(seating):
-            share = score_of(returns, seat)
-            rows[entry].add_game(returns[seat], share)
-            if stats is not None:
-                add_stats(rows[entry].bot_stats, stats[seat])
-            deal_scores[entry] += share / seats
-    for entry, row in enumerate(rows):
-        row.per_deal_scores.append(deal_scores[entry])
-
-
-def finish_rows(rows: Sequence[BotRow]) -> None:
-    """Each row's score and 95% interval from its per-deal scores (clipped to 0 - 1)."""
-    for row in rows:
-        mean, low, high = mean_interval(row.per_deal_scores)
-        row.score = mean
-        row.score_ci = (max(0.0, low), min(1.0, high))
 
 
 BLOCK_DEALS = 64

@@ -49,11 +49,10 @@ from .backends import start_method
 from .deals import Deal, DealPlan, entry_labels
 from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
-from .ratings import places_from_scores
 from .results import Tally
 from .schedule import Settings
-from .seating import score_of
 from .table import Table, TableResult
+from .tally import score_game
 
 __all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
            "run_workers", "start_method"]
@@ -160,18 +159,13 @@ def game_line(played: PlayedGame) -> dict:
     the record (games.jsonl)."""
     result, entries, labels = played.result, played.entries, played.labels
     record, returns, lost = result.record, result.returns, result.forfeit
-    n = len(entries)
     forfeit = None
-    if lost is None:
-        scores = [score_of(returns, seat) for seat in range(n)]
-        places = places_from_scores(returns)
-    else:
-        scores = [0.0 if seat == lost.seat else 1.0 / (n - 1) for seat in range(n)]
-        places = [n if seat == lost.seat else 1 for seat in range(n)]
+    if lost is not None:
         forfeit = {"seat": lost.seat, "entry": entries[lost.seat], "bot": labels[lost.seat],
                    "kind": lost.kind, "reason": lost.reason}
+    score = score_game(returns, len(entries), None if lost is None else lost.seat)
     line = {"deal": played.deal.index, "rotation": played.rotation, "seed": played.deal.seed, "entries": entries,
-            "bots": labels, "returns": returns, "scores": scores, "places": places, "forfeit": forfeit,
+            "bots": labels, "returns": returns, "scores": score.scores, "places": score.places, "forfeit": forfeit,
             "record": record}
     if "bot_stats" in record:  # the llm: bots' counts, forfeits too
         line["bot_stats"] = record["bot_stats"]

@@ -9,9 +9,25 @@ import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.envs.records import replay
-from tavernzoo.eval.match import entry_labels, play_match, score_of
+from tavernzoo.eval.match import entry_labels, play_match
+from tavernzoo.eval.tally import score_of
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
+
+
+def test_a_game_scores_once_for_every_host_a_forfeit_too():
+    """The one tally (eval/tally.py): shares and places from the returns, or from a forfeit."""
+    from tavernzoo.eval.tally import DRAW, LOSS, WIN, outcome, score_game
+
+    assert score_game([2.0, 2.0, -1.0], 3) == score_game([2.0, 2.0, -1.0], 3, None)
+    assert (score_game([2.0, 2.0, -1.0], 3).scores, score_game([2.0, 2.0, -1.0], 3).places) == ([0.5, 0.5, 0.0],
+                                                                                                [1, 1, 3])
+    assert score_game([0.0, 0.0, 0.0], 3, seats_out=[2, 0]).places == [2, 1, 3]
+    lost = score_game(None, 3, forfeit_seat=1)
+    assert (lost.scores, lost.places) == ([0.5, 0.0, 0.5], [1, 3, 1])
+    assert [outcome(share) for share in (1.0, 0.5, 0.0)] == [WIN, DRAW, LOSS]
+    with pytest.raises(ValueError, match="without returns"):
+        score_game(None, 2)
 
 
 def test_score_of_gives_win_shares():

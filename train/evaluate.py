@@ -47,10 +47,9 @@ from ..agents.infoset import feed
 from ..envs import Game
 from ..eval.backends import BACKENDS, map_tasks, progress_bar
 from ..eval.deals import Deal, DealPlan, check_seeding, entry_labels, seating
-from ..eval.match import BotRow, MatchResult
-from ..eval.seating import score_of
-from ..eval.stats import mean_interval
+from ..eval.match import MatchResult
 from ..eval.table import tell_game_begins, tell_game_over
+from ..eval.tally import BotRow, add_deal, finish_rows
 from .selfplay import make_raw_env
 
 
@@ -292,23 +291,12 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
 
 
 def tally(game_name: str, bot_specs: Sequence[str], plan: DealPlan, returns: dict[int, list[float]]) -> MatchResult:
-    """``play_match``'s table from every game's returns (keyed by ``deal * seats + rotation``), added up in its
-    order (so equal to the float)."""
-    seats, deals = plan.seats, plan.deals
+    """``play_match``'s table from every game's returns (keyed by ``deal * seats + rotation``), counted deal by
+    deal in its order by the one tally (eval/tally.py), so equal to the float."""
+    seats = plan.seats
     rows = [BotRow(label) for label in entry_labels(list(bot_specs))]
-    for deal in range(deals):
-        deal_scores = [0.0] * seats
-        for rotation in range(seats):
-            result = returns[deal * seats + rotation]
-            for seat in range(seats):
-                entry = (seat - rotation) % seats
-                share = score_of(result, seat)
-                rows[entry].add_game(result[seat], share)
-                deal_scores[entry] += share / seats
-        for entry, row in enumerate(rows):
-            row.per_deal_scores.append(deal_scores[entry])
-    for row in rows:
-        mean, low, high = mean_interval(row.per_deal_scores)
-        row.score = mean
-        row.score_ci = (max(0.0, low), min(1.0, high))
-    return MatchResult(game_name, deals, deals * seats, seats, plan.seed, rows, seeding=plan.seeding)
+    for deal in plan:
+        add_deal(rows, [(returns[deal.index * seats + rotation], seating, None)
+                        for rotation, seating in enumerate(deal.seatings())])
+    finish_rows(rows)
+    return MatchResult(game_name, plan.deals, plan.deals * seats, seats, plan.seed, rows, seeding=plan.seeding)

@@ -39,9 +39,8 @@ from ..envs import Chance, Game, ReplayError
 from ..envs.core import file_options
 from ..envs.make import make_env
 from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.ratings import places_from_scores
-from ..eval.seating import score_of
 from ..eval.table import Table as TableEngine
+from ..eval.tally import places_from_scores, score_of
 
 HUMAN = "human"
 SHOWN_CHARS = 100  # a value a request sent is echoed in an error (or a log line) cut to about this many characters
