@@ -8,6 +8,7 @@ deals, the independent unit.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -22,9 +23,10 @@ from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from ..envs.records import end_torn_tail
-from .backends import BACKENDS, map_tasks, progress_bar, start_method
+from .backends import BACKENDS, map_tasks, progress_bar
 from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
 from .loop import play_game
+from .pool import WorkerPool
 from .tally import BotRow, add_deal, finish_rows, pooled_rows
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
@@ -93,6 +95,11 @@ class _BlockPlayer:
                 on_game(1)
         return games, "".join(records)
 
+    def close(self) -> None:
+        """Stop the programs a ``v2`` player keeps running over deals."""
+        if self.dealer is not None:
+            self.dealer.close()
+
     def _games(self, block: MatchBlock):
         """Each game of the block's deals in play order: its returns, seating (the entry at each seat), record."""
         table = self.plan.tables[0]
@@ -117,7 +124,7 @@ _process_player: _BlockPlayer | None = None
 
 
 def _play_block_here(arguments: tuple) -> tuple[list, str]:
-    """A worker's block (in a local process or a Ray task): the player is built once per process."""
+    """A Ray task's block: the player is built once per process (and kept for the next task of the match)."""
     global _process_player
     *match, block = arguments
     if _process_player is None or _process_player.key != _BlockPlayer(*match, build=False).key:
@@ -377,18 +384,25 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
         return
     if workers == 1 or len(arguments) == 1:
         player = _BlockPlayer(*arguments[0][:-1])
-        for *_, block in arguments:
-            yield player.play(block, advance, on_record)
+        try:
+            for *_, block in arguments:
+                yield player.play(block, advance, on_record)
+        finally:
+            player.close()
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-
-    context = multiprocessing.get_context(start_method())
-    with ProcessPoolExecutor(min(workers, len(arguments)), mp_context=context) as pool:
-        for result in pool.map(_play_block_here, arguments):
+    setup = functools.partial(_block_player, arguments[0][:-1])
+    blocks = [block for *_, block in arguments]
+    with WorkerPool(min(workers, len(arguments)), _play_block, setup=setup, teardown=_BlockPlayer.close) as pool:
+        for _, result in pool.imap(blocks, ordered=True):
             if advance is not None:
                 advance(len(result[0]))
             yield result
 
 
+def _block_player(match: tuple, index: int) -> _BlockPlayer:
+    """A worker's player of the match's blocks (eval/pool.py ``setup``)."""
+    return _BlockPlayer(*match)
+
+
+def _play_block(player: _BlockPlayer, block: MatchBlock) -> tuple[list, str]:
+    return player.play(block)

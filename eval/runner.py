@@ -13,9 +13,8 @@ Who writes what
     of deals; the parent keeps the running tally and never reads the games back. A worker writes a
     batch's lines before it reports them, so the tally never counts a game that is not on disk.
 
-Workers start by ``fork`` where that is safe (Linux, and this process runs no other thread): they begin
-at once with everything imported. Elsewhere they ``spawn``. Workers end when the tournament process
-dies, even by ``kill -9``, and stop their external programs.
+The workers are the one local pool's (eval/pool.py): they start by ``fork`` where that is safe, and end
+when the tournament process dies, even by ``kill -9``, stopping their external programs.
 
 Forfeits
     A bot that raises (an external program that crashes, hangs past ``--move-timeout`` or answers out
@@ -28,16 +27,8 @@ Forfeits
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import itertools
-import multiprocessing
-import os
-import queue
-import signal
-import sys
-import threading
-import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -45,17 +36,17 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..envs.make import make_env
-from .backends import start_method
 from .deals import Deal, DealPlan, entry_labels
 from .game_files import GamesFile, encode_lines, game_summary
 from .guard import Forfeit, Guard
+from .pool import WorkerPool
 from .results import Tally
 from .schedule import Settings
 from .table import Table, TableResult
 from .tally import score_game
 
 __all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
-           "run_workers", "start_method"]
+           "run_workers"]
 
 Task = tuple[int, tuple[int, ...], list[int]]
 """One deal to play: (deal, table, rotations already played)."""
@@ -177,41 +168,6 @@ def deal_lines(player: DealPlayer, deal: int, skip: Sequence[int] = ()) -> list[
     return [game_line(played) for played in player.play_deal(player.plan.deal(deal), frozenset(skip))]
 
 
-class _ParentGone(BaseException):
-    """Raised in a worker whose tournament process died: nobody records its games any more."""
-
-
-def _follow_parent(parent: int) -> None:
-    """End this worker when the tournament process ``parent`` dies, even by ``kill -9``.
-
-    SIGTERM raises :class:`_ParentGone` (the worker then stops its external programs). Linux sends it the
-    moment the parent dies (``PR_SET_PDEATHSIG``); everywhere, a thread checks the parent every second
-    and, should the worker not have stopped within 10 s of the signal, ends it outright.
-    """
-
-    def on_term(signum, frame):
-        raise _ParentGone()
-
-    signal.signal(signal.SIGTERM, on_term)
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(10.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="tavernzoo-parent-watch").start()
-    if os.getppid() != parent:  # died before the signal was armed
-        raise _ParentGone()
-
-
 def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:
     """Play a batch of deals, append their lines to ``games`` deal by deal; their summaries."""
     summaries = []
@@ -222,35 +178,20 @@ def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> l
     return summaries
 
 
-def _worker(settings: dict[str, Any], path: str, tasks, results, stop, parent: int | None = None) -> None:
-    """A worker process (spawn-safe: module level, plain arguments): plays the batches it is handed,
-    appends their games to its part ``path`` and sends the parent their summaries."""
-    player = games = None
-    try:
-        if parent is not None:
-            _follow_parent(parent)
-        player = DealPlayer.for_tournament(Settings(**settings))
-        games = GamesFile(path)
-        while True:
-            batch = tasks.get()
-            if batch is None:
-                break
-            if stop.is_set():
-                results.put(("skipped", None))
-                continue
-            results.put(("games", play_batch(player, batch, games)))
-    except _ParentGone:
-        results.cancel_join_thread()  # nobody reads the queue: exit without flushing it
-        if player is not None:
-            player.close()
-        return
-    except BaseException:  # noqa: BLE001 - reported to the main process, which stops the run
-        results.put(("error", traceback.format_exc()))
-    if player is not None:
-        player.close()
-    if games is not None:
-        games.close()
-    results.put(("exit", os.getpid()))
+def _worker_setup(settings: dict[str, Any], part_paths: Sequence[str], index: int) -> tuple[DealPlayer, GamesFile]:
+    """A worker's player and its own part of the game files (eval/pool.py ``setup``)."""
+    return DealPlayer.for_tournament(Settings(**settings)), GamesFile(part_paths[index])
+
+
+def _worker_batch(state: tuple[DealPlayer, GamesFile], batch: Sequence[Task]) -> list[dict]:
+    player, games = state
+    return play_batch(player, batch, games)
+
+
+def _worker_teardown(state: tuple[DealPlayer, GamesFile]) -> None:
+    player, games = state
+    player.close()  # its external programs stop
+    games.close()
 
 
 # --- the local backends ---------------------------------------------------------------------------------
@@ -279,58 +220,18 @@ def batch_size(deals: int, workers: int) -> int:
 
 def run_workers(settings: Settings, tasks: Iterator[Task], part_paths: Sequence[str | Path], record: Record,
                 tally: Tally, deals: int) -> None:
-    """The local backend with one worker process per part in ``part_paths`` (:func:`_worker`), each handed
-    its next batch of deals as it finishes one; the workers write the games, this process tallies them."""
+    """The local backend with one worker process per part in ``part_paths`` (eval/pool.py), each handed its next
+    batch of deals as it finishes one; the workers write the games, this process tallies them. Once the SPRT
+    decides, no more batches are handed out."""
     workers = len(part_paths)
-    context = multiprocessing.get_context(start_method())
-    task_queue, results, stop = context.Queue(), context.Queue(), context.Event()
     size = batch_size(deals, workers)
-    exhausted = False
-
-    def hand_out() -> None:
-        """Queue the next batch, or (once there is none, or the run stops) one None per worker."""
-        nonlocal exhausted
-        batch = None if exhausted or stop.is_set() else list(itertools.islice(tasks, size))
-        if batch:
-            task_queue.put(batch)
-        elif not exhausted:
-            exhausted = True
-            for _ in range(workers):
-                task_queue.put(None)
-
-    # Started before any queue is used: the queues' feeder threads must not exist when the workers fork;
-    # and a forked worker flushes the standard streams it inherits, so they are flushed here first.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    processes = [context.Process(target=_worker, args=(asdict(settings), str(path), task_queue, results, stop,
-                                                       os.getpid()), daemon=True) for path in part_paths]
-    for process in processes:
-        process.start()
-    for _ in range(2 * workers):  # every worker busy, and one more batch each waiting
-        hand_out()
-    running = workers
+    batches = iter(lambda: list(itertools.islice(tasks, size)), [])
+    setup = functools.partial(_worker_setup, asdict(settings), [str(path) for path in part_paths])
     try:
-        while running:
-            try:
-                kind, payload = results.get(timeout=5.0)
-            except queue.Empty:
-                if not any(process.is_alive() for process in processes):
-                    raise RuntimeError("every tournament worker died; finish the run with --resume") from None
-                continue
-            if kind == "games":
-                record(payload)
+        with WorkerPool(workers, _worker_batch, setup=setup, teardown=_worker_teardown) as pool:
+            for _, summaries in pool.imap(batches):
+                record(summaries)
                 if tally.decided_at is not None:
-                    stop.set()
-                hand_out()
-            elif kind == "skipped":
-                hand_out()
-            elif kind == "exit":
-                running -= 1
-            elif kind == "error":
-                raise RuntimeError(f"a tournament worker failed:\n{payload}")
-    finally:
-        stop.set()
-        for process in processes:
-            process.join(timeout=10.0)
-            if process.is_alive():
-                process.terminate()
+                    break
+    except RuntimeError as error:
+        raise RuntimeError(f"a tournament worker failed; finish the run with --resume:\n{error}") from None
