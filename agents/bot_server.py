@@ -66,7 +66,7 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
         from .onnx_bot import read_manifest, zoo_bots
 
         bots = zoo_bots()
-        if spec.name not in bots:
+        if spec.name not in bots:  # a served zoo bot is named: no game is played yet to stand for ``zoo:``
             raise ValueError(f"there is no zoo bot for {spec.name!r}; available: {', '.join(bots) or 'none'}")
         return [read_manifest(bots[spec.name])["env"]]
     if spec.kind == "onnx":
@@ -77,16 +77,15 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
         from .external import parse_command
 
         parse_command(spec.name)
-        return [game.env_name for game in games().values()]
     if spec.kind == "llm":
         from .llm import parse_llm_spec
 
         parse_llm_spec(spec.format())  # a bad spec fails at startup, not at the first hello
-        return [game.env_name for game in games().values()]
     if spec.kind == "mcts":
         from .mcts import parse_options
 
         parse_options(spec, "")  # bad options fail at startup, not at the first hello
+    if spec.traits.every_game:
         return [game.env_name for game in games().values()]
     path = Path(spec.name)
     if path.exists():
@@ -198,7 +197,7 @@ class BotSession:
             raise ProtocolError("bad_request", f"new_game needs 'seat', an integer from 0 to {self.seats - 1}")
         if seed is not None and not _is_int(seed):
             raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
-        if seed is not None and self.parsed.kind != "cmd":
+        if seed is not None and not self.parsed.traits.program:
             # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
             self.close()
             self.bot = self._load(self.game, self.config, seed)

@@ -233,26 +233,27 @@ def export(checkpoint: str | os.PathLike, out: str | os.PathLike, summary: str |
     return out, manifest_path(out)
 
 
-def read_policy(spec: str) -> MLPPolicy:
+def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
     """The network of an existing bot as an :class:`MLPPolicy`, with what its game needs to know: a
     checkpoint or training run directory (its ``policy.json``), or an exported ``BOT.onnx`` or ``zoo:GAME``
     (its ``w{i}``/``b{i}`` initializers, the critic's ``vw{i}``/``vb{i}`` where the graph has a ``value``
     output, and from its manifest the game, env, options, action names and provenance). ``tavernzoo expert
-    --init``, ``exploit``'s warm start and ``blend`` read their bots with it."""
+    --init``, ``exploit``'s warm start and ``blend`` read their bots with it. A spec's ``@sample`` is the same
+    network; ``zoo:`` names the zoo bot of ``game_name``."""
     from .spec import BotSpec
 
     parsed = BotSpec.parse(spec)
-    if parsed.kind in ("mcts", "cmd", "llm"):
+    if parsed.traits.network is False:
         raise ValueError(f"{spec} is a {parsed.kind} bot, which has no network: name a checkpoint, a training run, "
                          "BOT.onnx or zoo:GAME")
-    if parsed.kind not in ("zoo", "onnx"):
-        return MLPPolicy.load(find_policy_dir(spec))
+    if parsed.traits.network is None:
+        return MLPPolicy.load(find_policy_dir(parsed.name))
     import onnx
     from onnx import numpy_helper
 
     from .onnx_bot import ZOO_DIR, read_manifest
 
-    path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+    path = ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
     if not path.is_file():
         raise ValueError(f"{spec}: no ONNX bot at {path}")
     manifest = read_manifest(path)

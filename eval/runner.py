@@ -111,7 +111,7 @@ class DealPlayer:
         if spec.kind == "name" and spec.mode is None and spec.name in self._builtin:
             # load_bot's answer, without re-validating the config every deal
             return self._builtin[spec.name](self.config, seed)
-        if spec.kind == "cmd":
+        if spec.traits.program:
             # A program is started once per process and reseeded every game (begin_game).
             if entry not in self._external:
                 bot = load_bot(spec, self.game, self.config, seed=0)
