@@ -406,3 +406,33 @@ def _block_player(match: tuple, index: int) -> _BlockPlayer:
 
 def _play_block(player: _BlockPlayer, block: MatchBlock) -> tuple[list, str]:
     return player.play(block)
+
+
+def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
+            **where: Any) -> dict[str, Any]:
+    """An exported bot's strength against ``random`` and ``heuristic`` in every other seat, written into its
+    manifest (``tavernzoo export --measure``).
+
+    Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
+    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses. ``where``:
+    ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are played).
+    """
+    from ..agents.export import manifest_path
+    from ..envs.records import write_json_atomic
+
+    path = manifest_path(onnx_path)
+    manifest = json.loads(path.read_text())
+    game = get_game(manifest["env"])
+    config = game.make_config(manifest["game_config"])
+    seats = game.rules.num_seats(config)
+    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
+    for reference in ("random", "heuristic"):
+        result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
+                            progress=progress, **where)
+        row = result.rows[0]
+        strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                               "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
+                               "fair_share": round(1 / seats, 4)}
+    manifest["strength"] = strength
+    write_json_atomic(path, manifest)
+    return strength

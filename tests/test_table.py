@@ -15,12 +15,12 @@ import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.agents.base import BotBase, legal_actions
-from tavernzoo.agents.play import TerminalGame
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import IllegalActionError
 from tavernzoo.envs.make import make_env
 from tavernzoo.eval.loop import play_game
 from tavernzoo.eval.match import play_match
+from tavernzoo.eval.play import TerminalGame
 from tavernzoo.eval.table import Table
 from tavernzoo.eval.tournament import make_settings, run_tournament
 

@@ -25,7 +25,11 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.external import clip
-from ..agents.play import (
+from ..envs import Chance, Game, ReplayError
+from ..envs.core import file_options
+from ..envs.make import make_env
+from ..envs.records import check_record, play_joint, play_turn, record_game
+from ..eval.play import (
     NOTHING_SHOWN,
     PUBLIC_GAMES,
     action_label,
@@ -35,10 +39,6 @@ from ..agents.play import (
     new_events,
     offers_of,
 )
-from ..envs import Chance, Game, ReplayError
-from ..envs.core import file_options
-from ..envs.make import make_env
-from ..envs.records import check_record, play_joint, play_turn, record_game
 from ..eval.table import Table as TableEngine
 from ..eval.tally import places_from_scores, score_of
 
@@ -190,10 +190,10 @@ class Table:
         self.touched = time.monotonic()
         self.version = 0  # bumped on every change: the event stream waits on it
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
-        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
+        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (eval.play.event_mark)
         self.said: str | None = None  # the person's choice in a simultaneous round not yet played
         # The person's "never ask me" setting: the table answers the game's declinable offers for them
-        # (MiniSteel's Card Draw windows: keep the tokens; agents.play.declinable) until the game ends or
+        # (MiniSteel's Card Draw windows: keep the tokens; eval.play.declinable) until the game ends or
         # they turn it off, as `auto` does in the terminal.
         self.answering = answer_offers is True
         self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
@@ -251,7 +251,7 @@ class Table:
     def act(self, name: Any, expected_step: Any = None, answer_offers: Any = None) -> None:
         """The person plays the action called ``name``; the bots then play on (call :meth:`advance`).
         ``answer_offers`` (true or false), with an action or alone at any time: whether the table answers
-        the game's declinable offers for the person from now on (:func:`agents.play.declinable`)."""
+        the game's declinable offers for the person from now on (:func:`eval.play.declinable`)."""
         with self.lock:
             if self.human is None:
                 raise TableError("nobody plays at this table: it is watched", 409)
