@@ -143,6 +143,10 @@ def _check_answer_offers(game: Game, answer_offers: Any) -> None:
                          f"{offers} for you) or false (you are asked)")
 
 
+CLOSE_WAIT_SECONDS = 2.0
+"""How long closing a table waits for a bot's move under way before it closes the bots (stopping a search)."""
+
+
 class Table:
     """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
 
@@ -447,8 +451,22 @@ class Table:
             except Exception:  # noqa: BLE001, S110 - closing is best effort
                 pass
 
-    def close(self) -> None:
-        self.closed = True
+    def close(self, wait: float = CLOSE_WAIT_SECONDS) -> None:
+        """Close the table: its worker (a bot's move under way) is waited for, then the bots still in a game hear
+        ``game_over`` without a result (eval/table.py ``abandon``) and are closed. A bot that still thinks after
+        ``wait`` seconds is closed first, which stops a search (and a program), and then told."""
+        with self.lock:
+            self.closed = True  # the worker plays no further move
+        worker = self.worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(wait)
+            if worker.is_alive():
+                self.close_bots()
+                worker.join(wait)
+        engine = getattr(self, "engine", None)  # none yet when a bot failed to load
+        if engine is not None:
+            with self.lock:
+                engine.abandon()
         self.close_bots()
 
 
