@@ -188,6 +188,11 @@ class WorkerPool:
             if process.is_alive():
                 process.terminate()
             process.join(timeout=1.0)
+        # The queues' feeder threads end here: a thread left running would make the next pool of this process
+        # spawn its workers instead of forking them (backends.start_method).
+        for channel in (self._tasks, self._results):
+            channel.close()
+            channel.join_thread()
 
     def __enter__(self) -> WorkerPool:
         return self

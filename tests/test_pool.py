@@ -41,3 +41,14 @@ def test_a_failing_task_stops_the_pool_with_the_workers_traceback():
         list(pool.imap([1, "two", 3]))
     with pytest.raises(ValueError, match="workers=0 must be at least 1"):
         WorkerPool(0, RUN)
+
+
+def test_a_closed_pool_leaves_no_thread_behind():
+    """A thread left running (a queue's feeder) would make every later pool of the process spawn its workers
+    instead of forking them (eval/backends.py start_method)."""
+    import threading
+
+    before = threading.active_count()
+    with WorkerPool(2, RUN, setup=SETUP) as pool:
+        assert sorted(pool.imap(range(9))) == [(task, task) for task in range(9)]
+    assert threading.active_count() == before
