@@ -65,39 +65,58 @@ def builtin_bots(game: Game | str) -> dict[str, Any]:
 
 def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: int | None = None) -> Bot:
     """The bot named by ``spec`` (a string, or a :class:`~.spec.BotSpec` parsed from one) for ``game``
-    (with its ``config``), seeded with ``seed``."""
+    (with its ``config``), seeded with ``seed``: by the loader its kind registers (agents/spec.py ``KINDS``)."""
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
-    bots = builtin_bots(game)
     spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
-    if spec.kind == "name" and spec.mode is None and spec.name in bots:
+    return globals()[spec.traits.loader](spec, game, config, seed)
+
+
+# --- the loaders the kinds register (agents/spec.py KINDS): loader(spec, game, config, seed) -------------------
+
+
+def load_mcts(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    from .mcts import make_mcts_bot
+
+    return make_mcts_bot(spec, game, config, seed, load_bot)
+
+
+def load_program(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    from .external import ExternalBot
+    from .sandbox import Limits
+
+    if spec.sandbox is None:
+        return ExternalBot(config, seed, spec.name, game)
+    if not spec.name:
+        raise ValueError(f"bot spec {str(spec)!r}: a sandbox runs programs only; write sandbox:cmd:PROGRAM ARGS "
+                         "or sandbox[memory=256,processes=32,cpu=30,files=64]:cmd:PROGRAM ARGS")
+    return ExternalBot(config, seed, spec.name, game, sandbox=Limits.parse(spec.sandbox))
+
+
+def load_llm(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    from .llm import make_llm_bot  # a language model (agents/llm.py parses the rest of the spec)
+
+    return make_llm_bot(spec.format(), game, config, seed, load_bot)
+
+
+def load_zoo(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    from .onnx_bot import load_zoo_bot
+
+    mode = "" if spec.mode is None else "@" + spec.mode
+    return load_zoo_bot(spec.zoo_name(game.name) + mode, game, config, seed)
+
+
+def load_onnx(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    from .onnx_bot import OnnxBot
+
+    return OnnxBot(config, seed, local_path(spec.name), game)
+
+
+def load_named(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    """A game's built-in bot, else a training run or checkpoint path."""
+    bots = builtin_bots(game)
+    if spec.mode is None and spec.name in bots:
         return bots[spec.name](config, seed)
-    if spec.kind == "mcts":
-        from .mcts import make_mcts_bot
-
-        return make_mcts_bot(spec, game, config, seed, load_bot)
-    if spec.kind == "cmd":
-        from .external import ExternalBot
-        from .sandbox import Limits
-
-        if spec.sandbox is None:
-            return ExternalBot(config, seed, spec.name, game)
-        if not spec.name:
-            raise ValueError(f"bot spec {str(spec)!r}: a sandbox runs programs only; write sandbox:cmd:PROGRAM ARGS "
-                             "or sandbox[memory=256,processes=32,cpu=30,files=64]:cmd:PROGRAM ARGS")
-        return ExternalBot(config, seed, spec.name, game, sandbox=Limits.parse(spec.sandbox))
-    if spec.kind == "llm":  # a language model (agents/llm.py parses the rest of the spec)
-        from .llm import make_llm_bot
-
-        return make_llm_bot(spec.format(), game, config, seed, load_bot)
-    if spec.kind == "zoo":
-        from .onnx_bot import load_zoo_bot
-
-        return load_zoo_bot(spec.format()[len("zoo:"):] or game.name, game, config, seed)
-    if spec.kind == "onnx":
-        from .onnx_bot import OnnxBot
-
-        return OnnxBot(config, seed, local_path(spec.name), game)
     mode = spec.mode or ""
     path = local_path(spec.name)  # a copy shipped from a Ray driver (envs/shipped.py), or the path itself
     if Path(path).exists():

@@ -233,26 +233,27 @@ def export(checkpoint: str | os.PathLike, out: str | os.PathLike, summary: str |
     return out, manifest_path(out)
 
 
-def read_policy(spec: str) -> MLPPolicy:
+def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
     """The network of an existing bot as an :class:`MLPPolicy`, with what its game needs to know: a
     checkpoint or training run directory (its ``policy.json``), or an exported ``BOT.onnx`` or ``zoo:GAME``
     (its ``w{i}``/``b{i}`` initializers, the critic's ``vw{i}``/``vb{i}`` where the graph has a ``value``
     output, and from its manifest the game, env, options, action names and provenance). ``tavernzoo expert
-    --init``, ``exploit``'s warm start and ``blend`` read their bots with it."""
+    --init``, ``exploit``'s warm start and ``blend`` read their bots with it. A spec's ``@sample`` is the same
+    network; ``zoo:`` names the zoo bot of ``game_name``."""
     from .spec import BotSpec
 
     parsed = BotSpec.parse(spec)
-    if parsed.kind in ("mcts", "cmd", "llm"):
+    if parsed.traits.network is False:
         raise ValueError(f"{spec} is a {parsed.kind} bot, which has no network: name a checkpoint, a training run, "
                          "BOT.onnx or zoo:GAME")
-    if parsed.kind not in ("zoo", "onnx"):
-        return MLPPolicy.load(find_policy_dir(spec))
+    if parsed.traits.network is None:
+        return MLPPolicy.load(find_policy_dir(parsed.name))
     import onnx
     from onnx import numpy_helper
 
     from .onnx_bot import ZOO_DIR, read_manifest
 
-    path = ZOO_DIR / f"{parsed.format()[len('zoo:'):]}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+    path = ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
     if not path.is_file():
         raise ValueError(f"{spec}: no ONNX bot at {path}")
     manifest = read_manifest(path)
@@ -269,31 +270,3 @@ def read_policy(spec: str) -> MLPPolicy:
                      activation, meta,
                      [arrays[f"vw{i}"] for i in range(critic)] if critic else None,
                      [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
-
-
-def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
-            **where: Any) -> dict[str, Any]:
-    """The bot's strength against ``random`` and ``heuristic`` in every other seat, written into its manifest.
-
-    Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
-    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses. ``where``:
-    ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are played).
-    """
-    from ..eval.match import play_match
-
-    path = manifest_path(onnx_path)
-    manifest = json.loads(path.read_text())
-    game = get_game(manifest["env"])
-    config = game.make_config(manifest["game_config"])
-    seats = game.rules.num_seats(config)
-    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
-    for reference in ("random", "heuristic"):
-        result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
-                            progress=progress, **where)
-        row = result.rows[0]
-        strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
-                               "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
-                               "fair_share": round(1 / seats, 4)}
-    manifest["strength"] = strength
-    write_json_atomic(path, manifest)
-    return strength

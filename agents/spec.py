@@ -21,15 +21,48 @@ options) is decided where it is loaded (:func:`tavernzoo.agents.load_bot`). :met
 writes the spec back (``BotSpec.parse(spec.format()) == spec``). :meth:`BotSpec.local` decides, for every
 place that must, whether a spec may run a program or read a file on this machine (from the text alone).
 
-A leaf module: it imports nothing else of tavernzoo.
+The kinds (:data:`KINDS`)
+    Each kind is registered once, with what it can do (OpenSpiel's ``BotFactory``): its loader, whether it
+    carries a network (weights a best response or an expert run may start from, and the game and options its
+    files name), whether it plays every game, whether it runs a program (which hosts keep running over games
+    and reseed per game, and which no Ray node is sent), whether it nests other specs. Hosts ask
+    ``spec.traits`` instead of comparing kinds or the spec's text; ``load_bot`` dispatches through the loader.
+
+A leaf module: it imports nothing else of tavernzoo (loaders are named, and imported when a spec loads).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-KINDS = ("mcts", "cmd", "llm", "zoo", "onnx", "name")
+
+@dataclass(frozen=True)
+class Kind:
+    """What a bot kind can do (see the module docstring)."""
+
+    name: str
+    loader: str
+    """The function of ``tavernzoo.agents`` that loads a spec of this kind: ``loader(spec, game, config, seed)``."""
+    network: bool | None
+    """Carries a trained network (weights, and the game and options it was made for); None: when it names a
+    path rather than a built-in bot (a checkpoint or training run)."""
+    every_game: bool = False
+    """Plays every game (a program, a language model, a search): no file says which."""
+    program: bool = False
+    """Runs a program: started once by a host and reseeded every game, never shipped to a Ray node."""
+    nested: bool = False
+    """Holds other bot specs (:data:`NESTED_OPTIONS`), judged and shipped on their own."""
+
+
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (
+    Kind("mcts", "load_mcts", network=False, every_game=True, nested=True),
+    Kind("cmd", "load_program", network=False, every_game=True, program=True),
+    Kind("llm", "load_llm", network=False, every_game=True),
+    Kind("zoo", "load_zoo", network=True),
+    Kind("onnx", "load_onnx", network=True),
+    Kind("name", "load_named", network=None),
+)}
 NESTED_OPTIONS = ("rollout", "others", "prior", "value")
 """The mcts options whose value is itself a bot spec (agents/mcts.py reads this list: one list for the search,
 the web's check of what a spec may load and the files a Ray cluster is sent)."""
@@ -75,6 +108,34 @@ class BotSpec:
             return cls("onnx", text, text=text)
         name, at, mode = text.partition("@")
         return cls("name", name, mode if at else None, text=text)
+
+    @property
+    def traits(self) -> Kind:
+        """What this spec's kind can do (:data:`KINDS`)."""
+        return KINDS[self.kind]
+
+    @property
+    def plain(self) -> BotSpec:
+        """This spec without its ``@mode`` (the same bot choosing otherwise: its network, its files)."""
+        if self.mode is None:
+            return self
+        plain = replace(self, mode=None, text="")
+        return replace(plain, text=plain.format())
+
+    def zoo_name(self, game_name: str) -> str:
+        """The bundled bot a ``zoo:`` spec names: its name, or ``game_name`` (the game played) for ``zoo:`` and
+        ``zoo:@sample``."""
+        if self.kind != "zoo":
+            raise ValueError(f"bot spec {str(self)!r} is no zoo: spec")
+        return self.name or game_name
+
+    def names_network(self, builtins: Collection[str]) -> bool:
+        """Whether this spec loads a trained network (zoo, ONNX, a checkpoint or training run; ``builtins``:
+        the game's built-in bots, which are none), decided from the text."""
+        network = self.traits.network
+        if network is None:
+            return self.name not in builtins and self.name != "none"
+        return network
 
     def format(self) -> str:
         if self.kind == "mcts":

@@ -26,8 +26,9 @@ from tavernzoo.agents import load_bot
 from tavernzoo.agents.tiny_minotaur_oracle import OracleBot
 from tavernzoo.envs import get_game
 from tavernzoo.envs.tiny_minotaur import rules, solver
-from tavernzoo.eval.match import make_env, play_game, score_of
+from tavernzoo.eval.match import make_env, play_game
 from tavernzoo.eval.stats import mean_interval
+from tavernzoo.eval.tally import score_of
 
 GAME = get_game("tiny_minotaur")
 

@@ -8,10 +8,10 @@ deals, the independent unit.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
-import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,43 +23,15 @@ from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from ..envs.records import end_torn_tail
-from .backends import BACKENDS, map_tasks, progress_bar, start_method
-from .loop import add_stats, play_game
-from .seating import entry_labels, score_of
-from .stats import mean_interval
+from .backends import BACKENDS, map_tasks, progress_bar
+from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
+from .loop import play_game
+from .pool import WorkerPool
+from .tally import BotRow, add_deal, finish_rows, pooled_rows
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
 __all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "RecordedMatch", "entry_labels",
-           "make_env", "match_blocks", "play_game", "play_match", "score_of", "tally_records"]
-
-
-@dataclass
-class BotRow:
-    """One entry of the match (an entry is a bot spec at a position in ``bot_specs``)."""
-
-    bot: str
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    total_return: float = 0.0
-    score: float = 0.0
-    score_ci: tuple[float, float] = (0.0, 1.0)
-    per_deal_scores: list[float] = field(default_factory=list, repr=False)
-    bot_stats: dict[str, Any] = field(default_factory=dict)
-    """The bot's ``game_stats`` summed over its games (the ``llm:`` bot's; empty for other bots)."""
-
-    @property
-    def mean_return(self) -> float:
-        return self.total_return / self.games if self.games else math.nan
-
-    def add_game(self, game_return: float, share: float) -> None:
-        """Count one game: this entry's return and its share of the win (1 won, 0 lost, between: drawn)."""
-        self.games += 1
-        self.total_return += game_return
-        self.wins += share == 1.0
-        self.draws += 0.0 < share < 1.0
-        self.losses += share == 0.0
+           "make_env", "play_game", "play_match", "tally_records"]
 
 
 @dataclass
@@ -72,56 +44,9 @@ class MatchResult:
     """The match seed (None for a table counted from records, :func:`tally_records`)."""
     rows: list[BotRow]
     pooled: list[BotRow] = field(default_factory=list)
-    """One row per bot spec entered more than once (a team of alike bots, e.g. the A pair of A B A B): its
-    entries' games together, its score the team's share of the wins (fair share: entries / seats), the
-    interval over deals as for a single entry."""
-
-
-def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow]:
-    """The :attr:`MatchResult.pooled` rows of ``rows`` (one per entry, in ``bot_specs`` order)."""
-    pooled = []
-    for spec in dict.fromkeys(bot_specs):
-        entries = [row for entry, row in zip(bot_specs, rows, strict=True) if entry == spec]
-        if len(entries) < 2:
-            continue
-        team = BotRow(f"{spec} x{len(entries)}")
-        for row in entries:
-            team.games += row.games
-            team.wins += row.wins
-            team.draws += row.draws
-            team.losses += row.losses
-            team.total_return += row.total_return
-        team.per_deal_scores = [math.fsum(scores) for scores in zip(*(row.per_deal_scores for row in entries),
-                                                                      strict=True)]
-        pooled.append(team)
-    finish_rows(pooled)
-    return pooled
-
-
-def add_deal(rows: Sequence[BotRow], games: Sequence[tuple[Sequence[float], Sequence[int], Sequence | None]]
-             ) -> None:
-    """Count one deal's games (one per seating) into ``rows`` (one per entry): each game as its returns, its
-    seating (the entry at each seat) and its bot stats (per seat, or None); each entry's share of the deal
-    (its mean win share over the deal's games) is the unit of the interval."""
-    seats = len(rows)
-    deal_scores = [0.0] * seats
-    for returns, seating, stats in games:
-        for seat, entry in enumerate(seating):
-            share = score_of(returns, seat)
-            rows[entry].add_game(returns[seat], share)
-            if stats is not None:
-                add_stats(rows[entry].bot_stats, stats[seat])
-            deal_scores[entry] += share / seats
-    for entry, row in enumerate(rows):
-        row.per_deal_scores.append(deal_scores[entry])
-
-
-def finish_rows(rows: Sequence[BotRow]) -> None:
-    """Each row's score and 95% interval from its per-deal scores (clipped to 0 - 1)."""
-    for row in rows:
-        mean, low, high = mean_interval(row.per_deal_scores)
-        row.score = mean
-        row.score_ci = (max(0.0, low), min(1.0, high))
+    """One row per bot spec entered more than once (eval/tally.py ``pooled_rows``)."""
+    seeding: str | None = "v1"
+    """The seed scheme the deals were played under (eval/deals.py); None for a table counted from records."""
 
 
 BLOCK_DEALS = 64
@@ -130,49 +55,25 @@ played anywhere, in any order, with the same games (64 deals of a fast game are 
 ask for smaller blocks (``block_deals``): a slow match of a few dozen deals then has blocks for every worker."""
 MAX_BLOCK_DEALS = 100_000
 
-@dataclass(frozen=True)
-class MatchBlock:
-    """A block of a match's deals: where it starts, the deals' seeds and the bots' seeds."""
-
-    index: int
-    first_deal: int
-    deal_seeds: tuple[int, ...]
-    bot_seeds: tuple[int, ...]
-
-
-def match_blocks(seed: int, seats: int, deals: int, block_deals: int = BLOCK_DEALS) -> list[MatchBlock]:
-    """The match's blocks of ``block_deals`` deals. Block 0 takes the seeds every match has taken since the
-    first version (the bots' seeds, then the deals', from ``random.Random(seed)``), so a match of up to
-    :data:`BLOCK_DEALS` deals is the same as before blocks; a later block's bots are seeded from the match seed
-    and the block. The deals are the seed's whatever the block size; bots that draw random numbers draw
-    other ones with another block size (they are reseeded at another deal)."""
-    seeds = random.Random(seed)
-    first_bots = tuple(seeds.randrange(2**63) for _ in range(seats))
-    deal_seeds = [seeds.randrange(2**63) for _ in range(deals)]
-    blocks = []
-    for index, start in enumerate(range(0, deals, block_deals)):
-        if index == 0:
-            bots = first_bots
-        else:
-            block_seeds = random.Random(f"tavernzoo-match:{seed}:block:{index}")
-            bots = tuple(block_seeds.randrange(2**63) for _ in range(seats))
-        blocks.append(MatchBlock(index, start, tuple(deal_seeds[start:start + block_deals]), bots))
-    return blocks
-
-
 class _BlockPlayer:
-    """Plays blocks of one match in one process (one env, bots built per block)."""
+    """Plays blocks of one match in one process: one env, bots built per block (``v1``) or per deal (``v2``,
+    by the tournament's :class:`~.runner.DealPlayer`)."""
 
     def __init__(self, game_name: str, config: dict[str, Any], bot_specs: Sequence[str], records: bool,
-                 build: bool = True):
-        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records)
+                 plan: DealPlan, build: bool = True):
+        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records, plan)
         if not build:
             return
         self.game = get_game(game_name)
         self.config = self.game.make_config(config)
-        self.specs, self.records = list(bot_specs), records
+        self.specs, self.records, self.plan = list(bot_specs), records, plan
         self.labels = entry_labels(self.specs)
         self.env = make_env(self.game, self.config)
+        self.dealer = None
+        if plan.seeding != "v1":
+            from .runner import DealPlayer
+
+            self.dealer = DealPlayer(self.game, self.config, self.specs, plan, self.labels)
 
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
              on_record: Callable[[str], Any] | None = None,
@@ -181,35 +82,49 @@ class _BlockPlayer:
         (empty without records, or when ``on_record`` takes each record's line as its game ends: a match played
         in this process writes its records file game by game). ``on_game(1)`` is called as each game ends (the
         progress bar)."""
-        seats = len(self.specs)
+        games, records = [], []
+        for returns, seating, record in self._games(block):
+            games.append((list(returns), seating, record.get("bot_stats")))
+            if self.records:
+                line = json.dumps(record) + "\n"
+                if on_record is not None:
+                    on_record(line)
+                else:
+                    records.append(line)
+            if on_game is not None:
+                on_game(1)
+        return games, "".join(records)
+
+    def close(self) -> None:
+        """Stop the programs a ``v2`` player keeps running over deals."""
+        if self.dealer is not None:
+            self.dealer.close()
+
+    def _games(self, block: MatchBlock):
+        """Each game of the block's deals in play order: its returns, seating (the entry at each seat), record."""
+        table = self.plan.tables[0]
+        deals = [Deal(block.first_deal + i, seed, table) for i, seed in enumerate(block.deal_seeds)]
+        if self.dealer is not None:
+            for deal in deals:
+                for played in self.dealer.play_deal(deal):
+                    yield played.result.returns, played.entries, played.result.record
+            return
         bots = [load_bot(spec, self.game, self.config, seed=bot_seed)
                 for spec, bot_seed in zip(self.specs, block.bot_seeds, strict=True)]
-        games, records = [], []
-        for deal_seed in block.deal_seeds:
-            for rotation in range(seats):
-                # Entry i sits at seat (i + rotation) % seats.
-                seating = [(seat - rotation) % seats for seat in range(seats)]
-                returns, record = play_game(self.env, [bots[entry] for entry in seating], deal_seed,
+        for deal in deals:
+            for seating in deal.seatings():
+                returns, record = play_game(self.env, [bots[entry] for entry in seating], deal.seed,
                                             [self.labels[entry] for entry in seating])
-                games.append((list(returns), seating, record.get("bot_stats")))
-                if self.records:
-                    line = json.dumps(record) + "\n"
-                    if on_record is not None:
-                        on_record(line)
-                    else:
-                        records.append(line)
-                if on_game is not None:
-                    on_game(1)
+                yield returns, seating, record
         for bot in bots:
             as_bot(bot).close()
-        return games, "".join(records)
 
 
 _process_player: _BlockPlayer | None = None
 
 
 def _play_block_here(arguments: tuple) -> tuple[list, str]:
-    """A worker's block (in a local process or a Ray task): the player is built once per process."""
+    """A Ray task's block: the player is built once per process (and kept for the next task of the match)."""
     global _process_player
     *match, block = arguments
     if _process_player is None or _process_player.key != _BlockPlayer(*match, build=False).key:
@@ -230,6 +145,7 @@ def play_match(
     workers: int = 1,
     address: str | None = None,
     block_deals: int = BLOCK_DEALS,
+    seeding: str = "v1",
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
@@ -237,11 +153,15 @@ def play_match(
     (JSON lines; a last line left cut off by a kill is removed first, envs/records.py ``end_torn_tail``) in
     play order: as the game ends where the match plays in this process, a block of deals at
     a time where blocks come back from workers or Ray tasks. Deals are played in blocks of ``block_deals``
-    (:data:`BLOCK_DEALS`; :func:`match_blocks`), in this process (``workers=1``), in ``workers`` local
-    processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
+    (:data:`BLOCK_DEALS`; eval/deals.py ``DealPlan.blocks``), in this process (``workers=1``), in ``workers``
+    local processes, or as Ray tasks (``backend="ray"``, on ``address``'s cluster or an embedded instance;
     ``workers`` is then unused): the same seed and block size give the same games, results and records
     everywhere. Smaller blocks let a slow match of a few deals use every worker (``block_deals=1``: each
     deal a job of its own, its records written as it ends).
+
+    ``seeding`` (eval/deals.py): ``"v1"``, the seeds every match has used (bots built per block), or ``"v2"``,
+    the one scheme of every host (bots built per deal, each game seeded on its own; the tournament's games of
+    the same seed, and the same for every block size).
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -261,14 +181,16 @@ def play_match(
         raise ValueError(f"block_deals={block_deals!r} must be a whole number from 1 to {MAX_BLOCK_DEALS:,} "
                          f"(default {BLOCK_DEALS})")
     deals = math.ceil(games / seats)
-    blocks = match_blocks(seed, seats, deals, block_deals)
+    plan = DealPlan(seed, seats, deals, check_seeding(seeding))
+    blocks = plan.blocks(block_deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
-    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, block) for block in blocks]
+    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, plan, block)
+                 for block in blocks]
     if records_path:
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
@@ -297,7 +219,8 @@ def play_match(
         if records_file is not None:
             records_file.close()
     finish_rows(rows)
-    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows))
+    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
+                       seeding)
 
 
 @dataclass
@@ -413,7 +336,8 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     finish_rows(rows)
     deals = len(rows[0].per_deal_scores)
     seats = len(entries)
-    result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows))
+    result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows),
+                         None)
     return RecordedMatch(result, config, left_out)
 
 
@@ -460,18 +384,55 @@ def _played_blocks(arguments: list[tuple], backend: str, workers: int, address: 
         return
     if workers == 1 or len(arguments) == 1:
         player = _BlockPlayer(*arguments[0][:-1])
-        for *_, block in arguments:
-            yield player.play(block, advance, on_record)
+        try:
+            for *_, block in arguments:
+                yield player.play(block, advance, on_record)
+        finally:
+            player.close()
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-
-    context = multiprocessing.get_context(start_method())
-    with ProcessPoolExecutor(min(workers, len(arguments)), mp_context=context) as pool:
-        for result in pool.map(_play_block_here, arguments):
+    setup = functools.partial(_block_player, arguments[0][:-1])
+    blocks = [block for *_, block in arguments]
+    with WorkerPool(min(workers, len(arguments)), _play_block, setup=setup, teardown=_BlockPlayer.close) as pool:
+        for _, result in pool.imap(blocks, ordered=True):
             if advance is not None:
                 advance(len(result[0]))
             yield result
 
 
+def _block_player(match: tuple, index: int) -> _BlockPlayer:
+    """A worker's player of the match's blocks (eval/pool.py ``setup``)."""
+    return _BlockPlayer(*match)
+
+
+def _play_block(player: _BlockPlayer, block: MatchBlock) -> tuple[list, str]:
+    return player.play(block)
+
+
+def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
+            **where: Any) -> dict[str, Any]:
+    """An exported bot's strength against ``random`` and ``heuristic`` in every other seat, written into its
+    manifest (``tavernzoo export --measure``).
+
+    Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
+    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses. ``where``:
+    ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are played).
+    """
+    from ..agents.export import manifest_path
+    from ..envs.records import write_json_atomic
+
+    path = manifest_path(onnx_path)
+    manifest = json.loads(path.read_text())
+    game = get_game(manifest["env"])
+    config = game.make_config(manifest["game_config"])
+    seats = game.rules.num_seats(config)
+    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
+    for reference in ("random", "heuristic"):
+        result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
+                            progress=progress, **where)
+        row = result.rows[0]
+        strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                               "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
+                               "fair_share": round(1 / seats, 4)}
+    manifest["strength"] = strength
+    write_json_atomic(path, manifest)
+    return strength

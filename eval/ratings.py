@@ -148,22 +148,7 @@ class Sprt:
                 "lower": self.lower, "upper": self.upper}
 
 
-# --- places and OpenSkill -------------------------------------------------------------------------------
-
-
-def places_from_scores(scores: Sequence[float], seats_out: Sequence[int] = ()) -> list[int]:
-    """Finishing places (1 = best) with shared places for equal scores: ``[1, 0.5, 0.5] -> ...``.
-
-    Competition ranking: a seat's place is 1 + the number of seats that did strictly better. Seats in
-    ``seats_out`` (in the order they went out of the game) are placed behind every other seat, in the reverse
-    of that order, the last one out next best: Minefield's finishing order, where every loser scores alike.
-    """
-    out = list(seats_out)
-    still_in = [mine for seat, mine in enumerate(scores) if seat not in out]
-    places = [1 + sum(1 for other in still_in if other > mine) for mine in scores]
-    for order, seat in enumerate(out):
-        places[seat] = len(scores) - order
-    return places
+# --- OpenSkill ----------------------------------------------------------------------------------------
 
 
 def openskill_ratings(games: Iterable[tuple[Sequence[int], Sequence[int]]], players: int) -> list[dict[str, float]]:

@@ -37,16 +37,16 @@ def _play_deals(settings: dict[str, Any], tasks: list, files=None) -> tuple[str,
     import ray
 
     from .game_files import encode_lines, game_summary
-    from .runner import DealPlayer
+    from .runner import DealPlayer, deal_lines
     from .schedule import Settings
 
     if files is not None:
         files.install()
-    player = DealPlayer(Settings(**settings))
+    player = DealPlayer.for_tournament(Settings(**settings))
     done = []
     try:
-        for deal, table, skip in tasks:
-            lines = list(player.play_deal(deal, table, frozenset(skip)))
+        for deal, _, skip in tasks:
+            lines = deal_lines(player, deal, skip)
             done.append(([game_summary(line) for line in lines], encode_lines(lines)))
         return ray.get_runtime_context().get_node_id(), done
     finally:

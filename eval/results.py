@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from fractions import Fraction
 from typing import Any
 
 from .game_files import (  # noqa: F401 - importable from here, as before
@@ -37,10 +36,10 @@ from .game_files import (  # noqa: F401 - importable from here, as before
     scan_games,
 )
 from .leaderboard import print_results  # noqa: F401 - importable from here, as before
-from .loop import add_stats
 from .ratings import PlackettLuceTally, Sprt, elo_estimate
 from .schedule import Settings, make_tables
-from .stats import z_value
+from .stats import counted_mean_interval
+from .tally import DRAW, LOSS, WIN, add_stats, outcome
 
 RESULTS_FILE = "results.json"
 
@@ -132,7 +131,7 @@ class Tally:
     def _sprt_deal(self, deal: int) -> None:
         """The SPRT after a whole deal (just counted): the candidate (entry 0) has a share in each game."""
         for share in self._entries[0].last_deal_shares:
-            self.wdl[0 if share == 1.0 else 2 if share == 0.0 else 1] += 1
+            self.wdl[outcome(share)] += 1
         self.llr = self.sprt.llr(*self.wdl)
         self.decision = self.sprt.decision(self.llr)
         if self.decision is not None:
@@ -230,9 +229,10 @@ class _EntryTally:
     def add(self, line: dict, seat: int) -> None:
         share = line["scores"][seat]
         self.games += 1
-        self.wins += share == 1.0
-        self.draws += 0.0 < share < 1.0
-        self.losses += share == 0.0
+        result = outcome(share)
+        self.wins += result == WIN
+        self.draws += result == DRAW
+        self.losses += result == LOSS
         self.forfeits += bool(line["forfeit"]) and line["forfeit"]["seat"] == seat
         self.shares[share] += 1
         self.place_sum += line["places"][seat]
@@ -267,20 +267,6 @@ class _EntryTally:
             "avg_place": _number(self.place_sum / self.games) if self.games else None,
             **({"bot_stats": dict(self.bot_stats)} if self.bot_stats else {}),
         }
-
-
-def counted_mean_interval(counts: Counter, confidence: float = 0.95) -> tuple[float, float, float]:
-    """:func:`~tavernzoo.eval.stats.mean_interval` of the samples that ``counts`` holds (value: how
-    often), to the last bit: its ``fsum``s are correctly rounded sums, and so are these exact ones."""
-    n = sum(counts.values())
-    if n == 0:
-        return (math.nan, -math.inf, math.inf)
-    mean = float(sum(Fraction(value) * times for value, times in counts.items())) / n
-    if n < 2:
-        return (mean, -math.inf, math.inf)
-    variance = float(sum(Fraction((value - mean) ** 2) * times for value, times in counts.items())) / (n - 1)
-    half = z_value(confidence) * math.sqrt(variance / n)
-    return (mean, mean - half, mean + half)
 
 
 def _number(value: float) -> float | None:

@@ -1,4 +1,4 @@
-"""Tournament schedules: entries, tables, seatings, derived seeds and the settings of a run.
+"""Tournament schedules: entries, tables and the settings of a run (deals and seeds: eval/deals.py).
 
 Entries
     Every ``--bots`` spec is one entry (:func:`tavernzoo.agents.load_bot`: built-ins, checkpoints,
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .deals import DealPlan, entry_labels
 from .ratings import Sprt
-from .seating import derived_seed, entry_labels, seating  # noqa: F401 - seating, derived_seed: importable here
 
 FORMATS = ("round-robin", "gauntlet")
 SETTINGS_FILE = "tournament.json"
@@ -118,6 +118,11 @@ class Settings:
     @property
     def deals(self) -> int:
         return math.ceil(self.games / self.seats)
+
+    def plan(self) -> DealPlan:
+        """The run's deals at its covering tables, every seed from the one scheme (eval/deals.py, ``v2``)."""
+        tables = make_tables(len(self.bots), self.seats, self.format, self.seed)
+        return DealPlan(self.seed, self.seats, self.deals, "v2", tuple(tables))
 
 
 def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = None, fmt: str = "round-robin",

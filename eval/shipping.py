@@ -114,7 +114,7 @@ def gather(game: Any, bot_specs: Sequence[str], config: dict[str, Any] | None) -
     named: dict[str, tuple[dict[str, Path], str]] = {}
     for text in bot_specs:
         for spec in BotSpec.parse(text).within():
-            found = _bot_files(spec) if spec.kind != "mcts" else None
+            found = None if spec.traits.nested or spec.traits.program else _bot_files(spec)
             if found is not None:
                 named[spec.name] = found
     for _, value, _ in file_options(game.rules.Config, config or {}):

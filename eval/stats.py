@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from statistics import NormalDist
 
 
@@ -41,5 +43,19 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     if n < 2:
         return (mean, -math.inf, math.inf)
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    half = z_value(confidence) * math.sqrt(variance / n)
+    return (mean, mean - half, mean + half)
+
+
+def counted_mean_interval(counts: Counter, confidence: float = 0.95) -> tuple[float, float, float]:
+    """:func:`mean_interval` of the samples that ``counts`` holds (value: how
+    often), to the last bit: its ``fsum``s are correctly rounded sums, and so are these exact ones."""
+    n = sum(counts.values())
+    if n == 0:
+        return (math.nan, -math.inf, math.inf)
+    mean = float(sum(Fraction(value) * times for value, times in counts.items())) / n
+    if n < 2:
+        return (mean, -math.inf, math.inf)
+    variance = float(sum(Fraction((value - mean) ** 2) * times for value, times in counts.items())) / (n - 1)
     half = z_value(confidence) * math.sqrt(variance / n)
     return (mean, mean - half, mean + half)

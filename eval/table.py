@@ -19,7 +19,8 @@ A seat without a bot (``None`` in ``bots``) is a person's (the web page's, an MC
 (an illegal one raises :class:`~tavernzoo.envs.core.IllegalActionError` naming the legal ones, the game
 unchanged; nothing is replaced). A host that must not wait while a bot thinks (the web page holds a lock
 between moves) asks the bot with :meth:`Table.think` and plays its answer with ``step(action)``; a person
-who leaves forfeits the game (:meth:`Table.resign`).
+who leaves forfeits the game (:meth:`Table.resign`); a table the host closes mid-game tells its bots the game
+is over without a result (:meth:`Table.abandon`).
 
 A loop that cannot play each game at a Table (the training league's lanes, train/selfplay.py) tells its
 bots the same story through :func:`tell_game_begins` and :func:`tell_game_over`, which the Table uses too.
@@ -78,6 +79,8 @@ class Table:
         self.forfeit: Forfeit | None = None
         self._to_move: int | None = None  # the seat found to move, its reward counted (cleared by a move)
         self._trackers: dict[int, EventTracker] = {}  # the seats whose bots want every step's events
+        self._begun = False  # the bots were told the game begins ...
+        self._told_over = False  # ... and that it ended (once: by finish, or by abandon)
 
     # --- the steps ----------------------------------------------------------------------------------------
 
@@ -87,6 +90,7 @@ class Table:
         self.totals = [0.0] * len(self.bots)
         self.forfeit = self._to_move = None
         self._trackers = {}
+        self._begun, self._told_over = True, False
         try:
             tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
         except Forfeit as lost:
@@ -200,6 +204,7 @@ class Table:
         if self.to_move() is not None:
             raise RuntimeError("finish() before the game is over: step() until it returns False")
         returns = None if self.forfeit is not None else [float(value) for value in self.totals]
+        self._told_over = True
         # With forfeits, a program that died is told nothing (its game_over returns at once), and one that
         # fails now is restarted before its next game.
         tell_game_over({seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, returns,
@@ -214,6 +219,17 @@ class Table:
         if stats is not None:
             record["bot_stats"] = stats
         return TableResult(returns, record, self.forfeit)
+
+    def abandon(self) -> None:
+        """The host closes the table before the game ended (a web page or MCP client closed it, a server
+        stops): every seated bot hears ``game_over`` without a result (returns None), as after a forfeit. Once
+        per game, and only to bots told it began; after :meth:`finish` nothing more is said. Call it when no
+        bot is thinking (the host's worker has returned)."""
+        if not self._begun or self._told_over:
+            return
+        self._told_over = True
+        tell_game_over({seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, None,
+                       failures_ignored=True)
 
     def play(self) -> TableResult:
         """The whole game between bots: :meth:`begin`, every :meth:`step`, :meth:`finish`."""

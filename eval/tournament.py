@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import BACKENDS, progress_bar
+from .deals import derived_seed, seating
 from .results import (
     GAMES_FILE,
     PARTS_DIR,
@@ -52,13 +53,11 @@ from .schedule import (
     FORMATS,
     SETTINGS_FILE,
     Settings,
-    derived_seed,
     make_settings,
     make_tables,
     offset_triples,
     read_settings,
     required_triples,
-    seating,
 )
 
 __all__ = [

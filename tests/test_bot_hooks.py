@@ -15,7 +15,7 @@ from tavernzoo.eval.match import make_env
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTS = ["eval/loop.py", "eval/guard.py", "eval/runner.py", "eval/match.py", "eval/schedule.py", "train/evaluate.py",
-         "train/expert.py", "train/labelling.py", "agents/infoset.py", "agents/bot_server.py"]
+         "train/expert.py", "train/labelling.py", "agents/infoset.py", "eval/bot_server.py"]
 
 
 @pytest.mark.parametrize("name", sorted(games()))

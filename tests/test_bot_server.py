@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from tavernzoo.agents import load_bot
-from tavernzoo.agents.bot_server import MAX_REQUEST, BotSession
 from tavernzoo.agents.policy import MLPPolicy
 from tavernzoo.envs import get_game
+from tavernzoo.eval.bot_server import MAX_REQUEST, BotSession
 from tavernzoo.eval.match import make_env
 
 TM = get_game("tiny_minotaur")

@@ -90,3 +90,35 @@ def test_the_web_checks_local_specs_through_bot_spec(tmp_path, monkeypatch):
 def test_a_spec_must_be_a_string():
     with pytest.raises(TypeError, match="a bot spec is a string"):
         BotSpec.parse(3)
+
+
+def test_zoo_at_sample_loads_the_zoo_bot_of_the_game_played_as_the_web_lets_it():
+    """``zoo:@sample`` passes the web's check (the game played's zoo bot, sampling); it used to fail in load_bot,
+    which wrote the spec back as text and took ``@sample`` for the game's name."""
+    from tavernzoo.agents import load_bot
+    from tavernzoo.envs import get_game
+    from tavernzoo.web.app import _is_local
+
+    game = get_game("tiny_minotaur")
+    assert not _is_local("zoo:@sample", game)
+    bot = load_bot("zoo:@sample", game, seed=1)
+    assert bot.deterministic is False and bot.name == "zoo:tiny_minotaur@sample"
+    assert load_bot("zoo:", game, seed=1).deterministic is True
+
+
+def test_every_kind_is_registered_once_with_its_loader_and_what_it_can_do():
+    import tavernzoo.agents as agents
+    from tavernzoo.agents.spec import KINDS
+
+    assert all(callable(getattr(agents, kind.loader)) for kind in KINDS.values())
+    assert {BotSpec.parse(text).kind for text in ("mcts", "cmd:x", "llm:m@u", "zoo:", "a.onnx", "heuristic")} \
+        == set(KINDS)
+    assert [name for name, kind in KINDS.items() if kind.program] == ["cmd"]
+    assert [name for name, kind in KINDS.items() if kind.nested] == ["mcts"]
+    assert BotSpec.parse("runs/x@sample").plain == BotSpec.parse("runs/x") and str(BotSpec.parse("zoo:@sample").plain) \
+        == "zoo:"
+    builtins = ("random", "heuristic")
+    assert [BotSpec.parse(text).names_network(builtins) for text in ("heuristic", "runs/x", "zoo:", "cmd:a.onnx")] \
+        == [False, True, True, False]
+    with pytest.raises(ValueError, match="no zoo: spec"):
+        BotSpec.parse("heuristic").zoo_name("wyvern")

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from tavernzoo.agents.compliance import _Program
 from tavernzoo.agents.external import ExternalBot
+from tavernzoo.eval.compliance import _Program
 from tavernzoo.web.app import create_app
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -193,7 +193,7 @@ def test_a_served_programs_session_dropped_or_the_server_stopped_lets_the_progra
     and so is every program when the server stops (none is left running for the garbage collector)."""
     from starlette.testclient import TestClient
 
-    import tavernzoo.agents.bot_server as bot_server
+    import tavernzoo.eval.bot_server as bot_server
     from tavernzoo.web.app import create_app
 
     monkeypatch.setattr(bot_server, "MAX_SESSIONS", 2)

@@ -14,11 +14,15 @@ pytest.importorskip("onnxruntime")
 
 from tavernzoo.agents import load_bot  # noqa: E402
 from tavernzoo.agents import onnx_bot as onnx_bot_module  # noqa: E402
-from tavernzoo.agents.export import export, measure  # noqa: E402
+from tavernzoo.agents.export import export  # noqa: E402
 from tavernzoo.agents.onnx_bot import OnnxBot, zoo_bots  # noqa: E402
 from tavernzoo.agents.policy import MLPPolicy  # noqa: E402
 from tavernzoo.envs import get_game  # noqa: E402
-from tavernzoo.eval.match import make_env, play_game  # noqa: E402
+from tavernzoo.eval.match import (  # noqa: E402
+    make_env,
+    measure,  # noqa: E402
+    play_game,
+)
 
 TM = get_game("tiny_minotaur")
 

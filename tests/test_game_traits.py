@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tavernzoo.agents.mcts import Options, parse_options
-from tavernzoo.agents.play import PUBLIC_GAMES
 from tavernzoo.agents.search_hooks import NONE, search_hooks
 from tavernzoo.envs import Chance, games
+from tavernzoo.eval.play import PUBLIC_GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_a_declared_value_estimate_gives_each_seat_a_value_in_range(name):
 
 
 def test_no_search_module_keeps_a_table_of_game_names():
-    for relative in ("agents/mcts.py", "agents/mcts_closed.py", "agents/play.py"):
+    for relative in ("agents/mcts.py", "agents/mcts_closed.py", "eval/play.py"):
         text = (ROOT / relative).read_text()
         quoted = [name for name in games() if f'"{name}"' in text or f"'{name}'" in text]
         assert quoted == [], f"{relative} names games: {quoted}"

@@ -11,6 +11,8 @@ The rules:
     * a game's rules never import its encoder (action names belong to the rules);
     * ``train/`` and ``web/`` are top floors: nothing but the command line (and the folder itself)
       imports them;
+    * ``agents/`` (the bots) imports nothing from ``eval/`` (the hosts that seat them: the table engine, the
+      match, the tournament, the terminal, the bot server, ``bot check``);
     * the package has no import cycles (its strongly connected components are single modules).
 
 ``ALLOWED`` lists today's exceptions, one edge each with its reason. It only shrinks: an allowed edge
@@ -91,7 +93,7 @@ def _folder(name: str) -> str:
 
 
 def rule_violations(graph: dict[str, set[str]]) -> dict[tuple[str, str], str]:
-    """Every edge that breaks one of the three edge rules, with the rule it breaks."""
+    """Every edge that breaks one of the edge rules, with the rule it breaks."""
     broken = {}
     for source, targets in graph.items():
         for target in targets:
@@ -99,6 +101,8 @@ def rule_violations(graph: dict[str, set[str]]) -> dict[tuple[str, str], str]:
                 broken[source, target] = "the library imports the command line"
             elif _folder(source) == "envs" and _folder(target) != "envs":
                 broken[source, target] = "envs/ imports another folder"
+            elif _folder(source) == "agents" and _folder(target) == "eval":
+                broken[source, target] = "agents/ imports eval/: a bot never imports its hosts"
             elif source.endswith(".rules") and target.endswith(".encode"):
                 broken[source, target] = "a game's rules import an encoder"
             elif (_folder(target) in TOP_FLOORS and _folder(source) != _folder(target)
@@ -203,6 +207,7 @@ def _copy_with(tmp_path: Path, relative: str, extra: str) -> Path:
     ("agents/random_bot.py", "\ndef f():\n    from ..train.config import TrainConfig\n", "train/, a top floor"),
     ("eval/match.py", "\nfrom tavernzoo.web import tables\n", "web/, a top floor"),
     ("agents/random_bot.py", "\nimport tavernzoo.agents\n", "import cycle"),
+    ("agents/random_bot.py", "\ndef f():\n    from ..eval.table import Table\n", "agents/ imports eval/"),
 ])
 def test_an_added_bad_import_is_caught(tmp_path, relative, extra, expected):
     assert not any(expected in problem for problem in problems(import_graph()))
@@ -220,7 +225,7 @@ def test_an_allowed_edge_that_is_gone_fails(graph):
 LIFECYCLE_HOOKS = ("begin_game", "game_over", "game_stats")
 TABLE_ENGINE = "tavernzoo.eval.table"
 HOOK_CALLERS_ALLOWED: dict[str, str] = {
-    "tavernzoo.agents.compliance": "bot check plays raw protocol games to test the program itself, not a bot",
+    "tavernzoo.eval.compliance": "bot check plays raw protocol games to test the program itself, not a bot",
 }
 """Modules that still call a bot's per-game hooks themselves. Only the table engine should (eval/table.py):
 every other host that writes the lifecycle again leaves parts out (a match once never sent ``game_over``).

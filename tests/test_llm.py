@@ -417,7 +417,7 @@ def test_history_game_keeps_the_earlier_turns_and_turn_does_not(fake):
 
 
 def test_the_play_and_web_paths_take_the_spec(fake):
-    from tavernzoo.agents.play import TerminalGame
+    from tavernzoo.eval.play import TerminalGame
     from tavernzoo.web.app import WebState
     from tavernzoo.web.tables import Table
 

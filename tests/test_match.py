@@ -9,9 +9,25 @@ import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.envs.records import replay
-from tavernzoo.eval.match import entry_labels, play_match, score_of
+from tavernzoo.eval.match import entry_labels, play_match
+from tavernzoo.eval.tally import score_of
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
+
+
+def test_a_game_scores_once_for_every_host_a_forfeit_too():
+    """The one tally (eval/tally.py): shares and places from the returns, or from a forfeit."""
+    from tavernzoo.eval.tally import DRAW, LOSS, WIN, outcome, score_game
+
+    assert score_game([2.0, 2.0, -1.0], 3) == score_game([2.0, 2.0, -1.0], 3, None)
+    assert (score_game([2.0, 2.0, -1.0], 3).scores, score_game([2.0, 2.0, -1.0], 3).places) == ([0.5, 0.5, 0.0],
+                                                                                                [1, 1, 3])
+    assert score_game([0.0, 0.0, 0.0], 3, seats_out=[2, 0]).places == [2, 1, 3]
+    lost = score_game(None, 3, forfeit_seat=1)
+    assert (lost.scores, lost.places) == ([0.5, 0.0, 0.5], [1, 3, 1])
+    assert [outcome(share) for share in (1.0, 0.5, 0.0)] == [WIN, DRAW, LOSS]
+    with pytest.raises(ValueError, match="without returns"):
+        score_game(None, 2)
 
 
 def test_score_of_gives_win_shares():
@@ -111,7 +127,8 @@ def test_a_match_of_one_block_plays_the_games_it_always_played():
 def test_workers_play_the_same_games_records_and_results(tmp_path):
     from dataclasses import asdict
 
-    from tavernzoo.eval.match import BLOCK_DEALS, match_blocks
+    from tavernzoo.eval.deals import DealPlan
+    from tavernzoo.eval.match import BLOCK_DEALS
 
     games = 3 * (2 * BLOCK_DEALS + 4)  # three blocks, the last one short
     results = {}
@@ -122,7 +139,7 @@ def test_workers_play_the_same_games_records_and_results(tmp_path):
     assert asdict(results[1]) == asdict(results[3]) and results[1].games == games
     assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w3.jsonl").read_bytes()
     seeds = [json.loads(line)["seed"] for line in (tmp_path / "w1.jsonl").read_text().splitlines()]
-    blocks = match_blocks(2, 3, games // 3)
+    blocks = DealPlan(2, 3, games // 3, "v1").blocks(BLOCK_DEALS)
     assert seeds == [seed for block in blocks for seed in block.deal_seeds for _ in range(3)]  # in play order
     assert [len(block.deal_seeds) for block in blocks] == [BLOCK_DEALS, BLOCK_DEALS, 4]
     assert len({block.bot_seeds for block in blocks}) == 3  # every block's bots are seeded afresh
@@ -133,7 +150,8 @@ def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tm
     same games and records for any number of workers, and the deals the default block size plays."""
     from dataclasses import asdict
 
-    from tavernzoo.eval.match import match_blocks
+    from tavernzoo.eval.deals import DealPlan
+    from tavernzoo.eval.match import BLOCK_DEALS
 
     results = {}
     for workers in (1, 2):
@@ -142,11 +160,42 @@ def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tm
                                       workers=workers, block_deals=1)
     assert asdict(results[1]) == asdict(results[2]) and results[1].deals == 6
     assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w2.jsonl").read_bytes()
-    blocks = match_blocks(4, 3, 6, block_deals=1)
+    blocks = DealPlan(4, 3, 6, "v1").blocks(1)
     assert [len(block.deal_seeds) for block in blocks] == [1] * 6 and len({block.bot_seeds for block in blocks}) == 6
-    assert tuple(seed for block in blocks for seed in block.deal_seeds) == match_blocks(4, 3, 6)[0].deal_seeds
+    assert tuple(seed for block in blocks for seed in block.deal_seeds) == DealPlan(4, 3, 6, "v1").blocks(
+        BLOCK_DEALS)[0].deal_seeds
     with pytest.raises(ValueError, match="block_deals=0 must be a whole number from 1 to 100,000"):
         play_match("tiny_minotaur", ["heuristic", "random"], 2, block_deals=0)
+
+
+def test_seeding_v2_plays_the_tournaments_games_for_any_block_size(tmp_path):
+    """The one deal plan (eval/deals.py): a match of seeding v2 plays, game for game, the tournament of the same
+    seed at the table of its entries (random bots included: each is built per deal and reseeded per game), and
+    the same games whatever the block size and the workers (which v1 does not promise for random bots)."""
+    from dataclasses import asdict
+
+    from tavernzoo.eval.tournament import make_settings, run_tournament
+
+    bots = ["random", "heuristic"]
+    settings = make_settings("tiny_minotaur", bots, 12, seed=6)
+    run_tournament(settings, tmp_path / "t")
+    lines = [json.loads(line) for line in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
+    results = {}
+    for workers, block_deals in ((1, 64), (1, 1), (2, 2)):
+        path = tmp_path / f"m{workers}-{block_deals}.jsonl"
+        results[workers, block_deals] = play_match("tiny_minotaur", bots, 12, seed=6, records_path=path,
+                                                   workers=workers, block_deals=block_deals, seeding="v2")
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert [record["actions"] for record in records] == [line["record"]["actions"] for line in lines]
+        assert [record["returns"] for record in records] == [line["returns"] for line in lines]
+    assert asdict(results[1, 64]) == asdict(results[1, 1]) == asdict(results[2, 2])
+    assert results[1, 64].seeding == "v2"
+    v1 = play_match("tiny_minotaur", bots, 12, seed=6, records_path=tmp_path / "v1.jsonl")
+    assert [json.loads(line)["seed"] for line in (tmp_path / "v1.jsonl").read_text().splitlines()] != \
+        [line["seed"] for line in lines]  # v1 keeps the seeds of the published figures
+    assert v1.seeding == "v1"
+    with pytest.raises(ValueError, match="seeding 'v3' is not one of v1, v2"):
+        play_match("tiny_minotaur", bots, 2, seeding="v3")
 
 
 @pytest.mark.parametrize(("games", "workers", "block_deals", "noted"), [

@@ -417,5 +417,5 @@ def test_a_tournament_of_v1_plays_v1():
 
     settings = make_settings("ministeel_v1", ["heuristic", "random"], 4, config={"num_players": 2})
     assert settings.game == "ministeel_v1" and "token_timing" not in settings.config
-    assert DealPlayer(settings).game is GAME_V1
+    assert DealPlayer.for_tournament(settings).game is GAME_V1
     assert make_settings("ministeel", ["heuristic", "random"], 4, config={"num_players": 2}).game == "ministeel"

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from tavernzoo.agents.play import PUBLIC_GAMES, TerminalGame, choose, parse_choice, view_text
 from tavernzoo.envs import games, get_game
+from tavernzoo.eval.play import PUBLIC_GAMES, TerminalGame, choose, parse_choice, view_text
 
 # The installed command, as a user runs it (main() turns a ValueError into exit status 2).
 CLI = ["-m", "tavernzoo.cli"]
@@ -63,7 +63,7 @@ def test_a_scripted_session_plays_a_whole_game(name, monkeypatch):
 
 
 def test_returns_are_printed_for_people():
-    from tavernzoo.agents.play import return_text
+    from tavernzoo.eval.play import return_text
 
     shown = [return_text(value) for value in (-1 / 3, 1.0, 0.0, -0.0, 2 / 3, -0.5)]
     assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5"]

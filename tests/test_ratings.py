@@ -12,10 +12,10 @@ from tavernzoo.eval.ratings import (
     elo_from_score,
     likelihood_of_superiority,
     openskill_ratings,
-    places_from_scores,
     score_from_elo,
     score_variance,
 )
+from tavernzoo.eval.tally import places_from_scores
 
 
 def test_elo_and_its_error_bars_for_60_wins_20_draws_20_losses():

@@ -304,9 +304,10 @@ def test_a_match_on_ray_plays_the_local_games_records_and_results(ray_local, tmp
 
 
 def test_export_measures_on_ray_with_the_local_results(ray_local, tmp_path):
-    from tavernzoo.agents.export import export, measure
+    from tavernzoo.agents.export import export
     from tavernzoo.agents.policy import MLPPolicy
     from tavernzoo.envs import get_game
+    from tavernzoo.eval.match import measure
 
     np = pytest.importorskip("numpy")
     game = get_game("tiny_minotaur")

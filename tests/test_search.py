@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from tavernzoo.agents import load_bot
-from tavernzoo.agents.bot_server import BotSession
 from tavernzoo.agents.infoset import state_from_json, state_to_json
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import Chance, IllegalActionError
+from tavernzoo.eval.bot_server import BotSession
 from tavernzoo.eval.match import play_match
 
 # (game, config) pairs covering every game and several table sizes.
@@ -452,7 +452,7 @@ def test_mcts_over_the_bot_protocol():
 
 
 def test_mcts_plays_in_the_terminal_and_over_a_served_program():
-    from tavernzoo.agents.play import TerminalGame
+    from tavernzoo.eval.play import TerminalGame
 
     lines: list[str] = []
     returns = TerminalGame("tiny_minotaur", ["mcts:20"], seat=0, seed=3, read=lambda prompt: "1",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,12 +16,12 @@ import pytest
 
 from tavernzoo.agents import load_bot
 from tavernzoo.agents.base import BotBase, legal_actions
-from tavernzoo.agents.play import TerminalGame
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import IllegalActionError
 from tavernzoo.envs.make import make_env
 from tavernzoo.eval.loop import play_game
 from tavernzoo.eval.match import play_match
+from tavernzoo.eval.play import TerminalGame
 from tavernzoo.eval.table import Table
 from tavernzoo.eval.tournament import make_settings, run_tournament
 
@@ -239,3 +240,50 @@ def test_a_host_may_ask_a_bot_for_its_move_and_play_it_later():
     while (action := table.think()) is not None:  # the web page asks outside its lock, plays inside
         assert table.step(action)
     assert table.finish().record["actions"] == played.record["actions"]
+
+
+# --- a web or MCP table closed mid-game -----------------------------------------------------------------
+
+
+class Thinker(Recorder):
+    """A Recorder whose first move lasts until its table is closed (a long search), saying when it began."""
+
+    def __init__(self, heard: list):
+        super().__init__(heard)
+        self.table, self.thinking = None, threading.Event()
+
+    def act(self, observation):
+        if self.moves == 0:
+            self.thinking.set()
+            while not self.table.closed:
+                time.sleep(0.005)
+        return super().act(observation)
+
+    def close(self):
+        self.heard.append(("close",))
+
+
+@pytest.mark.parametrize("kind", ["web", "mcp"])
+def test_a_table_closed_mid_game_waits_for_its_worker_then_tells_the_bots_game_over(kind):
+    """Closing waits for the move under way (the table's worker), then every seated bot hears game_over without
+    a result, and only then is closed; no bot moves after it heard the game end."""
+    from tavernzoo.web.mcp import SeatTable
+    from tavernzoo.web.tables import Table as WebTable
+
+    heard = [[], []]
+    bots = [Thinker(heard[0]), Recorder(heard[1])]
+    bots[1].close = lambda: heard[1].append(("close",))
+    game = get_game("minefield")  # seats 0 and 1 choose before the person at seat 2
+    table = (WebTable if kind == "web" else SeatTable)(game, {"num_players": 3}, ["a", "b", "human"], 4,
+                                                      lambda spec, *_: bots["ab".index(spec)])
+    bots[0].table = table
+    table.worker = threading.Thread(target=table.start, daemon=True)
+    table.worker.start()
+    assert bots[0].thinking.wait(60)
+    table.close()
+    assert not table.worker.is_alive()
+    for seat in (0, 1):
+        assert heard[seat][0][0] == "begin_game"
+        assert heard[seat][-2:] == [("game_over", seat, None), ("close",)], heard[seat]
+    table.close()  # a second close tells nothing more
+    assert [item for item in heard[0] if item[0] == "game_over"] == [("game_over", 0, None)]

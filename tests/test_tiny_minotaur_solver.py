@@ -28,8 +28,9 @@ from tavernzoo.envs import get_game
 from tavernzoo.envs.core import Chance, ReplayError
 from tavernzoo.envs.records import replay
 from tavernzoo.envs.tiny_minotaur import rules, solver
-from tavernzoo.eval.match import make_env, play_game, score_of
+from tavernzoo.eval.match import make_env, play_game
 from tavernzoo.eval.stats import mean_interval
+from tavernzoo.eval.tally import score_of
 
 GAME = get_game("tiny_minotaur")
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))

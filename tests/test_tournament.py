@@ -18,7 +18,8 @@ from tavernzoo.agents import load_bot
 from tavernzoo.agents.external import BotFailure, ExternalBot
 from tavernzoo.envs.records import replay
 from tavernzoo.eval.ratings import Sprt, openskill_ratings
-from tavernzoo.eval.results import PlackettLuceTally, counted_mean_interval, game_key, game_summary
+from tavernzoo.eval.results import PlackettLuceTally, game_key, game_summary
+from tavernzoo.eval.stats import counted_mean_interval
 from tavernzoo.eval.tournament import (
     GAMES_FILE,
     PARTS_DIR,

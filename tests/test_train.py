@@ -560,6 +560,20 @@ def test_the_batched_report_is_fixed_by_its_seed_whatever_the_lanes(tmp_path):
         play_policy_match(TM, policy, specs, 8, backend="spark")
 
 
+def test_the_batched_report_of_seeding_v2_plays_play_matchs_games_against_random_bots(tmp_path):
+    """Seeding v2 (eval/deals.py): each lane plays a deal's rotations in order with the deal's bots, reseeded
+    every game, so even against bots that draw random numbers the table is play_match's of the same seeding."""
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 3})
+    policy = small_policy(game, config, 5, tmp_path)
+    specs = [str(tmp_path), "random", "heuristic"]
+    expected = play_match(game, specs, 30, seed=2, config=config, seeding="v2")
+    for lanes in (1, 4):
+        batched = play_policy_match(game, TorchActor(policy), specs, 30, seed=2, config=config, lanes=lanes,
+                                    seeding="v2")
+        assert batched.rows == expected.rows and batched.seeding == "v2"
+
+
 def test_commands_that_do_not_train_do_not_import_torch():
     probe = ("import sys, io, contextlib\nfrom tavernzoo.cli import main\n"
              "for argv in (['games'], ['match', '--games', '4', '--no-progress'], ['--help']):\n"

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from tavernzoo.agents.compliance import check_program
 from tavernzoo.envs import games
 from tavernzoo.envs.core import describe_options
 from tavernzoo.envs.records import replay
+from tavernzoo.eval.compliance import check_program
 from tavernzoo.web.app import Limits, create_app
 from tavernzoo.web.server import ServerThread
 from tavernzoo.web.tables import Store
@@ -454,9 +454,9 @@ def test_a_record_with_an_illegal_last_action_is_refused_at_upload(client, tmp_p
 
 
 def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept(client, tmp_path):
-    from tavernzoo.agents.play import event_mark
     from tavernzoo.envs import get_game
     from tavernzoo.eval.match import play_match
+    from tavernzoo.eval.play import event_mark
     from tavernzoo.web.tables import Timeline
 
     path = tmp_path / "games.jsonl"
@@ -821,8 +821,8 @@ def test_the_handshake_programs_reader_cannot_swallow_the_games_programs_hello(m
     it, as a thread preempted there is, so the race is met on every run instead of once in a while."""
     import os
 
-    from tavernzoo.agents import compliance
     from tavernzoo.agents.external import _pump
+    from tavernzoo.eval import compliance
 
     class HeldUp:
         def __init__(self, stream):

@@ -549,6 +549,6 @@ def test_a_seed_past_2_53_is_shown_as_typed(page):
 
 
 def test_returns_are_shown_for_people(page):
-    # As the terminal prints them (agents/play.py return_text): -0.333, not -0.3333333333333333.
+    # As the terminal prints them (eval/play.py return_text): -0.333, not -0.3333333333333333.
     shown = page.evaluate("() => [-1 / 3, 1, 0, -0, 2 / 3, -0.5, 12.345].map(TZ.returnText)")
     assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5", "+12.3"]

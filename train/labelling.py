@@ -102,24 +102,22 @@ class CollectJob:
     seed: int
 
 
-_worker_state: dict[str, Any] = {}
-
-
-def _worker_init(job: CollectJob) -> None:
+def _worker_setup(job: CollectJob, worker: int = 0) -> dict[str, Any]:
+    """What a worker keeps between games: the job, its game, config and env (eval/pool.py ``setup``)."""
     from ..envs import get_game
     from ..envs.make import make_env
 
     game = get_game(job.game)
     config = game.make_config(job.game_config)
-    _worker_state.update(job=job, game=game, config=config, env=make_env(game, config))
+    return {"job": job, "game": game, "config": config, "env": make_env(game, config)}
 
 
-def _play_one(index: int) -> tuple[int, Samples]:
+def _play_one(state: dict[str, Any], index: int) -> Samples:
     """Game ``index`` of the job: its own seeds, so the result does not depend on the worker."""
     from ..agents import load_bot
     from ..eval.loop import play_game
 
-    job, game, config, env = (_worker_state[k] for k in ("job", "game", "config", "env"))
+    job, game, config, env = (state[k] for k in ("job", "game", "config", "env"))
     seats = game.rules.num_seats(config)
     seed = job.seed * 1_000_003 + index
     rng = random.Random(seed)
@@ -140,7 +138,7 @@ def _play_one(index: int) -> tuple[int, Samples]:
         if rows:
             parts.append(Samples(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]),
                                  np.stack([r[2] for r in rows]), np.full(len(rows), returns[seat], np.float32)))
-    return index, Samples.concat(parts)
+    return Samples.concat(parts)
 
 
 def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0) -> Samples:
@@ -152,17 +150,19 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
     indices = range(first_game, first_game + games)
     try:
         if workers <= 1:
-            _worker_init(job)
+            state = _worker_setup(job)
             for index in indices:
-                results[index] = _play_one(index)[1]
+                results[index] = _play_one(state, index)
                 if bar is not None:
                     bar.update(1)
         else:
-            import multiprocessing
+            import functools
+
+            from ..eval.pool import WorkerPool
 
             # spawn: the parent holds torch's thread pools, which a forked child must not inherit.
-            with multiprocessing.get_context("spawn").Pool(workers, _worker_init, (job,)) as pool:
-                for index, samples in pool.imap_unordered(_play_one, indices):
+            with WorkerPool(workers, _play_one, setup=functools.partial(_worker_setup, job), spawn=True) as pool:
+                for index, samples in pool.imap(indices):
                     results[index] = samples
                     if bar is not None:
                         bar.update(1)

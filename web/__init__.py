@@ -47,7 +47,7 @@ def run_web(args: argparse.Namespace) -> int:
     check_max_think(args.max_think)  # one line now, not at the first seat
 
     if args.bot is not None:
-        from ..agents.bot_server import spec_envs
+        from ..eval.bot_server import spec_envs
 
         spec_envs(args.bot)
     if args.sandbox is not None:

@@ -61,11 +61,11 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..agents.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
-from ..agents.play import offers_of
 from ..agents.spec import BotSpec
 from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
+from ..eval.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
+from ..eval.play import offers_of
 from .tables import (
     HUMAN,
     THINK_SECONDS,

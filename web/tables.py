@@ -25,7 +25,11 @@ from typing import Any
 
 from ..agents.base import as_bot
 from ..agents.external import clip
-from ..agents.play import (
+from ..envs import Chance, Game, ReplayError
+from ..envs.core import file_options
+from ..envs.make import make_env
+from ..envs.records import check_record, play_joint, play_turn, record_game
+from ..eval.play import (
     NOTHING_SHOWN,
     PUBLIC_GAMES,
     action_label,
@@ -35,13 +39,8 @@ from ..agents.play import (
     new_events,
     offers_of,
 )
-from ..envs import Chance, Game, ReplayError
-from ..envs.core import file_options
-from ..envs.make import make_env
-from ..envs.records import check_record, play_joint, play_turn, record_game
-from ..eval.ratings import places_from_scores
-from ..eval.seating import score_of
 from ..eval.table import Table as TableEngine
+from ..eval.tally import places_from_scores, score_of
 
 HUMAN = "human"
 SHOWN_CHARS = 100  # a value a request sent is echoed in an error (or a log line) cut to about this many characters
@@ -144,6 +143,10 @@ def _check_answer_offers(game: Game, answer_offers: Any) -> None:
                          f"{offers} for you) or false (you are asked)")
 
 
+CLOSE_WAIT_SECONDS = 2.0
+"""How long closing a table waits for a bot's move under way before it closes the bots (stopping a search)."""
+
+
 class Table:
     """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
 
@@ -191,10 +194,10 @@ class Table:
         self.touched = time.monotonic()
         self.version = 0  # bumped on every change: the event stream waits on it
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
-        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (agents.play.event_mark)
+        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (eval.play.event_mark)
         self.said: str | None = None  # the person's choice in a simultaneous round not yet played
         # The person's "never ask me" setting: the table answers the game's declinable offers for them
-        # (MiniSteel's Card Draw windows: keep the tokens; agents.play.declinable) until the game ends or
+        # (MiniSteel's Card Draw windows: keep the tokens; eval.play.declinable) until the game ends or
         # they turn it off, as `auto` does in the terminal.
         self.answering = answer_offers is True
         self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
@@ -252,7 +255,7 @@ class Table:
     def act(self, name: Any, expected_step: Any = None, answer_offers: Any = None) -> None:
         """The person plays the action called ``name``; the bots then play on (call :meth:`advance`).
         ``answer_offers`` (true or false), with an action or alone at any time: whether the table answers
-        the game's declinable offers for the person from now on (:func:`agents.play.declinable`)."""
+        the game's declinable offers for the person from now on (:func:`eval.play.declinable`)."""
         with self.lock:
             if self.human is None:
                 raise TableError("nobody plays at this table: it is watched", 409)
@@ -448,8 +451,22 @@ class Table:
             except Exception:  # noqa: BLE001, S110 - closing is best effort
                 pass
 
-    def close(self) -> None:
-        self.closed = True
+    def close(self, wait: float = CLOSE_WAIT_SECONDS) -> None:
+        """Close the table: its worker (a bot's move under way) is waited for, then the bots still in a game hear
+        ``game_over`` without a result (eval/table.py ``abandon``) and are closed. A bot that still thinks after
+        ``wait`` seconds is closed first, which stops a search (and a program), and then told."""
+        with self.lock:
+            self.closed = True  # the worker plays no further move
+        worker = self.worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(wait)
+            if worker.is_alive():
+                self.close_bots()
+                worker.join(wait)
+        engine = getattr(self, "engine", None)  # none yet when a bot failed to load
+        if engine is not None:
+            with self.lock:
+                engine.abandon()
         self.close_bots()
 
 

@@ -264,7 +264,7 @@ def declinable(state: State) -> int | None:
     offers to the frontend, else None: in a Card Draw window (v2), ``token:pass`` (keep the tokens). A
     person who keeps their tokens is asked at every window of the game, more often than they make real
     decisions (about 35 windows against 26 other choices a game at 4 players), so terminal play and the
-    web page answer them for a person who asks them to (``agents.play.declinable``). Tokens can still
+    web page answer them for a person who asks them to (``eval.play.declinable``). Tokens can still
     be used in the person's own main phase."""
     return TOKEN_PASS if state.phase == DRAW_PHASE else None
 

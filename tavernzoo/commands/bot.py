@@ -1,12 +1,12 @@
-"""``tavernzoo bot BOT_SPEC``: any bot over the bot protocol on stdin/stdout (agents/bot_server.py);
-``tavernzoo bot check CMD``: a compliance run of an external program (agents/compliance.py)."""
+"""``tavernzoo bot BOT_SPEC``: any bot over the bot protocol on stdin/stdout (eval/bot_server.py);
+``tavernzoo bot check CMD``: a compliance run of an external program (eval/compliance.py)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from tavernzoo.agents.bot_server import serve_stdio, spec_envs
+from tavernzoo.eval.bot_server import serve_stdio, spec_envs
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -36,7 +36,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_bot(args: argparse.Namespace) -> int:
     if args.spec == "check":
-        from tavernzoo.agents.compliance import run_check
+        from tavernzoo.eval.compliance import run_check
 
         return run_check(args)
     if args.command is not None:

@@ -45,7 +45,8 @@ def run_export(args: argparse.Namespace) -> int:
         raise ValueError("exporting needs the onnx package (in the training extras): "
                          "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
     where = backend_options(args)  # a bad combination fails before the export
-    from tavernzoo.agents.export import export, measure
+    from tavernzoo.agents.export import export
+    from tavernzoo.eval.match import measure
 
     onnx_path, manifest = export(args.checkpoint, args.out, summary=args.summary, lineage=args.lineage)
     info = json.loads(manifest.read_text())

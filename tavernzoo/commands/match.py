@@ -46,6 +46,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        help="deals per block, the job one worker plays with one set of bots (default 64); with "
                        "--workers, 1 makes each deal of a slow match a job of its own, its records written as it "
                        "ends. The results depend on N only through bots that draw random numbers")
+    match.add_argument("--seeding", choices=("v1", "v2"), default="v1",
+                       help="the seed scheme (docs/tournaments.md, 'Deals and seeds'): v1 (default) the seeds of every "
+                       "published match figure, bots built per block; v2 the one scheme of every host, bots built per "
+                       "deal and seeded per game: a tournament's games of the same --seed, the same for any "
+                       "--block-deals")
     add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match
@@ -64,7 +69,7 @@ def run_match(args: argparse.Namespace) -> int:
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),
-                        **backend_options(args))
+                        seeding=args.seeding, **backend_options(args))
     print_result(result, config, as_json=args.json)
     return 0
 
@@ -84,11 +89,13 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
         pooled = [{**row_json(row), "entries": _entries(row, result),
                    "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
-                          "seed": result.seed, "config": config, **(extra or {}), "rows": rows,
+                          "seed": result.seed, **({"seeding": result.seeding} if result.seeding else {}),
+                          "config": config, **(extra or {}), "rows": rows,
                           **({"pooled": pooled} if pooled else {})}, indent=1))
         return
     table = Table(title=title or f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} "
-                  f"seatings), seed {result.seed}", title_justify="left")
+                  f"seatings), seed {result.seed}" + (", seeding v2" if result.seeding == "v2" else ""),
+                  title_justify="left")
     from tavernzoo.eval.leaderboard import LLM_COLUMNS, llm_cells  # llm: bots' columns (agents/llm.py)
 
     llm = any(row.bot_stats for row in result.rows)
@@ -117,7 +124,8 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
     is played by one set of bots in one process (what keeps the results the same for any --workers), so the
     rest would sit idle, and a slow match of a few dozen deals runs in one process."""
     from tavernzoo.envs import get_game
-    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS, match_blocks
+    from tavernzoo.eval.deals import DealPlan
+    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS
 
     block_deals = BLOCK_DEALS if args.block_deals is None else args.block_deals
     if args.backend != "local" or args.workers <= 1 or args.games < 1 or not 1 <= block_deals <= MAX_BLOCK_DEALS:
@@ -125,7 +133,7 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
     game = get_game(args.game)
     seats = game.rules.num_seats(game.make_config(config))
     deals = -(-args.games // seats)  # whole deals, as play_match rounds up
-    blocks = len(match_blocks(args.seed, seats, deals, block_deals))
+    blocks = len(DealPlan(args.seed, seats, deals, args.seeding).blocks(block_deals))
     if blocks < args.workers:
         console(stderr=True).print(
             f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {block_deals} "

@@ -1,11 +1,11 @@
-"""``tavernzoo play GAME --vs SPEC``: a person against bots in the terminal (agents/play.py)."""
+"""``tavernzoo play GAME --vs SPEC``: a person against bots in the terminal (eval/play.py)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from tavernzoo.agents.play import TerminalGame
+from tavernzoo.eval.play import TerminalGame
 
 from .common import parse_config
 

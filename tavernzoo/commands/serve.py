@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tavernzoo.agents.bot_server import spec_envs
+from tavernzoo.eval.bot_server import spec_envs
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:

@@ -27,12 +27,12 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from ..agents.base import as_bot
+from ..agents.infoset import WANTS_INFORMATION_STATE, state_from_json
+from ..agents.spec import BotSpec
 from ..envs import games, get_game
 from ..envs.registry import earlier_versions
-from ..eval.table import tell_game_begins, tell_game_over
-from .base import as_bot
-from .infoset import WANTS_INFORMATION_STATE, state_from_json
-from .spec import BotSpec
+from .table import tell_game_begins, tell_game_over
 
 PROTOCOL = 1
 MAX_REQUEST = 1 << 20  # bytes of one request line or body
@@ -59,38 +59,37 @@ def error_reply(code: str, message: str) -> dict[str, Any]:
 def spec_envs(spec: str | BotSpec) -> list[str]:
     """The env names ``spec`` can play (all games for ``cmd:``, ``mcts`` and ``llm:``); ValueError if it names no
     bot at all."""
-    from . import builtin_bots
+    from ..agents import builtin_bots
 
     spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
     if spec.kind == "zoo":
-        from .onnx_bot import read_manifest, zoo_bots
+        from ..agents.onnx_bot import read_manifest, zoo_bots
 
         bots = zoo_bots()
-        if spec.name not in bots:
+        if spec.name not in bots:  # a served zoo bot is named: no game is played yet to stand for ``zoo:``
             raise ValueError(f"there is no zoo bot for {spec.name!r}; available: {', '.join(bots) or 'none'}")
         return [read_manifest(bots[spec.name])["env"]]
     if spec.kind == "onnx":
-        from .onnx_bot import read_manifest
+        from ..agents.onnx_bot import read_manifest
 
         return [read_manifest(spec.name)["env"]]
     if spec.kind == "cmd":
-        from .external import parse_command
+        from ..agents.external import parse_command
 
         parse_command(spec.name)
-        return [game.env_name for game in games().values()]
     if spec.kind == "llm":
-        from .llm import parse_llm_spec
+        from ..agents.llm import parse_llm_spec
 
         parse_llm_spec(spec.format())  # a bad spec fails at startup, not at the first hello
-        return [game.env_name for game in games().values()]
     if spec.kind == "mcts":
-        from .mcts import parse_options
+        from ..agents.mcts import parse_options
 
         parse_options(spec, "")  # bad options fail at startup, not at the first hello
+    if spec.traits.every_game:
         return [game.env_name for game in games().values()]
     path = Path(spec.name)
     if path.exists():
-        from .policy import find_policy_dir, read_policy_meta
+        from ..agents.policy import find_policy_dir, read_policy_meta
 
         meta = read_policy_meta(find_policy_dir(path) / "policy.json")
         return [meta.get("env", "?")]
@@ -188,7 +187,7 @@ class BotSession:
         return self.hello_reply()
 
     def _load(self, game: Any, config: Any, seed: int | None) -> Any:
-        from . import load_bot
+        from ..agents import load_bot
 
         return as_bot(load_bot(self.parsed, game, config, seed))
 
@@ -198,7 +197,7 @@ class BotSession:
             raise ProtocolError("bad_request", f"new_game needs 'seat', an integer from 0 to {self.seats - 1}")
         if seed is not None and not _is_int(seed):
             raise ProtocolError("bad_request", "'seed' must be an integer (or absent)")
-        if seed is not None and self.parsed.kind != "cmd":
+        if seed is not None and not self.parsed.traits.program:
             # A fresh bot per seeded game makes a bot's own randomness reproducible from the host's seed.
             self.close()
             self.bot = self._load(self.game, self.config, seed)

@@ -37,9 +37,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..agents.base import as_bot
+from ..agents.text_views import NOTHING_SHOWN, event_mark, new_events, view_text
 from ..envs import games, get_game
-from .base import as_bot
-from .text_views import NOTHING_SHOWN, event_mark, new_events, view_text
 
 # Games where every seat may see the whole state, so the game's full rendering leaks nothing (Game.public).
 PUBLIC_GAMES = frozenset(name for name, game in games().items() if game.public)
@@ -135,7 +135,7 @@ class TerminalGame:
 
     def __init__(self, game: Any, bot_specs: Sequence[str], seat: int = 0, seed: int | None = None,
                  config: Any = None, read: Callable[[str], str] = input, write: Callable[[str], None] = print):
-        from . import load_bot
+        from ..agents import load_bot
 
         self.game = get_game(game) if isinstance(game, str) else game
         self.config = self.game.make_config(config)
@@ -188,7 +188,7 @@ class TerminalGame:
     def play(self) -> list[float] | None:
         """Play to the end; the returns per seat, or None if the person left."""
         from ..envs.make import make_env
-        from ..eval.table import Table
+        from .table import Table
 
         env = make_env(self.game, self.config)
         # The person's seat holds no bot: the table waits there for their move. No bot seeds: each keeps its own.
@@ -288,7 +288,7 @@ class TerminalGame:
             self.write(f"hint: {hint}")
 
     def finish(self, env: Any, me: str, totals: list[float]) -> None:
-        from ..eval.seating import score_of
+        from .tally import score_of
 
         self.write("")
         self.write(self.table(env, me))

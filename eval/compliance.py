@@ -29,10 +29,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command, write_within
+from ..agents.sandbox import Limits, Sandbox, available
 from ..envs import games as all_games
 from ..envs import get_game
-from .external import MAX_LINE_BYTES, MAX_PENDING_LINES, _pump, _TooLong, parse_command, write_within
-from .sandbox import Limits, Sandbox, available
 
 PROTOCOL = 1
 
@@ -250,11 +250,11 @@ def _check_errors(program: _Program, game: Any, report: Report, timeout: float) 
 
 def _check_games(command: str, game: Any, count: int, move_timeout: float, seed: int, report: Report,
                  sandbox: Limits | None = None, start_timeout: float = 30.0) -> None:
+    from ..agents import load_bot
+    from ..agents.external import ExternalBot
     from ..envs.make import make_env
-    from ..eval.guard import Forfeit, Guard
-    from ..eval.loop import play_game
-    from . import load_bot
-    from .external import ExternalBot
+    from .guard import Forfeit, Guard
+    from .loop import play_game
 
     config = game.make_config()
     seats = game.rules.num_seats(config)
