@@ -18,9 +18,9 @@ every field of ``rules.State`` at a fixed offset, see the layout below) and ``ch
 
 Every zone is a list in the rules, and its order matters (a reshuffle shuffles the discard pile in the
 order it was laid, a looter draws from a hand by position, the best item lost is the first of equals),
-so every zone is a list here too, at room enough for every card of a six-player game: a seat's deck and
+so every zone is a list here too, with room enough for every card of a six-player game: a seat's deck and
 discard pile share one stretch (the deck from its start, the pile from its end; together they never hold
-more than every card), its hand another, the combat's table another. Rows are therefore about 57 kB.
+more than every card), its hand another, the combat's table another. Rows are therefore about 59 kB.
 
 Not held: the event list (the kernel writes no events; a converted State's list is empty, though
 ``events_logged`` and ``step_first_event`` count as the rules count) and the Chance's log of outcomes (a
@@ -35,14 +35,14 @@ Entry points (every loop over games and steps runs in compiled code)
 ``is_terminal(batch)``, ``current_seat(batch)``; ``first_difference(batch, g, state)`` names where a game
 departs from a rules State (the differential test's check). The heuristic bot's compiled rollouts build on
 these functions in agents/wyvern_kernel.py. Numba compiles everything on first use (:func:`compile_kernel`,
-about a minute of CPU) and caches it beside this file; no observations yet (a converted State observes
+about 30 s of CPU) and caches it beside this file; no observations yet (a converted State observes
 exactly as the original, the test checks).
 
 Options: every option of ``wyvern_v1`` (races, classes and decks per seat, named, random or deck files;
 every number and switch; ``level_reward``). :func:`unsupported` names what the kernel cannot take (numba
 missing, a scripted Chance or one of another class such as a search's dealer); :func:`random_rollouts`
 then plays on the Python rules and says so in one line. A deal with more than 24 rounds of turn-order
-re-rolls (about one in 10**13) plays on in the kernel but has no State to give back (``to_state`` says so).
+re-rolls (far below one in a billion) plays on in the kernel but has no State to give back (``to_state`` says so).
 """
 
 from __future__ import annotations
