@@ -2,7 +2,7 @@
 
     python bench/bench_kernel.py [--game ministeel] [--seconds 4] [--repeats 8] [--players N] [--batch 256]
 
-``--game`` is ministeel (the default), tiny_minotaur or minefield. Prints decisions per CPU-second
+``--game`` is ministeel (the default), wyvern, tiny_minotaur or minefield. Prints decisions per CPU-second
 (agent-steps for Minefield: one seat's target in one round), medians over rounds taken in turns (see
 bench/common.py), for
   (a) the Python rules engine alone (legal_actions / apply, one game after another: bench/common.py's
@@ -15,14 +15,14 @@ bench/common.py), for
   (c) the kernel's whole rollouts: ``new_games`` then ``rollout_random`` over ``--batch`` fresh games per
       call, every decision made inside compiled code (Tiny Minotaur and Minefield also without the dealing:
       ``rollout_random`` over games dealt before timing, as a search rolls out from a position),
-  (d) heuristic play on the Python rules (MiniSteel: every seat ``HeuristicBot.act_state``, what ``mcts``
-      rollouts run; Tiny Minotaur and Minefield: every seat ``HeuristicBot.act`` on the encoded
+  (d) heuristic play on the Python rules (MiniSteel and Wyvern: every seat ``HeuristicBot.act_state``, what
+      ``mcts`` rollouts run; Tiny Minotaur and Minefield: every seat ``HeuristicBot.act`` on the encoded
       observation), game after game,
   (e) the kernel's whole heuristic rollouts: ``new_games`` then ``rollout_heuristic``
       (agents/<game>_kernel.py) over ``--batch`` fresh games per call,
 and the ratios of (b) and (c) to (a) and of (e) to (d). Every entry plays the game's default options at
-``--players`` (MiniSteel 4, Minefield 8 by default), single-threaded; the kernel is compiled (or loaded from
-numba's cache) before timing. Not a test: the figures go to docs/performance.md.
+``--players`` (MiniSteel and Wyvern 4, Minefield 8 by default), single-threaded; the kernel is compiled (or
+loaded from numba's cache) before timing. Not a test: the figures go to docs/performance.md.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ import numpy as np
 from common import Run, engine_loop, interleaved, machine_line, report
 
 from tavernzoo.envs.core import Chance
-from tavernzoo.envs.ministeel import kernel, rules
+from tavernzoo.envs.ministeel import kernel
 
-GAMES = ("ministeel", "tiny_minotaur", "minefield")
-TITLES = {"ministeel": "MiniSteel", "tiny_minotaur": "Tiny Minotaur", "minefield": "Minefield"}
+GAMES = ("ministeel", "wyvern", "tiny_minotaur", "minefield")
+TITLES = {"ministeel": "MiniSteel", "wyvern": "Wyvern", "tiny_minotaur": "Tiny Minotaur", "minefield": "Minefield"}
 
 
 def batched_step_loop(config: Any, batch_size: int, kernel: Any = kernel) -> Run:
@@ -85,11 +85,11 @@ def rollout_loop(config: Any, batch_size: int, kernel: Any = kernel) -> Run:
     return run
 
 
-def heuristic_engine_loop(config: rules.Config) -> Run:
-    """(d): the heuristic in every seat on the Python rules, one game after another."""
-    from tavernzoo.agents.ministeel import HeuristicBot
-
-    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
+def heuristic_engine_loop(config: Any, game: str = "ministeel") -> Run:
+    """(d): the heuristic in every seat on the Python rules (its ``act_state``), one game after another."""
+    rules = importlib.import_module(f"tavernzoo.envs.{game}.rules")
+    bots_module = importlib.import_module(f"tavernzoo.agents.{game}")
+    bots = [bots_module.HeuristicBot(config, seat) for seat in range(config.num_players)]
     seeds = itertools.count()
 
     def run(deadline: float) -> int:
@@ -105,9 +105,9 @@ def heuristic_engine_loop(config: rules.Config) -> Run:
     return run
 
 
-def heuristic_rollout_loop(config: rules.Config, batch_size: int) -> Run:
+def heuristic_rollout_loop(config: Any, batch_size: int, kernel: Any = kernel, game: str = "ministeel") -> Run:
     """(e): deal ``batch_size`` games and play them all out with the compiled heuristic in one call."""
-    from tavernzoo.agents.ministeel_kernel import rollout_heuristic
+    rollout_heuristic = importlib.import_module(f"tavernzoo.agents.{game}_kernel").rollout_heuristic
 
     seeds = itertools.count()
 
@@ -282,13 +282,14 @@ def entries_for(game: str, players: int | None, batch: int) -> tuple[dict[str, R
     game_rules = importlib.import_module(f"tavernzoo.envs.{game}.rules")
     game_kernel = importlib.import_module(f"tavernzoo.envs.{game}.kernel")
     game_kernel.compile_kernel()
-    if game == "ministeel":
+    if game in ("ministeel", "wyvern"):
         config = game_rules.Config(num_players=players or 4)
-        entries = {"ministeel rules engine": engine_loop(game_rules, config),
-                   f"kernel step_batch ({batch} games)": batched_step_loop(config, batch),
-                   f"kernel rollout_random ({batch} games)": rollout_loop(config, batch),
-                   "heuristic on the rules engine": heuristic_engine_loop(config),
-                   f"kernel rollout_heuristic ({batch} games)": heuristic_rollout_loop(config, batch)}
+        entries = {f"{game} rules engine": engine_loop(game_rules, config),
+                   f"kernel step_batch ({batch} games)": batched_step_loop(config, batch, game_kernel),
+                   f"kernel rollout_random ({batch} games)": rollout_loop(config, batch, game_kernel),
+                   "heuristic on the rules engine": heuristic_engine_loop(config, game),
+                   f"kernel rollout_heuristic ({batch} games)": heuristic_rollout_loop(config, batch, game_kernel,
+                                                                                      game)}
     elif game == "tiny_minotaur":
         from tavernzoo.agents.tiny_minotaur_kernel import rollout_heuristic
 
@@ -311,7 +312,7 @@ def entries_for(game: str, players: int | None, batch: int) -> tuple[dict[str, R
     ratios = [(names[1], names[0], None), (names[2], names[0], None), (names[2], names[1], None)]
     if len(names) > 3:
         ratios.append((names[4], names[3], None))
-    if game != "ministeel":
+    if game not in ("ministeel", "wyvern"):
         dealt = f"kernel rollout_random, dealt before timing ({batch} games)"
         entries[dealt] = dealt_rollout_loop(config, batch, game_kernel)
         ratios.append((dealt, names[0], None))
@@ -324,7 +325,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per entry, all rounds (default 4)")
     parser.add_argument("--repeats", type=int, default=8, help="rounds, entries taken in turns (default 8)")
     parser.add_argument("--players", type=int, default=None,
-                        help="players at the table (default: MiniSteel 4, Minefield 8; Tiny Minotaur is a duel)")
+                        help="players at the table (default: MiniSteel and Wyvern 4, Minefield 8; Tiny Minotaur: "
+                             "a duel)")
     parser.add_argument("--batch", type=int, default=256, help="games per kernel call (default 256)")
     args = parser.parse_args()
     if args.game not in GAMES:

@@ -1,0 +1,325 @@
+"""Differential replay of the Wyvern kernel (envs/wyvern/kernel.py) against the Python rules, the reference.
+
+Seeded games are played move by move in both engines, the same action in each, each drawing from the same
+chance stream (the kernel runs the very Mersenne Twister of ``Chance(seed)``): at every step the legal sets
+(the help talks' offers and asks, the backstabbing curses, the looting order, every index in the rules'
+order), every State field (the kernel's row against the row the rules' State converts to: every zone in
+its order, the talks' counters, the event count), the generator's state and the number of draws, and at the
+end the returns, must be equal. A mismatch names the option set, game, seed, step and the first differing
+field.
+
+Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
+agents/wyvern_kernel.py, must make each of its decisions). Short form in CI (a few games per player count
+and per option set, about 15 s); ``TAVERNZOO_FULL=1`` runs the long form (20,000 random games per player
+count, 100,000 at the default options, and 2,000 per option set and per heuristic table).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+
+import numpy as np
+import pytest
+
+from tavernzoo.agents import wyvern_kernel as heuristic_kernel
+from tavernzoo.agents.wyvern import HeuristicBot
+from tavernzoo.envs.core import Chance, IllegalActionError
+from tavernzoo.envs.wyvern import decks, encode, kernel, rules
+
+pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
+
+FULL = bool(os.environ.get("TAVERNZOO_FULL"))
+GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 3
+GAMES_PER_OPTION_SET = 2_000 if FULL else 1
+HEURISTIC_GAMES = 2_000 if FULL else 3
+
+# Every option away from its default (each at 4 players unless set), and the seats' races, classes and decks
+# that turn on the rules' special cases (a dwarf's big items and sixth card, a giant's hands, immunities,
+# backstabbing thieves, undead-hunting clerics, paladins' ties, opposed alignments, summons).
+OPTION_SETS = {
+    "dwarves": {"races": ("dwarf",) * 4},
+    "giants_humans_pixies": {"races": ("giant", "giant", "human", "pixie")},
+    "elves_halflings_nagas_rakshasas": {"races": ("elf", "halfling", "naga", "rakshasa")},
+    "classes": {"classes": ("paladin", "warrior", "wizard", "thief")},
+    "clerics_5p": {"num_players": 5, "classes": ("cleric",) * 5},
+    "random_decks_summons_6p": {"num_players": 6, "decks": ("random",) * 6, "summons": True},
+    "opposed_decks_summons": {"decks": ("inferno", "glacier", "paladins_oath", "dark_pact"), "summons": True},
+    "dual_decks_3p": {"num_players": 3, "decks": ("whipmaster", "blademaster", "frost_blade")},
+    "no_specialty_bonuses": {"decks": ("inferno", "glacier", "paladins_oath", "dark_pact"),
+                             "specialty_bonuses": False},
+    "hand_limit_at_turn_end": {"hand_limit_always": False},
+    "hand_limit_1": {"hand_limit": 1},
+    "hand_limit_20_at_turn_end_6p": {"num_players": 6, "hand_limit": 20, "hand_limit_always": False},
+    "start_hand_0": {"start_hand": 0},
+    "start_hand_10": {"start_hand": 10},
+    "run_target_1": {"run_target": 1},
+    "run_target_12": {"run_target": 12},
+    "gold_per_level_1": {"gold_per_level": 1},
+    "gold_per_level_300_2p": {"num_players": 2, "gold_per_level": 300},
+    "any_helper": {"one_helper_per_turn": False},
+    "help_rounds_1": {"help_rounds": 1},
+    "help_rounds_10_5p": {"num_players": 5, "help_rounds": 10},
+    "paladin_helper_wins_ties": {"paladin_helper_wins_ties": True, "classes": ("paladin",) * 4},
+    "draw_after_monster_door": {"draw_after_monster_door": True},
+    "max_turns_7": {"max_turns": 7},
+    "max_steps_60": {"max_steps": 60},
+    "level_reward": {"level_reward": 0.37},
+    "win_level_2": {"win_level": 2},
+    "win_level_8_3p": {"num_players": 3, "win_level": 8},
+    "win_level_99": {"win_level": 99, "max_turns": 120},
+    "every_switch_6p": {"num_players": 6, "decks": ("random",) * 6, "summons": True, "hand_limit_always": False,
+                        "one_helper_per_turn": False, "paladin_helper_wins_ties": True,
+                        "draw_after_monster_door": True, "specialty_bonuses": False, "level_reward": 1.0},
+}
+
+
+def replay(config: rules.Config, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
+    """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
+    fail at the first difference."""
+    state = rules.new_game(config, Chance(seed))
+    batch = kernel.new_games(config, [seed])
+    picker = random.Random(seed)
+    step = 0
+
+    def check(what: str) -> None:
+        difference = kernel.first_difference(batch, 0, state)
+        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
+        assert not batch.state[0, kernel.STATE_SIZE:].any(), f"{label}, seed {seed}, step {step}: working space left"
+
+    check("the deal")
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        assert kernel.legal_list(batch, 0) == legal, (
+            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
+        seat = rules.current_seat(state)
+        assert int(kernel.current_seat(batch)[0]) == seat
+        if bots is None:
+            action = legal[int(picker.random() * len(legal))]
+        else:
+            action = bots[seat].act_state(state, seat, legal)
+            compiled = heuristic_kernel.heuristic_move(batch, 0)
+            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
+                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
+                                        f"{rules.ACTION_NAMES[compiled]}")
+        rules.apply(state, action)
+        kernel.step_batch(batch, [action])
+        step += 1
+        check(rules.ACTION_NAMES[action])
+    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
+    assert bool(kernel.is_terminal(batch)[0]) and int(kernel.current_seat(batch)[0]) == -1
+    expected = rules.returns(state)
+    got = tuple(kernel.returns(batch)[0, :config.num_players])
+    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
+    return expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_default_games_replay_identically(players):
+    config = rules.Config(num_players=players)
+    for seed in range(GAMES_PER_PLAYER_COUNT):
+        replay(config, seed, f"defaults at {players} players")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_heuristic_games_replay_identically(players):
+    """The heuristic bot's games: bargained help, backstabs of the leader, sales for levels, fights from the
+    hand, which random play reaches less often; and the bot's compiled form (agents/wyvern_kernel.py) makes
+    its every decision."""
+    config = rules.Config(num_players=players, decks=("random",) * players, summons=players % 2 == 0)
+    bots = [HeuristicBot(config, seat) for seat in range(players)]
+    for seed in range(HEURISTIC_GAMES):
+        replay(config, seed, f"heuristic play at {players} players", bots)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(OPTION_SETS))
+def test_option_sets_replay_identically(name):
+    config = rules.Config(**OPTION_SETS[name])
+    for seed in range(GAMES_PER_OPTION_SET):
+        replay(config, seed, name)
+
+
+def test_a_deck_file_replays_identically(tmp_path):
+    """A deck read from a file (not bundled) joins the kernel's table of decks and plays as the rules play it."""
+    bundled = decks.bundled_decks()["whipmaster"]
+    lines = ['name = "Whips and a lich"', 'specialty = ["whip"]', 'summon = "lich"', "[cards]"]
+    lines += [f"{key} = {count}" for key, count in bundled["cards"].items()]
+    path = tmp_path / "whips.toml"
+    path.write_text("\n".join(lines) + "\n")
+    config = rules.Config(num_players=3, decks=(str(path), "random", "dark_pact"), summons=True)
+    for seed in range(2):
+        replay(config, seed, "a deck file")
+    assert kernel.DECK_NAMES[kernel.deck_index(str(path))] == str(path)
+
+
+def _splitmix_floats(seed: int):
+    """The kernel's rollout policy stream (envs/compiled.py's ``policy_random``), in Python."""
+    mask = 2**64 - 1
+    while True:
+        seed = (seed + 0x9E3779B97F4A7C15) & mask
+        z = seed
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        yield (z >> 11) * (1.0 / 9007199254740992.0)
+
+
+def test_states_convert_both_ways_mid_game():
+    """A Python State taken into the kernel mid-game, and the kernel's game back out, are the same game, and
+    both engines play on identically from there; every seat observes the converted State as the original."""
+    config = rules.Config(num_players=4, decks=("random",) * 4, summons=True)
+    for seed in range(6):
+        state = rules.new_game(config, Chance(seed))
+        picker = random.Random(seed)
+        for _ in range(seed * 60):
+            if rules.is_terminal(state):
+                break
+            legal = rules.legal_actions(state)
+            rules.apply(state, legal[int(picker.random() * len(legal))])
+        batch = kernel.from_states([state])
+        assert kernel.first_difference(batch, 0, state) is None
+        back = kernel.to_state(batch, 0)
+        for name in rules.State.__slots__:
+            if name not in ("chance", "events"):
+                assert getattr(back, name) == getattr(state, name), f"seed {seed}: {name}"
+        assert back.chance._random.getstate() == state.chance._random.getstate()
+        for seat in range(state.n):
+            assert _observation(back, seat).tolist() == _observation(state, seat).tolist(), f"seed {seed}"
+        for _ in range(300):
+            if rules.is_terminal(state):
+                break
+            legal = rules.legal_actions(state)
+            action = legal[int(picker.random() * len(legal))]
+            rules.apply(state, action)
+            rules.apply(back, action)
+            kernel.step_batch(batch, [action])
+        assert kernel.first_difference(batch, 0, state) is None
+        assert rules.returns(back) == rules.returns(state)
+
+
+def _observation(state: rules.State, seat: int) -> np.ndarray:
+    out = np.zeros(encode.observation_size(state.config), dtype=np.float32)
+    encode.encode(state, seat, out)
+    return out
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6},
+                                     {"num_players": 3, "level_reward": 0.5, "max_steps": 400}])
+def test_whole_rollouts_are_the_games_the_rules_play(options):
+    """rollout_random plays, inside one call, the games the rules play with the same picks and chance."""
+    config = rules.Config(**options)
+    seeds = list(range(8))
+    batch = kernel.new_games(config, seeds)
+    before = batch.state.copy()
+    values, steps = kernel.rollout_random(batch, [seed + 1000 for seed in seeds])
+    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
+    for g, seed in enumerate(seeds):
+        state, picks = rules.new_game(config, Chance(seed)), _splitmix_floats(seed + 1000)
+        while not rules.is_terminal(state):
+            legal = rules.legal_actions(state)
+            rules.apply(state, legal[int(next(picks) * len(legal))])
+        assert steps[g] == state.steps, f"seed {seed}"
+        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+
+
+def test_rollouts_stop_after_max_steps():
+    batch = kernel.new_games(rules.Config(num_players=3), [5, 6])
+    values, steps = kernel.rollout_random(batch, [1, 2], max_steps=7)
+    assert list(steps) == [7, 7]
+    assert not values.any(), "a game cut short by max_steps is not over: no returns yet"
+
+
+def test_step_batch_steps_many_games_and_leaves_minus_one_alone():
+    config = rules.Config(num_players=3)
+    batch = kernel.new_games(config, [0, 1, 2])
+    states = [rules.new_game(config, Chance(seed)) for seed in range(3)]
+    actions = [rules.legal_actions(states[0])[0], -1, rules.legal_actions(states[2])[-1]]
+    kernel.step_batch(batch, actions)
+    rules.apply(states[0], actions[0])
+    rules.apply(states[2], actions[2])
+    for g in range(3):
+        assert kernel.first_difference(batch, g, states[g]) is None
+    masks = kernel.legal_mask(batch)
+    for g in range(3):
+        assert list(np.flatnonzero(masks[g])) == rules.legal_actions(states[g])
+
+
+def test_an_illegal_action_names_game_and_action_and_changes_nothing():
+    batch = kernel.new_games(rules.Config(num_players=4), [0, 1])
+    before = batch.state.copy()
+    legal = kernel.legal_list(batch, 0)
+    illegal = next(a for a in range(rules.NUM_ACTIONS) if a not in kernel.legal_list(batch, 1))
+    with pytest.raises(IllegalActionError, match=re.escape(rules.ACTION_NAMES[illegal]) + ".*game 1 of the batch"):
+        kernel.step_batch(batch, [legal[0], illegal])
+    assert np.array_equal(batch.state, before)
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        kernel.step_batch(batch, [0.5, 1.0])
+    for seeds in ([1], [1, 0.5], [1, -1], [1, 2**64]):
+        with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
+            kernel.rollout_random(batch, seeds)
+    for seeds in ([0.5], [-1], [2**63], ["7"]):
+        with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
+            kernel.new_games(rules.Config(), seeds)
+
+
+def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
+    config = rules.Config(num_players=3)
+    scripted = rules.new_game(config, Chance.scripted(rules.new_game(config, Chance(4)).chance.outcomes))
+    assert "scripted" in kernel.unsupported(config, scripted.chance)
+    with pytest.raises(ValueError, match="cannot take this game: a scripted Chance"):
+        kernel.from_states([scripted])
+
+    class OtherChance(Chance):
+        """A dealer of another kind (as a search's): the kernel would not draw what it draws."""
+
+    other = rules.new_game(config, OtherChance(4))
+    values, steps = kernel.random_rollouts([other], [0], max_steps=5)
+    assert capsys.readouterr().err == ("Wyvern kernel unavailable, rolling out on the Python rules: the kernel "
+                                       "draws from a Chance's own generator, not from a OtherChance\n")
+    assert steps[0] == 5
+    values, steps = kernel.random_rollouts([rules.new_game(config, Chance(4))], [9])
+    assert capsys.readouterr().err == ""
+    state, picks = rules.new_game(config, Chance(4)), _splitmix_floats(9)
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        rules.apply(state, legal[int(next(picks) * len(legal))])
+    assert (steps[0], tuple(values[0, :3])) == (state.steps, rules.returns(state))
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6},
+                                     {"num_players": 5, "decks": ("random",) * 5, "summons": True,
+                                      "one_helper_per_turn": False, "gold_per_level": 500}])
+def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
+    config = rules.Config(**options)
+    seeds = list(range(6))
+    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
+    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
+    for g, seed in enumerate(seeds):
+        state = rules.new_game(config, Chance(seed))
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
+        assert steps[g] == state.steps, f"seed {seed}"
+        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+
+
+def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
+    monkeypatch.setattr(kernel, "numba", None)
+    config = rules.Config(num_players=3, max_steps=300)
+    state = rules.new_game(config, Chance(2))
+    values, steps = kernel.random_rollouts([state], [5])
+    assert capsys.readouterr().err == ("Wyvern kernel unavailable, rolling out on the Python rules: numba is "
+                                       "not installed (pip install 'tavernzoo[kernel]')\n")
+    game, picker = rules.clone(state), random.Random(5)
+    while not rules.is_terminal(game):
+        legal = rules.legal_actions(game)
+        rules.apply(game, legal[int(picker.random() * len(legal))])
+    assert (steps[0], tuple(values[0, :3])) == (game.steps, rules.returns(game))
+    with pytest.raises(ValueError, match="the Wyvern kernel cannot take this game: numba is not installed"):
+        kernel.new_games(config, [0])
+    with pytest.raises(ValueError, match="the Wyvern kernel is unavailable: numba is not installed"):
+        heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
