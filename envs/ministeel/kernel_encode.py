@@ -144,13 +144,17 @@ def encode_row(s, seat, observation):
 
 @ENCODER.compiled
 def mask_row(s, seat, legal, mask):
-    """The env's action mask of ``seat`` (1 for each legal action when it is to act, else all 0); ``legal``
-    is working space of at least NUM_ACTIONS."""
+    """The env's action mask of ``seat`` (1 for each legal action when it is to act, else all 0). Returns
+    the number of legal actions, left ascending in ``legal`` (working space of at least NUM_ACTIONS); 0
+    when ``seat`` is not to act."""
     for i in range(mask.shape[0]):
         mask[i] = 0
-    if s[K.PHASE] != GAME_OVER and s[K.TO_ACT] == seat:
-        for i in range(K.legal_actions(s, legal)):
-            mask[legal[i]] = 1
+    if s[K.PHASE] == GAME_OVER or s[K.TO_ACT] != seat:
+        return 0
+    count = K.legal_actions(s, legal)
+    for i in range(count):
+        mask[legal[i]] = 1
+    return count
 
 
 @ENCODER.compiled_allocating
