@@ -457,8 +457,8 @@ class LearnerVectorEnv(VectorEnv):
         """Deal every game (game ``g`` from ``Chance(seed + g)``) and play to the learner's first decision."""
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
-        super().reset(seed=seed)
         seeds = self._games.seeds_for(seed)
+        super().reset(seed=self._games.seed_used)
         self._resets.fill(1)
         self._call(self._no_actions, self._resets, seeds)
         self._resets.fill(0)
