@@ -357,3 +357,15 @@ def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
         kernel.new_games(config, [0])
     with pytest.raises(ValueError, match="the MiniSteel kernel is unavailable: numba is not installed"):
         heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
+
+
+def test_an_observation_that_departs_is_named_by_seat_index_and_field():
+    """The differential check's message: a kernel row whose HP differs shows in every seat's observation, and
+    the first seat's names the index and the field (the seat after it: ``seat+1 HP``)."""
+    config = rules.Config(num_players=4)
+    state = rules.new_game(config, Chance(3))
+    batch = kernel.new_games(config, [3], track_known=True)
+    check_observations(batch, state, "untouched")
+    batch.state[0, kernel.HP + 1] -= 1
+    with pytest.raises(AssertionError, match=re.escape("seed 3, seat 0: observation[13] (seat+1 HP): kernel")):
+        check_observations(batch, state, "seed 3")

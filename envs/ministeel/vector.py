@@ -42,6 +42,7 @@ numba the vector envs refuse with one line (the PettingZoo env runs without it).
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -340,6 +341,7 @@ class _Games:
         if reason is not None:
             raise ValueError(f"the MiniSteel {form} runs on the compiled kernel: {reason}; the PettingZoo env "
                              "(tavernzoo.envs.ministeel_v2) runs without it")
+        _passive_openmp()
         VECTOR.compile()
         self.count = count
         self.players = self.config.num_players
@@ -403,6 +405,15 @@ def _check_parallel(parallel: Any) -> bool:
     if not isinstance(parallel, bool):
         raise ValueError(f"parallel must be True or False, got {parallel!r}")
     return parallel
+
+
+def _passive_openmp() -> None:
+    """OpenMP's threads spin while they wait for each other by default: on a machine whose cores other
+    processes also use, a parallel step then took five times as long as the serial loop's (bench/
+    bench_vector_env.py, load average 9 on 2 cores); waiting passively keeps it level with the serial loop
+    there. OpenMP reads this as numba loads the parallel loops (the first vector env compiles or loads
+    them), so it is set then, unless the caller set it or something in the process started OpenMP first."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 class LearnerVectorEnv(VectorEnv):
