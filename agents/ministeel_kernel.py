@@ -6,6 +6,9 @@ ascending action order or seat order, the same float32 rounding of HP that the o
 tests/test_kernel_ministeel.py plays seeded heuristic games both ways and checks every decision and the
 returns. It reads only what the seat's observation shows, as the bot does.
 
+``HEURISTIC`` is the bot as an opponent of the vector env (``tavernzoo.envs.ministeel.vector_env(...,
+opponent=HEURISTIC)``): the learner's opponents play the heuristic inside the env's compiled step.
+
 ``rollout_heuristic(batch, max_steps)`` plays a copy of every game of a kernel batch
 (envs/ministeel/kernel.py) to its end with every seat the heuristic, inside compiled code, and returns
 ``(returns, steps)`` like ``kernel.rollout_random``. The heuristic draws no random numbers: the games
@@ -18,6 +21,7 @@ import numpy as np
 
 from ..envs.ministeel import kernel as K
 from ..envs.ministeel import rules as R
+from ..envs.ministeel.vector import Opponent
 from .ministeel import ATTACK_ORDER, VALUE
 
 # The heuristic's tables as arrays numba freezes into the compiled code; ``_X_AT[k]``: aimed ``k`` seats on.
@@ -240,6 +244,15 @@ def heuristic_action(s, legal, count):
     else:
         choice = heuristic_main(s, legal, count)
     return choice if heuristic_is_legal(legal, count, choice) else legal[0]
+
+
+@K.compiled
+def heuristic_opponent(s, legal, count, policy_state):
+    """:func:`heuristic_action` as a vector env's opponent decides (it draws nothing from ``policy_state``)."""
+    return heuristic_action(s, legal, count)
+
+
+HEURISTIC = Opponent("heuristic", heuristic_opponent, legal_room=LEGAL_BUFFER)
 
 
 @K.compiled_allocating

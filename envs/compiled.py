@@ -43,7 +43,8 @@ def _shared_arguments() -> dict[str, Any]:
     """The parameter names every kernel reads the same way (numba types, built on first compilation)."""
     from numba import types
 
-    return {"mt": types.uint32[::1], "seed": types.int64, "policy": types.uint64}
+    return {"mt": types.uint32[::1], "seed": types.int64, "policy": types.uint64,
+            "policy_state": types.uint64[::1]}
 
 
 class Kernel:
@@ -86,6 +87,17 @@ class Kernel:
         self.functions.append(dispatcher)
         return dispatcher
 
+    def compiled_parallel(self, function):
+        """:meth:`compiled_allocating` with numba's ``parallel=True``: a batch loop over games written with
+        ``numba.prange`` runs its games on every core. Each game touches only its own rows, so the results
+        are those of the same loop run serially (a function decorated with :meth:`compiled_allocating`,
+        where ``prange`` is ``range``)."""
+        if numba is None:
+            return function
+        dispatcher = numba.njit(cache=True, parallel=True)(function)
+        self.functions.append(dispatcher)
+        return dispatcher
+
     def argument_types(self, function) -> tuple:
         """The numba types of ``function``'s parameters, by name: every other parameter is an int64, so each
         function compiles once instead of once per combination of literals and int widths."""
@@ -94,6 +106,14 @@ class Kernel:
         named = {**_shared_arguments(), **self._arguments()}
         names = function.__code__.co_varnames[:function.__code__.co_argcount]
         return tuple(named.get(name, types.int64) for name in names)
+
+    def _with_includes(self) -> list[Kernel]:
+        """This kernel and every kernel it includes, at any depth (an encoder includes the game's kernel, a
+        vector env the encoder)."""
+        kernels: list[Kernel] = []
+        for kernel in self._includes:
+            kernels += [k for k in kernel._with_includes() if k not in kernels]
+        return [*kernels, self]
 
     def _by_name(self) -> dict[str, Any]:
         by_name: dict[str, Any] = {}
@@ -112,7 +132,7 @@ class Kernel:
         if len(self._compiled) == len(self.functions):
             return
         by_name = self._by_name()
-        owner = {id(dispatcher): kernel for kernel in (*self._includes, self) for dispatcher in kernel.functions}
+        owner = {id(dispatcher): kernel for kernel in self._with_includes() for dispatcher in kernel.functions}
 
         def visit(dispatcher) -> None:
             kernel = owner.get(id(dispatcher), self)

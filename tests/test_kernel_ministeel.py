@@ -6,6 +6,10 @@ legal sets, every State field (the kernel's row against the row the rules' State
 generator's state and the number of draws, and at the end the returns, must be equal. A mismatch names
 the option set, game, seed, step and the first differing field.
 
+At every step each seat's observation and action mask from the compiled encoder
+(envs/ministeel/kernel_encode.py) must equal what ``encode.encode`` and the PettingZoo env give: a mismatch
+names the option set, game, seed, step, seat and the first differing index with its field.
+
 Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
 agents/ministeel_kernel.py, must make each of its decisions). Short form in CI (250 random games per player
 count, 40 per other option set and per player count of heuristic play); ``TAVERNZOO_FULL=1`` runs the long
@@ -25,7 +29,7 @@ from tavernzoo.agents import ministeel_kernel as heuristic_kernel
 from tavernzoo.agents.ministeel import HeuristicBot
 from tavernzoo.envs import compiled
 from tavernzoo.envs.core import Chance, IllegalActionError
-from tavernzoo.envs.ministeel import encode, kernel, rules
+from tavernzoo.envs.ministeel import encode, kernel, kernel_encode, rules
 
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
 
@@ -71,6 +75,7 @@ def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = No
     def check(what: str) -> None:
         difference = kernel.first_difference(batch, 0, state)
         assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
+        check_observations(batch, state, f"{label}, seed {seed}, step {step} ({what})")
 
     check("the deal")
     while not rules.is_terminal(state):
@@ -190,6 +195,22 @@ def test_states_convert_both_ways_mid_game():
             kernel.step_batch(batch, [action])
         assert kernel.first_difference(batch, 0, state) is None
         assert rules.returns(back) == rules.returns(state)
+
+
+def check_observations(batch: kernel.Batch, state: rules.State, where: str, game: int = 0) -> None:
+    """Every seat's observation and mask from the compiled encoder against encode.encode and the env's mask."""
+    to_act = -1 if rules.is_terminal(state) else rules.current_seat(state)
+    legal = rules.legal_actions(state) if to_act >= 0 else []
+    for seat in range(state.n):
+        observation, mask = kernel_encode.observe_seat(batch, game, seat)
+        expected = _observation(state, seat)
+        if not np.array_equal(observation, expected):
+            at = int(np.flatnonzero(observation != expected)[0])
+            raise AssertionError(f"{where}, seat {seat}: observation[{at}] ({kernel_encode.observation_field(at)}): "
+                                 f"kernel {observation[at]!r}, encode {expected[at]!r}")
+        expected_mask = legal if seat == to_act else []
+        assert np.flatnonzero(mask).tolist() == expected_mask and len(mask) == len(encode.action_names(state.config)), (
+            f"{where}, seat {seat}: action mask: kernel {np.flatnonzero(mask).tolist()}, env {expected_mask}")
 
 
 def _observation(state: rules.State, seat: int) -> np.ndarray:
@@ -336,3 +357,15 @@ def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
         kernel.new_games(config, [0])
     with pytest.raises(ValueError, match="the MiniSteel kernel is unavailable: numba is not installed"):
         heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
+
+
+def test_an_observation_that_departs_is_named_by_seat_index_and_field():
+    """The differential check's message: a kernel row whose HP differs shows in every seat's observation, and
+    the first seat's names the index and the field (the seat after it: ``seat+1 HP``)."""
+    config = rules.Config(num_players=4)
+    state = rules.new_game(config, Chance(3))
+    batch = kernel.new_games(config, [3], track_known=True)
+    check_observations(batch, state, "untouched")
+    batch.state[0, kernel.HP + 1] -= 1
+    with pytest.raises(AssertionError, match=re.escape("seed 3, seat 0: observation[13] (seat+1 HP): kernel")):
+        check_observations(batch, state, "seed 3")

@@ -26,8 +26,8 @@ Entry points (every loop over games and steps runs in compiled code)
 ``is_terminal(batch)``, ``current_seat(batch)``; ``first_difference(batch, g, state)`` names where a game
 departs from a rules State (the differential test's check). The heuristic bot's compiled rollouts build on
 these functions in agents/ministeel_kernel.py. Numba compiles everything on first use
-(:func:`compile_kernel`, about 20 s of CPU) and caches it beside this file; no observations yet (a
-converted State observes exactly as the original, the test checks).
+(:func:`compile_kernel`, about 20 s of CPU) and caches it beside this file. Observations are
+written by kernel_encode.py from a row that keeps ``known``; the batched envs are in vector.py.
 
 Options: every option of ``ministeel_v2`` and ``ministeel_v1`` (all are numbers or switches the kernel
 reads from the row). :func:`unsupported` names what the kernel cannot take (numba missing, a scripted
