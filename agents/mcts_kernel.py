@@ -228,12 +228,14 @@ CHUNK_SECONDS = 0.01  # later calls last about this long, or a twentieth of a ti
 class CompiledSearch:
     """The arrays of one bot's compiled search and the calls that fill them (see the module docstring)."""
 
+    FIRST_ROOM = 1024  # nodes the arrays hold at first (they double as a search needs)
+
     def __init__(self, kernel: GameSearchKernel, seats: int, c: float, depth: int, rollout: int, others: int,
                  prior: int):
         self.kernel, self.seats = kernel, seats
         self.c, self.depth, self.rollout, self.others, self.prior = float(c), int(depth), rollout, others, prior
         kernel.compile()
-        self._grow(1024)
+        self._grow(self.FIRST_ROOM)
 
     def _grow(self, nodes: int) -> None:
         """Room for ``nodes`` nodes and as many rows of children (the arrays are kept between moves)."""
