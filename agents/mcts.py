@@ -47,7 +47,8 @@ being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior
 Where the game has a compiled kernel (MiniSteel) and the options are ones it takes, whole simulations run
 there (:mod:`.mcts_kernel`, ``kernel=auto``; ``on`` insists, ``off`` searches here): the same search, the
 same visits from the same seed, twenty times as many a second. The bot needs its seat's information state
-before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design, the speeds and the results.
+before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design,
+the speeds and the results.
 """
 
 from __future__ import annotations
