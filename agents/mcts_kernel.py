@@ -29,6 +29,7 @@ checked.
 from __future__ import annotations
 
 import math
+import os
 import random
 import sys
 import time
@@ -221,6 +222,15 @@ def say_once(line: str) -> None:
         print(line, file=sys.stderr)
 
 
+def _cached(dispatcher: Any) -> bool:
+    """Whether numba's cache holds ``dispatcher`` (compiled here before): its index file exists. Without
+    numba, or where its cache looks otherwise, True (nothing to announce)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return True
+
+
 FIRST_CHUNK = 16  # simulations in the first call: a stopped search (close()) answers after about as many
 CHUNK_SECONDS = 0.01  # later calls last about this long, or a twentieth of a time limit if shorter
 
@@ -234,6 +244,8 @@ class CompiledSearch:
                  prior: int):
         self.kernel, self.seats = kernel, seats
         self.c, self.depth, self.rollout, self.others, self.prior = float(c), int(depth), rollout, others, prior
+        if not _cached(kernel.simulations):
+            say_once(f"mcts: compiling the {kernel.title} search kernel (once: numba keeps it; up to a minute)")
         kernel.compile()
         self._grow(self.FIRST_ROOM)
 

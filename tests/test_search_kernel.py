@@ -278,9 +278,20 @@ def test_the_compiled_value_is_the_games_value():
 
 def test_the_defaults_search_in_the_kernel_and_off_searches_in_python(capsys):
     config = GAME.make_config()
+    load_bot("mcts:kernel=on", GAME, config, seed=1)
+    capsys.readouterr()  # a first compilation in this checkout says so
     assert load_bot("mcts", GAME, config, seed=1)._compiled is not None
     assert load_bot("mcts:kernel=off", GAME, config, seed=1)._compiled is None
     assert capsys.readouterr().err == ""
+
+
+def test_a_first_compilation_says_so_once(monkeypatch, capsys):
+    monkeypatch.setattr(T, "_SAID", set())
+    monkeypatch.setattr(T, "_cached", lambda dispatcher: False)
+    for _ in range(2):
+        load_bot("mcts", GAME, GAME.make_config(), seed=1)
+    err = capsys.readouterr().err
+    assert err == "mcts: compiling the MiniSteel search kernel (once: numba keeps it; up to a minute)\n"
 
 
 def test_options_the_kernel_cannot_take_fall_back_saying_so_once(monkeypatch, capsys):
