@@ -467,14 +467,15 @@ class MCTSBot(BotBase):
         if options.root == "paired":
             return self._search_paired(info, seat)
         self._seat = seat  # the searching seat, whose rollouts use ``rollout`` where ``others`` differs
-        chance = SearchChance(self._random.randrange(2**31))
+        dealer_seed = self._random.randrange(2**31)
         deadline = time.perf_counter() + options.time if options.time else math.inf
         sims = options.sims or 2**62
         if self._compiled is not None:
-            best, done, visits = self._compiled.search(info, seat, chance._random, self._random, sims, deadline,
+            best, done, visits = self._compiled.search(info, seat, dealer_seed, self._random, sims, deadline,
                                                        lambda: self._stopped)
             self.last_search = {"simulations": done, "visits": visits}
             return best
+        chance = SearchChance(dealer_seed)
         root = Node(self.seats)
         simulate = self._simulate_joint if self.simultaneous else self._simulate
         done = 0

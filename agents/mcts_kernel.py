@@ -28,6 +28,7 @@ checked.
 
 from __future__ import annotations
 
+import array
 import math
 import os
 import random
@@ -39,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.compiled import GENERATOR, Kernel, next_word
+from ..envs.compiled import GENERATOR, MT_SIZE, Kernel, next_word, seed_generator
 
 PRIOR_BIAS = 1.0  # as agents/mcts.py's: the prior's move scores this much extra, shrinking as 1 / (its visits + 1)
 
@@ -231,7 +232,7 @@ def _cached(dispatcher: Any) -> bool:
         return True
 
 
-FIRST_CHUNK = 16  # simulations in the first call: a stopped search (close()) answers after about as many
+FIRST_CHUNK = 128  # simulations in the first call (about a millisecond): a closed search answers after as many
 CHUNK_SECONDS = 0.01  # later calls last about this long, or a twentieth of a time limit if shorter
 
 
@@ -266,16 +267,18 @@ class CompiledSearch:
         self.nodes[:used], self.totals[:used], self.children[:blocks] = nodes[:used], totals[:used], children[:blocks]
         self.counts[:] = (used, blocks)
 
-    def search(self, info: Any, seat: int, dealer: random.Random, rng: random.Random, sims: int, deadline: float,
+    def search(self, info: Any, seat: int, dealer_seed: int, rng: random.Random, sims: int, deadline: float,
                stopped: Callable[[], bool]) -> tuple[int, int, dict[int, int]]:
         """``(best action, simulations, root visits by action)`` after ``sims`` simulations or the deadline
-        (``math.inf``: none) or ``stopped()``; ``dealer`` deals the samples and rolls their dice, ``rng`` is
-        the bot's generator: both come back advanced as the Python search leaves them."""
+        (``math.inf``: none) or ``stopped()``. The samples are dealt, and their dice rolled, by the generator of
+        ``SearchChance(dealer_seed)``; ``rng`` is the bot's generator, which comes back advanced as the
+        Python search leaves it."""
         kernel = self.kernel
         row = kernel.information_row(info)
-        mt = np.array(dealer.getstate()[1], dtype=np.uint32)
+        mt = np.empty(MT_SIZE, dtype=np.uint32)
+        seed_generator(mt, dealer_seed)  # random.Random(dealer_seed), without its 625 words crossing over
         version, words, gauss = rng.getstate()
-        bot_mt = np.array(words, dtype=np.uint32)
+        bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32).copy()
         tree_clear(self.nodes, self.totals, self.counts)
         done, chunk = 0, FIRST_CHUNK
         limit = min(CHUNK_SECONDS, (deadline - time.perf_counter()) / 20) if deadline < math.inf else CHUNK_SECONDS
@@ -291,7 +294,6 @@ class CompiledSearch:
                 break
             spent = now - start
             chunk = max(1, min(chunk * 4, int(count * limit / spent) if spent > 0 else chunk * 4))
-        dealer.setstate((3, tuple(mt.tolist()), None))
         rng.setstate((version, tuple(bot_mt.tolist()), gauss))
         nodes, totals = self.nodes, self.totals
         best, best_key = -1, None

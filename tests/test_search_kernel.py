@@ -8,12 +8,14 @@ same order, the bot's generator left in the same state, over every phase a searc
 and option sets. A statistical check compares the two searches' move distributions over independent
 seeds (it holds even where the exact streams could not be kept). The compiled determinization deals
 exactly what ``rules.determinize`` deals from the same dealer, only hands the seat cannot tell apart from
-what it saw, and the frequencies of the cards dealt to a hand are those of a uniform deal.
+what it saw, and the frequencies of the cards dealt to a hand are those of a uniform deal. Short form in
+CI; ``TAVERNZOO_FULL=1`` searches six positions per phase at 300 simulations.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 
 import numpy as np
@@ -32,6 +34,7 @@ from tavernzoo.envs.ministeel import rules as R
 pytestmark = pytest.mark.skipif(K.numba is None, reason="numba is not installed")
 
 GAME = get_game("ministeel")
+FULL = bool(os.environ.get("TAVERNZOO_FULL"))  # the long form: more positions per phase, more simulations
 PHASES = (R.MAIN, R.REACT_PHASE, R.ANSWER, R.PICK_PHASE, R.DRAW_PHASE)
 
 
@@ -62,8 +65,9 @@ def _search(bot, state: R.State, seat: int) -> tuple[int, list, tuple]:
 
 # --- the whole search, exactly ------------------------------------------------------------------------------
 
-SPECS = ["mcts:40", "mcts:40,rollout=random,prior=none,depth=0", "mcts:30,others=random,depth=8,c=0.5",
-         "mcts:30,rollout=random,others=heuristic,prior=heuristic,depth=30"]
+SIMS = 300 if FULL else 40
+SPECS = [f"mcts:{SIMS}", f"mcts:{SIMS},rollout=random,prior=none,depth=0", f"mcts:{SIMS},others=random,depth=8,c=0.5",
+         f"mcts:{SIMS},rollout=random,others=heuristic,prior=heuristic,depth=30"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -75,7 +79,7 @@ def test_the_compiled_search_visits_what_the_python_search_visits(spec, options)
     python = load_bot(f"{spec},kernel=off", GAME, config, seed=11)
     assert compiled._compiled is not None and python._compiled is None
     # One bot of each searches every position in turn: the generators carry over, as in a game.
-    for number, state in enumerate(positions(config, seed=options["num_players"], per_phase=1)):
+    for number, state in enumerate(positions(config, seed=options["num_players"], per_phase=6 if FULL else 1)):
         seat = R.current_seat(state)
         got, expected = _search(compiled, state, seat), _search(python, state, seat)
         assert got[0] == expected[0], f"{spec} {options}, position {number} ({R.PHASE_NAMES[state.phase]}): move"
