@@ -44,19 +44,23 @@ Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by c
 being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
 ``mcts:prior=zoo:tiny_minotaur,value=runs/tm``, ``mcts:prior=zoo:wyvern,value=zoo:wyvern,root_temp=4``,
 ``mcts:sims=1000000,time=1,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0``.
-The bot needs its seat's information state before each ``act`` (:mod:`.infoset`); every tavernzoo host
-hands it over. docs/search.md has the design, the speeds and the results.
+Where the game has a compiled kernel (MiniSteel) and the options are ones it takes, whole simulations run
+there (:mod:`.mcts_kernel`, ``kernel=auto``; ``on`` insists, ``off`` searches here): the same search, the
+same visits from the same seed, twenty times as many a second. The bot needs its seat's information state
+before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design,
+the speeds and the results.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.random  # noqa: F401 - numpy loads it lazily: at import, not in a first search (about 8 ms)
@@ -68,6 +72,9 @@ from .base import legal_actions as mask_actions
 from .mcts_closed import ClosedLoopTree
 from .search_hooks import SearchHooks, search_hooks
 from .spec import NESTED_OPTIONS, BotSpec
+
+if TYPE_CHECKING:
+    from .mcts_kernel import CompiledSearch
 
 OPTION_HELP = {
     "sims": "simulations per move (an integer >= 1; a bare number means this)",
@@ -102,9 +109,13 @@ OPTION_HELP = {
               "(the prior's probabilities shifted by every candidate's measured gain, Gumbel MuZero's improved "
               "policy)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
+    "kernel": "auto (whole simulations in the game's compiled kernel where it has one and takes these options, "
+              "else the Python search, saying why once), on (the kernel or an error saying why not) or off (the "
+              "Python search); both search alike: the same moves and visits from the same seed",
 }
 
-CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved")}
+CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved"),
+           "kernel": ("auto", "on", "off")}
 PAIRED_ONLY = ("width", "z", "gain", "sure", "target")  # options that a tree search would ignore: refused there
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 PAIRED_ROUND = 8  # root=paired: samples per round (their rollouts step together; the time is checked between rounds)
@@ -136,6 +147,7 @@ class Options:
     sure: float = 1.0  # 1: every decision with a choice is searched
     target: str = "move"
     seed: int | None = None
+    kernel: str = "auto"
 
 
 def parse_options(spec: str | BotSpec, game_name: str) -> Options:
@@ -192,9 +204,11 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
 
 class SearchChance(Chance):
     """The Chance that deals the search's determinizations: the same draws as a ``Chance`` with its seed,
-    without the log (a search never replays it) and with the shuffle written out in one loop. Each
-    determinized state gets one too (``envs.core.redealt`` seeds one of the dealer's class), so the dice
-    of rollouts are not logged either.
+    without the log (a search never replays it) and with the shuffle written out in one loop. A
+    determinization asks it for its sample's Chance (``sample_chance``): itself, so the samples' dice are
+    not logged either and continue the one stream of deals and dice (MiniSteel's and Wyvern's; a game
+    whose determinization seeds a Chance per sample, ``envs.core.redealt``, gets one of this class). The
+    compiled search (agents/mcts_kernel.py) runs this very stream: same seed, same samples.
 
     ``shuffle_deal`` (what a determinization that calls it shuffles its unseen cards with: Wyvern's four
     pools of about 80 cards, a fifth of a simulation drawn one by one) takes a list of at least
@@ -304,6 +318,7 @@ class MCTSBot(BotBase):
             self._closed = ClosedLoopTree(game.name, self.rules, self.seats, options.c, self._random,
                                           self._rollout, self._prior if self._prior_bot is not None else None,
                                           PRIOR_BIAS, options.puct)
+        self._compiled = self._compiled_search(hooks)  # None: this bot searches on the Python rules
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
@@ -346,6 +361,45 @@ class MCTSBot(BotBase):
                              "or use root=tree")
         if options.sure < 1:
             self._require_prior_probabilities(f"mcts sure={options.sure:g}")
+
+    def _compiled_search(self, hooks: SearchHooks) -> CompiledSearch | None:
+        """The game's compiled search (agents/mcts_kernel.py) where ``kernel`` allows it and it takes these
+        options, else None: the Python search, the same search slower. ``kernel=auto`` says once why a game
+        with a kernel searches on Python; ``kernel=on`` refuses (a ValueError saying why)."""
+        options = self.options
+        if options.kernel == "off" or (hooks.kernel is None and options.kernel == "auto"):
+            return None
+        if hooks.kernel is None:
+            raise ValueError(f"mcts kernel=on: {self.game.name} has no compiled search; games with one: "
+                             f"{', '.join(_games_with(lambda hooks: hooks.kernel))}")
+        from .mcts_kernel import RANDOM, CompiledSearch, say_once  # here: it imports numba (a fifth of a second)
+
+        kernel = importlib.import_module(hooks.kernel).SEARCH_KERNEL
+        policies = {None: RANDOM, **kernel.policies}
+
+        def code(bot: Any) -> int | None:
+            return policies.get(None if bot is None else type(bot))
+
+        refused = [f"{role}={spec}" for role, spec, ok in (
+            ("tree", options.tree, options.tree == "open" and not self.simultaneous),
+            ("root", options.root, options.root == "tree"),
+            ("value", options.value, self._value_bot is None),
+            ("prior", options.prior, code(self._prior_bot) is not None),
+            ("rollout", options.rollout, code(self._policy) is not None),
+            ("others", options.others, self._others is _SAME or code(self._others) is not None)) if not ok]
+        if hooks.value is not kernel.value:
+            refused.append("the game's value estimate (the kernel follows another)")
+        reason = (f"the {kernel.title} search kernel does not take {', '.join(refused)}" if refused
+                  else kernel.unsupported(self.config))
+        if reason is not None:
+            if options.kernel == "on":
+                raise ValueError(f"mcts kernel=on: {reason} (kernel=auto searches on the Python rules instead)")
+            say_once(f"mcts: {reason}; searching on the Python rules (the same search, slower)")
+            return None
+        rollout = code(self._policy)
+        return CompiledSearch(kernel, self.seats, options.c, options.depth, rollout,
+                              rollout if self._others is _SAME else code(self._others),
+                              code(self._prior_bot))
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:
@@ -412,11 +466,18 @@ class MCTSBot(BotBase):
             return self._search_closed(info, seat)
         if options.root == "paired":
             return self._search_paired(info, seat)
-        root = Node(self.seats)
-        chance = SearchChance(self._random.randrange(2**31))
+        self._seat = seat  # the searching seat, whose rollouts use ``rollout`` where ``others`` differs
+        dealer_seed = self._random.randrange(2**31)
         deadline = time.perf_counter() + options.time if options.time else math.inf
-        simulate = self._simulate_joint if self.simultaneous else self._simulate
         sims = options.sims or 2**62
+        if self._compiled is not None:
+            best, done, visits = self._compiled.search(info, seat, dealer_seed, self._random, sims, deadline,
+                                                       lambda: self._stopped)
+            self.last_search = {"simulations": done, "visits": visits}
+            return best
+        chance = SearchChance(dealer_seed)
+        root = Node(self.seats)
+        simulate = self._simulate_joint if self.simultaneous else self._simulate
         done = 0
         while done < sims:
             state = rules.determinize(info, seat, chance)

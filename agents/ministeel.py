@@ -283,4 +283,4 @@ def _value(state: Any) -> list[float]:
 
 
 SEARCH = SearchHooks(defaults={"sims": 100, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
-                     value=_value)
+                     value=_value, kernel="tavernzoo.agents.ministeel_kernel")

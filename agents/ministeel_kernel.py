@@ -299,3 +299,99 @@ def rollout_heuristic(batch: K.Batch, max_steps: int = 1_000_000) -> tuple[np.nd
     steps = np.zeros(len(batch), dtype=np.int64)
     heuristic_rollouts(batch.state, batch.chance, int(max_steps), values, steps)
     return values, steps
+
+
+# --- search: mcts's simulations in compiled code (agents/mcts_kernel.py) ------------------------------------------
+
+from . import mcts_kernel as T  # noqa: E402 - kept with the section it serves
+from .ministeel import SEARCH, HeuristicBot  # noqa: E402
+
+HEURISTIC = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
+VALUE_SCALE = 10.0  # agents/ministeel.py ``_value``: the lead in HP that counts as a sure win
+
+
+def _search_argument_types() -> dict:
+    return {**K._argument_types(), **T._argument_types(), "info": K._argument_types()["row"]}
+
+
+SEARCH_FUNCTIONS = K.Kernel(_search_argument_types, includes=(K.KERNEL, T.TREE))
+
+
+@K.compiled
+def ministeel_value(s, values_row):
+    """``agents.ministeel._value`` (``lead_values`` of HP less twice the Poison, -100 when out) into
+    ``values_row``; the same floats (tests/test_search_kernel.py checks)."""
+    n = s[K.N]
+    strength = K.SCRATCH_SEATS
+    for seat in range(n):
+        s[strength + seat] = s[K.HP + seat] - 2 * s[K.POISON_TOKENS + seat] if s[K.ALIVE + seat] else -100
+    leader = 0
+    for seat in range(1, n):
+        if s[strength + seat] > s[strength + leader]:
+            leader = seat
+    runner_up = -(1 << 62)
+    for seat in range(n):
+        if seat != leader and s[strength + seat] > runner_up:
+            runner_up = s[strength + seat]
+    top = s[strength + leader]
+    for seat in range(n):
+        lead = (s[strength + seat] - (runner_up if seat == leader else top)) / VALUE_SCALE
+        values_row[seat] = 1.0 if lead >= 1.0 else -1.0 if lead <= -1.0 else lead
+
+
+@SEARCH_FUNCTIONS.inlined
+def _policy_move(s, rng, legal, count, code):
+    """The move of the rollout policy ``code``: the heuristic's, or ``rng.randrange`` of the legal ones."""
+    if code == HEURISTIC:
+        return heuristic_action(s, legal, count)
+    return legal[T.randbelow(rng, count)]
+
+
+@SEARCH_FUNCTIONS.compiled_allocating
+def ministeel_simulations(info, seat, mt, rng, nodes, totals, children, counts, sims, explore, depth, rollout,
+                          others, prior):
+    """``sims`` simulations of ``MCTSBot._simulate`` (agents/mcts_kernel.py ``GameSearchKernel``): determinize,
+    walk the tree (the prior asked at a node's first visit), roll out to the end or ``depth`` decisions,
+    score (``rules.returns`` at the end, else ``_value``), back up."""
+    sample = np.zeros(K.ROW_SIZE, dtype=np.int64)
+    cards = np.empty(K.POOL_ROOM, dtype=np.int64)
+    legal = np.empty(LEGAL_BUFFER, dtype=np.int64)
+    values_row = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
+    path = np.empty(info[K.OPT_MAX_DECISIONS] - info[K.DECISIONS] + 2, dtype=np.int64)
+    n = info[K.N]
+    for _ in range(sims):
+        K.determinize(info, seat, mt, sample, cards)
+        node, length = 0, 1
+        path[0] = 0
+        while sample[K.PHASE] != R.GAME_OVER:
+            count = K.legal_actions(sample, legal)
+            if nodes[node, T.PRIOR] == T.NOT_ASKED:
+                nodes[node, T.PRIOR] = heuristic_action(sample, legal, count) if prior == HEURISTIC else T.NO_PRIOR
+            action, node, expanded = T.tree_step(nodes, totals, children, counts, rng, node, sample[K.TO_ACT], legal,
+                                                 count, explore)
+            K.apply_legal(sample, mt, action)
+            path[length] = node
+            length += 1
+            if expanded:
+                break
+        steps = 0
+        while sample[K.PHASE] != R.GAME_OVER and (depth == 0 or steps < depth):
+            count = K.legal_actions(sample, legal)
+            policy = rollout if sample[K.TO_ACT] == seat else others
+            K.apply_legal(sample, mt, _policy_move(sample, rng, legal, count, policy))
+            steps += 1
+        if sample[K.PHASE] == R.GAME_OVER:
+            K.game_returns(sample, values_row)
+        else:
+            ministeel_value(sample, values_row)
+        T.tree_backup(nodes, totals, path, length, values_row, n)
+
+
+def _unsupported(config: R.ConfigV1) -> str | None:
+    return K.unsupported(config)
+
+
+SEARCH_KERNEL = T.GameSearchKernel(
+    title="MiniSteel", policies={HeuristicBot: HEURISTIC}, value=SEARCH.value, actions=R.NUM_ACTIONS,
+    unsupported=_unsupported, information_row=K.information_row, simulations=ministeel_simulations,
+    compile=SEARCH_FUNCTIONS.compile)

@@ -5,7 +5,8 @@ module (``agents/<game>.py``), next to its ``BOTS``.
         defaults={"sims": 100, "depth": 20, "rollout": "heuristic"},  # mcts options (docs/search.md)
         value=my_value_estimate,   # state -> a value per seat in [-1, 1], for rollouts cut short (depth=)
         closed_loop=ClosedLoopGame(key, fixed, copy),  # a game without hidden information: tree=closed
-    )
+        kernel="tavernzoo.agents.my_game_kernel",  # the module whose SEARCH_KERNEL runs whole simulations
+    )                                              # in compiled code (agents/mcts_kernel.py)
 
 A game that declares nothing is searched with the general defaults, open-loop, to the end of every
 rollout. The search itself (agents/mcts.py, agents/mcts_closed.py) keeps no table of games.
@@ -35,6 +36,10 @@ class SearchHooks:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     value: Callable[[Any], list[float]] | None = None
     closed_loop: ClosedLoopGame | None = None
+    # The import name of the module whose ``SEARCH_KERNEL`` (agents/mcts_kernel.py ``GameSearchKernel``) runs
+    # this game's simulations in compiled code; a name, not the module: it imports numba, and it builds on the
+    # game's bots, which declare these hooks.
+    kernel: str | None = None
 
 
 NONE = SearchHooks()

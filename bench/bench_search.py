@@ -1,6 +1,6 @@
 """Search speed: ``mcts`` simulations per second per game, from positions of random play.
 
-    python bench/bench_search.py [--positions 6] [--spec mcts] [--game wyvern]
+    python bench/bench_search.py [--positions 6] [--spec mcts] [--game wyvern] [--repeats 3] [--kernel-sims 10000]
     python bench/bench_search.py --regret 100 [--spec mcts]
     python bench/bench_search.py --paired 10 --spec mcts --spec mcts:tree=open,c=1,sims=2000
     python bench/bench_search.py --fingerprint
@@ -8,6 +8,12 @@
 For each game it plays random games to a few random depths and times one search from each position
 (the seat to act, its information state); prints simulations per CPU second and CPU seconds per move
 (process time, so that other jobs on a shared machine slow the figures less than wall time would).
+Where a game has a compiled search (agents/mcts_kernel.py: MiniSteel), the same spec is timed on the
+Python rules (``kernel=off``) and in the kernel (``kernel=on``) from the same positions and seeds, one
+after the other at each position, ``--repeats`` rounds: each engine's rate, and the kernel's rate as a
+multiple of the Python search's (the median round, and the range over rounds); the two searches visit
+the same nodes, so the ratio is one of speed alone. ``--kernel-sims N`` times the kernel once more at N
+simulations a move (a deeper tree, the per-move overhead spread thinner), in the same rounds.
 A closed-loop search (Tiny Minotaur's default) keeps its table between the moves of one game; here every
 position starts afresh (``reset``). In a game a move costs somewhat more (the kept table makes
 simulations run deeper): ``--regret`` reports that CPU time per decision.
@@ -33,6 +39,7 @@ import random
 import time
 
 from tavernzoo.agents import load_bot
+from tavernzoo.agents.search_hooks import search_hooks
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import Chance
 
@@ -197,6 +204,10 @@ def main() -> None:
                         help="Tiny Minotaur regret per decision of every --spec (repeat it) on the same positions "
                              "of GAMES oracle games")
     parser.add_argument("--seed", type=int, default=0, help="--regret/--paired: the seed of the deals and the bot")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the Python and the kernel search where a "
+                        "game has a kernel (interleaved)")
+    parser.add_argument("--kernel-sims", type=int, default=0, metavar="N",
+                        help="also time the kernel at N simulations a move (with the spec's other options)")
     parser.add_argument("--fingerprint", action="store_true",
                         help="print digests of seeded searches' moves and visit counts instead (compare checkouts)")
     args = parser.parse_args()
@@ -222,17 +233,59 @@ def main() -> None:
             continue
         game = get_game(name)
         config = game.make_config(overrides)
-        bot = load_bot(args.spec, game, config, seed=1)
-        sims = seconds = 0.0
-        for state in positions(game, config, args.positions, rng):
-            seat = game.rules.acting_seats(state)[0] if game.simultaneous else game.rules.current_seat(state)
-            info = game.rules.information_state(state, seat)
-            bot.reset()
-            start = time.process_time()
-            bot.search(info, seat)
-            seconds += time.process_time() - start
-            sims += bot.last_search["simulations"]
-        print(f"{name:<16}{game.rules.num_seats(config):>6}{sims / seconds:>10.0f}{seconds / args.positions:>9.3f}")
+        states = positions(game, config, args.positions, rng)
+        if search_hooks(game.name).kernel is not None and "kernel=" not in args.spec:
+            compare_kernel(game, config, args.spec, states, args.repeats, args.kernel_sims)
+            continue
+        sims, seconds = time_searches(load_bot(args.spec, game, config, seed=1), game, states)
+        print(f"{name:<16}{game.rules.num_seats(config):>6}{sims / seconds:>10.0f}{seconds / len(states):>9.3f}")
+
+
+def time_searches(bot, game, states) -> tuple[int, float]:
+    """Simulations and CPU seconds of one search from each state (the bot reset before each, as per game)."""
+    sims = seconds = 0.0
+    for state in states:
+        seat = game.rules.acting_seats(state)[0] if game.simultaneous else game.rules.current_seat(state)
+        info = game.rules.information_state(state, seat)
+        bot.reset()
+        start = time.process_time()
+        bot.search(info, seat)
+        seconds += time.process_time() - start
+        sims += bot.last_search["simulations"]
+    return sims, seconds
+
+
+def compare_kernel(game, config, spec: str, states, repeats: int, kernel_sims: int) -> None:
+    """The spec on the Python rules and in the game's compiled search, interleaved position by position over
+    ``repeats`` rounds (the bots made afresh each round, so each round searches the same seeds); rates of
+    the median round, the kernel's ratios to the Python search with their range over rounds."""
+    import statistics
+
+    joined = spec + ("," if ":" in spec else ":")
+    engines = {"python": joined + "kernel=off", "kernel": joined + "kernel=on"}
+    if kernel_sims:
+        engines[f"kernel {kernel_sims} sims"] = f"{joined}kernel=on,sims={kernel_sims}"
+    load_bot(engines["kernel"], game, config, seed=1)  # compiled (or loaded from numba's cache) before timing
+    rates: dict[str, list[float]] = {label: [] for label in engines}
+    per_move: dict[str, list[float]] = {label: [] for label in engines}
+    for _ in range(repeats):
+        bots = {label: load_bot(engine, game, config, seed=1) for label, engine in engines.items()}
+        totals = {label: [0.0, 0.0] for label in engines}
+        for state in states:
+            for label, bot in bots.items():
+                sims, seconds = time_searches(bot, game, [state])
+                totals[label][0] += sims
+                totals[label][1] += seconds
+        for label, (sims, seconds) in totals.items():
+            rates[label].append(sims / seconds)
+            per_move[label].append(seconds / len(states))
+    seats = game.rules.num_seats(config)
+    for label in engines:
+        ratios = [rate / python for rate, python in zip(rates[label], rates["python"], strict=True)]
+        ratio = "" if label == "python" else (f"   {statistics.median(ratios):.1f}x the Python search "
+                                              f"({min(ratios):.1f}-{max(ratios):.1f})")
+        print(f"{game.name:<16}{seats:>6}{statistics.median(rates[label]):>10.0f}"
+              f"{statistics.median(per_move[label]):>9.4f}   {label}{ratio}", flush=True)
 
 
 if __name__ == "__main__":

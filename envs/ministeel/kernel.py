@@ -1363,3 +1363,165 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
             steps[g] += 1
         values[g, :game.n] = rules.returns(game)
     return values, steps
+
+
+# --- search: a determinization (agents/mcts_kernel.py) ------------------------------------------------------------
+# What a search samples, kept apart from the rules' functions above: ``rules.determinize`` with a search's
+# dealer, in the order of its draws, so that a compiled search deals exactly what the Python search deals.
+
+POOL_ROOM = rules.DECK_SIZE  # the unseen cards of a determinization: at most the whole deck
+
+
+@inlined
+def _shown_to_need(s, seat, kind):
+    """Whether ``kind`` is one of ``rules._shown_to_hold(state, seat)``: the table sees the seat asked to
+    react hold a reaction, the attacker asked to answer a Hook Rope."""
+    if s[TO_ACT] == seat:
+        return False
+    if s[PHASE] == REACT_PHASE:
+        if s[DAMAGE] > 0 and (kind == WOODEN_SHIELD or kind == STEEL_SHIELD or kind == BLADED_SHIELD
+                              or kind == CONFUSION_DUST):
+            return True
+        return s[POISONS] != 0 and kind == REMEDY
+    if s[PHASE] == ANSWER_PHASE:
+        return kind == HOOK_ROPE
+    return False
+
+
+@inlined
+def _holds_needed(s, seat, cards, start, size):
+    """Whether ``cards[start:start + size]`` holds a kind the table saw the seat to act hold."""
+    for i in range(start, start + size):
+        if _shown_to_need(s, seat, cards[i]):
+            return True
+    return False
+
+
+@inlined
+def _shuffle_pool(mt, cards, size):
+    """``Chance.shuffle`` (a search dealer's): Fisher-Yates from the top, one draw per position."""
+    for i in range(size - 1, 0, -1):
+        j = np.int64(random_float(mt) * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+@compiled
+def determinize(row, seat, mt, out, cards):
+    """``rules.determinize(info, seat, dealer)`` for a search's dealer (agents/mcts.py ``SearchChance``, whose
+    samples roll their dice from it too): ``row`` is the information state with ``seat``'s memory (its
+    KNOWN rows; TRACK_KNOWN set), ``mt`` the dealer's generator, ``out`` becomes the sample and ``cards``
+    (POOL_ROOM) is working space. The pool of unseen cards is built, shuffled, re-shuffled for a seat the
+    table saw holding a reaction and dealt as ``rules._redeal`` does, draw for draw. The sample keeps no
+    memory (TRACK_KNOWN 0: neither the rules nor the heuristic read it); its KNOWN part is left as the
+    caller gave it (zeros)."""
+    n = row[N]
+    for i in range(KNOWN):
+        out[i] = row[i]
+    out[TRACK_KNOWN] = 0
+    memory = KNOWN + seat * P * K  # what ``seat`` remembers of each holder's hand: memory + holder * K + kind
+    size = 0
+    for i in range(row[DECK_LEN]):
+        cards[size] = row[DECK + i]
+        size += 1
+    for who in range(n):
+        if who == seat:
+            continue
+        for kind in range(K):
+            for _ in range(row[HANDS + who * K + kind] - row[memory + who * K + kind]):
+                cards[size] = kind
+                size += 1
+    pick_hidden = False
+    if row[TURN_SEAT] != seat:
+        for kind in range(K):
+            if row[PICK + kind]:
+                pick_hidden = True
+    if pick_hidden:
+        for kind in range(K):
+            for _ in range(row[PICK + kind]):
+                cards[size] = kind
+                size += 1
+    _shuffle_pool(mt, cards, size)
+    actor = row[TO_ACT]
+    needed, remembered = False, False
+    for kind in range(K):
+        if _shown_to_need(row, seat, kind):
+            needed = True
+            if row[memory + actor * K + kind]:
+                remembered = True
+    if needed and not remembered:
+        start, length = 0, 0
+        for who in range(n):
+            if who == seat:
+                continue
+            unseen = _hand_size(row, who)
+            for kind in range(K):
+                unseen -= row[memory + who * K + kind]
+            if who < actor:
+                start += unseen
+            elif who == actor:
+                length = unseen
+        for _ in range(64):  # rejection keeps the deal uniform among those the table allows
+            if _holds_needed(row, seat, cards, start, length):
+                break
+            _shuffle_pool(mt, cards, size)
+        if length and not _holds_needed(row, seat, cards, start, length):
+            for i in range(size):
+                if (i < start or i >= start + length) and _shown_to_need(row, seat, cards[i]):
+                    cards[start], cards[i] = cards[i], cards[start]
+                    break
+    cursor = 0
+    for who in range(n):
+        if who == seat:
+            continue
+        unseen = _hand_size(row, who)
+        for kind in range(K):
+            out[HANDS + who * K + kind] = row[memory + who * K + kind]
+            unseen -= row[memory + who * K + kind]
+        for i in range(cursor, cursor + unseen):
+            out[HANDS + who * K + cards[i]] += 1
+        cursor += unseen
+    if pick_hidden:
+        for kind in range(K):
+            out[PICK + kind] = 0
+        for i in range(cursor, cursor + _pick_size(row)):
+            out[PICK + cards[i]] += 1
+        cursor += _pick_size(row)
+    for i in range(size - cursor):
+        out[DECK + i] = cards[cursor + i]
+
+
+@inlined
+def _pick_size(s):
+    total = 0
+    for kind in range(K):
+        total += s[PICK + kind]
+    return total
+
+
+@compiled_allocating
+def _determinize_many(row, seat, mt, states):
+    cards = np.empty(POOL_ROOM, dtype=np.int64)
+    for g in range(states.shape[0]):
+        determinize(row, seat, mt, states[g], cards)
+
+
+def information_row(state: rules.State) -> np.ndarray:
+    """An information state (``rules.information_state``) as the kernel's row, with the seat's memory (the
+    KNOWN rows, which a determinization keeps); its Chance is not read (a search deals from its own)."""
+    row = np.zeros(ROW_SIZE, dtype=np.int64)
+    _write_state(row, state, track_known=True)
+    return row
+
+
+def determinize_batch(info: rules.State, seat: int, dealer: np.ndarray, samples: int) -> Batch:
+    """``samples`` determinizations of ``info`` for ``seat``, one after another, as ``rules.determinize``
+    deals them from a search's dealer whose generator is ``dealer`` (625 uint32 words: advanced in place).
+    Sample ``g``'s chance is the dealer's state after it (where its dice would continue)."""
+    _require_kernel(info.config)
+    row = information_row(info)
+    states = np.zeros((samples, ROW_SIZE), dtype=np.int64)
+    chances = np.zeros((samples, MT_SIZE), dtype=np.uint32)
+    for g in range(samples):  # one at a time: each sample's chance is the dealer as it left it
+        _determinize_many(row, seat, dealer, states[g:g + 1])
+        chances[g] = dealer
+    return Batch(states, chances, [info.config] * samples)

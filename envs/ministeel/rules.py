@@ -1302,13 +1302,19 @@ def _redeal(state: State, seat: int, order) -> None:
 
 def determinize(state: State, seat: int, chance: Chance) -> State:
     """A full state consistent with what ``seat`` sees: the unseen cards (other hands, the deck, a pick
-    offered to another) dealt afresh from ``chance`` in the same numbers, future dice from a fresh Chance.
+    offered to another) dealt afresh from ``chance`` in the same numbers, future dice from
+    ``chance.sample_chance()``: a plain Chance seeds a fresh one (what ``envs.core.redealt`` gives), the
+    search's dealer (agents/mcts.py ``SearchChance``) rolls them itself, one stream for the deals and the
+    dice of all its samples (seeding a generator per sample was a third of a compiled simulation:
+    envs/ministeel/kernel.py ``determinize`` draws exactly these values).
 
     Cards the seat remembers in another hand (``known``, the observation's memory) stay in that hand; the
     rest is uniform over the cards it cannot see now. Its log is a :class:`QuietLog` (the lines the seat
     saw, then none): a search plays the sample on, and nobody reads the lines it would write.
     """
-    new = _redealt(state, seat, _redeal, chance, lambda state, chance: _copy(state, chance, seat))
+    new = _copy(state, state.chance, seat)  # the Chance is shared only until replaced below, after the deal
+    _redeal(new, seat, chance.shuffle)
+    new.chance = chance.sample_chance()
     new.log = QuietLog(new.log)
     return new
 
