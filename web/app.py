@@ -238,8 +238,8 @@ class WebState:
             raise TableError(
                 f"{shown(spec)} is not a bot this page may seat: choose a built-in bot "
                 f"({', '.join(builtin_bots(game))}), "
-                "zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and files "
-                "on the server need the server started with --allow-local")
+                "level:1..5, zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and "
+                "files on the server need the server started with --allow-local")
         spec = within_budget(spec, game, self.max_think)
         if self.sandbox is not None:
             parsed = BotSpec.parse(spec)
@@ -275,6 +275,7 @@ class WebState:
 
 def games_listing() -> list[dict[str, Any]]:
     from ..agents import builtin_bots
+    from ..agents.levels import level_listing
     from ..agents.onnx_bot import zoo_bots
 
     zoo = zoo_bots()
@@ -289,6 +290,7 @@ def games_listing() -> list[dict[str, Any]]:
             "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
             "seats": game.rules.num_seats(config),
             "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+            "levels": level_listing(game),  # level:1..5, each with its name and the bot it stands for
             # what the offers a person may leave to the table are called (the "never ask me" setting), or None
             "offers": offers_of(game),
             # each card's text by name, where the game's encoder has them (card_texts): shown beside the cards

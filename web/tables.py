@@ -86,6 +86,8 @@ def within_budget(spec: str, game: Game, max_think: float) -> str:
     from ..agents.spec import BotSpec
 
     parsed = BotSpec.parse(spec)
+    if parsed.kind == "level":
+        return _level_within_budget(parsed, game, max_think)
     if parsed.kind != "mcts":
         return spec
     options = parse_options(parsed, game.name)  # a ValueError naming the bad option
@@ -103,6 +105,25 @@ def within_budget(spec: str, game: Game, max_think: float) -> str:
     if not options.time:
         parsed = parsed.with_option("time", f"{max_think:g}")
     return str(parsed)
+
+
+def _level_within_budget(spec: Any, game: Game, max_think: float) -> str:
+    """The bot a ``level:N`` seat loads: the level's own spec (agents/levels.py), a search among them held to
+    ``max_think`` by shortening it (its ``time=``, and ``sims=`` to what those seconds allow) rather than refused:
+    a level is the project's choice, the CPU the operator's."""
+    from ..agents.levels import level_spec
+    from ..agents.mcts import parse_options
+
+    meant = level_spec(spec, game)
+    if meant.kind != "mcts":
+        return str(meant)
+    options = parse_options(meant, game.name)
+    if not options.time or options.time > max_think:
+        meant = meant.with_option("time", f"{max_think:g}")
+    most_sims = max(1, int(max_think * SIMS_PER_SECOND))
+    if options.sims > most_sims:
+        meant = meant.with_option("sims", str(most_sims))
+    return within_budget(str(meant), game, max_think)
 
 
 def refuse_server_files(game: Game, config: Any, allow_local: bool) -> None:

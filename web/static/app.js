@@ -105,7 +105,9 @@
   }
 
   function seatChoices(game) {
-    const choices = [["human", "you (human)"], ...game.bots.map((b) => [b, b])];
+    // The levels first (a name says how strong; the bot each stands for is in the label), then the bots by spec.
+    const levels = (game.levels || []).map((l, i) => [l.spec, `level ${i + 1}: ${l.name} (${l.bot.split(",")[0]})`]);
+    const choices = [["human", "you (human)"], ...levels, ...game.bots.map((b) => [b, b])];
     for (const u of uploads) if (u.env === game.env) choices.push([u.spec, `uploaded bot ${u.spec}`]);
     choices.push(["other", "other bot spec…"]);
     return choices;
