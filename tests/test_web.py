@@ -279,7 +279,7 @@ def _assert_no_oracle(answers, words):
 def quiet_client():
     """A client that answers server errors as responses (a 500 would show), not as raised exceptions."""
     with TestClient(create_app(hosts=("testserver",)), raise_server_exceptions=False) as client:
-        yield client
+        yield with_seat_tokens(client)
 
 
 @pytest.mark.parametrize("game,config", [

@@ -8,9 +8,11 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 
 ==========================================  ===========================================================
 ``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
-``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
-                                            "seed"}``: a new table; its summary (a seed may be a string
-                                            of digits, and is sent back as one: exact past 2^53);
+``POST /api/tables``                        ``{"game", "config", "seats": ["human", "open", "heuristic",
+                                            ...], "seed", "fallback", "clock"}``: a new table; its
+                                            summary, the maker's seat ``token`` and the ``links`` (each
+                                            open seat's token, the spectators'); a seed may be a string
+                                            of digits, and is sent back as one: exact past 2^53;
                                             ``"answer_offers": true``: never ask the person at the game's
                                             declinable offers (as ``/act`` below), from the first one
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
@@ -30,6 +32,10 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``POST /api/replays``                       a records file (JSON or JSON lines) as the body
 ``GET /api/replays/ID/N?step=K&seat=S``     game N of a replay at step K from seat S
 ==========================================  ===========================================================
+
+A table with people answers for a seat only to a request carrying that seat's token (header
+``X-Table-Token``; the event stream's ``?token=``), and shows spectators (the spectator token) the public
+frames alone; the table id alone reads no person's frames and plays no seat (docs/web.md).
 
 Every table and replay lives in a bounded store and expires when unused; request bodies are bounded in
 size and time (:mod:`tavernzoo.web.server` bounds the headers and idle connections). A finished table is kept
