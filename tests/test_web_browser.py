@@ -627,3 +627,31 @@ def test_two_people_and_a_spectator_play_one_table_in_two_browsers(browser, serv
         for context in (first_context, second_context, watch_context):
             context.close()
     assert not errors, errors
+
+
+def test_a_table_listed_in_the_lobby_is_joined_from_another_browser(browser, server, axe):
+    errors: list[str] = []
+    first_context, first = _person_page(browser, server, 1100, errors)
+    second_context, second = _person_page(browser, server, 390, errors)
+    try:
+        first.goto(server + "?pace=0")
+        first.wait_for_selector("body[data-ready]")
+        first.select_option("#game", "tiny_minotaur")
+        first.select_option("#seat-1", "open")
+        first.check("#lobby-box")
+        first.click("#start")
+        first.wait_for_selector("#links:not([hidden])")
+        table_id = re.search(r"#table=([\w-]+)", first.url)[1]
+        second.goto(server + "?pace=0")
+        second.wait_for_selector("body[data-ready]")
+        join = second.locator(f'#lobby-list button.join[data-table="{table_id}"]')
+        join.wait_for()
+        assert_accessible(second, axe, "the lobby at 390 px")
+        join.click()
+        second.wait_for_selector("#seatbar .chip.me")
+        assert re.search(rf"#table={table_id}&seat=[\w-]{{32}}$", second.url)
+        assert "player_1: you" in second.inner_text("#seatbar")
+    finally:
+        first_context.close()
+        second_context.close()
+    assert not errors, errors

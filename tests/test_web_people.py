@@ -216,3 +216,21 @@ def test_the_public_view_holds_no_hand_at_any_step(name):
             continue
         env.step(env.unwrapped.action_names.index(legal[steps % len(legal)]))
         steps += 1
+
+
+def test_the_lobby_lists_open_tables_and_hands_each_open_seat_once(client):
+    listed = client.post("/api/tables", json={"game": "ministeel", "config": {"num_players": 3}, "seed": 1,
+                                              "seats": ["human", "open", "open"], "lobby": True}).json()
+    hidden = client.post("/api/tables", json={"game": "tiny_minotaur", "seed": 1, "seats": ["human", "open"]}).json()
+    lobby = client.get("/api/lobby").json()["tables"]
+    assert [entry["id"] for entry in lobby] == [listed["id"]] and lobby[0]["open"] == 2
+    assert "token" not in str(lobby) and listed["token"] not in str(lobby)
+    joined = [client.post(f"/api/tables/{listed['id']}/join", json={}).json() for _ in range(2)]
+    assert [j["seat"] for j in joined] == [1, 2] and joined[0]["human"] == 1
+    assert joined[0]["token"] == listed["links"]["seats"]["1"]
+    full = client.post(f"/api/tables/{listed['id']}/join", json={})
+    assert full.status_code == 409 and "no open seat" in full.json()["error"]
+    assert client.get("/api/lobby").json()["tables"] == []
+    refused = client.post(f"/api/tables/{hidden['id']}/join", json={})
+    assert refused.status_code == 403 and "not in the lobby" in refused.json()["error"]
+    assert client.post(f"/api/tables/{listed['id']}/join", content=b"{}").status_code == 415  # JSON only

@@ -15,6 +15,8 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
                                             of digits, and is sent back as one: exact past 2^53;
                                             ``"answer_offers": true``: never ask the person at the game's
                                             declinable offers (as ``/act`` below), from the first one
+``GET /api/lobby``                          the tables made with ``"lobby": true`` that have an open seat
+``POST /api/tables/ID/join``                a lobby table's open seat: its ``token`` (the seat's link)
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
@@ -116,6 +118,7 @@ class Limits:
     spectators_per_table = 16  # spectator event streams open at once on one table
     absent_seconds = 45.0  # a person whose page sent nothing with their token this long is away (a stand-in plays)
     clock_seconds = (5.0, 3600.0)  # the least and the most a table's clock may give a move
+    lobby_listed = 50  # tables the lobby lists at once
     frames_per_request = 64
 
 
@@ -364,7 +367,7 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         except TypeError as error:
             raise TableError(f"bad options for {game.name}: {error}") from None
         return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"), fallback=fallback,
-                     clock=clock, absent_seconds=web.limits.absent_seconds)
+                     clock=clock, absent_seconds=web.limits.absent_seconds, listed=body.get("lobby") is True)
 
     table = await anyio.to_thread.run_sync(build)
     table.owner = owner
@@ -467,6 +470,23 @@ def _int_param(request: Request, key: str, default: int | None) -> int | None:
         return int(raw)
     except ValueError:
         raise TableError(f"'{key}' must be a whole number, not {raw!r}") from None
+
+
+async def api_lobby(request: Request) -> Response:
+    """The tables in the lobby with an open seat nobody took (at most ``limits.lobby_listed``, newest first)."""
+    web: WebState = request.app.state.web
+    listed = [table for table in web.tables.values() if table.listed and table.status != "over"
+              and table.open_seats()]
+    return JSONResponse({"tables": [table.lobby_entry() for table in reversed(listed)][:web.limits.lobby_listed]})
+
+
+async def api_join(request: Request) -> Response:
+    """Take a lobby table's open seat: its token (the seat's link) and the seat's summary."""
+    table = _table(request)
+    # JSON only, as every POST here: a page elsewhere cannot send it, so it cannot use up the open seats.
+    await read_json(request, request.app.state.web.limits.body_bytes)
+    seat, token = table.join()
+    return JSONResponse({**table.summary(table.viewer(token)), "token": token, "seat": seat})
 
 
 async def api_table(request: Request) -> Response:
@@ -759,6 +779,8 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
             Route("/", page, methods=["GET"]),
             Route("/api/games", api_games, methods=["GET"]),
             Route("/api/tables", api_new_table, methods=["POST"]),
+            Route("/api/lobby", api_lobby, methods=["GET"]),
+            Route("/api/tables/{id}/join", api_join, methods=["POST"]),
             Route("/api/tables/{id}", api_table, methods=["GET"]),
             Route("/api/tables/{id}", api_close, methods=["DELETE"]),
             Route("/api/tables/{id}/frames", api_frames, methods=["GET"]),

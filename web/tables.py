@@ -189,7 +189,8 @@ class Table:
 
     def __init__(self, game: Game, config: Any, seats: list[str], seed: int | None,
                  load: Callable[[str, Game, Any, int], Any], answer_offers: Any = None,
-                 fallback: str = FALLBACK, clock: float | None = None, absent_seconds: float = ABSENT_SECONDS):
+                 fallback: str = FALLBACK, clock: float | None = None, absent_seconds: float = ABSENT_SECONDS,
+                 listed: bool = False):
         self.id = secrets.token_urlsafe(16)
         if answer_offers is not None and answer_offers is not False:  # "never ask me", from the first offer on
             _check_answer_offers(game, answer_offers)
@@ -212,6 +213,9 @@ class Table:
         self.watch_token = secrets.token_urlsafe(24) if self.people else None
         self.clock = clock
         self.absent_seconds = absent_seconds
+        self.listed = listed and OPEN in seats
+        """In the lobby: anyone may join (:meth:`join`) one of its open seats nobody has taken."""
+        self.handed: set[int] = set()  # open seats the lobby gave out
         self.fallback = fallback
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         seeds = random.Random(self.seed)
@@ -288,6 +292,30 @@ class Table:
                 if came_back:
                     self._touch()  # the seat shows as taken again
         return found
+
+    def open_seats(self) -> list[int]:
+        """The open seats nobody has taken (never seen with their token) nor been given by the lobby."""
+        return [seat for seat in self.people if seat != self.human and self.seen[seat] == -math.inf
+                and seat not in self.handed]
+
+    def join(self) -> tuple[int, str]:
+        """A listed table's first open seat, for whoever asks first: its seat and token."""
+        with self.lock:
+            if not self.listed:
+                raise TableError("this table is not in the lobby: its seats are taken with the links its maker "
+                                 "hands on", 403)
+            free = self.open_seats() if self.status != "over" else []
+            if not free:
+                raise TableError("this table has no open seat left", 409)
+            self.handed.add(free[0])
+            self._touch()
+            return free[0], self.tokens[free[0]]
+
+    def lobby_entry(self) -> dict[str, Any]:
+        """The table as the lobby lists it (public: the game, who sits where, how many seats are open)."""
+        return {"id": self.id, "game": self.game.name, "title": self.game.title, "status": self.status,
+                "seats": [self._label(seat) for seat in range(len(self.agents))], "open": len(self.open_seats()),
+                "clock": self.clock}
 
     def present(self, seat: int) -> bool:
         return time.monotonic() - self.seen[seat] <= self.absent_seconds

@@ -63,6 +63,7 @@
     }
     closeTable();
     show(location.hash === "#replay" ? "replay" : "setup");
+    if (location.hash !== "#replay") drawLobby();
   }
 
   // --- set-up ----------------------------------------------------------------------------------------
@@ -172,6 +173,7 @@
       const clock = $("clock").value.trim();
       if (clock) body.clock = Number(clock);
       if ($("fallback").value) body.fallback = $("fallback").value;
+      if ($("lobby-box").checked) body.lobby = true;
       if (currentGame().offers && $("setup-never-ask-box").checked && seats.includes("human")) body.answer_offers = true;
       opened(await api("/api/tables", { json: body }));
     } catch (error) { showError(error.message); }
@@ -183,6 +185,24 @@
     const token = made.token || (made.links && made.links.watch) || null;
     if (made.links && made.links.watch) sessionStorage.setItem(`links:${made.id}`, JSON.stringify(made.links));
     openTable(made, token);
+  }
+
+  async function drawLobby() {
+    // The lobby: tables whose makers listed them, each with its open seats; Join takes the first one.
+    try {
+      const { tables } = await api("/api/lobby");
+      $("lobby-list").replaceChildren(...(tables.length ? tables.map((t) => h("li", {},
+        `${t.title}: ${t.seats.join(", ")} — ${t.open} open seat${t.open === 1 ? "" : "s"}${t.clock ? `, ${t.clock} s a move` : ""} `,
+        h("button", { type: "button", class: "join", "data-table": t.id, text: "Join" }))) : [h("li", { class: "muted", text: "none now" })]));
+      for (const button of $("lobby-list").querySelectorAll("button.join")) {
+        button.addEventListener("click", async () => {
+          try {
+            const joined = await api(`/api/tables/${button.dataset.table}/join`, { json: {} });
+            openTable(joined, joined.token);
+          } catch (error) { showError(error.message); drawLobby(); }
+        });
+      }
+    } catch (error) { showError(error.message); }
   }
 
   async function upload() {
@@ -680,6 +700,7 @@
     $("setup-form").addEventListener("submit", startGame);
     $("game").addEventListener("change", drawSetup);
     $("upload-button").addEventListener("click", upload);
+    $("lobby-refresh").addEventListener("click", drawLobby);
     $("rematch").addEventListener("click", async () => {
       try { opened(await api(`/api/tables/${table.summary.id}/rematch`, { json: {}, token: table.token })); } catch (error) { showError(error.message); }
     });
