@@ -10,6 +10,9 @@ strings, resolved by :func:`load_bot`:
 * ``random`` — uniform over the legal actions (every game);
 * any built-in bot a game provides — ``heuristic`` for every game, and whatever else its module in
   ``tavernzoo.agents`` lists in ``BOTS`` (a module named after the game: ``agents/tiny_minotaur.py``);
+  ``careless`` for every game with a heuristic: the heuristic, but a random legal move half of the time;
+* ``level:1`` .. ``level:5`` — the game's ladder of named levels, a beginner to the strongest bot the project
+  has (:mod:`.levels`: each level is one of the other specs, declared per game in ``LEVELS``);
 * a path to a training checkpoint or a training run directory (its latest checkpoint): the trained
   policy, loaded with numpy alone (:mod:`.policy`); ``PATH@sample`` samples instead of taking the best
   legal action;
@@ -60,6 +63,10 @@ def builtin_bots(game: Game | str) -> dict[str, Any]:
             raise
         return bots
     bots.update(module.BOTS)
+    if "heuristic" in module.BOTS:
+        from .levels import careless
+
+        bots["careless"] = careless(module.BOTS["heuristic"])
     return bots
 
 
@@ -78,7 +85,7 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
 def load_mcts(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
     from .mcts import make_mcts_bot
 
-    return make_mcts_bot(spec, game, config, seed, load_bot)
+    return make_mcts_bot(spec, game, config, seed, _load_nested)
 
 
 def load_program(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
@@ -112,6 +119,13 @@ def load_onnx(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
     return OnnxBot(config, seed, local_path(spec.name), game)
 
 
+def load_level(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    """``level:N``: the bot the game's ladder names (agents/levels.py)."""
+    from .levels import level_spec
+
+    return load_bot(level_spec(spec, game), game, config, seed)
+
+
 def load_named(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
     """A game's built-in bot, else a training run or checkpoint path."""
     bots = builtin_bots(game)
@@ -126,9 +140,24 @@ def load_named(spec: BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
             raise ValueError(f"bot spec {str(spec)!r}: after '@' only 'sample' is valid")
         return PolicyBot(config, seed, path, game, deterministic=mode != "sample")
     raise ValueError(
-        f"unknown bot spec {str(spec)!r} for {game.name}; valid: {', '.join(bots)}, a training run or checkpoint "
-        "path, BOT.onnx, zoo:GAME, cmd:PROGRAM, mcts[:OPTIONS] or llm:MODEL@URL"
+        f"unknown bot spec {str(spec)!r} for {game.name}; valid: {', '.join(bots)}, level:1..5, a training run or "
+        "checkpoint path, BOT.onnx, zoo:GAME, cmd:PROGRAM, mcts[:OPTIONS] or llm:MODEL@URL"
     )
+
+
+def _load_nested(spec: str | BotSpec, game: Game, config: Any, seed: int | None) -> Bot:
+    """A bot spec nested in an mcts spec (``rollout=``, ``prior=``, ...): a level stands for its bot here too, and
+    one that stands for a search is refused as a search written out would be (every simulation would search)."""
+    spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    if spec.kind == "level":
+        from .levels import level_spec
+
+        meant = level_spec(spec, game)
+        if meant.kind == "mcts":
+            raise ValueError(f"{str(spec)!r} in {game.name} is a search ({meant}); an mcts policy cannot itself be "
+                             "mcts: name a lower level or a bot")
+        spec = meant
+    return load_bot(spec, game, config, seed)
 
 
 __all__ = ["Bot", "BotBase", "BotSpec", "RandomBot", "as_bot", "builtin_bots", "load_bot"]

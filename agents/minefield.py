@@ -159,6 +159,9 @@ def _gone_before_me(order: list[int], predicted: dict[int, dict[int, float]]) ->
 
 BOTS = {"heuristic": HeuristicBot}
 
+# The levels (agents/levels.py): searches of two budgets (the trained network does no better than the heuristic).
+LEVELS = ("random", "careless", "heuristic", "mcts:time=0.5", "mcts:sims=8000,time=1")
+
 
 # Search (agents/search_hooks.py): a move takes under a second on one core of the 2-core reference machine
 # (docs/search.md); rollouts play to the end (a round is short), open-loop (the rounds are simultaneous).

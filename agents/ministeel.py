@@ -267,6 +267,11 @@ def _hp_scale(hp_cap: int) -> Any:
 
 BOTS = {"heuristic": HeuristicBot}
 
+# The levels (agents/levels.py): the network, then the network's paired search at half a second a move (at most;
+# the decisions the network is sure of cost nothing: docs/search.md, "Paired rollouts at the root").
+LEVELS = ("random", "careless", "heuristic", "zoo:ministeel",
+          "mcts:sims=20000,time=0.5,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0,sure=0.95")
+
 
 
 # --- search (agents/search_hooks.py) ------------------------------------------------------------------------

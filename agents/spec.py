@@ -10,6 +10,8 @@
     ``sandbox[LIMITS]:cmd:...``         (``''`` for the defaults; agents/sandbox.py, docs/sandbox.md)
     ``llm:MODEL@URL,OPTIONS``   llm     ``name``: all after ``llm:`` (agents/llm.py parses it)
     ``zoo:GAME[@MODE]``         zoo     ``name``: the game ('' for the game played), ``mode``
+    ``level:N``                 level   ``name``: N as written (``1`` .. ``5``: the game's ladder of
+                                        named levels, agents/levels.py)
     ``PATH.onnx``               onnx    ``name``: the path
     ``NAME[@MODE]``             name    ``name``: a game's built-in bot (without ``@``) or else a
                                         training run or checkpoint path; ``mode``
@@ -60,6 +62,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("cmd", "load_program", network=False, every_game=True, program=True),
     Kind("llm", "load_llm", network=False, every_game=True),
     Kind("zoo", "load_zoo", network=True),
+    Kind("level", "load_level", network=None, every_game=True),
     Kind("onnx", "load_onnx", network=True),
     Kind("name", "load_named", network=None),
 )}
@@ -104,6 +107,8 @@ class BotSpec:
         if text.startswith("zoo:"):
             name, at, mode = text[len("zoo:"):].partition("@")
             return cls("zoo", name, mode if at else None, text=text)
+        if text.startswith("level:"):
+            return cls("level", text[len("level:"):], text=text)
         if text.endswith(".onnx"):
             return cls("onnx", text, text=text)
         name, at, mode = text.partition("@")
@@ -143,7 +148,8 @@ class BotSpec:
         mode = "" if self.mode is None else "@" + self.mode
         if self.kind == "cmd" and self.sandbox is not None:
             return ("sandbox:" if not self.sandbox else f"sandbox[{self.sandbox}]:") + "cmd:" + self.name
-        return {"cmd": "cmd:", "llm": "llm:", "zoo": "zoo:", "onnx": "", "name": ""}[self.kind] + self.name + mode
+        prefix = {"cmd": "cmd:", "llm": "llm:", "zoo": "zoo:", "level": "level:", "onnx": "", "name": ""}[self.kind]
+        return prefix + self.name + mode
 
     def __str__(self) -> str:
         return self.text or self.format()
@@ -188,8 +194,10 @@ class BotSpec:
     def local(self, builtins: Collection[str], zoo: Collection[str]) -> bool:
         """Whether loading this spec, or one nested in it, may run a program or read a file on this machine:
         everything but a built-in bot (one of ``builtins``, or ``none``), a bundled zoo bot (``zoo:NAME``
-        with NAME in ``zoo``, or ``zoo:`` for the game played when ``""`` is in ``zoo``) and an mcts spec
-        whose nested specs pass the same test. What ``tavernzoo web`` refuses without ``--allow-local``.
+        with NAME in ``zoo``, or ``zoo:`` for the game played when ``""`` is in ``zoo``), a level
+        (``level:N``: the project's own ladder of built-in, bundled and search bots; tests/test_levels.py
+        checks each rung passes this test) and an mcts spec whose nested specs pass the same test. What
+        ``tavernzoo web`` refuses without ``--allow-local``.
 
         Decided from the text alone: the disk is never asked whether a path exists, so a server's answer
         to a request cannot tell anyone which of its files exist."""
@@ -200,4 +208,6 @@ class BotSpec:
             return True  # its nested specs are judged on their own by local()
         if self.kind == "zoo":
             return self.name in zoo and self.mode in (None, "sample")
+        if self.kind == "level":
+            return True
         return self.kind == "name" and self.mode is None and (self.name in builtins or self.name == "none")

@@ -90,6 +90,10 @@ def _oracle(config: rules.Config, seed: int | None = None):
 
 BOTS = {"heuristic": HeuristicBot, "oracle": _oracle}
 
+# The levels (agents/levels.py): above the heuristic the game leaves little room, since its dice decide most games
+# (the oracle, exact play, takes 0.54 of the games from the heuristic): the network, then exact play.
+LEVELS = ("random", "careless", "heuristic", "zoo:tiny_minotaur", "oracle")
+
 
 # --- search (agents/search_hooks.py) ------------------------------------------------------------------------
 

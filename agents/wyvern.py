@@ -513,6 +513,9 @@ _KEEP = tuple(_keep_value(cid) for cid in range(R.NUM_CARDS))
 
 BOTS = {"heuristic": HeuristicBot}
 
+# The levels (agents/levels.py): the two networks, the yardstick and today's; no search beats today's (docs/search.md).
+LEVELS = ("random", "careless", "heuristic", "zoo:wyvern_yardstick", "zoo:wyvern")
+
 
 # --- search (agents/search_hooks.py) ------------------------------------------------------------------------
 # As in MiniSteel: heuristic rollouts cut short and scored by the value estimate (docs/search.md).

@@ -87,6 +87,13 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
         parse_options(spec, "")  # bad options fail at startup, not at the first hello
     if spec.traits.every_game:
         return [game.env_name for game in games().values()]
+    if spec.kind == "level":
+        from .levels import level_spec
+
+        playable = [game for game in games().values() if _has_level(spec, game)]
+        if not playable:
+            level_spec(spec, next(iter(games().values())))  # the error naming the levels
+        return [game.env_name for game in playable]
     path = Path(spec.name)
     if path.exists():
         from ..agents.policy import find_policy_dir, read_policy_meta
@@ -97,8 +104,19 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
             if spec.mode is None and spec.name in builtin_bots(game)]
     if not envs:
         raise ValueError(f"unknown bot spec {str(spec)!r}; valid: random, heuristic (or a game's other built-in bots), "
-                         "zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM, mcts[:OPTIONS], llm:MODEL@URL")
+                         "level:1..5, zoo:GAME, BOT.onnx, a training run or checkpoint, cmd:PROGRAM, mcts[:OPTIONS], "
+                         "llm:MODEL@URL")
     return envs
+
+
+def _has_level(spec: BotSpec, game: Any) -> bool:
+    from .levels import level_spec
+
+    try:
+        level_spec(spec, game)
+    except ValueError:
+        return False
+    return True
 
 
 class BotSession:

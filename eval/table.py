@@ -19,8 +19,10 @@ A seat without a bot (``None`` in ``bots``) is a person's (the web page's, an MC
 (an illegal one raises :class:`~tavernzoo.envs.core.IllegalActionError` naming the legal ones, the game
 unchanged; nothing is replaced). A host that must not wait while a bot thinks (the web page holds a lock
 between moves) asks the bot with :meth:`Table.think` and plays its answer with ``step(action)``; a person
-who leaves forfeits the game (:meth:`Table.resign`); a table the host closes mid-game tells its bots the game
-is over without a result (:meth:`Table.abandon`).
+who leaves forfeits the game (:meth:`Table.resign`), or, where the host seats a *stand-in* for the person
+(``stand_ins``: a bot per person's seat, told the game begins and ends as the bots are), the stand-in plays the
+seat's moves the host asks it for (``think(stand_in=True)``: the web's fallback for a person away or out of time);
+a table the host closes mid-game tells its bots the game is over without a result (:meth:`Table.abandon`).
 
 A loop that cannot play each game at a Table (the training league's lanes, train/selfplay.py) tells its
 bots the same story through :func:`tell_game_begins` and :func:`tell_game_over`, which the Table uses too.
@@ -67,7 +69,8 @@ class Table:
     calls :meth:`finish`."""
 
     def __init__(self, env: Any, bots: Sequence[Any], seed: int, seat_names: Sequence[str] | None = None,
-                 bot_seeds: Sequence[int | None] | None = None, forfeits: bool = False):
+                 bot_seeds: Sequence[int | None] | None = None, forfeits: bool = False,
+                 stand_ins: Mapping[int, Any] | None = None):
         self.env, self.seed, self.forfeits = env, seed, forfeits
         self.seat_names = list(seat_names) if seat_names else None
         self.bots = [None if bot is None else as_bot(bot) for bot in bots]
@@ -75,6 +78,12 @@ class Table:
         self._seats: list[Any] = ([None if bot is None else Guard(bot, seat, self.bot_seeds[seat], env)
                                    for seat, bot in enumerate(self.bots)] if forfeits else self.bots)
         self._seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+        # A person's seat may have a bot that plays for them when the host asks (the bot's seed: bot_seeds).
+        self.stand_ins = {seat: as_bot(bot) for seat, bot in (stand_ins or {}).items()}
+        if any(self.bots[seat] is not None for seat in self.stand_ins):
+            raise ValueError("a stand-in sits in for a person: its seat must have no bot")
+        self._stand_ins = ({seat: Guard(bot, seat, self.bot_seeds[seat], env) for seat, bot in self.stand_ins.items()}
+                           if forfeits else self.stand_ins)
         self.totals = [0.0] * len(self.bots)
         self.forfeit: Forfeit | None = None
         self._to_move: int | None = None  # the seat found to move, its reward counted (cleared by a move)
@@ -92,7 +101,8 @@ class Table:
         self._trackers = {}
         self._begun, self._told_over = True, False
         try:
-            tell_game_begins({seat: bot for seat, bot in enumerate(self._seats) if bot is not None}, self.bot_seeds)
+            tell_game_begins({**{seat: bot for seat, bot in enumerate(self._seats) if bot is not None},
+                              **self._stand_ins}, self.bot_seeds)
         except Forfeit as lost:
             if not self.forfeits:
                 raise
@@ -158,13 +168,16 @@ class Table:
         self._tell_events()
         return True
 
-    def think(self) -> Any:
+    def think(self, stand_in: bool = False) -> Any:
         """The move the bot at the seat to move chooses, not yet played (:meth:`step` plays it); None once
-        the game is over, or when the bot forfeits it (with ``forfeits``; without, its failure raises)."""
+        the game is over, or when the bot forfeits it (with ``forfeits``; without, its failure raises).
+        ``stand_in``: at a person's seat, the move of the stand-in seated for them."""
         seat = self.to_move()
         if seat is None:
             return None
         bot = self._seats[seat]
+        if bot is None and stand_in:
+            bot = self._stand_ins.get(seat)
         if bot is None:
             raise RuntimeError(f"seat {seat} is a person's: play their move with step(action)")
         agent = self.env.agent_selection
@@ -207,8 +220,8 @@ class Table:
         self._told_over = True
         # With forfeits, a program that died is told nothing (its game_over returns at once), and one that
         # fails now is restarted before its next game.
-        tell_game_over({seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, returns,
-                       failures_ignored=self.forfeits)
+        tell_game_over({**{seat: bot for seat, bot in enumerate(self.bots) if bot is not None}, **self.stand_ins},
+                       returns, failures_ignored=self.forfeits)
         record = self.env.unwrapped.record(seats=self.seat_names)
         try:
             stats = bot_stats(self.bots)  # counted for a forfeited game too (the llm: bots' requests)

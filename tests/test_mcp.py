@@ -157,3 +157,13 @@ def test_an_action_number_is_its_line_in_the_list_not_the_games_action_index():
     assert mine[-1] == legal[1]["name"]
     with pytest.raises(TableError, match="numbers them 1 to"):
         tables.act(table, 0)
+
+
+def test_the_games_list_their_levels_and_a_level_is_an_opponent():
+    tables = Tables()
+    listed = {entry["game"]: entry for entry in tables.list_games()}
+    assert [level["name"] for level in listed["wyvern"]["levels"]][::4] == ["beginner", "expert"]
+    started = returns_within(120, tables.new_table, "tiny_minotaur", opponents=["level:2"], seed=3)
+    assert started["table"]
+    with pytest.raises((TableError, ValueError), match="level:5 \\(expert\\)"):
+        returns_within(60, tables.new_table, "tiny_minotaur", opponents=["level:6"])

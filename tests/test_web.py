@@ -33,16 +33,38 @@ SMALL = {"minefield": {"num_players": 3}, "ministeel": {"num_players": 3}, "wyve
          "tiny_minotaur": {}}
 
 
+def with_seat_tokens(client: TestClient) -> TestClient:
+    """``client`` acting as the page does: each table it makes answers with its seat's token, which every later
+    request about that table carries (the table id alone plays no seat)."""
+    tokens: dict[str, str] = {}
+
+    def send_token(request):
+        found = re.match(r"/api/tables/([\w-]+)", request.url.path)
+        if found and found[1] in tokens and "x-table-token" not in request.headers:
+            request.headers["X-Table-Token"] = tokens[found[1]]
+
+    def keep_token(response):
+        if response.request.method == "POST" and response.status_code == 201:
+            response.read()
+            made = response.json()
+            if isinstance(made, dict) and "token" in made:
+                tokens[made["id"]] = made["token"]
+
+    client.event_hooks = {"request": [send_token], "response": [keep_token]}
+    client.tokens = tokens
+    return client
+
+
 @pytest.fixture
 def client():
     with TestClient(create_app(hosts=("testserver",))) as client:
-        yield client
+        yield with_seat_tokens(client)
 
 
 @pytest.fixture
 def local_client():
     with TestClient(create_app(hosts=("testserver",), allow_local=True)) as client:
-        yield client
+        yield with_seat_tokens(client)
 
 
 def wait_for(client, table_id, statuses=("your_turn", "over")):
@@ -257,7 +279,7 @@ def _assert_no_oracle(answers, words):
 def quiet_client():
     """A client that answers server errors as responses (a 500 would show), not as raised exceptions."""
     with TestClient(create_app(hosts=("testserver",)), raise_server_exceptions=False) as client:
-        yield client
+        yield with_seat_tokens(client)
 
 
 @pytest.mark.parametrize("game,config", [
@@ -571,6 +593,7 @@ def test_a_new_table_never_evicts_a_game_in_play():
         tables = 2
 
     with TestClient(create_app(hosts=("testserver",), limits=Few)) as client:
+        with_seat_tokens(client)
         first = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
         second = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
         wait_for(client, first["id"]), wait_for(client, second["id"])
@@ -618,6 +641,7 @@ def test_closing_a_table_stops_its_bots_search():
     # The operator allows long searches here, so that a search that did not stop would outlast the join below.
     app = create_app(hosts=("testserver",), max_think=600)
     with TestClient(app) as client:
+        with_seat_tokens(client)
         table = new_table(client, "tiny_minotaur", ["mcts:sims=1000000,time=600"] * 2, config={})
         held = app.state.web.tables.get(table["id"])
         wait_for(client, table["id"], statuses=("bots",))
@@ -635,6 +659,7 @@ def test_one_client_cannot_take_every_table():
 
     app = create_app(hosts=("testserver",), limits=Few)
     with TestClient(app) as client, TestClient(app, client=("192.0.2.7", 50000)) as other:
+        with_seat_tokens(client), with_seat_tokens(other)
         first = new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
         new_table(client, "tiny_minotaur", ["human", "heuristic"], config={})
         third = client.post("/api/tables", json={"game": "tiny_minotaur", "seats": ["human", "heuristic"]})
@@ -666,6 +691,7 @@ def test_a_finished_table_waits_for_its_player_and_a_full_server_says_busy():
         tables = 2
 
     with TestClient(create_app(hosts=("testserver",), limits=Few)) as client:
+        with_seat_tokens(client)
         first = new_table(client, "tiny_minotaur", ["human", "random"], config={})
         since = -1
         while wait_for(client, first["id"])["status"] != "over":  # played to the end, whose frame is not fetched
@@ -718,10 +744,11 @@ def test_every_finished_game_reaches_its_own_player_under_load():
     finished, lost, busy_errors = [], [], []
     deadline = time.monotonic() + 600
 
-    def call(method, path, body=None):
+    def call(method, path, body=None, token=None):
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(url + path.lstrip("/"), data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json",
+                                                  **({"X-Table-Token": token} if token else {})})
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
                 return response.status, json.loads(response.read())
@@ -742,7 +769,7 @@ def test_every_finished_game_reaches_its_own_player_under_load():
                 return
             since = -1
             while time.monotonic() < deadline:
-                status, reply = call("GET", f"/api/tables/{table['id']}/frames?since={since}")
+                status, reply = call("GET", f"/api/tables/{table['id']}/frames?since={since}", token=table["token"])
                 if status != 200:
                     lost.append(f"client {number}: frames {status} {reply}")
                     return
@@ -759,7 +786,7 @@ def test_every_finished_game_reaches_its_own_player_under_load():
                     break
                 if summary["status"] == "your_turn" and since == summary["steps"] - 1:
                     status, reply = call("POST", f"/api/tables/{table['id']}/act",
-                                         {"action": last["view"]["legal_actions"][0], "step": since})
+                                         {"action": last["view"]["legal_actions"][0], "step": since}, table["token"])
                     if status != 200:
                         lost.append(f"client {number}: act {status} {reply}")
                         return

@@ -216,7 +216,8 @@ def test_the_set_up_page_renders_every_game_and_its_options(page, axe):
     assert {"human", "heuristic", "random", "zoo:ministeel", "other"} <= set(choices)
     page.click("#start")
     page.wait_for_selector("#actions button.action, #result:not([hidden])")
-    summary = page.evaluate("() => fetch(location.hash.replace('#table=', '/api/tables/')).then(r => r.json())")
+    summary = page.evaluate("() => fetch(location.hash.split('&')[0].replace('#table=', '/api/tables/'))"
+                            ".then(r => r.json())")
     assert [seat["player"] for seat in summary["seats"]][2] == "mcts:20"
 
 
@@ -325,7 +326,7 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
     shot = str(Path(SHOTS) / f"web-{game}.png") if SHOTS else None
     set_up(page, game)
     page.wait_for_selector("#actions button.action, #result:not([hidden])")
-    assert re.search(r"#table=[\w-]+$", page.url)  # the table's own address
+    assert re.search(r"#table=[\w-]+&seat=[\w-]{32}$", page.url)  # the table's own address, with the seat's token
     if game == "tiny_minotaur":
         # The windows the server sends as text ("16-20 (25%)") colour their faces, and the legend reads them.
         for player in windows_drawn(page):
@@ -511,19 +512,19 @@ def test_card_draw_windows_can_be_left_to_the_table_and_asked_again_in_the_brows
         page.keyboard.press("1")
         settle(page)
     assert_accessible(page, axe, "a Card Draw window")
-    table_id = page.url.rsplit("=", 1)[1]
+    table_id, token = re.search(r"#table=([\w-]+)&seat=([\w-]+)", page.url).groups()
+    fetch = f"fetch('/api/tables/{table_id}', {{headers: {{'X-Table-Token': '{token}'}}}}).then(r => r.json())"
     page.check("#never-ask-box")
     page.wait_for_function("() => document.querySelector('#log').textContent.includes('answered for you')")
     page.wait_for_selector("#actions button.action, #result:not([hidden])")  # the person's next own choice
-    summary = page.evaluate(f"() => fetch('/api/tables/{table_id}').then(r => r.json())")
+    summary = page.evaluate(f"() => {fetch}")
     assert summary["answer_offers"] is True
     assert not page.locator('#actions button.action[data-action="token:pass"]').count()
     # One wording: nothing on the page says both "asked again" and "not asked again".
     assert "not asked again" not in page.inner_text("body")
     if summary["status"] != "over":
         page.uncheck("#never-ask-box")
-        page.wait_for_function(f"() => fetch('/api/tables/{table_id}').then(r => r.json())"
-                               ".then(s => s.answer_offers === false)")
+        page.wait_for_function(f"() => {fetch}.then(s => s.answer_offers === false)")
 
 
 def test_never_ask_me_can_be_chosen_at_the_set_up(page):
@@ -552,3 +553,105 @@ def test_returns_are_shown_for_people(page):
     # As the terminal prints them (eval/play.py return_text): -0.333, not -0.3333333333333333.
     shown = page.evaluate("() => [-1 / 3, 1, 0, -0, 2 / 3, -0.5, 12.345].map(TZ.returnText)")
     assert shown == ["-0.333", "+1", "0", "0", "+0.667", "-0.5", "+12.3"]
+
+
+def _person_page(browser, server, width, errors):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.frames_seen = []
+
+    def keep(response):
+        if "/frames" in response.url and response.ok:
+            page.frames_seen.append(response.json())
+
+    page.on("response", keep)
+    return context, page
+
+
+def test_two_people_and_a_spectator_play_one_table_in_two_browsers(browser, server, axe):
+    """Two browser contexts sit at one MiniSteel table with two bots, each seeing only its own hand; a third
+    with the spectator link sees no hand; the table's address alone plays no seat. Desktop and 390 px."""
+    from test_web import hidden_information_of_others
+    from test_web_people import hands_anywhere
+
+    errors: list[str] = []
+    first_context, first = _person_page(browser, server, 1100, errors)
+    second_context, second = _person_page(browser, server, 390, errors)
+    watch_context, watcher = _person_page(browser, server, 390, errors)
+    try:
+        first.goto(server + "?pace=0")
+        first.wait_for_selector("body[data-ready]")
+        set_up(first, "ministeel", ["human", "open", "heuristic"], seed=11)
+        first.wait_for_selector("#links:not([hidden])")
+        assert_accessible(first, axe, "a table with links to share")
+        links = first.eval_on_selector_all("#links-list input", "inputs => inputs.map(i => i.value)")
+        seat_link = next(link for link in links if "&seat=" in link)
+        watch_link = next(link for link in links if "&watch=" in link)
+        table_only = seat_link.split("&")[0]
+        # The table's address alone: no seat's frames, no move.
+        refused = first.evaluate(f"""() => fetch('/api/tables/{table_only.split("=")[1]}/act', {{method: 'POST',
+            headers: {{'Content-Type': 'application/json'}}, body: '{{"action": "pass"}}'}}).then(r => r.status)""")
+        assert refused == 403
+        second.goto(seat_link.replace("/#", "/?pace=0#"))
+        watcher.goto(watch_link.replace("/#", "/?pace=0#"))
+        second.wait_for_selector("#seatbar .chip.me")
+        assert_accessible(second, axe, "the second person's table at 390 px")
+        watcher.wait_for_selector("#seatbar .chip")
+        for _ in range(3000):
+            done = 0
+            for page in (first, second):
+                if page.is_visible("#result"):
+                    done += 1
+                elif page.locator("#actions button.action").count():
+                    page.keyboard.press("1")
+                    if page.locator("#actions button.confirming").count():
+                        page.keyboard.press("1")
+            if done == 2:
+                break
+            settle(first)
+        else:
+            raise AssertionError("the game did not end")
+        assert "you " in first.inner_text("#verdict") + second.inner_text("#verdict")
+        watcher.wait_for_selector("#result:not([hidden])")
+        assert_accessible(watcher, axe, "the spectator's page at the end")
+        for you, page in ((0, first), (1, second)):
+            assert page.frames_seen and not hidden_information_of_others(page.frames_seen, you)
+        assert watcher.frames_seen and not hands_anywhere(watcher.frames_seen)
+        assert watcher.locator("#actions button.action").count() == 0
+        if SHOTS:
+            first.screenshot(path=str(Path(SHOTS) / "web-people-first.png"), full_page=True)
+            watcher.screenshot(path=str(Path(SHOTS) / "web-people-spectator.png"), full_page=True)
+    finally:
+        for context in (first_context, second_context, watch_context):
+            context.close()
+    assert not errors, errors
+
+
+def test_a_table_listed_in_the_lobby_is_joined_from_another_browser(browser, server, axe):
+    errors: list[str] = []
+    first_context, first = _person_page(browser, server, 1100, errors)
+    second_context, second = _person_page(browser, server, 390, errors)
+    try:
+        first.goto(server + "?pace=0")
+        first.wait_for_selector("body[data-ready]")
+        first.select_option("#game", "tiny_minotaur")
+        first.select_option("#seat-1", "open")
+        first.check("#lobby-box")
+        first.click("#start")
+        first.wait_for_selector("#links:not([hidden])")
+        table_id = re.search(r"#table=([\w-]+)", first.url)[1]
+        second.goto(server + "?pace=0")
+        second.wait_for_selector("body[data-ready]")
+        join = second.locator(f'#lobby-list button.join[data-table="{table_id}"]')
+        join.wait_for()
+        assert_accessible(second, axe, "the lobby at 390 px")
+        join.click()
+        second.wait_for_selector("#seatbar .chip.me")
+        assert re.search(rf"#table={table_id}&seat=[\w-]{{32}}$", second.url)
+        assert "player_1: you" in second.inner_text("#seatbar")
+    finally:
+        first_context.close()
+        second_context.close()
+    assert not errors, errors

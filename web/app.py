@@ -8,11 +8,15 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 
 ==========================================  ===========================================================
 ``GET /api/games``                          every game: options (as ``tavernzoo games``), seats, bots
-``POST /api/tables``                        ``{"game", "config", "seats": ["human", "heuristic", ...],
-                                            "seed"}``: a new table; its summary (a seed may be a string
-                                            of digits, and is sent back as one: exact past 2^53);
+``POST /api/tables``                        ``{"game", "config", "seats": ["human", "open", "heuristic",
+                                            ...], "seed", "fallback", "clock"}``: a new table; its
+                                            summary, the maker's seat ``token`` and the ``links`` (each
+                                            open seat's token, the spectators'); a seed may be a string
+                                            of digits, and is sent back as one: exact past 2^53;
                                             ``"answer_offers": true``: never ask the person at the game's
                                             declinable offers (as ``/act`` below), from the first one
+``GET /api/lobby``                          the tables made with ``"lobby": true`` that have an open seat
+``POST /api/tables/ID/join``                a lobby table's open seat: its ``token`` (the seat's link)
 ``GET /api/tables/ID``                      the summary: seats, status, steps (and result once over)
 ``GET /api/tables/ID/frames?since=N``       the frames after N: the person's own view after each step
                                             (any ``seat``'s view when the table is watched)
@@ -31,6 +35,10 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``GET /api/replays/ID/N?step=K&seat=S``     game N of a replay at step K from seat S
 ==========================================  ===========================================================
 
+A table with people answers for a seat only to a request carrying that seat's token (header
+``X-Table-Token``; the event stream's ``?token=``), and shows spectators (the spectator token) the public
+frames alone; the table id alone reads no person's frames and plays no seat (docs/web.md).
+
 Every table and replay lives in a bounded store and expires when unused; request bodies are bounded in
 size and time (:mod:`tavernzoo.web.server` bounds the headers and idle connections). A finished table is kept
 until its player has fetched the end; one client (an address) holds at most ``Limits.tables_per_client``
@@ -48,6 +56,7 @@ import secrets
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -67,7 +76,9 @@ from ..envs.core import describe_options
 from ..eval.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
 from ..eval.play import offers_of
 from .tables import (
-    HUMAN,
+    FALLBACK,
+    PERSON_SEATS,
+    SPECTATOR,
     THINK_SECONDS,
     Store,
     Table,
@@ -104,6 +115,10 @@ class Limits:
     evict_idle_seconds = 300.0
     seen_seconds = 60.0  # a finished table whose player has the end may go once unused this long (the record read: now)
     stream_seconds = 300.0  # one event stream; the browser reconnects on its own
+    spectators_per_table = 16  # spectator event streams open at once on one table
+    absent_seconds = 45.0  # a person whose page sent nothing with their token this long is away (a stand-in plays)
+    clock_seconds = (5.0, 3600.0)  # the least and the most a table's clock may give a move
+    lobby_listed = 50  # tables the lobby lists at once
     frames_per_request = 64
 
 
@@ -208,9 +223,20 @@ class WebState:
                          f"has used for {limits.evict_idle_seconds / 60:g} minutes makes room)")
         self.replays = Store(limits.replays, limits.idle_seconds, None)
         self._upload_dir: Path | None = None
+        self._clock: threading.Thread | None = None
+        self._clock_lock = threading.Lock()
         # An uploaded bot's folder goes with it: the disk holds at most ``limits.uploads`` of them.
         self.uploads = Store(limits.uploads, limits.idle_seconds,
                              lambda path: shutil.rmtree(path.parent, ignore_errors=True))
+
+    def watch_people(self) -> None:
+        """Start the thread that has a stand-in play for a person who is away or out of time (once a table
+        with people exists; it stops with this state)."""
+        with self._clock_lock:
+            if self._clock is None:
+                self._clock = threading.Thread(target=_stand_ins_play, args=(weakref.ref(self),), daemon=True,
+                                               name="tavernzoo-clock")
+                self._clock.start()
 
     @property
     def upload_dir(self) -> Path:
@@ -238,8 +264,8 @@ class WebState:
             raise TableError(
                 f"{shown(spec)} is not a bot this page may seat: choose a built-in bot "
                 f"({', '.join(builtin_bots(game))}), "
-                "zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and files "
-                "on the server need the server started with --allow-local")
+                "level:1..5, zoo:GAME, mcts[:OPTIONS] or an uploaded exported bot (.onnx + .json); programs (cmd:) and "
+                "files on the server need the server started with --allow-local")
         spec = within_budget(spec, game, self.max_think)
         if self.sandbox is not None:
             parsed = BotSpec.parse(spec)
@@ -275,6 +301,7 @@ class WebState:
 
 def games_listing() -> list[dict[str, Any]]:
     from ..agents import builtin_bots
+    from ..agents.levels import level_listing
     from ..agents.onnx_bot import zoo_bots
 
     zoo = zoo_bots()
@@ -289,6 +316,7 @@ def games_listing() -> list[dict[str, Any]]:
             "players": [game.rules.MIN_PLAYERS, game.rules.MAX_PLAYERS],
             "seats": game.rules.num_seats(config),
             "simultaneous": game.simultaneous, "options": describe_options(game.rules.Config), "bots": bots,
+            "levels": level_listing(game),  # level:1..5, each with its name and the bot it stands for
             # what the offers a person may leave to the table are called (the "never ask me" setting), or None
             "offers": offers_of(game),
             # each card's text by name, where the game's encoder has them (card_texts): shown beside the cards
@@ -322,8 +350,12 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
     seed = read_seed(seed)
     game = get_game(name)
     for seat in seats:
-        if seat != HUMAN:
+        if seat not in PERSON_SEATS:
             web.resolve(seat, game)
+    fallback = body.get("fallback") or FALLBACK
+    if any(seat in PERSON_SEATS for seat in seats):
+        web.resolve(fallback, game)
+    clock = read_clock(body.get("clock"), web.limits)
     refuse_server_files(game, config, web.allow_local)
     owner = request.client.host if request.client is not None else ""
     admit = web.quota(owner)
@@ -334,7 +366,8 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
             game_config = game.make_config(config)
         except TypeError as error:
             raise TableError(f"bad options for {game.name}: {error}") from None
-        return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"))
+        return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"), fallback=fallback,
+                     clock=clock, absent_seconds=web.limits.absent_seconds, listed=body.get("lobby") is True)
 
     table = await anyio.to_thread.run_sync(build)
     table.owner = owner
@@ -344,8 +377,41 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
         _in_background(table.close)  # its bots may be programs: stop them
         raise
     table.worker = _in_background(table.start)
-    return JSONResponse({**table.summary(), "request": {"game": name, "config": config, "seats": seats}},
-                        status_code=201)
+    if table.people:
+        web.watch_people()
+    # The capability tokens go to the table's maker alone, in this answer: its own seat's (``token``) and the
+    # links it hands on (each open seat's, the spectators').
+    made = {**table.summary(table.human), "links": table.links(),
+            "request": {"game": name, "config": config, "seats": seats}}
+    if table.human is not None:
+        made["token"] = table.tokens[table.human]
+    return JSONResponse(made, status_code=201)
+
+
+def read_clock(value: Any, limits: type[Limits]) -> float | None:
+    """A request's clock: the seconds a person has for each move before the stand-in plays it; None: no clock."""
+    if value is None or value == "":
+        return None
+    least, most = limits.clock_seconds
+    if isinstance(value, bool) or not isinstance(value, int | float) or not least <= value <= most:
+        raise TableError(f"'clock' must be the seconds a person has for a move, {least:g} to {most:g} (absent: no "
+                         f"clock), not {shown(value)}")
+    return float(value)
+
+
+TOKEN_HEADER = "x-table-token"
+"""The header a page sends its seat's (or the spectators') token in: never in the address the server sees."""
+
+
+def _viewer(request: Request, table: Table) -> int | str | None:
+    """The seat (or :data:`SPECTATOR`) the request's token stands for at ``table``; None without one."""
+    token = request.headers.get(TOKEN_HEADER)
+    if token is None or len(token) > 100:
+        return None
+    viewer = table.viewer(token)
+    if viewer is None:
+        raise TableError("this link's token is not one of this table's (a seat's link or the spectator link)", 403)
+    return viewer
 
 
 def read_seed(value: Any) -> int | None:
@@ -359,6 +425,23 @@ def read_seed(value: Any) -> int | None:
         raise TableError(f"'seed' must be a whole number from 0 to 2^63-1, not {shown(value)} (a number, or a string "
                          "of digits for one past 2^53; absent or empty: a fresh one)")
     return value
+
+
+CLOCK_TICK = 0.25  # seconds between the checks of who is away or out of time
+
+
+def _stand_ins_play(state: Any) -> None:
+    """Every tick, the stand-in plays for each person the tables wait for who is away or out of time
+    (:meth:`Table.overdue`), in the table's own worker thread; ends when the web state is gone."""
+    while (web := state()) is not None:
+        for table in list(web.tables.values()):
+            if not table.people or (table.worker is not None and table.worker.is_alive()):
+                continue
+            seat = table.overdue()
+            if seat is not None:
+                table.worker = _in_background(lambda table=table, seat=seat: table.stand_in(seat))
+        del web
+        time.sleep(CLOCK_TICK)
 
 
 def _in_background(work: Any) -> threading.Thread:
@@ -389,41 +472,88 @@ def _int_param(request: Request, key: str, default: int | None) -> int | None:
         raise TableError(f"'{key}' must be a whole number, not {raw!r}") from None
 
 
+async def api_lobby(request: Request) -> Response:
+    """The tables in the lobby with an open seat nobody took (at most ``limits.lobby_listed``, newest first)."""
+    web: WebState = request.app.state.web
+    listed = [table for table in web.tables.values() if table.listed and table.status != "over"
+              and table.open_seats()]
+    return JSONResponse({"tables": [table.lobby_entry() for table in reversed(listed)][:web.limits.lobby_listed]})
+
+
+async def api_join(request: Request) -> Response:
+    """Take a lobby table's open seat: its token (the seat's link) and the seat's summary."""
+    table = _table(request)
+    # JSON only, as every POST here: a page elsewhere cannot send it, so it cannot use up the open seats.
+    await read_json(request, request.app.state.web.limits.body_bytes)
+    seat, token = table.join()
+    return JSONResponse({**table.summary(table.viewer(token)), "token": token, "seat": seat})
+
+
 async def api_table(request: Request) -> Response:
-    return JSONResponse(_table(request).summary())
+    table = _table(request)
+    return JSONResponse(table.summary(_viewer(request, table)))
 
 
 async def api_frames(request: Request) -> Response:
     table = _table(request)
+    viewer = _viewer(request, table)
     since = _int_param(request, "since", -1)
     seat = _int_param(request, "seat", None)
     over = table.status == "over"  # read before the frames: once over, every frame is there
     try:
         frames = await anyio.to_thread.run_sync(table.frames_since, since, seat,
-                                                request.app.state.web.limits.frames_per_request)
+                                                request.app.state.web.limits.frames_per_request, viewer)
     except ReplayError as error:
         raise TableError(str(error)) from None
-    if over and (frames[-1]["step"] if frames else since) >= table.steps - 1:
+    if over and viewer != SPECTATOR and (frames[-1]["step"] if frames else since) >= table.steps_for(viewer) - 1:
         table.saw_end()  # the player has the last frame: the table may now make room for another game
-    return JSONResponse({"frames": frames, "summary": table.summary()})
+    return JSONResponse({"frames": frames, "summary": table.summary(viewer)})
 
 
 async def api_act(request: Request) -> Response:
     table = _table(request)
+    viewer = _viewer(request, table)
     body = await read_json(request, request.app.state.web.limits.body_bytes)
     if not isinstance(body, dict):
         raise TableError("send {\"action\": NAME, \"step\": N}")
-    await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"), body.get("answer_offers"))
+    if not isinstance(viewer, int):
+        # The table id is no seat: a move needs the seat's own token (its link), which the table maker got.
+        raise TableError("a move needs your seat's link (its token); the table's address alone plays no seat"
+                         if table.people else "nobody plays at this table: it is watched", 403)
+    await anyio.to_thread.run_sync(table.act, body.get("action"), body.get("step"), body.get("answer_offers"),
+                                   viewer)
     table.worker = _in_background(table.advance)
-    return JSONResponse(table.summary())
+    return JSONResponse(table.summary(viewer))
 
 
 async def api_events(request: Request) -> Response:
-    """Server-sent events: the table's summary now and after every change (``id`` is its version)."""
+    """Server-sent events: the table's summary now and after every change (``id`` is its version). A browser's
+    EventSource sends no headers, so a seat's or the spectators' token comes as ``?token=`` here (the summary is
+    then that seat's: "you", "your turn"); a table holds at most ``limits.spectators_per_table`` spectator
+    streams at once, and one more is refused (429)."""
     table = _table(request)
     limits = request.app.state.web.limits
+    token = request.query_params.get("token")
+    viewer = table.viewer(token) if token is not None and len(token) <= 100 else None
+    if token is not None and viewer is None:
+        raise TableError("this link's token is not one of this table's (a seat's link or the spectator link)", 403)
+    if viewer == SPECTATOR:
+        with table.lock:
+            if table.spectators >= limits.spectators_per_table:
+                raise TableError(f"this table has {table.spectators} spectators, the most it takes; try again later",
+                                 429)
+            table.spectators += 1
 
     async def stream():
+        try:
+            async for part in events():
+                yield part
+        finally:
+            if viewer == SPECTATOR:
+                with table.lock:
+                    table.spectators -= 1
+
+    async def events():
         seen = None
         loop = asyncio.get_running_loop()
         ends = loop.time() + limits.stream_seconds
@@ -436,7 +566,7 @@ async def api_events(request: Request) -> Response:
                     return
             if table.version != seen:
                 seen = table.version
-                yield f"id: {seen}\nevent: table\ndata: {json.dumps(table.summary())}\n\n"
+                yield f"id: {seen}\nevent: table\ndata: {json.dumps(table.summary(viewer))}\n\n"
                 if table.status == "over":
                     return
             await asyncio.sleep(0.05)
@@ -451,6 +581,8 @@ async def api_close(request: Request) -> Response:
     (A page elsewhere cannot send a DELETE without the browser asking first, which this server never allows.)"""
     web: WebState = request.app.state.web
     table = _table(request)
+    if table.people and not isinstance(_viewer(request, table), int):
+        raise TableError("closing a table people play at needs a seat's link (its token)", 403)
     web.tables.remove(table.id)
     _in_background(table.close)  # its bots may be programs: stopping one may take a second
     return JSONResponse({"id": table.id, "closed": True})
@@ -475,9 +607,14 @@ async def api_rematch(request: Request) -> Response:
     table = _table(request)
     from ..envs.core import config_to_dict
 
-    # The person's "never ask me" setting goes with them to the next game.
+    viewer = _viewer(request, table)
+    if table.people and not isinstance(viewer, int):
+        raise TableError("a rematch of a table people play at needs a seat's link (its token)", 403)
+    # The person's "never ask me" setting goes with them to the next game; the new table's links are new (the
+    # answer holds them: the other people need theirs).
     return await _open_table(request, {"game": table.game.name, "config": config_to_dict(table.config),
-                                       "seats": table.seats, "seed": None, "answer_offers": table.answering})
+                                       "seats": table.seats, "seed": None, "fallback": table.fallback,
+                                       "clock": table.clock, "answer_offers": table.human in table.answering})
 
 
 async def api_upload(request: Request) -> Response:
@@ -642,6 +779,8 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
             Route("/", page, methods=["GET"]),
             Route("/api/games", api_games, methods=["GET"]),
             Route("/api/tables", api_new_table, methods=["POST"]),
+            Route("/api/lobby", api_lobby, methods=["GET"]),
+            Route("/api/tables/{id}/join", api_join, methods=["POST"]),
             Route("/api/tables/{id}", api_table, methods=["GET"]),
             Route("/api/tables/{id}", api_close, methods=["DELETE"]),
             Route("/api/tables/{id}/frames", api_frames, methods=["GET"]),

@@ -123,6 +123,7 @@ class Tables:
 
     def list_games(self) -> list[dict[str, Any]]:
         from ..agents import builtin_bots
+        from ..agents.levels import level_listing
         from ..envs.core import config_to_dict
 
         found = []
@@ -131,7 +132,8 @@ class Tables:
             found.append({"game": game.name, "env": game.env_name, "title": game.title,
                           "players": [rules.MIN_PLAYERS, rules.MAX_PLAYERS],
                           "options": config_to_dict(game.make_config()),
-                          "bots": [*builtin_bots(game), "mcts", "zoo:" + game.name]})
+                          "bots": [*builtin_bots(game), "mcts", "zoo:" + game.name],
+                          "levels": level_listing(game)})  # level:1..5: name, and the bot each stands for
         return found
 
     def _resolve(self, spec: Any, game: Any) -> str:
@@ -335,7 +337,8 @@ def make_server(tables: Tables):
             # Bounded whatever it quotes: the SDK logs it too.
             raise ToolError(clip(str(error), MAX_ERROR_CHARS)) from None
 
-    @server.tool(description="The games: seats, options (with defaults) and built-in bots.")
+    @server.tool(description="The games: seats, options (with defaults), built-in bots and the bot levels "
+                 "(level:1 beginner .. level:5 expert).")
     def list_games() -> list[dict[str, Any]]:
         return guarded(tables.list_games)
 

@@ -15,6 +15,7 @@ replaying the record up to that step (:class:`Timeline`), the same way recorded 
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 import threading
@@ -43,6 +44,14 @@ from ..eval.table import Table as TableEngine
 from ..eval.tally import places_from_scores, score_of
 
 HUMAN = "human"
+OPEN = "open"
+PERSON_SEATS = (HUMAN, OPEN)
+"""A person's seat: the table maker's (``human``), or one for someone who takes it with its link (``open``)."""
+SPECTATOR = "spectator"
+FALLBACK = "level:3"
+"""The bot that plays for a person who is away or out of time, unless the table names another."""
+ABSENT_SECONDS = 45.0
+"""A person whose page has sent nothing with their seat's token this long is away (the page checks in more often)."""
 SHOWN_CHARS = 100  # a value a request sent is echoed in an error (or a log line) cut to about this many characters
 
 # What a served search may cost a move (``--max-think`` on ``tavernzoo web`` and ``tavernzoo mcp``): the request
@@ -85,6 +94,8 @@ def within_budget(spec: str, game: Game, max_think: float) -> str:
     from ..agents.spec import BotSpec
 
     parsed = BotSpec.parse(spec)
+    if parsed.kind == "level":
+        return _level_within_budget(parsed, game, max_think)
     if parsed.kind != "mcts":
         return spec
     options = parse_options(parsed, game.name)  # a ValueError naming the bad option
@@ -102,6 +113,25 @@ def within_budget(spec: str, game: Game, max_think: float) -> str:
     if not options.time:
         parsed = parsed.with_option("time", f"{max_think:g}")
     return str(parsed)
+
+
+def _level_within_budget(spec: Any, game: Game, max_think: float) -> str:
+    """The bot a ``level:N`` seat loads: the level's own spec (agents/levels.py), a search among them held to
+    ``max_think`` by shortening it (its ``time=``, and ``sims=`` to what those seconds allow) rather than refused:
+    a level is the project's choice, the CPU the operator's."""
+    from ..agents.levels import level_spec
+    from ..agents.mcts import parse_options
+
+    meant = level_spec(spec, game)
+    if meant.kind != "mcts":
+        return str(meant)
+    options = parse_options(meant, game.name)
+    if not options.time or options.time > max_think:
+        meant = meant.with_option("time", f"{max_think:g}")
+    most_sims = max(1, int(max_think * SIMS_PER_SECOND))
+    if options.sims > most_sims:
+        meant = meant.with_option("sims", str(most_sims))
+    return within_budget(str(meant), game, max_think)
 
 
 def refuse_server_files(game: Game, config: Any, allow_local: bool) -> None:
@@ -148,10 +178,22 @@ CLOSE_WAIT_SECONDS = 2.0
 
 
 class Table:
-    """One game at the web: a person (or nobody) against bots. Thread-safe: ``advance`` runs in a worker."""
+    """One game at the web: people (any number of seats, or none) and bots. Thread-safe: ``advance`` runs in a
+    worker.
+
+    A person's seat is ``"human"`` (the person who made the table: at most one) or ``"open"`` (a seat for
+    someone else, taken with its link). Each person's seat has its own capability token (:attr:`tokens`,
+    unguessable, never derived from the table id): a request acts for a seat, or reads its frames, only with
+    that seat's token. A table with people has one spectator token too (:attr:`watch_token`), which reads the
+    public frames alone: what every seat sees alike (:func:`public_view`). Every person's seat has a stand-in
+    (``fallback``, a bot spec) that plays for them when they are away (no request with their token for
+    ``absent_seconds``; an open seat nobody took counts as away from the start) or when the table's ``clock``
+    (seconds a move, optional) runs out; back, they play on (:meth:`overdue`, :meth:`stand_in`)."""
 
     def __init__(self, game: Game, config: Any, seats: list[str], seed: int | None,
-                 load: Callable[[str, Game, Any, int], Any], answer_offers: Any = None):
+                 load: Callable[[str, Game, Any, int], Any], answer_offers: Any = None,
+                 fallback: str = FALLBACK, clock: float | None = None, absent_seconds: float = ABSENT_SECONDS,
+                 listed: bool = False):
         self.id = secrets.token_urlsafe(16)
         if answer_offers is not None and answer_offers is not False:  # "never ask me", from the first offer on
             _check_answer_offers(game, answer_offers)
@@ -163,30 +205,53 @@ class Table:
         if len(seats) != count:
             raise TableError(f"{game.name} with these options has {count} seats; got {len(seats)} seat choices")
         if seats.count(HUMAN) > 1:
-            raise TableError("at most one seat may be 'human' (the person at this page)")
+            raise TableError("at most one seat may be 'human' (the person at this page); seat others as 'open', "
+                             "each taken with its own link")
         self.seats = list(seats)
         self.human = seats.index(HUMAN) if HUMAN in seats else None
+        """The seat of the person who made the table (the MCP client's), or None."""
+        self.people = [seat for seat, spec in enumerate(seats) if spec in PERSON_SEATS]
+        # Capability tokens: a seat's link, and the spectators' (none at a table of bots: any seat may be watched).
+        self.tokens = {seat: secrets.token_urlsafe(24) for seat in self.people}
+        self.watch_token = secrets.token_urlsafe(24) if self.people else None
+        self.clock = clock
+        self.absent_seconds = absent_seconds
+        self.listed = listed and OPEN in seats
+        """In the lobby: anyone may join (:meth:`join`) one of its open seats nobody has taken."""
+        self.handed: set[int] = set()  # open seats the lobby gave out
+        self.fallback = fallback
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         seeds = random.Random(self.seed)
         self.env = make_env(game, self.config)
         self.env.reset(seed=self.seed)  # the page may read the table before start() seats its bots
         self.agents = list(self.env.possible_agents)
         self.bots: dict[int, Any] = {}
+        self.stand_ins: dict[int, Any] = {}
         bot_seeds: list[int | None] = [None] * count  # each bot's seed for its begin_game
         try:
             for seat, spec in enumerate(seats):
-                if spec != HUMAN:
+                if spec not in PERSON_SEATS:
                     self.bots[seat] = load(spec, game, self.config, seeds.randrange(2**63))
                     bot_seeds[seat] = seeds.randrange(2**63)
+            for seat in self.people:  # after the bots: a table of bots and one 'human' deals as it always did
+                self.stand_ins[seat] = load(fallback, game, self.config, seeds.randrange(2**63))
+                bot_seeds[seat] = seeds.randrange(2**63)
         except BaseException:
             self.close()
             raise
-        # The game itself: the bots told it begins and ends, guarded (forfeits), the person's seat empty.
+        # The game itself: the bots told it begins and ends, guarded (forfeits), the people's seats empty.
         self.engine = TableEngine(self.env, [self.bots.get(seat) for seat in range(count)], self.seed,
-                                  seat_names=self.seats, bot_seeds=bot_seeds, forfeits=True)
+                                  seat_names=self.seats, bot_seeds=bot_seeds, forfeits=True,
+                                  stand_ins=self.stand_ins)
         self.lock = threading.RLock()
-        self.status = "starting"  # starting, bots, your_turn, over
-        self.frames: list[dict[str, Any]] = []
+        self.status = "starting"  # starting, bots, your_turn (a person's: waiting_for), over
+        self.waiting_for: int | None = None  # the person's seat the table waits for
+        self.turn_began = time.monotonic()  # when it began to wait (the clock's start)
+        now = time.monotonic()
+        self.seen = {seat: now if seat == self.human else -math.inf for seat in self.people}
+        """When each person's seat last made a request with its token (an open seat nobody took: never)."""
+        self.frames: dict[int, list[dict[str, Any]]] = {seat: [] for seat in self.people}
+        self.public_frames: list[dict[str, Any]] = []  # what spectators see: a frame of public_view per step
         self.forfeit: dict[str, Any] | None = None
         self.bot_stats: list[dict[str, Any] | None] | None = None  # the bots' counts of the game, once it is over
         self.returns: list[float] | None = None
@@ -194,18 +259,69 @@ class Table:
         self.touched = time.monotonic()
         self.version = 0  # bumped on every change: the event stream waits on it
         self.recorded = 0  # steps in the record (a watched table's frames are steps 0..recorded)
-        self.shown = NOTHING_SHOWN  # the events the person's frames have told so far (eval.play.event_mark)
-        self.said: str | None = None  # the person's choice in a simultaneous round not yet played
-        # The person's "never ask me" setting: the table answers the game's declinable offers for them
+        # The events each person's frames have told so far (eval.play.event_mark), and the spectators'.
+        self.shown = {seat: NOTHING_SHOWN for seat in self.people}
+        self.public_shown: list[Any] = [NOTHING_SHOWN] * count
+        self.said: dict[int, str | None] = {}  # a person's choice in a simultaneous round not yet played
+        # Each person's "never ask me" setting: the table answers the game's declinable offers for them
         # (MiniSteel's Card Draw windows: keep the tokens; eval.play.declinable) until the game ends or
         # they turn it off, as `auto` does in the terminal.
-        self.answering = answer_offers is True
+        self.answering = {self.human} if answer_offers is True else set()
+        self.spectators = 0  # spectator event streams open now (the web bounds them)
         self.worker: threading.Thread | None = None  # the thread its bots play in now (the host starts it)
         self.owner: str | None = None  # who asked for the table (the web's client address): its quota counts it
         # Whether its player has fetched the end (the last frame once over) and the record: until then a server
         # keeps a finished table rather than lose its result to a new game (see :meth:`released`).
         self.end_fetched = False
         self.record_fetched = False
+
+    # --- who asks ---------------------------------------------------------------------------------------
+
+    def viewer(self, token: Any) -> int | str | None:
+        """Whom a request's token makes it: a person's seat, :data:`SPECTATOR`, or None (no token, or a wrong
+        one). Compared in constant time: a token is not found out by timing the answers."""
+        if not isinstance(token, str) or not token:
+            return None
+        found: int | str | None = None
+        for seat, secret in self.tokens.items():
+            if secrets.compare_digest(token.encode(), secret.encode()):
+                found = seat
+        if self.watch_token is not None and secrets.compare_digest(token.encode(), self.watch_token.encode()):
+            found = SPECTATOR
+        if isinstance(found, int):
+            with self.lock:
+                came_back = time.monotonic() - self.seen[found] > self.absent_seconds
+                self.seen[found] = time.monotonic()
+                if came_back:
+                    self._touch()  # the seat shows as taken again
+        return found
+
+    def open_seats(self) -> list[int]:
+        """The open seats nobody has taken (never seen with their token) nor been given by the lobby."""
+        return [seat for seat in self.people if seat != self.human and self.seen[seat] == -math.inf
+                and seat not in self.handed]
+
+    def join(self) -> tuple[int, str]:
+        """A listed table's first open seat, for whoever asks first: its seat and token."""
+        with self.lock:
+            if not self.listed:
+                raise TableError("this table is not in the lobby: its seats are taken with the links its maker "
+                                 "hands on", 403)
+            free = self.open_seats() if self.status != "over" else []
+            if not free:
+                raise TableError("this table has no open seat left", 409)
+            self.handed.add(free[0])
+            self._touch()
+            return free[0], self.tokens[free[0]]
+
+    def lobby_entry(self) -> dict[str, Any]:
+        """The table as the lobby lists it (public: the game, who sits where, how many seats are open)."""
+        return {"id": self.id, "game": self.game.name, "title": self.game.title, "status": self.status,
+                "seats": [self._label(seat) for seat in range(len(self.agents))], "open": len(self.open_seats()),
+                "clock": self.clock}
+
+    def present(self, seat: int) -> bool:
+        return time.monotonic() - self.seen[seat] <= self.absent_seconds
 
     # --- playing ----------------------------------------------------------------------------------------
 
@@ -216,12 +332,13 @@ class Table:
             if self.engine.forfeit is not None:  # a program that did not start
                 self._end()
                 return
-            if self.human is not None:
-                self._frame(None)
+            for seat in self.people:
+                self._frame(seat, None)
+            self._public_frame(None)
         self.advance()  # outside the lock, which advance takes between the bots' moves (never while one thinks)
 
     def advance(self) -> None:
-        """Let the bots play until it is the person's turn or the game is over (the lock is held between
+        """Let the bots play until it is a person's turn or the game is over (the lock is held between
         the bots' moves, never while one thinks, so that the page can read the table meanwhile)."""
         while True:
             with self.lock:
@@ -231,13 +348,16 @@ class Table:
                 if seat is None:
                     self._end()
                     return
-                if seat == self.human:
+                if seat in self.tokens:
                     state = self.env.unwrapped.game_state
-                    offer = declinable(self.game, state) if self.answering else None
+                    offer = declinable(self.game, state) if seat in self.answering else None
                     if offer is not None:
                         said = action_label(self.game, state, offer[0])
                         self._step(seat, offer[0], f"you: {said} (answered for you: {offer[1]})")
                         continue
+                    if self.waiting_for != seat or self.status != "your_turn":
+                        self.turn_began = time.monotonic()
+                    self.waiting_for = seat
                     self._set_status("your_turn")
                     return
                 self._set_status("bots")
@@ -252,40 +372,80 @@ class Table:
                     return
                 self._step(seat, action)
 
-    def act(self, name: Any, expected_step: Any = None, answer_offers: Any = None) -> None:
-        """The person plays the action called ``name``; the bots then play on (call :meth:`advance`).
-        ``answer_offers`` (true or false), with an action or alone at any time: whether the table answers
-        the game's declinable offers for the person from now on (:func:`eval.play.declinable`)."""
+    def overdue(self) -> int | None:
+        """The person's seat whose move the stand-in should play now: the table waits for it and its person
+        is away (or never came), or its clock ran out; None otherwise."""
         with self.lock:
-            if self.human is None:
-                raise TableError("nobody plays at this table: it is watched", 409)
+            if self.closed or self.status != "your_turn" or self.waiting_for is None:
+                return None
+            seat = self.waiting_for
+            late = self.clock is not None and time.monotonic() - self.turn_began > self.clock
+            return seat if late or not self.present(seat) else None
+
+    def stand_in(self, seat: int) -> None:
+        """The stand-in plays ``seat``'s move (see :meth:`overdue`), then the bots play on."""
+        with self.lock:
+            if self.closed or self.status != "your_turn" or self.waiting_for != seat:
+                return
+            away = not self.present(seat)
+            self._set_status("bots")  # the person's move is refused while the stand-in thinks
+        action = self.engine.think(stand_in=True)
+        with self.lock:
+            if self.closed:
+                return
+            if action is None:  # the stand-in forfeited for the person
+                self._end()
+                return
+            said = action_label(self.game, self.env.unwrapped.game_state, action)
+            why = "you were away" if away else "your time ran out"
+            self._step(seat, action, f"played for you ({why}): {said}")
+        self.advance()
+
+    def act(self, name: Any, expected_step: Any = None, answer_offers: Any = None, seat: int | None = None) -> None:
+        """The person at ``seat`` (default: the table maker's) plays the action called ``name``; the bots then
+        play on (call :meth:`advance`). ``answer_offers`` (true or false), with an action or alone at any time:
+        whether the table answers the game's declinable offers for that person from now on
+        (:func:`eval.play.declinable`)."""
+        with self.lock:
+            seat = self.human if seat is None else seat
+            if seat is None or seat not in self.tokens:
+                raise TableError("nobody plays at this table: it is watched" if not self.people else
+                                 "only a person's seat plays here: open the table with your seat's link", 403)
             if answer_offers is not None:
                 _check_answer_offers(self.game, answer_offers)
                 if name is None:
-                    self._answer_offers(answer_offers)
+                    self._answer_offers(seat, answer_offers)
                     return
-            if self.status != "your_turn":
-                raise TableError(f"it is not your turn (the table is {self.status.replace('_', ' ')})", 409)
-            if expected_step is not None and expected_step != len(self.frames) - 1:
+            if self.status != "your_turn" or self.waiting_for != seat:
+                status = self.status.replace("_", " ") if self.status != "your_turn" else \
+                    f"waiting for {self.agents[self.waiting_for]}"
+                raise TableError(f"it is not your turn (the table is {status})", 409)
+            if expected_step is not None and expected_step != len(self.frames[seat]) - 1:
                 raise TableError("the table has moved on since your page last looked; reload the table", 409)
-            legal = self.env.unwrapped.legal_action_names(self.agents[self.human])
+            legal = self.env.unwrapped.legal_action_names(self.agents[seat])
             if not isinstance(name, str) or name not in legal:
                 raise TableError(f"{shown(name)} is not legal now; legal: {', '.join(legal)}")
             # The person's own move echoed as they read it (Minefield's "attack player_2"), as in the terminal.
             index = list(self.env.unwrapped.action_names).index(name)
             said = action_label(self.game, self.env.unwrapped.game_state, index)
             if answer_offers is not None:
-                self.answering = answer_offers
-            self._step(self.human, index, f"you chose: {said}")
+                self._set_answering(seat, answer_offers)
+            self._step(seat, index, f"you chose: {said}")
             self._set_status("bots")
 
-    def _answer_offers(self, answering: bool) -> None:
-        """Turn the answering of declinable offers on or off (the lock held). An offer the last frame left
-        to the table becomes the person's again: a new frame shows it with its choices."""
-        self.answering = answering
-        last = self.frames[-1] if self.frames else None
+    def _set_answering(self, seat: int, answering: bool) -> None:
+        if answering:
+            self.answering.add(seat)
+        else:
+            self.answering.discard(seat)
+
+    def _answer_offers(self, seat: int, answering: bool) -> None:
+        """Turn the answering of declinable offers on or off for ``seat`` (the lock held). An offer the last
+        frame left to the table becomes the person's again: a new frame shows it with its choices."""
+        self._set_answering(seat, answering)
+        last = self.frames[seat][-1] if self.frames[seat] else None
         if not answering and last is not None and last.get("answered") and self.status != "over":
-            self._frame(None)
+            self._frame(seat, None)
         self._touch()
 
     def _recorded(self) -> int:
@@ -294,56 +454,85 @@ class Table:
 
     def _step(self, seat: int, action: int, said: str | None = None) -> None:
         before = self._recorded()
-        announced = self.human is not None and seat != self.human and self.game.name in PUBLIC_GAMES \
-            and not self.game.simultaneous
-        # A bot's move in words, from the state it was chosen in (its targets are named from there).
-        bot_move = move_label(self.game, self.env.unwrapped.game_state, action) if announced else None
+        announced = bool(self.people) and self.game.name in PUBLIC_GAMES and not self.game.simultaneous
+        # A move in words, from the state it was chosen in (its targets are named from there).
+        move = move_label(self.game, self.env.unwrapped.game_state, action) if announced else None
         self.engine.step(action)
-        if self.human is None:
-            self.recorded = self._recorded()
+        self.recorded = self._recorded()
+        if not self.people:
             self._touch()
             return
-        note = None
-        if seat == self.human:
-            note = said or f"you play {self.env.unwrapped.action_names[action]}"
-        elif announced:
-            note = f"player_{seat} ({self.seats[seat]}): {bot_move}"
-        if self.game.simultaneous and self._recorded() == before:
-            # The round is played once every seat has chosen; until then the person sees no change, and
-            # their own choice is told with the round.
-            self.said = note or self.said
-            return
-        note, self.said = note or self.said, None
-        self._frame(note)
+        simultaneous_pending = self.game.simultaneous and self._recorded() == before
+        others = f"player_{seat} ({self._label(seat)}): {move}" if announced else None
+        for person in self.people:
+            note = (said or f"you play {self.env.unwrapped.action_names[action]}") if person == seat else others
+            if simultaneous_pending:
+                # The round is played once every seat has chosen; until then the person sees no change, and
+                # their own choice is told with the round.
+                self.said[person] = note or self.said.get(person)
+                continue
+            note, self.said[person] = note or self.said.get(person), None
+            self._frame(person, note)
+        if not simultaneous_pending:
+            self._public_frame(others)
+        else:
+            self._touch()
 
-    def _frame(self, note: str | None) -> None:
+    def _label(self, seat: int) -> str:
+        """A seat as others read it: a bot's spec, or 'person' (an open seat nobody took: 'open seat')."""
+        spec = self.seats[seat]
+        if spec not in PERSON_SEATS:
+            return spec
+        return "person" if self.seen[seat] > -math.inf else "open seat"
+
+    def _frame(self, seat: int, note: str | None) -> None:
         state = self.env.unwrapped.game_state
-        view = self.env.unwrapped.view(self.agents[self.human])
-        mark = event_mark(self.game, state, self.human)
-        events, self.shown = new_events(self.shown, mark), mark
-        frame = {"step": len(self.frames), "note": note, "view": view, "events": events,
+        view = self.env.unwrapped.view(self.agents[seat])
+        mark = event_mark(self.game, state, seat)
+        events, self.shown[seat] = new_events(self.shown[seat], mark), mark
+        frames = self.frames[seat]
+        frame = {"step": len(frames), "note": note, "view": view, "events": events,
                  "descriptions": describe(self.game, self.config, view.get("legal_actions", []), state)}
         offer = declinable(self.game, state) if view.get("legal_actions") else None
-        if offer is not None and self.answering:
+        if offer is not None and seat in self.answering:
             frame["answered"] = True  # the table plays it (advance): the page offers no choice here
         elif offer is not None:
             frame["offer"] = {"decline": self.env.unwrapped.action_names[offer[0]], "offers": offer[1]}
-        self.frames.append(frame)
+        frames.append(frame)
+        self._touch()
+
+    def _public_frame(self, note: str | None) -> None:
+        """The spectators' frame of this step: only what every seat sees alike (:func:`public_view`)."""
+        if not self.people:
+            return
+        state = self.env.unwrapped.game_state
+        marks = [event_mark(self.game, state, seat) for seat in range(len(self.agents))]
+        told = [new_events(before, after) for before, after in zip(self.public_shown, marks, strict=True)]
+        self.public_shown = marks
+        view = public_view(self.game, state, len(self.agents), sample_seed=self.seed + len(self.public_frames))
+        self.public_frames.append({"step": len(self.public_frames), "note": note, "view": view,
+                                   "events": common_lines(told), "descriptions": {}})
         self._touch()
 
     def _end(self) -> None:
-        """The game is over (or forfeited): the engine tells the bots; the result and the last frame kept."""
+        """The game is over (or forfeited): the engine tells the bots; the result and the last frames kept."""
         result = self.engine.finish()
         lost = result.forfeit
         if lost is not None:
-            self.forfeit = {"seat": lost.seat, "bot": self.seats[lost.seat], "kind": lost.kind, "reason": lost.reason}
+            self.forfeit = {"seat": lost.seat, "bot": self._label(lost.seat), "kind": lost.kind,
+                            "reason": lost.reason}
         self.returns = result.returns
         # The llm: bots' counts of this game, kept for the record (the bots are closed below).
         self.bot_stats = result.record.get("bot_stats")
-        if self.human is not None and lost is not None:
-            self._frame(f"player_{lost.seat} ({self.seats[lost.seat]}) forfeits: {lost.kind}")
-        elif self.human is not None and (not self.frames or self.frames[-1]["view"].get("legal_actions")):
-            self._frame(None)  # the last frame must not offer actions any more
+        self.waiting_for = None
+        for seat in self.people:
+            frames = self.frames[seat]
+            if lost is not None:
+                self._frame(seat, f"player_{lost.seat} ({self._label(lost.seat)}) forfeits: {lost.kind}")
+            elif not frames or frames[-1]["view"].get("legal_actions") or len(frames) < len(self.public_frames):
+                self._frame(seat, None)  # the last frame must not offer actions any more
+        if self.people:
+            self._public_frame(None if lost is None else f"player_{lost.seat} forfeits: {lost.kind}")
         self._set_status("over")
         self.close_bots()
 
@@ -358,31 +547,52 @@ class Table:
 
     # --- what the page may see -----------------------------------------------------------------------------
 
-    @property
-    def steps(self) -> int:
-        """Frames so far (a person's table) or recorded steps (a watched table)."""
-        if self.human is not None:
-            return len(self.frames)
+    def steps_for(self, viewer: int | str | None = None) -> int:
+        """Frames so far: a person's own, the spectators', or a watched table's recorded steps."""
+        if isinstance(viewer, int):
+            return len(self.frames[viewer])
+        if self.people:
+            return len(self.public_frames)
         return self.recorded + 1
 
-    def summary(self) -> dict[str, Any]:
-        """The table as the page sees it: no seed and no record until the game is over."""
+    @property
+    def steps(self) -> int:
+        """Frames so far of the table maker's seat, or the spectators' (a watched table's recorded steps)."""
+        return self.steps_for(self.human)
+
+    def summary(self, viewer: int | str | None = None) -> dict[str, Any]:
+        """The table as a page sees it: no seed and no record until the game is over. ``viewer`` (a person's
+        seat, :data:`SPECTATOR` or None) decides what is "you" and whose turn it is; nothing in it is hidden
+        from anyone at the table (the event stream sends it without a viewer)."""
         over = self.status == "over"
-        seats = [{"seat": seat, "agent": self.agents[seat], "player": "you" if seat == self.human else spec}
-                 for seat, spec in enumerate(self.seats)]
+        seats = [{"seat": seat, "agent": self.agents[seat], "player": "you" if seat == viewer else self._label(seat),
+                  **({"person": True, "present": self.present(seat)} if seat in self.tokens else {})}
+                 for seat in range(len(self.agents))]
+        status = self.status
+        if status == "your_turn" and viewer != self.waiting_for:
+            status = "waiting"  # for another person
         summary: dict[str, Any] = {
             "id": self.id, "game": self.game.name, "env": self.game.env_name, "title": self.game.title,
-            "seats": seats, "human": self.human, "status": self.status, "steps": self.steps,
-            "version": self.version,
+            "seats": seats, "human": viewer if isinstance(viewer, int) else None, "status": status,
+            "to_move": self.waiting_for if self.status == "your_turn" else None,
+            "steps": self.steps_for(viewer), "version": self.version, "people": len(self.people),
+            "spectator": viewer == SPECTATOR, "clock": self.clock,
         }
-        offers = offers_of(self.game) if self.human is not None else None
+        if self.clock is not None and self.status == "your_turn":
+            summary["clock_left"] = max(0.0, round(self.clock - (time.monotonic() - self.turn_began), 1))
+        offers = offers_of(self.game) if isinstance(viewer, int) else None
         if offers is not None:
             summary["offers"] = offers  # what answer_offers answers, and whether it is on
-            summary["answer_offers"] = self.answering
+            summary["answer_offers"] = viewer in self.answering
         if over:
             summary["seed"] = str(self.seed)  # a string: a browser reads a number past 2^53 rounded, another deal
-            summary["result"] = self.result()
+            summary["result"] = self.result(viewer if isinstance(viewer, int) else None)
         return summary
+
+    def links(self) -> dict[str, Any]:
+        """The capability tokens, for the person who made the table alone (the answer that made it): each
+        person's seat's and the spectators'."""
+        return {"seats": {str(seat): token for seat, token in self.tokens.items()}, "watch": self.watch_token}
 
     def saw_end(self, record: bool = False) -> None:
         """Its player has been sent the end of the game (``record``: and the record)."""
@@ -396,7 +606,7 @@ class Table:
         shows the end first; its person may then download the record or ask for a rematch)."""
         return self.status == "over" and self.end_fetched and (self.record_fetched or idle > grace)
 
-    def result(self) -> dict[str, Any]:
+    def result(self, viewer: int | None = None) -> dict[str, Any]:
         count = len(self.agents)
         if self.forfeit is not None:
             lost = self.forfeit["seat"]
@@ -406,8 +616,9 @@ class Table:
         else:
             scores = None
         verdict = None
-        if self.human is not None and scores is not None:
-            share = scores[self.human]
+        you = self.human if viewer is None else viewer
+        if you is not None and scores is not None:
+            share = scores[you]
             verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
         state = self.env.unwrapped.game_state
         # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays every
@@ -419,14 +630,23 @@ class Table:
         return {"returns": self.returns, "scores": scores, "places": places, "verdict": verdict,
                 "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
 
-    def frames_since(self, since: int, seat: Any = None, limit: int = 64) -> list[dict[str, Any]]:
-        """Frames ``since+1 ..``: the person's own (``seat`` must be theirs or absent), or any seat's when
-        the table is watched."""
-        if self.human is not None:
-            if seat is not None and seat != self.human:
-                raise TableError("a player's page sees only its own seat", 403)
+    def frames_since(self, since: int, seat: Any = None, limit: int = 64,
+                     viewer: int | str | None = HUMAN) -> list[dict[str, Any]]:
+        """Frames ``since+1 ..`` for ``viewer``: a person's own (``seat`` must be theirs or absent), the
+        spectators' public frames, or any seat's when the table is watched (no people). ``HUMAN``: the
+        table maker's seat (the MCP client's, whose process is its token)."""
+        if viewer == HUMAN:
+            viewer = self.human
+        if self.people and viewer is None:
+            raise TableError("this table's frames are for its people and spectators: open it with your seat's link "
+                             "or the spectator link", 403)
+        if isinstance(viewer, int) or viewer == SPECTATOR:
+            if seat is not None and seat != viewer:
+                raise TableError("a player's page sees only its own seat" if isinstance(viewer, int) else
+                                 "a spectator sees the public table, no seat's own view", 403)
             with self.lock:
-                return self.frames[since + 1: since + 1 + limit]
+                frames = self.frames[viewer] if isinstance(viewer, int) else self.public_frames
+                return frames[since + 1: since + 1 + limit]
         with self.lock:
             record = self.env.unwrapped.record(seats=self.seats)
         seat = 0 if seat is None else seat
@@ -445,7 +665,7 @@ class Table:
         return record
 
     def close_bots(self) -> None:
-        for bot in self.bots.values():
+        for bot in [*self.bots.values(), *self.stand_ins.values()]:
             try:
                 as_bot(bot).close()
             except Exception:  # noqa: BLE001, S110 - closing is best effort
@@ -468,6 +688,68 @@ class Table:
             with self.lock:
                 engine.abandon()
         self.close_bots()
+
+
+# --- what spectators see ------------------------------------------------------------------------------
+
+
+def public_view(game: Game, state: Any, count: int, sample_seed: int = 0) -> dict[str, Any]:
+    """What a spectator may see of ``state``: the parts of the seats' views that every seat sees alike.
+
+    A value is kept only where it is the same in every seat's view, and (in a game with hidden information)
+    also in each seat's view of a state dealt afresh from another seat's knowledge (``rules.determinize``:
+    that seat's hand redealt), so that a hand is never shown because it happens to match what others see.
+    A list whose items differ is dropped whole; ``you`` (whose view it is) goes."""
+    views = [game.encoder.view(state, seat) for seat in range(count)]
+    if not game.public:
+        determinize = game.rules.determinize
+        for seat in range(count):
+            other = (seat + 1) % count
+            resampled = determinize(state, other, Chance(sample_seed * 64 + seat))
+            views.append(game.encoder.view(resampled, seat))
+    common = views[0]
+    for view in views[1:]:
+        common = _common(common, view)
+    common.pop("you", None)
+    return {"game": game.name, "env": game.env_name, "agent": None, **common, "legal_actions": []}
+
+
+_DIFFERS = object()
+
+
+def _common(a: Any, b: Any) -> Any:
+    """What ``a`` and ``b`` hold alike (:data:`_DIFFERS` when nothing): dicts key by key, lists item by item."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = {}
+        for key, value in a.items():
+            if key in b:
+                kept = _common(value, b[key])
+                if kept is not _DIFFERS:
+                    out[key] = kept
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return _DIFFERS
+        items = [_common(x, y) for x, y in zip(a, b, strict=True)]
+        return _DIFFERS if any(item is _DIFFERS for item in items) else items
+    return a if type(a) is type(b) and a == b else _DIFFERS
+
+
+def common_lines(told: list[list[str]]) -> list[str]:
+    """The event lines every seat was shown (each as often as every seat was), in the first seat's order."""
+    from collections import Counter
+
+    if not told:
+        return []
+    counts = Counter(told[0])
+    for lines in told[1:]:
+        counts &= Counter(lines)
+    out = []
+    for line in told[0]:
+        if counts[line] > 0:
+            counts[line] -= 1
+            out.append(line)
+    return out
 
 
 # --- replaying records --------------------------------------------------------------------------------

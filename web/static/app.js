@@ -14,6 +14,8 @@
 
   async function api(path, options = {}) {
     const init = { ...options, headers: { ...(options.headers || {}) } };
+    // A seat's (or the spectators') token goes in a header: the server never sees it in an address.
+    if (options.token) init.headers["X-Table-Token"] = options.token;
     if (options.json !== undefined) {
       init.method = init.method || "POST";
       init.body = JSON.stringify(options.json);
@@ -45,11 +47,13 @@
 
   async function route() {
     // The section the address names: a table (while the server keeps it), a replay, or the set-up.
-    const found = /^#table=([\w-]+)$/.exec(location.hash);
+    // A seat's link (#table=ID&seat=TOKEN) or the spectators' (&watch=TOKEN); the table id alone only watches
+    // a table of bots.
+    const found = /^#table=([\w-]+)(?:&(?:seat|watch)=([\w-]+))?$/.exec(location.hash);
     if (found) {
       if (table && table.summary.id === found[1]) return;
       try {
-        openTable(await api(`/api/tables/${found[1]}`));
+        openTable(await api(`/api/tables/${found[1]}`, { token: found[2] }), found[2]);
       } catch (error) {
         closeTable();
         show("setup");
@@ -59,6 +63,7 @@
     }
     closeTable();
     show(location.hash === "#replay" ? "replay" : "setup");
+    if (location.hash !== "#replay") drawLobby();
   }
 
   // --- set-up ----------------------------------------------------------------------------------------
@@ -105,7 +110,10 @@
   }
 
   function seatChoices(game) {
-    const choices = [["human", "you (human)"], ...game.bots.map((b) => [b, b])];
+    // The levels first (a name says how strong; the bot each stands for is in the label), then the bots by spec.
+    const levels = (game.levels || []).map((l, i) => [l.spec, `level ${i + 1}: ${l.name} (${l.bot.split(",")[0]})`]);
+    const choices = [["human", "you (human)"], ["open", "another person (a link to share)"], ...levels,
+      ...game.bots.map((b) => [b, b])];
     for (const u of uploads) if (u.env === game.env) choices.push([u.spec, `uploaded bot ${u.spec}`]);
     choices.push(["other", "other bot spec…"]);
     return choices;
@@ -146,6 +154,7 @@
     if (players) players.addEventListener("change", drawSeats);
     $("seats").replaceChildren();
     drawSeats();
+    $("fallback").replaceChildren(...(game.levels || []).map((l, i) => h("option", { value: l.spec, selected: l.spec === "level:3", text: `level ${i + 1}: ${l.name}` })));
   }
 
   async function startGame(event) {
@@ -161,8 +170,38 @@
       if (seedText && !/^\d+$/.test(seedText)) throw new Error("the seed must be a whole number (or empty)");
       // The seed goes as its digits: a number past 2^53 would be rounded here, and deal another game.
       const body = { game: currentGame().name, config: readOptions(), seats, seed: seedText || null };
+      const clock = $("clock").value.trim();
+      if (clock) body.clock = Number(clock);
+      if ($("fallback").value) body.fallback = $("fallback").value;
+      if ($("lobby-box").checked) body.lobby = true;
       if (currentGame().offers && $("setup-never-ask-box").checked && seats.includes("human")) body.answer_offers = true;
-      openTable(await api("/api/tables", { json: body }));
+      opened(await api("/api/tables", { json: body }));
+    } catch (error) { showError(error.message); }
+  }
+
+  function opened(made) {
+    // A table this page made: its own seat's token, or (sitting nowhere at a table of people) the spectators';
+    // the links for the others are kept for this browser tab, so that a reload still shows them.
+    const token = made.token || (made.links && made.links.watch) || null;
+    if (made.links && made.links.watch) sessionStorage.setItem(`links:${made.id}`, JSON.stringify(made.links));
+    openTable(made, token);
+  }
+
+  async function drawLobby() {
+    // The lobby: tables whose makers listed them, each with its open seats; Join takes the first one.
+    try {
+      const { tables } = await api("/api/lobby");
+      $("lobby-list").replaceChildren(...(tables.length ? tables.map((t) => h("li", {},
+        `${t.title}: ${t.seats.join(", ")} — ${t.open} open seat${t.open === 1 ? "" : "s"}${t.clock ? `, ${t.clock} s a move` : ""} `,
+        h("button", { type: "button", class: "join", "data-table": t.id, text: "Join" }))) : [h("li", { class: "muted", text: "none now" })]));
+      for (const button of $("lobby-list").querySelectorAll("button.join")) {
+        button.addEventListener("click", async () => {
+          try {
+            const joined = await api(`/api/tables/${button.dataset.table}/join`, { json: {} });
+            openTable(joined, joined.token);
+          } catch (error) { showError(error.message); drawLobby(); }
+        });
+      }
     } catch (error) { showError(error.message); }
   }
 
@@ -191,16 +230,19 @@
     if (!table) return;
     if (table.source) table.source.close();
     clearTimeout(table.timer);
+    clearInterval(table.beat);
     table = null;
   }
 
-  function openTable(summary) {
+  function openTable(summary, token) {
     closeTable();
-    show("table", `#table=${summary.id}`);
+    const as = !token ? "" : summary.spectator ? `&watch=${token}` : `&seat=${token}`;
+    show("table", `#table=${summary.id}${as}`);
     // logged: the last step whose events are in the log (a frame shown again adds none); catchUp: the
     // frames that were played before this page opened the table are shown at once, not paced.
     table = { summary, queue: [], fetched: -1, shown: null, paused: false, fetching: false, seat: 0, logged: -1,
-      catchUp: summary.steps - 1, skip: false };
+      catchUp: summary.steps - 1, skip: false, token };
+    drawLinks(summary);
     $("table-title").textContent = `${summary.title}`;
     setGlossary((games.find((g) => g.name === summary.game) || {}).cards);
     // The texts under this table's own options (a house rule may change a card), drawn from then on.
@@ -215,13 +257,19 @@
     const watched = summary.human === null;
     setSpectating(watched);
     $("watch-controls").hidden = !watched;
+    $("watch-seat-label").hidden = Boolean(summary.people); // a spectator sees the public table, no seat's view
     if (watched) {
       $("watch-seat").replaceChildren(...summary.seats.map((s) => h("option", { value: s.seat, text: `${s.agent} (${s.player})` })));
       $("pause").textContent = "Pause";
       $("pause").setAttribute("aria-pressed", "false");
     }
     drawSeatbar();
-    const source = new EventSource(`/api/tables/${summary.id}/events`);
+    // An EventSource sends no headers: the token goes in the stream's address (that seat's summary comes back).
+    const source = new EventSource(`/api/tables/${summary.id}/events${token ? `?token=${token}` : ""}`);
+    // A person's page checks in now and then: one silent too long is away, and the table's stand-in plays for them.
+    if (summary.human !== null && token) {
+      table.beat = setInterval(() => api(`/api/tables/${summary.id}`, { token }).catch(() => {}), 15000);
+    }
     source.addEventListener("table", (event) => {
       if (!table || table.summary.id !== summary.id) return;
       table.summary = JSON.parse(event.data);
@@ -232,6 +280,21 @@
     table.source = source;
     fetchFrames();
     pump();
+  }
+
+  function drawLinks(summary) {
+    // The links this page's maker hands on: each open seat's, and the spectators' (read-only, no hand shown).
+    const links = JSON.parse(sessionStorage.getItem(`links:${summary.id}`) || "null");
+    const box = $("links");
+    box.hidden = !links;
+    if (!links) return;
+    const base = `${location.origin}${location.pathname}#table=${summary.id}`;
+    const rows = Object.entries(links.seats).filter(([seat]) => Number(seat) !== summary.human)
+      .map(([seat, token]) => [`player_${seat}'s seat`, `${base}&seat=${token}`]);
+    rows.push(["spectators (public table only)", `${base}&watch=${links.watch}`]);
+    $("links-list").replaceChildren(...rows.map(([what, url], i) => h("li", {},
+      h("label", { for: `link-${i}`, text: `${what}: ` }),
+      h("input", { id: `link-${i}`, readonly: true, value: url, size: 40 }))));
   }
 
   function drawNeverAsk() {
@@ -248,7 +311,7 @@
     const t = table;
     if (!t) return;
     try {
-      t.summary = await api(`/api/tables/${t.summary.id}/act`, { json: { answer_offers: $("never-ask-box").checked } });
+      t.summary = await api(`/api/tables/${t.summary.id}/act`, { json: { answer_offers: $("never-ask-box").checked }, token: t.token });
       fetchFrames();
     } catch (error) {
       showError(error.message);
@@ -262,7 +325,7 @@
     const acting = table.shown ? table.shown.view.to_act : null;
     $("seatbar").replaceChildren(...s.seats.map((seat) => h("span", {
       class: `chip ${seat.seat === s.human ? "me" : ""} ${seat.seat === acting ? "acting" : ""}`,
-      text: `${seat.agent}: ${seat.player}`,
+      text: `${seat.agent}: ${seat.player}${seat.person && !seat.present && seat.seat !== s.human ? " (away: the stand-in plays)" : ""}`,
     })));
   }
 
@@ -276,8 +339,8 @@
       do {
         t.again = false;
         while (t === table) {
-          const seat = t.summary.human === null ? `&seat=${t.seat}` : "";
-          const reply = await api(`/api/tables/${t.summary.id}/frames?since=${t.fetched}${seat}`);
+          const seat = t.summary.human === null && !t.summary.people ? `&seat=${t.seat}` : "";
+          const reply = await api(`/api/tables/${t.summary.id}/frames?since=${t.fetched}${seat}`, { token: t.token });
           if (t !== table) return;
           t.summary = reply.summary;
           for (const frame of reply.frames) { t.queue.push(frame); t.fetched = frame.step; }
@@ -363,7 +426,8 @@
     const s = table.summary;
     let text = "";
     if (s.status === "over" && !table.queue.length && table.fetched >= s.steps - 1) text = "the game is over";
-    else if (asksPerson(frame)) text = "your turn: choose an action";
+    else if (asksPerson(frame)) text = "your turn: choose an action" + (s.clock_left != null ? ` (${Math.round(s.clock_left)} s, then the stand-in plays)` : "");
+    else if (s.status === "waiting" && s.to_move !== null) text = `waiting for ${seatName(view, s.to_move)} (a person)`;
     else if (frame.answered) text = `${s.offers}: answered for you`;
     else if (Array.isArray(view.to_act)) text = "everyone chooses";
     else if (view.to_act !== null && view.to_act !== undefined) text = `${seatName(view, view.to_act)} to act`;
@@ -453,7 +517,7 @@
     $("actions").replaceChildren(h("span", { class: "muted", text: `you chose: ${said}…` }));
     try {
       const body = { action: name, step };
-      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: body });
+      table.summary = await api(`/api/tables/${table.summary.id}/act`, { json: body, token: table.token });
       fetchFrames();
     } catch (error) {
       showError(error.message);
@@ -636,8 +700,9 @@
     $("setup-form").addEventListener("submit", startGame);
     $("game").addEventListener("change", drawSetup);
     $("upload-button").addEventListener("click", upload);
+    $("lobby-refresh").addEventListener("click", drawLobby);
     $("rematch").addEventListener("click", async () => {
-      try { openTable(await api(`/api/tables/${table.summary.id}/rematch`, { json: {} })); } catch (error) { showError(error.message); }
+      try { opened(await api(`/api/tables/${table.summary.id}/rematch`, { json: {}, token: table.token })); } catch (error) { showError(error.message); }
     });
     $("new-game").addEventListener("click", () => { closeTable(); show("setup"); });
     $("replay-prev").addEventListener("click", stopAutoplay);
