@@ -62,7 +62,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("cmd", "load_program", network=False, every_game=True, program=True),
     Kind("llm", "load_llm", network=False, every_game=True),
     Kind("zoo", "load_zoo", network=True),
-    Kind("level", "load_level", network=None, every_game=True),
+    Kind("level", "load_level", network=False),  # the game's ladder says which bot, so which games
     Kind("onnx", "load_onnx", network=True),
     Kind("name", "load_named", network=None),
 )}

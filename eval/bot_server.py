@@ -88,7 +88,7 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
     if spec.traits.every_game:
         return [game.env_name for game in games().values()]
     if spec.kind == "level":
-        from .levels import level_spec
+        from ..agents.levels import level_spec
 
         playable = [game for game in games().values() if _has_level(spec, game)]
         if not playable:
@@ -110,7 +110,7 @@ def spec_envs(spec: str | BotSpec) -> list[str]:
 
 
 def _has_level(spec: BotSpec, game: Any) -> bool:
-    from .levels import level_spec
+    from ..agents.levels import level_spec
 
     try:
         level_spec(spec, game)
