@@ -89,7 +89,7 @@ def load_bot(spec: str | BotSpec, game: Game | str, config: Any = None, seed: in
     if spec.kind == "llm":  # a language model (agents/llm.py parses the rest of the spec)
         from .llm import make_llm_bot
 
-        return make_llm_bot(spec.format(), game, config, seed)
+        return make_llm_bot(spec.format(), game, config, seed, load_bot)
     if spec.kind == "zoo":
         from .onnx_bot import load_zoo_bot
 
