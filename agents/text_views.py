@@ -222,16 +222,16 @@ class ShownSoFar:
         return "\n\n".join(parts)
 
 
-CHANGES_FORMAT = """After your first decision only what is new is shown, under short headings (a part with nothing new
-is left out): "## Events" every event line since your previous decision; "## Changed" the entries of what you see
-that changed since then, with their new values (for a list of players, each changed player's changed fields,
-players apart by ";"; "a.b=v": field b of
-entry a; "(none)": the entry is gone, and a new group's entries not listed are none){quiet}; everything else is as
-last shown. "## New cards" describes the cards, races and classes not described before. "## Actions" is the
-numbered list of legal actions: an action described before, or after another of its family just above (the same
-name but for its numbers: another player or amount), is listed by number and name only; "as at your previous
-decision (N)": the same N actions, numbered as then; "the first N of your previous decision's": that list cut
-after its Nth, numbered as then."""
+CHANGES_FORMAT = """After your first decision only what is new is shown, under short headings (a part with nothing
+new is left out): "## Events" every event line since your previous decision; "## Changed" the entries of what
+you see that changed since then, with their new values (for a list of players, each changed player's changed
+fields, players apart by ";"; "a.b=v": field b of entry a; "(none)": the entry is gone, and a new group's
+entries not listed are none){quiet}; everything else is as last shown. "## New cards" describes the cards,
+races and classes not described before. "## Actions" is the numbered list of legal actions: an action
+described before, or after another of its family just above (the same name but for its numbers: another
+player or amount), is listed by number and name only; "as at your previous decision (N)": the same N
+actions, numbered as then; "the first N of your previous decision's": that list cut after its Nth, numbered
+as then."""
 """What the :meth:`ShownSoFar.changes_text` headings mean (the ``llm:`` bot's system message says it once)."""
 
 
