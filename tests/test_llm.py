@@ -807,6 +807,23 @@ def test_after_the_first_decision_only_the_changes_are_sent_and_the_conversation
     assert "full_view" in system and '"## Changed"' in system
 
 
+def test_cards_once_tells_every_card_in_the_system_message_and_cards_named_at_the_decisions(fake):
+    """cards=once (the default with view=changes): every card's text in the one system message, none in a user
+    message; cards=named: none in the system message, each named card's text in a user message once."""
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 2})
+    texts = game.encoder.card_texts(config)
+    for options, in_system in (("", True), (",cards=named", False), (",view=full,history=none", False)):
+        fake.requests.clear()
+        play_match("ministeel", [f"llm:first@{fake.url}{options}", "random"], 2, seed=2, config={"num_players": 2})
+        system = fake.requests[0]["messages"][0]["content"]
+        users = [message["content"] for body in fake.requests for message in body["messages"][1:]
+                 if message["role"] == "user"]
+        assert all(f"\n{name}: {text}" in system for name, text in texts.items()) == in_system, options
+        told = [name for name, text in texts.items() if any(f"\n{name}: {text}" in user for user in users)]
+        assert (told == []) == in_system, options
+
+
 def test_a_small_history_budget_summarises_the_dropped_turns_and_shows_the_full_view_again(fake):
     from tavernzoo.envs.make import make_env
     from tavernzoo.eval.table import Table
