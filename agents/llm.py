@@ -42,6 +42,9 @@ view            ``changes``: after a decision's full view, only what changed sin
                 whole view every decision (always so with ``history=none``)
 full_every      with ``view=changes``, the full view again every N decisions (0: only    0
                 after a cut, or when the model answers ``full_view``)
+cards           ``once``: every card's text once in the system message, none at the       once (view=full:
+                decisions; ``named``: each decision the texts of the cards its view      named)
+                names that were not described before
 structured      ``on``: ``response_format`` ``json_object`` with a schema of the legal    on
                 actions (llama.cpp, vLLM); ``json_schema``: OpenAI's ``json_schema`` form;
                 ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
