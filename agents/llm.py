@@ -42,6 +42,9 @@ view            ``changes``: after a decision's full view, only what changed sin
                 whole view every decision (always so with ``history=none``)
 full_every      with ``view=changes``, the full view again every N decisions (0: only    0
                 after a cut, or when the model answers ``full_view``)
+cards           ``once``: every card's text once in the system message, none at the       once (view=full:
+                decisions; ``named``: each decision the texts of the cards its view      named)
+                names that were not described before
 structured      ``on``: ``response_format`` ``json_object`` with a schema of the legal    on
                 actions (llama.cpp, vLLM); ``json_schema``: OpenAI's ``json_schema`` form;
                 ``grammar``: a GBNF grammar (llama.cpp); ``off``: free text
@@ -130,15 +133,16 @@ BACKOFF_S = 0.5
 MAX_BACKOFF_S = 30.0
 MAX_TRANSCRIPT_CHARS = 200_000
 """The most characters of one game's transcript (``transcript=on``); past it the rest is counted, not kept."""
-HARNESS_OPTIONS = ("attempts", "history", "history_chars", "view", "full_every", "structured", "think")
+HARNESS_OPTIONS = ("attempts", "history", "history_chars", "view", "full_every", "cards", "structured", "think")
 """The spec's options that change what the model is shown or how its answer is read (in the harness hash)."""
 STRUCTURED = ("on", "json_schema", "grammar", "off")
 HISTORY = ("summary", "full", "none")
 HISTORY_ALIASES = {"game": "full", "turn": "none"}  # the names of earlier versions
 VIEWS = ("changes", "full")
+CARDS = ("once", "named")
 
 SYSTEM_PROMPT = """You are a player in a tabletop game run by a referee program.
-The rules and what the view's entries mean are below, once for the whole game. At each decision you get
+The rules and what the view's entries mean{cards} are below, once for the whole game. At each decision you get
 what happened since your last decision, {seen}, and the numbered list of legal actions (when
 only one action is legal it is played for you without asking). {answer} An answer that is not exactly one
 legal action is refused; after {attempts} refused answer(s) you forfeit the game."""
@@ -171,6 +175,8 @@ class LLMSpec:
     """None: the history mode's default (:data:`SUMMARY_HISTORY_CHARS`, :data:`MAX_HISTORY_CHARS`)."""
     view: str = "changes"
     full_every: int = 0
+    cards: str | None = None
+    """None: ``once`` with :attr:`changes`, else ``named``."""
     max_completion_tokens: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = None
@@ -198,6 +204,11 @@ class LLMSpec:
     def changes(self) -> bool:
         """Whether decisions after the first show only what changed (a kept conversation holds the rest)."""
         return self.view == "changes" and self.history != "none"
+
+    @property
+    def cards_once(self) -> bool:
+        """Whether every card's text goes once into the system message (none at the decisions)."""
+        return (self.cards or ("once" if self.changes else "named")) == "once"
 
     @property
     def endpoint(self) -> str:
@@ -314,6 +325,7 @@ _OPTIONS = {
     "history_chars": _number(int, 1000, 200_000, "history_chars"),
     "view": _choice(VIEWS, "view"),
     "full_every": _number(int, 0, 1000, "full_every"),
+    "cards": _choice(CARDS, "cards"),
     "structured": _choice(STRUCTURED, "structured"),
     "seed": _number(int, 0, 2**31 - 1, "seed"),
     "key_env": _env_name,
@@ -903,7 +915,7 @@ class LLMBot(BotBase):
 
         self.stats = GameStats()
         self._history = _Conversation()
-        self._shown = ShownSoFar()
+        self._shown = ShownSoFar(cards=not self.spec.cards_once)
         self._since_full = 0  # decisions shown since the last full view, that one included
         self._view: dict[str, Any] | None = None
         self._info: Any = None
@@ -946,15 +958,17 @@ class LLMBot(BotBase):
 
     def harness_hash(self) -> str:
         """A short sha256 of everything that decides what the model is shown and how its answer is read: the
-        instructions, the rules brief under the table's options, the entries' meanings, the view formats and
-        the answer parsers (their source), and the spec's options that change them. Two records with the same
-        hash were played under the same harness."""
+        instructions, the rules brief under the table's options, the entries' meanings, the cards' texts, the view
+        formats and the answer parsers (their source), and the spec's options that change them. Two records with
+        the same hash were played under the same harness."""
         from . import text_views
 
         if self._harness is not None:
             return self._harness
-        parts = [SYSTEM_PROMPT, ANSWER_PLAIN, ANSWER_THINK, SEEN_FULL, SEEN_CHANGES, text_views.CHANGES_FORMAT,
-                 text_views.rules_brief(self.game, self.config),
+        cards = text_views.SeatView(self.game, 0, {}, [], config=self.config).all_cards
+        parts = [SYSTEM_PROMPT, ANSWER_PLAIN, ANSWER_THINK, SEEN_FULL, SEEN_CHANGES,
+                 text_views.changes_format(self.game), text_views.rules_brief(self.game, self.config),
+                 json.dumps(cards, sort_keys=True),
                  json.dumps(getattr(self.game.encoder, "VIEW_FIELDS", {}), sort_keys=True),
                  *(_source(part) for part in (read_answer, action_line, structured_request, answer_schema,
                                                         answer_grammar, text_views.SeatView, text_views.ShownSoFar,
@@ -980,14 +994,15 @@ class LLMBot(BotBase):
     def system_message(self, seat_view: Any) -> dict[str, str]:
         """The same text at every decision of a game: the instructions with a fixed example, the seat, the
         rules, the entries' meanings; every request opens with it, so servers that cache prompts read it once."""
-        from .text_views import CHANGES_FORMAT
+        from .text_views import changes_format
 
         seen = SEEN_CHANGES if self.spec.changes else SEEN_FULL
         answer = (ANSWER_THINK if self.spec.think == "on" else ANSWER_PLAIN).format(example=self.names[0])
-        text = SYSTEM_PROMPT.format(answer=answer, attempts=self.spec.attempts, seen=seen)
+        cards = " (and what every card does)" if self.spec.cards_once and seat_view.all_cards else ""
+        text = SYSTEM_PROMPT.format(answer=answer, attempts=self.spec.attempts, seen=seen, cards=cards)
         if self.spec.changes:
-            text += "\n" + CHANGES_FORMAT
-        return {"role": "system", "content": text + "\n\n" + seat_view.standing_text()}
+            text += "\n" + changes_format(self.game)
+        return {"role": "system", "content": text + "\n\n" + seat_view.standing_text(all_cards=self.spec.cards_once)}
 
     def act(self, observation: dict[str, Any]) -> int:
         from .text_views import bounded_events, seat_view_of
@@ -1042,7 +1057,7 @@ class LLMBot(BotBase):
             prompt = history.summary.text() + "\n\n" + prompt
         history.cut = False
         self._since_full = 1 if full else self._since_full + 1
-        self.last_prompt = seat_view.standing_text() + "\n\n" + prompt
+        self.last_prompt = seat_view.standing_text(all_cards=self.spec.cards_once) + "\n\n" + prompt
         legal_names = [self.names[i] for i in legal]
         also = (FULL_VIEW,) if spec.changes and not full else ()
         extra = structured_request(spec.structured, legal_names, also)

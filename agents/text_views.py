@@ -77,19 +77,23 @@ class SeatView:
     def rules(self) -> str:
         return rules_brief(self.game, self.config)
 
-    @cached_property  # asked for twice a decision (whether there are any, then the text)
-    def cards(self) -> dict[str, str]:
-        """What each card named in the view does: the game's ``card_texts`` under the table's options (what
-        the web page shows beside a card), and its ``trait_texts`` (Wyvern's races and classes), for the
-        names the view holds; empty for a game without them."""
+    @cached_property
+    def all_cards(self) -> dict[str, str]:
+        """What every card of the game does: its ``card_texts`` under the table's options (what the web page
+        shows beside a card), and its ``trait_texts`` (Wyvern's races and classes); empty for a game without."""
         every: dict[str, str] = {}
         for hook in ("card_texts", "trait_texts"):
             texts = getattr(self.game.encoder, hook, None)
             if texts is not None and self.config is not None:
                 every.update(texts(self.config))
+        return every
+
+    @cached_property  # asked for twice a decision (whether there are any, then the text)
+    def cards(self) -> dict[str, str]:
+        """What each card named in the view does (:attr:`all_cards`, for the names the view holds)."""
         named: dict[str, None] = {}
-        _collect_names(self.view, every, named)
-        return {name: every[name] for name in named}
+        _collect_names(self.view, self.all_cards, named)
+        return {name: self.all_cards[name] for name in named}
 
     @property
     def fields(self) -> dict[str, str]:
@@ -105,15 +109,18 @@ class SeatView:
     def actions_text(self) -> str:
         return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
 
-    def standing_text(self) -> str:
+    def standing_text(self, all_cards: bool = False) -> str:
         """What is the same at every decision of the seat's game: who it plays, the rules brief and what the
-        view's entries mean. The ``llm:`` bot sends it once per game as its system message, so a server that
-        caches a prompt's prefix reads it once."""
+        view's entries mean, and with ``all_cards`` what every card of the game does. The ``llm:`` bot sends it
+        once per game as its system message, so a server that caches a prompt's prefix reads it once."""
         parts = [f"You play {self.game.title} ({self.game.env_name}) as player_{self.seat} (seat {self.seat}).",
                  "## Rules\n" + self.rules.strip()]
         if self.fields:
             parts.append("## What the view's entries mean\n" + "\n".join(f"{key}: {meaning}"
                                                                          for key, meaning in self.fields.items()))
+        if all_cards and self.all_cards:
+            parts.append("## What each card, race or class of the game does\n"
+                         + "\n".join(f"{name}: {text}" for name, text in self.all_cards.items()))
         return "\n\n".join(parts)
 
     def since_text(self) -> str:
@@ -123,18 +130,20 @@ class SeatView:
             return "## Since your last decision\n" + body
         return "## The latest events (only the latest step's: earlier ones were not collected)\n" + body
 
-    def decision_text(self) -> str:
-        """What this decision adds: the events since the last decision, the table, its cards, the legal actions."""
+    def decision_text(self, cards: bool = True) -> str:
+        """What this decision adds: the events since the last decision, the table, its cards (unless ``cards`` is
+        false: a reader told every card's text once), the legal actions."""
         parts = [self.since_text(), "## What you see\n" + self.table_text()]
-        if self.cards:
+        if cards and self.cards:
             parts.append("## What each card, race or class named above does\n"
                          + "\n".join(f"{name}: {text}" for name, text in self.cards.items()))
         parts.append("## Legal actions (number: name — what it does)\n" + self.actions_text())
         return "\n\n".join(parts)
 
-    def text(self) -> str:
-        """The whole prompt body: :meth:`standing_text` then :meth:`decision_text`."""
-        return self.standing_text() + "\n\n" + self.decision_text()
+    def text(self, all_cards: bool = False) -> str:
+        """The whole prompt body: :meth:`standing_text` then :meth:`decision_text` (``all_cards``: every card's
+        text in the first, none in the second)."""
+        return self.standing_text(all_cards) + "\n\n" + self.decision_text(cards=not all_cards)
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game.name, "env": self.game.env_name, "seat": self.seat, "agent": f"player_{self.seat}",
@@ -146,9 +155,12 @@ class ShownSoFar:
     """What one reader that keeps its conversation (an ``llm:`` seat with ``history`` kept, an MCP client) has
     been shown of its seat's views, so the next decision can say only what changed: the view as last shown,
     the cards whose texts were told and each action's description. :meth:`reset` when the reader loses what
-    it was shown (a new game, a conversation cut short): the next text is the full one again."""
+    it was shown (a new game, a conversation cut short): the next text is the full one again. ``cards``
+    false: the reader was told every card's text once (``standing_text(all_cards=True)``), so no decision
+    names any."""
 
-    def __init__(self) -> None:
+    def __init__(self, cards: bool = True) -> None:
+        self.tell_cards = cards
         self.reset()
 
     def reset(self) -> None:
@@ -161,7 +173,7 @@ class ShownSoFar:
         """``seen.decision_text()`` when ``full`` or nothing was shown yet; else :meth:`changes_text`. What it
         shows is remembered either way."""
         if full or self.view is None:
-            text = seen.decision_text()
+            text = seen.decision_text(cards=self.tell_cards)
         else:
             text = self.changes_text(seen)
         self.view = seen.view
@@ -175,30 +187,59 @@ class ShownSoFar:
         named are as shown then), the texts of cards not described before, and the legal actions, each
         with its description unless the same one was given before."""
         assert self.view is not None, "changes need a view shown before"
-        parts = [seen.since_text()]
-        changes = view_changes(self.view, seen.view)
-        parts.append("## Changed\n" + ("\n".join(changes) or "(nothing)"))
+        # Short headings (the system message explains them once), and none over an empty part.
+        parts = []
+        if seen.since:
+            parts.append(("## Events\n" if seen.since_complete else seen.since_text().split("\n", 1)[0] + "\n")
+                         + "\n".join(seen.since))
+        elif not seen.since_complete:
+            parts.append(seen.since_text())
+        changes = view_changes(self.view, seen.view, quiet=getattr(seen.game.encoder, "EVENT_COUNTED_FIELDS", ()))
+        if changes:
+            parts.append("## Changed\n" + "\n".join(changes))
         cards = {name: text for name, text in seen.cards.items() if name not in self.cards}
-        if cards:
+        if cards and self.tell_cards:
             parts.append("## New cards\n" + "\n".join(f"{name}: {text}" for name, text in cards.items()))
         names = [action.name for action in seen.legal]
-        if names == self.legal and all(self.described.get(a.name) == a.description for a in seen.legal):
-            parts.append(f"## Legal actions\nthe same {len(names)} as at your previous decision, numbered as then")
+        as_before = all(self.described.get(a.name) == a.description for a in seen.legal)
+        if names == self.legal and as_before:
+            parts.append(f"## Actions\nas at your previous decision ({len(names)})")
+        elif as_before and names == self.legal[:len(names)]:
+            # The last ones went (a card played, a window closed): the rest keep their numbers.
+            parts.append(f"## Actions\nthe first {len(names)} of your previous decision's")
         else:
-            lines = [f"{action.number}: {action.name}" + (
-                "" if self.described.get(action.name) == action.description or _says_only(action)
-                else f" — {action.description}") for action in seen.legal]
-            parts.append("## Legal actions\n" + "\n".join(lines))
+            # An action is described unless its description was given before, says only its name, or
+            # another of its family (the same name but for its numbers) in this list is described, now or
+            # before with the same words.
+            lines, families = [], set()
+            for action in seen.legal:
+                before = self.described.get(action.name) == action.description
+                told = before or _says_only(action) or _family(action.name) in families
+                lines.append(f"{action.number}: {action.name}" + ("" if told else f" — {action.description}"))
+                if before or not told:
+                    families.add(_family(action.name))
+            parts.append("## Actions\n" + "\n".join(lines))
         return "\n\n".join(parts)
 
 
-CHANGES_FORMAT = """After your first decision the view is shown as changes: "## Changed" lists only the entries of what
-you see that changed since your previous decision, with their new values (a player's line only their changed
-fields; "(none)": the entry is gone, and a new group's entries not listed are none); everything else is as last
-shown. "## New cards" describes the cards, races
-and classes not described before; in "## Legal actions" an action described before is listed by number and name
-only."""
+CHANGES_FORMAT = """After your first decision only what is new is shown, under short headings (a part with nothing
+new is left out): "## Events" every event line since your previous decision; "## Changed" the entries of what
+you see that changed since then, with their new values (for a list of players, each changed player's changed
+fields, players apart by ";"; "a.b=v": field b of entry a; "(none)": the entry is gone, and a new group's
+entries not listed are none){quiet}; everything else is as last shown. "## New cards" describes the cards,
+races and classes not described before. "## Actions" is the numbered list of legal actions: an action
+described before, or after another of its family just above (the same name but for its numbers: another
+player or amount), is listed by number and name only; "as at your previous decision (N)": the same N
+actions, numbered as then; "the first N of your previous decision's": that list cut after its Nth, numbered
+as then."""
 """What the :meth:`ShownSoFar.changes_text` headings mean (the ``llm:`` bot's system message says it once)."""
+
+
+def _family(name: str) -> str:
+    """An action name with its numbers masked: ``offer:+2:1`` and ``offer:+3:0`` (another player, another
+    amount), ``play:sword>seat+1`` and ``+2`` are one family, which one member's description explains. A name
+    without numbers is a family of its own."""
+    return re.sub(r"\d+", "#", name)
 
 
 def _says_only(action: LegalAction) -> bool:
@@ -210,35 +251,67 @@ def _says_only(action: LegalAction) -> bool:
     return words(action.description) == words(action.name)
 
 
-def view_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def changes_format(game: Game) -> str:
+    """:data:`CHANGES_FORMAT` for ``game``: with the counts its changes leave out, named."""
+    quiet = getattr(game.encoder, "EVENT_COUNTED_FIELDS", ())
+    return CHANGES_FORMAT.format(quiet=(f" except {', '.join(quiet)}: counts that the events imply, which only the "
+                                        "whole view shows (answer full_view to see it)") if quiet else "")
+
+
+def view_changes(before: dict[str, Any], after: dict[str, Any], quiet: tuple[str, ...] = ()) -> list[str]:
     """Lines naming what differs between two views of a seat: each changed entry with its new value; in a list
-    of players (entries with a ``seat``) each player's changed fields; in a dict, its changed keys. Event lists
-    are left out (the story since the last decision tells them)."""
+    of players (entries with a ``seat``) each player's changed fields, but for those in ``quiet`` (counts the
+    events imply, the game's ``EVENT_COUNTED_FIELDS``); in a dict, its changed keys. Event lists are left out
+    (the story since the last decision tells them)."""
     lines: list[str] = []
     for key, value in after.items():
-        if key in HIDDEN_KEYS or _is_events(key, value):
+        if key in HIDDEN_KEYS or key in quiet or _is_events(key, value):
             continue
         old = before.get(key)
         if old == value:
             continue
         if _is_seat_list(value) and _is_seat_list(old):
+            # One line for the list: each changed player's changed fields, players apart by "; ".
             olds = {entry["seat"]: entry for entry in old}
+            players = []
             for entry in value:
-                was = olds.get(entry["seat"], {})
-                fields = [f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and was.get(k) != v]
-                fields += [f"{k}=(none)" for k in was if k not in entry]
+                fields = _changed_fields(olds.get(entry["seat"], {}), {k: v for k, v in entry.items() if k != "seat"},
+                                         quiet)
                 if fields:
-                    lines.append(f"{key}: player_{entry['seat']} " + " ".join(fields))
+                    players.append(f"player_{entry['seat']} " + " ".join(fields))
+            if players:
+                lines.append(f"{key}: " + "; ".join(players))
         elif isinstance(value, dict) and isinstance(old, dict):
-            fields = [f"{k}={_short(v)}" for k, v in value.items() if old.get(k) != v]
-            fields += [f"{k}=(none)" for k in old if k not in value]
-            lines.append(f"{key}: " + ", ".join(fields))
+            fields = _changed_fields(old, value, quiet)
+            if fields:
+                lines.append(f"{key}: " + ", ".join(fields))
         elif isinstance(value, dict):  # new: its empty entries left out
-            lines.append(f"{key}: " + _short({k: v for k, v in value.items() if v not in (None, [], {})}))
+            lines.append(f"{key}: " + _short({k: v for k, v in value.items()
+                                              if v not in (None, [], {}) and k not in quiet}))
         else:
             lines.append(f"{key}: {_short(value) if value is not None else '(none)'}")
-    lines += [f"{key}: (none)" for key in before if key not in after and not _is_events(key, before[key])]
+    lines += [f"{key}: (none)" for key in before
+              if key not in after and key not in quiet and not _is_events(key, before[key])]
     return lines
+
+
+def _changed_fields(old: dict[str, Any], new: dict[str, Any], quiet: tuple[str, ...] = ()) -> list[str]:
+    """``key=value`` for each key of ``new`` whose value differs from ``old``'s, ``key=(none)`` for each it
+    dropped. A dict within, changed, is given as its own changed keys (``talks.player_0.asks=2``) where that
+    is shorter than its whole new value: the three-line help talks of a fight change one count at a time."""
+    fields = []
+    for k, v in new.items():
+        was = old.get(k)
+        if was == v or k in quiet:
+            continue
+        whole = f"{k}={_short(v)}"
+        if isinstance(v, dict) and isinstance(was, dict):
+            inner = [f"{k}.{field}" for field in _changed_fields(was, v, quiet)]
+            if sum(len(field) + 1 for field in inner) < len(whole):
+                fields += inner
+                continue
+        fields.append(whole)
+    return fields + [f"{k}=(none)" for k in old if k not in new and k != "seat" and k not in quiet]
 
 
 def _is_seat_list(value: Any) -> bool:
@@ -344,6 +417,8 @@ MAX_SINCE_CHARS = 4000
 """The most characters of event lines a prompt shows since the seat's previous decision (about 1000 tokens:
 a MiniSteel or Wyvern round of several players fits); older lines are summarised, never silently dropped."""
 MAX_SUMMARY_CHARS = 600
+MAX_TURNS_SUMMARY_CHARS = 300
+"""Each of the two lines summarising the turns a kept conversation dropped: it is sent again at every cut."""
 
 
 def bounded_events(lines: list[str], budget: int = MAX_SINCE_CHARS) -> list[str]:
@@ -406,12 +481,13 @@ class EventCounts:
                          for actor, verbs in self.events.items())
 
     def text(self) -> str:
-        """The summary of earlier decisions, bounded by :data:`MAX_SUMMARY_CHARS` twice over."""
-        moves = ", ".join(f"{name} x{count}" for name, count in self.moves.items())
+        """The summary of earlier decisions, bounded by :data:`MAX_TURNS_SUMMARY_CHARS` twice over (the moves
+        most played first)."""
+        moves = ", ".join(f"{name} x{count}" for name, count in sorted(self.moves.items(), key=lambda item: -item[1]))
         return ("## Earlier in this game (no longer shown; summarised)\n"
-                + clip_text(f"{self.decisions} earlier decision(s); you played: {moves}", MAX_SUMMARY_CHARS) + "\n"
-                + clip_text(f"{self.lines} event line(s) told then, counted by who and what: {self.events_text()}",
-                            MAX_SUMMARY_CHARS))
+                + clip_text(f"{self.decisions} earlier decision(s); you played: {moves}", MAX_TURNS_SUMMARY_CHARS)
+                + "\n" + clip_text(f"{self.lines} event line(s) told then, counted by who and what: "
+                                   f"{self.events_text()}", MAX_TURNS_SUMMARY_CHARS))
 
 
 def seat_view(game: Game, state: Any, seat: int, since: list[str] | None = None) -> SeatView:
@@ -492,8 +568,9 @@ def options_changed(config: Any) -> list[tuple[str, Any, str]]:
 
 
 __all__ = ["CHANGES_FORMAT", "EventCounts", "EventTracker", "LegalAction", "NOTHING_SHOWN", "SeatView", "ShownSoFar",
-           "bounded_events", "brief_options", "brief_template", "event_mark", "new_events", "options_changed",
-           "rules_brief", "seat_legal", "seat_view", "seat_view_of", "summarise_events", "view_changes"]
+           "bounded_events", "brief_options", "brief_template", "changes_format", "event_mark", "new_events",
+           "options_changed", "rules_brief", "seat_legal", "seat_view", "seat_view_of", "summarise_events",
+           "view_changes"]
 
 
 HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")

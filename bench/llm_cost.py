@@ -14,7 +14,9 @@ tests/llm_gguf.py tokenizes about 2x finer). ``vs first``: the tokens new per ga
 of issue 51 (every prompt whole, one request a decision, no cache: :data:`FIRST_MEASURE`). Each ``--options``
 (the ``llm:`` spec's options, comma-separated; ``default``: none) is measured on the same games, one after the
 other. Every answer the stub gives is legal, so ``refused`` (illegal answers and forfeits) must read 0: a
-harness change that made a legal answer unreadable shows there. Not a timed test.
+harness change that made a legal answer unreadable shows there. ``--breakdown`` adds, per game, where the new
+characters go: each prompt section (by its ``##`` heading), the answers kept in the conversation, the system
+message. Not a timed test.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 
 
@@ -59,13 +62,46 @@ def request_text(messages: list[dict[str, str]]) -> str:
     return "".join(f"\x00{message['role']}\x00{message['content']}" for message in messages)
 
 
+def new_by_section(previous: list[dict[str, str]], messages: list[dict[str, str]], into: dict[str, int]) -> None:
+    """Add to ``into`` the characters of ``messages`` that are not a prefix of ``previous`` (one request and
+    the seat's one before it), by where they stand: the system message, an answer kept in the conversation,
+    or the user message's section (its ``##`` heading; text before any heading counts as ``(opening)``)."""
+    start = shared_prefix(request_text(previous), request_text(messages)) if previous else 0
+    at = 0
+    for message in messages:
+        head = len(message["role"]) + 2
+        begin, end = at + head, at + head + len(message["content"])
+        at = end
+        if end <= start:
+            continue
+        text = message["content"][max(0, start - begin):]
+        offset = len(message["content"]) - len(text)
+        if message["role"] != "user":
+            into[message["role"]] = into.get(message["role"], 0) + len(text)
+            continue
+        # The sections of the whole message, counted from where the new text starts.
+        content = message["content"]
+        marks = [m.start() for m in re.finditer(r"(?m)^## ", content)]
+        bounds = [0, *marks, len(content)]
+        for left, right in zip(bounds, bounds[1:], strict=False):
+            if right <= offset or left == right:
+                continue
+            piece = content[max(left, offset):right]
+            heading = content[left:].split("\n", 1)[0] if left in marks else "(opening)"
+            name = re.sub(r" \(.*", "", heading.removeprefix("## "))
+            into[name] = into.get(name, 0) + len(piece)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per game (default 20)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--options", nargs="+", default=["default"],
                         help="the llm: spec options to measure, one set per argument (default: the defaults)")
-    parser.add_argument("--only", nargs="+", default=None, help="measure only these games")
+    parser.add_argument("--only", nargs="+", default=None, help="measure only these games (other games' draws are "
+                        "skipped too, so the games measured differ from a full run's)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also print where the new characters go, per prompt section")
     args = parser.parse_args()
     for options in args.options:
         try:
@@ -96,6 +132,7 @@ def measure(args, options: str) -> None:
         bot = LLMBot(cfg, 0, spec, game)
         client = bot.client = StubClient()
         decisions, requests, sent, new, refused = [], [], [], [], 0
+        sections: dict[str, int] = {}
         for _ in range(args.games):
             state = rules.new_game(cfg, Chance(rng.randrange(2**31)))
             tracker = EventTracker()  # every step's lines, as the table engine hands them to the bot
@@ -128,6 +165,9 @@ def measure(args, options: str) -> None:
             stats = bot.game_stats()
             refused += stats["illegal"] + stats["forfeits"]
             texts = [request_text(messages) for messages in client.requests]
+            if args.breakdown:
+                for k, messages in enumerate(client.requests):
+                    new_by_section(client.requests[k - 1] if k else [], messages, sections)
             decisions.append(mine)
             requests.append(len(texts))
             sent.append(sum(map(len, texts)))
@@ -138,6 +178,10 @@ def measure(args, options: str) -> None:
         print(f"{label:<20}{mean(decisions):>11.1f}{mean(requests):>10.1f}{mean(sent):>12.0f}{mean(new):>11.0f}"
               f"{mean(sent) / 4:>14.0f}{mean(new) / 4:>13.0f}{mean(new) / 4 / FIRST_MEASURE[name]:>10.3f}"
               f"{refused:>9}")
+        if args.breakdown:
+            total = sum(sections.values())
+            for section, chars in sorted(sections.items(), key=lambda item: -item[1]):
+                print(f"    {section:<58}{chars / args.games:>10.0f} new chars a game  {chars / total:>6.1%}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -21,8 +21,9 @@ def print_results(results: dict[str, Any], file=None) -> None:
     table = Table(title=title, title_justify="left")
     columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
     columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
-    llm = any(row.get("bot_stats") for row in results["leaderboard"])
-    columns += list(LLM_COLUMNS) if llm else []
+    stats = [row.get("bot_stats") for row in results["leaderboard"]]
+    llm = llm_columns(stats) if any(stats) else ()
+    columns += list(llm)
     for column in columns:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in results["leaderboard"]:
@@ -37,7 +38,7 @@ def print_results(results: dict[str, Any], file=None) -> None:
         else:
             cells += [_fmt(row["avg_place"], ".2f"), f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"]
         if llm:
-            cells += llm_cells(row.get("bot_stats"))
+            cells += llm_cells(row.get("bot_stats"), llm)
         table.add_row(*cells)
     console.print(table)
     if not results["cycle"]["complete"]:
@@ -71,13 +72,26 @@ LLM_COLUMNS = ("requests", "forced", "illegal", "LLM forfeits", "tokens in/out",
 """Columns for bots that count their requests (``llm:`` bots' ``bot_stats``; ``forced``: moves with one legal
 action, played without a request); '-' for the others."""
 
+LLM_COUNTED_COLUMNS = {"fallbacks": "fallbacks", "retries": "retries", "reasoning tokens": "reasoning_tokens"}
+"""Columns shown after ``LLM forfeits`` where any row's stats count them (:func:`llm_columns`; stats written
+before these counts existed have none): moves the ``fallback`` bot played, requests tried again, reasoning tokens."""
 
-def llm_cells(stats: dict[str, Any] | None) -> list[str]:
-    """The :data:`LLM_COLUMNS` cells of one row's summed ``bot_stats``."""
+
+def llm_columns(stats: Iterable[dict[str, Any] | None]) -> tuple[str, ...]:
+    """:data:`LLM_COLUMNS` with the :data:`LLM_COUNTED_COLUMNS` that any of the rows' ``stats`` hold."""
+    held = {key for row in stats if row for key in row}
+    counted = tuple(column for column, key in LLM_COUNTED_COLUMNS.items() if key in held)
+    return LLM_COLUMNS[:4] + counted + LLM_COLUMNS[4:]
+
+
+def llm_cells(stats: dict[str, Any] | None, columns: Sequence[str] = LLM_COLUMNS) -> list[str]:
+    """The ``columns`` cells (:data:`LLM_COLUMNS`, or :func:`llm_columns`) of one row's summed ``bot_stats``."""
     if not stats:
-        return ["-"] * len(LLM_COLUMNS)
+        return ["-"] * len(columns)
     moves = stats.get("moves", 0)
-    per_move = f"{stats.get('latency_s', 0) / moves:.2f}" if moves else "-"
-    counts = [str(stats.get(key, 0)) for key in ("requests", "forced", "illegal", "forfeits")]
-    return [*counts, f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}", per_move]
-
+    cells = {"requests": str(stats.get("requests", 0)), "forced": str(stats.get("forced", 0)),
+             "illegal": str(stats.get("illegal", 0)), "LLM forfeits": str(stats.get("forfeits", 0)),
+             "tokens in/out": f"{stats.get('tokens_in', 0)}/{stats.get('tokens_out', 0)}",
+             "s/move": f"{stats.get('latency_s', 0) / moves:.2f}" if moves else "-"}
+    cells.update((column, str(stats.get(key, 0))) for column, key in LLM_COUNTED_COLUMNS.items())
+    return [cells[column] for column in columns]

@@ -5,6 +5,7 @@
                                              (--workers K, or --backend ray [--address ADDR])
     tavernzoo train [GAME]                   self-play training; checkpoints become bots
     tavernzoo tournament GAME --bots A B ... round-robin or gauntlet with ratings, forfeits and resume
+    tavernzoo leaderboard RUN...             one rating table across tournaments and matches that share bots
     tavernzoo sweep GAME --grid KEY=V1,V2    hyperparameter sweep on Ray Tune (grid/random, ASHA, PBT)
     tavernzoo expert GAME --teacher SPEC     a policy trained on a teacher's moves (oracle, mcts visits; DAgger)
     tavernzoo exploit BOT                    a best response trained against BOT (Tiny Minotaur: also exact)
@@ -54,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "train": "train a policy by self-play (MaskablePPO against an opponent league)",
     "wyvern": "Wyvern TCG tools (deck validation)",
     "tournament": "a tournament between bots: duplicate deals, every seat, ratings, forfeits, resume",
+    "leaderboard": "one rating table across tournaments and matches that share bots (LLM seats beside the others)",
     "sweep": "hyperparameter sweep on Ray Tune (grid/random search, ASHA, PBT)",
     "expert": "train a policy on a teacher's moves: oracle distillation, expert iteration",
     "exploit": "how exploitable a bot is: train a best response to it, measure it (Tiny Minotaur: exactly)",

@@ -111,8 +111,8 @@ def test_every_kind_is_registered_once_with_its_loader_and_what_it_can_do():
     from tavernzoo.agents.spec import KINDS
 
     assert all(callable(getattr(agents, kind.loader)) for kind in KINDS.values())
-    assert {BotSpec.parse(text).kind for text in ("mcts", "cmd:x", "llm:m@u", "zoo:", "level:3", "a.onnx", "heuristic")} \
-        == set(KINDS)
+    kinds = ("mcts", "cmd:x", "llm:m@u", "zoo:", "level:3", "a.onnx", "heuristic")
+    assert {BotSpec.parse(text).kind for text in kinds} == set(KINDS)
     assert [name for name, kind in KINDS.items() if kind.program] == ["cmd"]
     assert [name for name, kind in KINDS.items() if kind.nested] == ["mcts"]
     assert BotSpec.parse("runs/x@sample").plain == BotSpec.parse("runs/x") and str(BotSpec.parse("zoo:@sample").plain) \

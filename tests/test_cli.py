@@ -15,7 +15,8 @@ def tavernzoo(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("command", [[], ["games"], ["match"], ["replay"], ["train"], ["tournament"], ["wyvern"],
-                                     ["wyvern", "validate"], ["export"], ["zoo"], ["bot"], ["serve"], ["play"]])
+                                     ["wyvern", "validate"], ["export"], ["zoo"], ["bot"], ["serve"], ["play"],
+                                     ["leaderboard"]])
 def test_help_explains_every_command(command):
     result = tavernzoo(*command, "--help")
     assert result.returncode == 0

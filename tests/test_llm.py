@@ -510,7 +510,7 @@ def test_mcp_tables_refuse_bad_input_with_one_sentence():
         legal = tables.legal_actions(table)
     move = next(action for action in legal if action["name"].startswith("play:"))
     after = tables.act(table, move["name"])["text"]
-    since = after.split("## Since your last decision\n")[1].split("\n\n## ")[0]
+    since = after.split("## Events\n")[1].split("\n\n## ")[0]
     assert "## Changed" in after and "## Rules" not in after  # what changed, not the whole view again
     assert since.splitlines()[0].startswith("player_0 ")
     assert "initiative rolls" not in since
@@ -556,7 +556,7 @@ def test_the_information_state_alone_is_enough_to_act(fake):
         mask[index] = 1
     action = bot.act({"observation": None, "action_mask": mask})
     assert action == game.rules.legal_actions(state)[0]
-    assert bot.last_prompt == seat_view(game, state, seat).text()
+    assert bot.last_prompt == seat_view(game, state, seat).text(all_cards=True)  # cards=once: all in the system
 
 
 def test_mcp_tables_never_read_a_server_file_named_in_their_options(tmp_path):
@@ -581,10 +581,12 @@ def test_mcp_tables_never_read_a_server_file_named_in_their_options(tmp_path):
 
 
 def since_sections(prompts: list[str]) -> list[list[str]]:
-    """The lines of each prompt's "Since your last decision" section."""
+    """The lines of each prompt's "Since your last decision" section (a whole view's), or its "Events" (what
+    changed: left out when there are none)."""
     sections = []
     for prompt in prompts:
-        body = prompt.split("## Since your last decision\n", 1)[1].split("\n\n## ", 1)[0]
+        heading = next((h for h in ("## Since your last decision\n", "## Events\n") if h in prompt), None)
+        body = prompt.split(heading, 1)[1].split("\n\n## ", 1)[0] if heading else "(nothing new)"
         sections.append([] if body == "(nothing new)" else body.split("\n"))
     return sections
 
@@ -721,9 +723,47 @@ def test_view_changes_name_each_changed_entry_with_its_new_value_only():
     after = {"turn": 4, "phase": "main",
              "players": [{"seat": 0, "hp": 10, "hand": 5}, {"seat": 1, "hp": 7, "hand": 2}],
              "combat": {"monster": "goblin", "level": 5}, "new": {"x": 1, "y": None}, "events": ["b"]}
-    assert view_changes(before, after) == ["turn: 4", "players: player_0 hand=5", "players: player_1 hp=7",
+    assert view_changes(before, after) == ["turn: 4", "players: player_0 hand=5; player_1 hp=7",
                                            "combat: level=5", "new: {x=1}", "door: (none)"]
     assert view_changes(after, after) == []
+    # A dict within a dict: its changed keys where that is shorter than its whole value; quiet fields (counts
+    # the events imply) are never named, at any depth.
+    talks = {"player_2": {"offers": 1, "best": 1, "asks": 0, "last": -1}, "player_3": {"offers": 2, "best": 2,
+                                                                                       "asks": 1, "last": 3}}
+    old = {"combat": {"talks": talks, "strength": 4}, "players": [{"seat": 0, "deck_size": 9, "hp": 3}]}
+    new = {"combat": {"talks": {**talks, "player_3": {**talks["player_3"], "asks": 2}}, "strength": 4},
+           "players": [{"seat": 0, "deck_size": 8, "hp": 3}]}
+    assert view_changes(old, new) == ["combat: talks.player_3.asks=2", "players: player_0 deck_size=8"]
+    assert view_changes(old, new, quiet=("deck_size", "talks")) == []
+    assert view_changes(old, {**new, "combat": {"talks": {}, "strength": 5}}, quiet=("talks",)) == [
+        "combat: strength=5", "players: player_0 deck_size=8"]
+
+
+def test_a_family_of_actions_is_described_once_and_an_unchanged_list_not_again():
+    """``offer:+1:0`` ... ``offer:+3:5``: one member described, the others by name; the same list again is one
+    line; the list cut after its Nth says so; an action whose description changed is described again."""
+    from tavernzoo.agents.text_views import LegalAction, SeatView, ShownSoFar
+
+    game = get_game("wyvern")
+
+    def seen(actions, hp=1):
+        legal = [LegalAction(number, number, name, text) for number, (name, text) in enumerate(actions, start=1)]
+        return SeatView(game, 0, {"hp": hp}, legal, since=[], config=None)
+
+    offers = [(f"offer:+{p}:{t}", f"offer {t} treasures to player_{p} for help") for p in (1, 2) for t in (0, 1)]
+    shown = ShownSoFar()
+    shown.decision_text(seen([("pass", "pass")]))
+    text = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1"), *offers], hp=2))
+    assert text.endswith("## Actions\n1: pass\n2: accept — accept player_2's offer of 1\n"
+                         "3: offer:+1:0 — offer 0 treasures to player_1 for help\n4: offer:+1:1\n5: offer:+2:0\n"
+                         "6: offer:+2:1")
+    assert "hp=2" not in text and "hp: 2" in text and "## Events" not in text  # no events: no heading
+    again = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1"), *offers], hp=3))
+    assert again.endswith("## Actions\nas at your previous decision (6)")
+    cut = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1")], hp=4))
+    assert cut.endswith("## Actions\nthe first 2 of your previous decision's")
+    changed = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_3's offer of 2")], hp=5))
+    assert changed.endswith("## Actions\n1: pass\n2: accept — accept player_3's offer of 2")
 
 
 @pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "wyvern"])
@@ -760,11 +800,28 @@ def test_after_the_first_decision_only_the_changes_are_sent_and_the_conversation
     for before, after, text in zip(fake.requests, fake.requests[1:], users[1:], strict=False):
         extends = after["messages"][:len(before["messages"]) - 1] == before["messages"][:-1]
         if extends:  # within the kept conversation: the changes only
-            assert "## Changed" in text and "## What you see" not in text and "## Legal actions\n" in text
+            assert "## What you see" not in text and "## Actions\n" in text
         else:  # cut into a summary: the full view again, after the summary
             assert text.startswith("## Earlier in this game") and "## What you see" in text
     system = fake.requests[0]["messages"][0]["content"]
     assert "full_view" in system and '"## Changed"' in system
+
+
+def test_cards_once_tells_every_card_in_the_system_message_and_cards_named_at_the_decisions(fake):
+    """cards=once (the default with view=changes): every card's text in the one system message, none in a user
+    message; cards=named: none in the system message, each named card's text in a user message once."""
+    game = get_game("ministeel")
+    config = game.make_config({"num_players": 2})
+    texts = game.encoder.card_texts(config)
+    for options, in_system in (("", True), (",cards=named", False), (",view=full,history=none", False)):
+        fake.requests.clear()
+        play_match("ministeel", [f"llm:first@{fake.url}{options}", "random"], 2, seed=2, config={"num_players": 2})
+        system = fake.requests[0]["messages"][0]["content"]
+        users = [message["content"] for body in fake.requests for message in body["messages"][1:]
+                 if message["role"] == "user"]
+        assert all(f"\n{name}: {text}" in system for name, text in texts.items()) == in_system, options
+        told = [name for name, text in texts.items() if any(f"\n{name}: {text}" in user for user in users)]
+        assert (told == []) == in_system, options
 
 
 def test_a_small_history_budget_summarises_the_dropped_turns_and_shows_the_full_view_again(fake):
@@ -831,9 +888,9 @@ def test_mcp_act_returns_what_changed_and_view_the_whole():
         after = tables.act(key, legal[-1]["number"])
         if after["status"] == "over":
             break
-        assert "## Rules" not in after["text"] and "## Since your last decision" in after["text"]
+        assert "## Rules" not in after["text"] and "## What you see" not in after["text"]
         if tables.legal_actions(key):
-            assert "## Legal actions\n" in after["text"]
+            assert "## Actions\n" in after["text"]
         changes += len(after["text"])
         whole += len(tables.view(key)["text"])  # the whole view on request; act's next answer is changes since it
     assert 0 < changes * 3 < whole

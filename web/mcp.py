@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from ..agents.external import clip
-from ..agents.text_views import EventTracker, ShownSoFar, seat_view
+from ..agents.text_views import EventTracker, ShownSoFar, changes_format, seat_view
 from ..envs import games, get_game
 from .tables import (
     HUMAN,
@@ -235,7 +235,8 @@ class Tables:
         elif changes:
             out["text"] = text
         else:
-            out["text"] = seen.standing_text() + "\n\n" + text
+            # How act's answers (what changed) read, said once with the whole view.
+            out["text"] = seen.standing_text() + "\n\n" + changes_format(table.game) + "\n\n" + text
         if status in ("starting", "bots"):
             out["note"] = "the bots are still playing; call view again for your next decision"
         if status == "over":

@@ -397,6 +397,10 @@ VIEW_FIELDS = {
 }
 """What the view's less obvious entries mean (shown to language models beside the view)."""
 
+EVENT_COUNTED_FIELDS = ("deck_size",)
+"""Counts of the view that event lines move (a draw): a language model's view of what changed
+(agents/text_views.py ``view_changes``) leaves them out, its whole view shows them."""
+
 
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: no other seat's hand, no cards offered to another."""

@@ -842,6 +842,11 @@ VIEW_FIELDS = {
 }
 """What the view's less obvious entries mean (shown to language models beside the view)."""
 
+EVENT_COUNTED_FIELDS = ("deck_size", "discard_size", "talks")
+"""Counts of the view that event lines move (a kick, a draw, a sale, a card played; each offer and ask of the help
+talks): a language model's view of what changed (agents/text_views.py ``view_changes``) leaves them out, its whole
+view shows them."""
+
 
 def view(state: State, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may see, JSON-serialisable: the public table and its own hand."""

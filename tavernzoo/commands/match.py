@@ -96,16 +96,15 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
     table = Table(title=title or f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} "
                   f"seatings), seed {result.seed}" + (", seeding v2" if result.seeding == "v2" else ""),
                   title_justify="left")
-    from tavernzoo.eval.leaderboard import LLM_COLUMNS, llm_cells  # llm: bots' columns (agents/llm.py)
+    from tavernzoo.eval.leaderboard import llm_cells, llm_columns  # llm: bots' columns (agents/llm.py)
 
-    llm = any(row.bot_stats for row in result.rows)
-    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return",
-                   *(LLM_COLUMNS if llm else ())):
+    llm = llm_columns(row.bot_stats for row in result.rows) if any(row.bot_stats for row in result.rows) else ()
+    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return", *llm):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
         table.add_row(Text(row.bot), str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}",
-                      *(llm_cells(row.bot_stats) if llm else ()))
+                      *(llm_cells(row.bot_stats, llm) if llm else ()))
     console().print(table)
     if result.pooled:  # a spec entered more than once: how its entries did together (A B A B: each pair)
         teams = Table(title="pooled by bot spec: the entries' share of the wins together", title_justify="left")
