@@ -37,12 +37,11 @@ from typing import Any
 
 from .deals import entry_labels
 from .game_files import GAMES_FILE, game_key, scan_games
-from .loop import add_stats
-from .ratings import PlackettLuceTally, places_from_scores
+from .ratings import PlackettLuceTally
 from .results import RESULTS_FILE
 from .schedule import SETTINGS_FILE
 from .stats import mean_interval, z_value
-from .tally import score_of
+from .tally import add_stats, places_from_scores, score_of
 
 RUN_KINDS = ("a tournament's --out directory (or its results.json or games.jsonl)",
              "a file of game records (tavernzoo match --records FILE)")

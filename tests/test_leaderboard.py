@@ -13,8 +13,9 @@ from llm_fake import FakeLLM
 
 from tavernzoo.eval.league import league_results, print_league, read_runs
 from tavernzoo.eval.match import play_match
-from tavernzoo.eval.ratings import PlackettLuceTally, places_from_scores
+from tavernzoo.eval.ratings import PlackettLuceTally
 from tavernzoo.eval.schedule import make_settings
+from tavernzoo.eval.tally import places_from_scores
 from tavernzoo.eval.tournament import run_tournament
 
 
