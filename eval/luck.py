@@ -1,8 +1,8 @@
 """Luck taken out of a game's score: control variates from a value estimate at every chance event (AIVAT-style).
 
 A seat's score depends on its play and on the dice. At each chance event (the deal, and every step whose
-move drew from the game's ``Chance``: cards drawn, dice rolled) the game goes from the state before the event
-to one of its possible outcomes. Given that state and the move, the outcome's draw is the rules' alone, so
+move drew from the game's ``Chance`` or drew from a pile whose order no seat has seen: cards drawn, dice rolled)
+the game goes from the state before the event to one of its possible outcomes. Given that state and the move, the outcome's draw is the rules' alone, so
 for any function ``f`` of a state
 
     luck of the event = f(state after the event) - E[f(state after the event) | state before, move]
@@ -16,7 +16,10 @@ Moravcik, Morrill, Bowling, 2018).
 Here ``f`` is a value network's estimate of each seat's final return from its own observation (a trained
 bot with a value head: ``zoo:ministeel``, a checkpoint), and the game's actual returns at its end. The
 expectation is estimated without bias by replaying the event from the state before it with ``samples`` fresh
-draws of its chance (a new deal from new seeds for the deal itself): the estimate's noise adds variance but
+draws of its chance (a new deal from new seeds for the deal itself), the piles that the rules declare unseen in
+order (``UNSEEN_ORDER_FIELDS`` in a game's rules: MiniSteel's deck, shuffled at the deal and drawn from its end
+later) shuffled afresh too: no seat has seen their order, so given everything the seats have seen and done it is
+uniform, and a card drawn from such a pile is chance as much as a die is. the estimate's noise adds variance but
 no bias, since the actual outcome and the samples are drawn alike. Everything is computed from a game's
 record after the game (its actions and chance log replayed), so the bots and the table engine are untouched.
 The samples' seeds come from the record's seed and seats, so a luck figure is repeatable.
@@ -66,6 +69,7 @@ class LuckMeter:
         rules, config, steps = self.rules, self.config, record["actions"]
         draws = random.Random(f"tavernzoo-luck:{record.get('seed')}:{record.get('seats')}")
         moves = [self._move(step) for step in steps]
+        unseen = getattr(rules, "UNSEEN_ORDER_FIELDS", ())
         drawing = self._drawing_moves(record, moves)
         # The deal: the actual one against fresh deals.
         state = rules.new_game(config, Chance.scripted(record["chance"]))
@@ -81,6 +85,8 @@ class LuckMeter:
             for _ in range(self.samples):
                 sample = rules.clone(before)
                 sample.chance = Chance(draws.randrange(2**63))
+                for name in unseen:
+                    _shuffle(getattr(sample, name), draws)
                 self._apply(sample, move)
                 outcomes.append(sample)
             events.append(outcomes)
@@ -104,14 +110,16 @@ class LuckMeter:
             self.rules.apply(state, move)
 
     def _drawing_moves(self, record: dict[str, Any], moves: Sequence[Any]) -> set[int]:
-        """The numbers of the moves that drew chance (a first replay, so that states are copied only before
-        those)."""
+        """The numbers of the moves that drew chance or changed a pile of unseen order (a first replay, so that
+        states are copied only before those)."""
         state = self.rules.new_game(self.config, Chance.scripted(record["chance"]))
+        unseen = getattr(self.rules, "UNSEEN_ORDER_FIELDS", ())
         drawing = set()
         for number, move in enumerate(moves):
             drawn = len(state.chance.outcomes)
+            piles = [list(getattr(state, name)) for name in unseen]
             self._apply(state, move)
-            if len(state.chance.outcomes) > drawn:
+            if len(state.chance.outcomes) > drawn or piles != [getattr(state, name) for name in unseen]:
                 drawing.add(number)
         return drawing
 
@@ -132,6 +140,15 @@ class LuckMeter:
             for row, (k, seat) in enumerate(rows):
                 out[k, seat] = estimates[row]
         return out
+
+
+def _shuffle(pile: list, draws: random.Random) -> None:
+    """Shuffle a pile of unseen order in place (each list of a list of piles)."""
+    if pile and isinstance(pile[0], list):
+        for inner in pile:
+            draws.shuffle(inner)
+    else:
+        draws.shuffle(pile)
 
 
 def value_bot_meter(spec: str, game: Game, config: Any, samples: int = DEFAULT_SAMPLES) -> LuckMeter:
