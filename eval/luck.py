@@ -2,8 +2,8 @@
 
 A seat's score depends on its play and on the dice. At each chance event (the deal, and every step whose
 move drew from the game's ``Chance`` or drew from a pile whose order no seat has seen: cards drawn, dice rolled)
-the game goes from the state before the event to one of its possible outcomes. Given that state and the move, the outcome's draw is the rules' alone, so
-for any function ``f`` of a state
+the game goes from the state before the event to one of its possible outcomes. Given that state and the move,
+the outcome's draw is the rules' alone, so for any function ``f`` of a state
 
     luck of the event = f(state after the event) - E[f(state after the event) | state before, move]
 

@@ -52,9 +52,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "deal and seeded per game: a tournament's games of the same --seed, the same for any "
                        "--block-deals")
     match.add_argument("--variance-reduction", metavar="BOT",
-                       help="measure each game's luck with BOT's value network (a bot with a value head: zoo:ministeel, "
-                       "an ONNX file, a checkpoint) at every chance event, and print the luck-corrected score and its "
-                       "interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
+                       help="measure each game's luck with BOT's value network (a bot with a value head: "
+                       "zoo:ministeel, an ONNX file, a checkpoint) at every chance event, and print the luck-corrected "
+                       "score and its interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
     match.add_argument("--chance-samples", type=int, default=4, metavar="K",
                        help="with --variance-reduction: draws of each chance event that estimate its expected value "
                        "(default 4)")
