@@ -4,6 +4,11 @@ A *deal* is one seed. Every deal is played once per seat rotation (two games for
 swapped; n games for n seats), so each bot meets the same dice from every seat and luck largely cancels.
 Scores are win shares (a win 1, a shared top place 1/k, otherwise 0) and their interval is computed over
 deals, the independent unit.
+
+Two options make a match cheaper to read (docs/strength.md, "Luck taken out"): ``luck`` names a bot whose value
+network measures each game's luck at its chance events (eval/luck.py), and every row gets a luck-corrected score
+and interval beside the plain one; ``sequential`` stops the match at the first deal where an entry's confidence
+sequence (eval/stats.py ``sequential_separation``) excludes the fair share, ``games`` being then the most.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from .backends import BACKENDS, map_tasks, progress_bar
 from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
 from .loop import play_game
 from .pool import WorkerPool
+from .stats import sequential_separation
 from .tally import BotRow, add_deal, finish_rows, pooled_rows
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
@@ -47,6 +53,11 @@ class MatchResult:
     """One row per bot spec entered more than once (eval/tally.py ``pooled_rows``)."""
     seeding: str | None = "v1"
     """The seed scheme the deals were played under (eval/deals.py); None for a table counted from records."""
+    luck: str | None = None
+    """The value bot that measured each game's luck (rows then carry ``corrected`` scores), or None."""
+    sequential: dict[str, Any] | None = None
+    """With ``sequential``: ``alpha``, the deals ``planned`` (the most), ``decided_at`` (the deal count at which
+    it stopped, or None) and ``separated`` (``[entry label, +1 above / -1 below the fair share]``)."""
 
 
 BLOCK_DEALS = 64
@@ -60,8 +71,8 @@ class _BlockPlayer:
     by the tournament's :class:`~.runner.DealPlayer`)."""
 
     def __init__(self, game_name: str, config: dict[str, Any], bot_specs: Sequence[str], records: bool,
-                 plan: DealPlan, build: bool = True):
-        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records, plan)
+                 plan: DealPlan, luck: tuple[str, int] | None = None, build: bool = True):
+        self.key = (game_name, json.dumps(config, sort_keys=True), tuple(bot_specs), records, plan, luck)
         if not build:
             return
         self.game = get_game(game_name)
@@ -69,6 +80,11 @@ class _BlockPlayer:
         self.specs, self.records, self.plan = list(bot_specs), records, plan
         self.labels = entry_labels(self.specs)
         self.env = make_env(self.game, self.config)
+        self.meter = None
+        if luck is not None:  # the value bot and its chance samples (eval/luck.py)
+            from .luck import value_bot_meter
+
+            self.meter = value_bot_meter(luck[0], self.game, self.config, luck[1])
         self.dealer = None
         if plan.seeding != "v1":
             from .runner import DealPlayer
@@ -78,13 +94,15 @@ class _BlockPlayer:
     def play(self, block: MatchBlock, on_game: Callable[[int], Any] | None = None,
              on_record: Callable[[str], Any] | None = None,
              ) -> tuple[list[tuple[list[float], list[int], list | None]], str]:
-        """Each game's returns, seating (entry at each seat) and bot stats, in play order; the records as JSON lines
+        """Each game's returns, seating (entry at each seat), bot stats and, with a luck meter, each seat's luck
+        (else None), in play order; the records as JSON lines
         (empty without records, or when ``on_record`` takes each record's line as its game ends: a match played
         in this process writes its records file game by game). ``on_game(1)`` is called as each game ends (the
         progress bar)."""
         games, records = [], []
         for returns, seating, record in self._games(block):
-            games.append((list(returns), seating, record.get("bot_stats")))
+            luck = self.meter.luck(record) if self.meter is not None else None
+            games.append((list(returns), seating, record.get("bot_stats"), luck))
             if self.records:
                 line = json.dumps(record) + "\n"
                 if on_record is not None:
@@ -146,6 +164,10 @@ def play_match(
     address: str | None = None,
     block_deals: int = BLOCK_DEALS,
     seeding: str = "v1",
+    luck: str | None = None,
+    chance_samples: int = 4,
+    sequential: bool = False,
+    alpha: float = 0.05,
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
@@ -162,6 +184,13 @@ def play_match(
     ``seeding`` (eval/deals.py): ``"v1"``, the seeds every match has used (bots built per block), or ``"v2"``,
     the one scheme of every host (bots built per deal, each game seeded on its own; the tournament's games of
     the same seed, and the same for every block size).
+
+    ``luck``: a bot spec with a value head (``zoo:ministeel``) whose estimates measure each game's luck at its
+    chance events, from ``chance_samples`` draws of each (eval/luck.py); each row then has ``corrected`` and
+    ``corrected_ci`` beside its plain score. ``sequential``: stop at the first deal where an entry's confidence
+    sequence at level ``alpha`` (over the luck-corrected scores with ``luck``) excludes the fair share
+    (eval/stats.py ``sequential_separation``); ``games`` is then the most played, the rest of the block that
+    decided is played but not counted (its records are written).
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -180,8 +209,16 @@ def play_match(
     if isinstance(block_deals, bool) or not isinstance(block_deals, int) or not 1 <= block_deals <= MAX_BLOCK_DEALS:
         raise ValueError(f"block_deals={block_deals!r} must be a whole number from 1 to {MAX_BLOCK_DEALS:,} "
                          f"(default {BLOCK_DEALS})")
+    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0.0 < alpha < 0.5:
+        raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 0.5")
     deals = math.ceil(games / seats)
     plan = DealPlan(seed, seats, deals, check_seeding(seeding))
+    measured = None
+    if luck is not None:
+        from .luck import value_bot_meter
+
+        value_bot_meter(luck, game, config, chance_samples)  # a bot without a value head fails here, once
+        measured = (luck, chance_samples)
     blocks = plan.blocks(block_deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
@@ -189,7 +226,7 @@ def play_match(
     labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
     plain_config = config_to_dict(config)
-    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, plan, block)
+    arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, plan, measured, block)
                  for block in blocks]
     if records_path:
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
@@ -201,26 +238,37 @@ def play_match(
         if backend == "ray":  # the bot and option files travel with the tasks (eval/shipping.py)
             from .shipping import gather
 
-            files = gather(game, bot_specs, plain_config)
+            files = gather(game, [*bot_specs, *([luck] if luck else [])], plain_config)
         def write_record(line: str) -> None:
             records_file.write(line)  # type: ignore[union-attr]
             records_file.flush()  # a long match killed keeps every game it finished
 
         on_record = write_record if records_file is not None else None
+        decided = None
         for played, records in _played_blocks(arguments, backend, workers, address, advance, files, on_record):
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
             for start in range(0, len(played), seats):  # a block holds whole deals, seatings in order
                 add_deal(rows, played[start:start + seats])
+                if sequential and (decided := sequential_separation(
+                        [row.deal_values() for row in rows], 1.0 / seats, alpha, planned=deals)):
+                    break
+            if decided:
+                break
     finally:
         if bar is not None:
             bar.close()
         if records_file is not None:
             records_file.close()
     finish_rows(rows)
-    return MatchResult(game.name, deals, deals * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
-                       seeding)
+    counted = len(rows[0].per_deal_scores)
+    verdict = None
+    if sequential:
+        verdict = {"alpha": alpha, "planned": deals, "decided_at": counted if decided else None,
+                   "separated": [[labels[entry], side] for entry, side in decided or []]}
+    return MatchResult(game.name, counted, counted * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
+                       seeding, luck, verdict)
 
 
 @dataclass

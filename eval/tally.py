@@ -9,7 +9,8 @@ the terminal; web tables read the same scores and places):
     outcome(share)                   the game as a win, a draw or a loss for that seat (0, 1, 2)
     BotRow, add_deal, finish_rows    an entry's games, wins, draws, losses and its score over deals, with
                                      the interval of eval/stats.py (a deal, whose games share their dice, is
-                                     the independent unit); pooled_rows for a spec entered more than once
+                                     the independent unit); pooled_rows for a spec entered more than once;
+                                     with each game's luck (eval/luck.py), the luck-corrected score beside it
     add_stats                        a bot's ``game_stats`` summed over games
 
 The tournament's running tally (eval/results.py ``Tally``) keeps counts of these values rather than lists, as
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import mean_interval
+from .stats import control_variate_values, mean_interval
 
 WIN, DRAW, LOSS = 0, 1, 2
 
@@ -104,6 +105,17 @@ class BotRow:
     per_deal_scores: list[float] = field(default_factory=list, repr=False)
     bot_stats: dict[str, Any] = field(default_factory=dict)
     """The bot's ``game_stats`` summed over its games (the ``llm:`` bot's; empty for other bots)."""
+    per_deal_luck: list[float] = field(default_factory=list, repr=False)
+    """The entry's luck in each deal (eval/luck.py), where the games were measured; else empty."""
+    corrected: float | None = None
+    """The luck-corrected score (eval/stats.py ``control_variate_values``): None without luck measured."""
+    corrected_ci: tuple[float, float] | None = None
+
+    def deal_values(self) -> list[float]:
+        """The per-deal samples of the entry's score: luck-corrected where luck was measured, else plain."""
+        if self.per_deal_luck:
+            return control_variate_values(self.per_deal_scores, self.per_deal_luck)
+        return self.per_deal_scores
 
     @property
     def mean_return(self) -> float:
@@ -119,30 +131,42 @@ class BotRow:
         self.losses += result == LOSS
 
 
-def add_deal(rows: Sequence[BotRow], games: Sequence[tuple[Sequence[float], Sequence[int], Sequence | None]]
-             ) -> None:
+def add_deal(rows: Sequence[BotRow], games: Sequence[tuple]) -> None:
     """Count one deal's games (one per seating) into ``rows`` (one per entry): each game as its returns, its
-    seating (the entry at each seat) and its bot stats (per seat, or None); each entry's share of the deal
-    (its mean win share over the deal's games) is the unit of the interval."""
+    seating (the entry at each seat), its bot stats (per seat, or None) and, optionally, each seat's luck
+    (eval/luck.py; None or left out where not measured); each entry's share of the deal (its mean win share over
+    the deal's games) is the unit of the interval, and so is its mean luck."""
     seats = len(rows)
     deal_scores = [0.0] * seats
-    for returns, seating, stats in games:
+    deal_luck: list[float] | None = [0.0] * seats
+    for returns, seating, stats, *measured in games:
+        luck = measured[0] if measured else None
+        if luck is None:
+            deal_luck = None
         for seat, entry in enumerate(seating):
             share = score_of(returns, seat)
             rows[entry].add_game(returns[seat], share)
             if stats is not None:
                 add_stats(rows[entry].bot_stats, stats[seat])
             deal_scores[entry] += share / seats
+            if deal_luck is not None:
+                deal_luck[entry] += luck[seat] / seats
     for entry, row in enumerate(rows):
         row.per_deal_scores.append(deal_scores[entry])
+        if deal_luck is not None:
+            row.per_deal_luck.append(deal_luck[entry])
 
 
 def finish_rows(rows: Sequence[BotRow]) -> None:
-    """Each row's score and 95% interval from its per-deal scores (clipped to 0 - 1)."""
+    """Each row's score and 95% interval from its per-deal scores (clipped to 0 - 1); where every deal's luck
+    was measured, the luck-corrected score and its interval too (unclipped: a corrected sample may leave 0 - 1)."""
     for row in rows:
         mean, low, high = mean_interval(row.per_deal_scores)
         row.score = mean
         row.score_ci = (max(0.0, low), min(1.0, high))
+        if row.per_deal_luck and len(row.per_deal_luck) == len(row.per_deal_scores):
+            mean, low, high = mean_interval(row.deal_values())
+            row.corrected, row.corrected_ci = mean, (low, high)
 
 
 def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow]:
@@ -163,6 +187,9 @@ def pooled_rows(bot_specs: Sequence[str], rows: Sequence[BotRow]) -> list[BotRow
             team.total_return += row.total_return
         team.per_deal_scores = [math.fsum(scores) for scores in zip(*(row.per_deal_scores for row in entries),
                                                                       strict=True)]
+        if all(row.per_deal_luck for row in entries):
+            team.per_deal_luck = [math.fsum(luck) for luck in zip(*(row.per_deal_luck for row in entries),
+                                                                   strict=True)]
         pooled.append(team)
     finish_rows(pooled)
     return pooled

@@ -1181,6 +1181,9 @@ from ..core import redealt as _redealt  # noqa: E402
 # lines addressed to others, and what the other seats remember of hands (``known``: a seat sees only its own
 # row). Everything else is on the table. A test fails when a new field is not listed.
 HIDDEN_FIELDS = frozenset(("hands", "deck", "pick", "log", "known"))
+# Lists whose order no seat has seen: the deck is drawn from its end, and until a card is drawn its place in the
+# deck is chance still to come. Luck measured at chance events (eval/luck.py) shuffles them to weigh each draw.
+UNSEEN_ORDER_FIELDS = ("deck",)
 PUBLIC_FIELDS = frozenset(("config", "chance", "n", "hp", "poison", "tokens", "equipment", "skips", "alive",
                            "discard", "initiative_rolls", "first_seat", "turn_seat", "to_act", "phase",
                            "actions_left", "turn", "decisions", "attacker", "target", "attack_card", "damage",

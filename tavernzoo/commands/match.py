@@ -51,6 +51,18 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "published match figure, bots built per block; v2 the one scheme of every host, bots built per "
                        "deal and seeded per game: a tournament's games of the same --seed, the same for any "
                        "--block-deals")
+    match.add_argument("--variance-reduction", metavar="BOT",
+                       help="measure each game's luck with BOT's value network (a bot with a value head: "
+                       "zoo:ministeel, an ONNX file, a checkpoint) at every chance event, and print the luck-corrected "
+                       "score and its interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
+    match.add_argument("--chance-samples", type=int, default=4, metavar="K",
+                       help="with --variance-reduction: draws of each chance event that estimate its expected value "
+                       "(default 4)")
+    match.add_argument("--sequential", action="store_true",
+                       help="stop at the first deal where an entry's confidence sequence excludes the fair share "
+                       "(the luck-corrected one with --variance-reduction); --games is then the most")
+    match.add_argument("--alpha", type=float, default=0.05,
+                       help="with --sequential: the chance of stopping between equal bots (default 0.05)")
     add_sandbox_argument(match)
     match.set_defaults(run=run_match)
     return match
@@ -63,13 +75,16 @@ def run_match(args: argparse.Namespace) -> int:
     from tavernzoo.eval.match import play_match
 
     config = parse_config(args)
+    if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
+        raise ValueError("--chance-samples needs --variance-reduction BOT, and --alpha needs --sequential")
     _note_idle_workers(args, config)
     if args.records and (mended := end_torn_tail(args.records)):  # play_match would do it too, unsaid
         console(stderr=True).print(f"note: {escape(mended)}", highlight=False, soft_wrap=True)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),
-                        seeding=args.seeding, **backend_options(args))
+                        seeding=args.seeding, luck=args.variance_reduction, chance_samples=args.chance_samples,
+                        sequential=args.sequential, alpha=args.alpha, **backend_options(args))
     print_result(result, config, as_json=args.json)
     return 0
 
@@ -83,6 +98,8 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
         def row_json(row: Any) -> dict[str, Any]:
             return {"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                     "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
+                    **({"corrected_score": row.corrected, "corrected_ci": list(row.corrected_ci)}
+                       if row.corrected is not None else {}),
                     **({"bot_stats": row.bot_stats} if row.bot_stats else {})}
 
         rows = [row_json(row) for row in result.rows]
@@ -90,22 +107,42 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
                    "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
                           "seed": result.seed, **({"seeding": result.seeding} if result.seeding else {}),
-                          "config": config, **(extra or {}), "rows": rows,
+                          "config": config, **({"variance_reduction": result.luck} if result.luck else {}),
+                          **({"sequential": result.sequential} if result.sequential else {}),
+                          **(extra or {}), "rows": rows,
                           **({"pooled": pooled} if pooled else {})}, indent=1))
         return
     table = Table(title=title or f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} "
                   f"seatings), seed {result.seed}" + (", seeding v2" if result.seeding == "v2" else ""),
                   title_justify="left")
+    from rich.markup import escape
+
     from tavernzoo.eval.leaderboard import llm_cells, llm_columns  # llm: bots' columns (agents/llm.py)
 
     llm = llm_columns(row.bot_stats for row in result.rows) if any(row.bot_stats for row in result.rows) else ()
-    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return", *llm):
+    corrected = any(row.corrected is not None for row in result.rows)
+    for column in ("bot", "games", "wins", "draws", "losses", "score", "95% interval", "mean return",
+                   *(("luck-corrected", "its 95% interval") if corrected else ()), *llm):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
         table.add_row(Text(row.bot), str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.score:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}", f"{row.mean_return:+.3f}",
-                      *(llm_cells(row.bot_stats, llm) if llm else ()))
+                      *(_corrected_cells(row) if corrected else ()), *(llm_cells(row.bot_stats, llm) if llm else ()))
     console().print(table)
+    if result.luck:
+        console().print(f"luck-corrected: each game's luck at its chance events measured by {escape(result.luck)}'s "
+                        "value network and taken out of the score (docs/strength.md, 'Luck taken out')",
+                        highlight=False, soft_wrap=True)
+    if result.sequential:
+        verdict = result.sequential
+        if verdict["decided_at"] is None:
+            line = (f"sequential test (alpha {verdict['alpha']}): no entry separated from the fair share "
+                    f"{1 / result.seats:.3f} within {verdict['planned']} deals")
+        else:
+            sides = ", ".join(f"{label} {'above' if side > 0 else 'below'}" for label, side in verdict["separated"])
+            line = (f"sequential test (alpha {verdict['alpha']}): stopped after {verdict['decided_at']} of at most "
+                    f"{verdict['planned']} deals: {sides} the fair share {1 / result.seats:.3f}")
+        console().print(escape(line), highlight=False, soft_wrap=True)
     if result.pooled:  # a spec entered more than once: how its entries did together (A B A B: each pair)
         teams = Table(title="pooled by bot spec: the entries' share of the wins together", title_justify="left")
         for column in ("bot", "entries", "wins", "share", "fair share", "95% interval", "mean return"):
@@ -116,6 +153,12 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
                           f"{entries / result.seats:.3f}", f"{row.score_ci[0]:.3f} - {row.score_ci[1]:.3f}",
                           f"{row.mean_return:+.3f}")
         console().print(teams)
+
+
+def _corrected_cells(row: Any) -> tuple[str, str]:
+    if row.corrected is None:
+        return ("", "")
+    return (f"{row.corrected:.3f}", f"{row.corrected_ci[0]:.3f} - {row.corrected_ci[1]:.3f}")
 
 
 def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
