@@ -109,8 +109,8 @@ class VectorGame:
     heuristic: str
     config_class: type
     kernel: Any
-    observation_size: int
-    num_actions: int
+    observation_size: Callable[[Any], int]  # of a config
+    num_actions: Callable[[Any], int]
     compile: Callable[[], None]
     new_batch: Callable[[Any, int], Any]
     tables: Callable[[], tuple]
@@ -151,9 +151,9 @@ class _Games:
         self.batch = game.new_batch(self.config, count)
         self.tables = game.tables()  # what the compiled calls read beside the rows (a game's deck tables)
         self.streams = np.zeros((count, 2), dtype=np.uint64)
-        self.legal = np.zeros((count, max(legal_room, game.num_actions) + 1), dtype=np.int64)  # + the count
-        self.observation_size = game.observation_size
-        self.num_actions = game.num_actions
+        self.observation_size = game.observation_size(self.config)
+        self.num_actions = game.num_actions(self.config)
+        self.legal = np.zeros((count, max(legal_room, self.num_actions) + 1), dtype=np.int64)  # + the count
         self.observations = np.zeros((count, self.observation_size), dtype=np.float32)
         self.masks = np.zeros((count, self.num_actions), dtype=np.int8)
         self.ends = np.zeros(count, dtype=np.int64)

@@ -288,8 +288,8 @@ def _self_play_calls(games, parallel, actions, resets, seeds, befores, seat_ends
 
 GAME = batched.VectorGame(
     title="MiniSteel", env_name="ministeel_v2", heuristic="tavernzoo.agents.ministeel_kernel.HEURISTIC",
-    config_class=Config, kernel=K, observation_size=E.observation_size(Config()),
-    num_actions=len(E.action_names(Config())), compile=VECTOR.compile,
+    config_class=Config, kernel=K, observation_size=E.observation_size,
+    num_actions=lambda config: len(E.action_names(config)), compile=VECTOR.compile,
     new_batch=lambda config, count: K.new_games(config, [0] * count, track_known=True), tables=tuple,
     learner_calls=_learner_calls, self_play_calls=_self_play_calls)
 

@@ -43,7 +43,7 @@ from ..compiled import Kernel, seed_generator
 from . import encode as E
 from . import kernel as K
 from . import kernel_encode as KE
-from .rules import NUM_ACTIONS, OVER, Config
+from .rules import OVER, Config
 
 
 def _argument_types() -> dict:
@@ -256,7 +256,8 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 GAME = batched.VectorGame(
     title="Wyvern", env_name="wyvern_v1", heuristic="a bot compiled with envs/wyvern/kernel.py's decorators",
-    config_class=Config, kernel=K, observation_size=E.OBSERVATION_SIZE, num_actions=NUM_ACTIONS,
+    config_class=Config, kernel=K, observation_size=E.observation_size,
+    num_actions=lambda config: len(E.action_names(config)),
     compile=VECTOR.compile, new_batch=lambda config, count: K.new_games(config, [0] * count), tables=_tables,
     learner_calls=_learner_calls, self_play_calls=_self_play_calls)
 
