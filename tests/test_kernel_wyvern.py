@@ -26,7 +26,7 @@ import pytest
 from tavernzoo.agents import wyvern_kernel as heuristic_kernel
 from tavernzoo.agents.wyvern import HeuristicBot
 from tavernzoo.envs.core import Chance, IllegalActionError
-from tavernzoo.envs.wyvern import decks, encode, kernel, rules
+from tavernzoo.envs.wyvern import decks, encode, kernel, kernel_encode, rules
 
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
 
@@ -87,6 +87,7 @@ def replay(config: rules.Config, seed: int, label: str, bots: list | None = None
         difference = kernel.first_difference(batch, 0, state)
         assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
         assert not batch.state[0, kernel.STATE_SIZE:].any(), f"{label}, seed {seed}, step {step}: working space left"
+        check_observations(batch, state, f"{label}, seed {seed}, step {step} ({what})")
 
     check("the deal")
     while not rules.is_terminal(state):
@@ -199,6 +200,26 @@ def test_states_convert_both_ways_mid_game():
             kernel.step_batch(batch, [action])
         assert kernel.first_difference(batch, 0, state) is None
         assert rules.returns(back) == rules.returns(state)
+
+
+def check_observations(batch: kernel.Batch, state: rules.State, where: str, game: int = 0) -> None:
+    """Every seat's observation and mask from the compiled encoder against encode.encode and the env's mask."""
+    to_act = -1 if rules.is_terminal(state) else rules.current_seat(state)
+    legal = rules.legal_actions(state) if to_act >= 0 else []
+    observations, masks = kernel_encode.observe(kernel.Batch(batch.state[game:game + 1].repeat(state.n, axis=0),
+                                                             batch.chance[game:game + 1].repeat(state.n, axis=0),
+                                                             batch.configs[game:game + 1] * state.n),
+                                                list(range(state.n)))
+    for seat in range(state.n):
+        observation, mask = observations[seat], masks[seat]
+        expected = _observation(state, seat)
+        if not np.array_equal(observation, expected):
+            at = int(np.flatnonzero(observation != expected)[0])
+            raise AssertionError(f"{where}, seat {seat}: observation[{at}] ({kernel_encode.observation_field(at)}): "
+                                 f"kernel {observation[at]!r}, encode {expected[at]!r}")
+        expected_mask = legal if seat == to_act else []
+        assert np.flatnonzero(mask).tolist() == expected_mask and len(mask) == len(encode.action_names(state.config)), (
+            f"{where}, seat {seat}: action mask: kernel {np.flatnonzero(mask).tolist()}, env {expected_mask}")
 
 
 def _observation(state: rules.State, seat: int) -> np.ndarray:

@@ -42,37 +42,41 @@ numba the vector envs refuse with one line (the PettingZoo env runs without it).
 
 from __future__ import annotations
 
-import os
-import random
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode
 
-from ..compiled import Kernel, numba, policy_random, seed_generator
-from ..core import make_config, plain_int
+from .. import batched
+from ..batched import (  # noqa: F401  (re-exported: this module's API before the shared part moved out)
+    DEAL_STREAM,
+    DEALT,
+    ENDED,
+    ILLEGAL,
+    NO_DECISION,
+    OPPONENT_ILLEGAL,
+    RANDOM,
+    REDEALS,
+    SEED_LIMIT,
+    TRUNCATED,
+    Opponent,
+    next_deal_seed,
+    opponent_type,
+    prange,
+    random_opponent,
+    slot_streams,
+    was_legal,
+)
+from ..compiled import Kernel, seed_generator
 from . import encode as E
 from . import kernel as K
 from . import kernel_encode as KE
-from .rules import GAME_OVER, NUM_ACTIONS, Config
-
-prange = numba.prange if numba is not None else range
-
-
-def _opponent_type():
-    """The numba type of an opponent's compiled decision: ``(row, legal, count, policy_state) -> action``."""
-    from numba import types
-
-    return types.FunctionType(types.int64(types.int64[::1], types.int64[::1], types.int64, types.uint64[::1]))
+from .rules import GAME_OVER, Config
 
 
 def _argument_types() -> dict:
     from numba import types
 
-    return {**KE._argument_types(), "opponent": _opponent_type(), "streams": types.uint64[:, ::1],
+    return {**KE._argument_types(), "opponent": opponent_type(), "streams": types.uint64[:, ::1],
             "legal_rows": types.int64[:, ::1], "first_seeds": types.int64[::1], "resets": types.int64[::1],
             "final_observations": types.float32[:, ::1], "final_masks": types.int8[:, ::1],
             "final_observation": types.float32[::1], "final_mask": types.int8[::1],
@@ -80,52 +84,10 @@ def _argument_types() -> dict:
             "seat_ends_row": types.int64[::1], "befores": types.float64[:, ::1], "before_row": types.float64[::1]}
 
 
-VECTOR = Kernel(_argument_types, includes=(KE.ENCODER,))
-
-# What happened to a game in a call (bits of ``ends``).
-ENDED, TRUNCATED, ILLEGAL, DEALT, NO_DECISION, OPPONENT_ILLEGAL = 1, 2, 4, 8, 16, 32
-REDEALS = 1000  # deals in a row without a decision for the learner before the options are blamed
-DEAL_STREAM = 0xD1B54A32D192ED03  # sets a slot's stream of deals apart from its opponents' picks
-
-
-# --- opponents ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Opponent:
-    """A policy the learner's opponents play inside compiled code: ``decide(row, legal, count, policy_state)``
-    returns one of ``legal[:count]`` (the legal actions, ascending) for the seat to act of the kernel row;
-    ``legal`` has room for ``legal_room`` int64 (the actions, then working space the policy may use);
-    ``policy_state`` is the game's uint64 stream state (``[0]``: the opponents' picks) for random policies.
-    ``decide`` is compiled with the kernel's decorators (parameter names ``s, legal, count, policy_state``)."""
-
-    name: str
-    decide: Any
-    legal_room: int = NUM_ACTIONS
-
-
-@VECTOR.compiled
-def random_opponent(s, legal, count, policy_state):
-    """A uniform pick among the legal actions (``kernel.rollout_random``'s, from the slot's own stream)."""
-    u, policy_state[0] = policy_random(policy_state[0])
-    return legal[np.int64(u * count)]
-
-
-RANDOM = Opponent("random", random_opponent)
+VECTOR = Kernel(_argument_types, includes=(KE.ENCODER, batched.SHARED))
 
 
 # --- one game of a slot -------------------------------------------------------------------------------------
-
-
-@VECTOR.inlined
-def next_deal_seed(policy_state):
-    """The slot's next game seed (63 bits of splitmix64 over ``policy_state[1]``)."""
-    state = policy_state[1] + np.uint64(0x9E3779B97F4A7C15)
-    policy_state[1] = state
-    z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.int64(z >> np.uint64(1))
 
 
 @VECTOR.compiled
@@ -143,15 +105,6 @@ def observe(s, seat, legal, observation, mask):
     (what :func:`was_legal` checks the next action against, instead of listing them again)."""
     KE.encode_row(s, seat, observation)
     legal[legal.shape[0] - 1] = KE.mask_row(s, seat, legal, mask)
-
-
-@VECTOR.inlined
-def was_legal(legal, action):
-    """``action`` is among the legal actions :func:`observe` left in ``legal``."""
-    for i in range(legal[legal.shape[0] - 1]):
-        if legal[i] == action:
-            return True
-    return False
 
 
 @VECTOR.inlined
@@ -317,300 +270,44 @@ def _self_play_calls_parallel(states, chances, streams, legal_rows, actions, res
                                  seat_ends[g])
 
 
-# --- the Python side ----------------------------------------------------------------------------------------
-
-SEED_LIMIT = 2**63
+# --- the Python side: the shared classes (envs/batched.py) with this game's calls ------------------------------
 
 
-def slot_streams(seed: int) -> tuple[int, int]:
-    """A slot's two stream states after ``reset(seed=...)`` dealt it from ``Chance(seed)``: the opponents'
-    picks (``kernel.rollout_random``'s splitmix64 from ``seed``) and its later deals."""
-    return seed, seed ^ DEAL_STREAM
+def _learner_calls(games, parallel, seat, actions, decide, same_step, resets, seeds, final_observations, final_masks,
+                   rewards) -> None:
+    run = _learner_calls_parallel if parallel else _learner_calls_serial
+    run(games.batch.state, games.batch.chance, games.streams, games.legal, seat, actions, decide, same_step, resets,
+        seeds, games.observations, games.masks, final_observations, final_masks, games.values, rewards, games.ends)
 
 
-class _Games:
-    """What both forms hold: ``G`` kernel rows that keep the seats' memory, their generators and streams,
-    and working space per game (no allocation in a step)."""
-
-    def __init__(self, num_envs: Any, options: dict[str, Any], legal_room: int, form: str):
-        count = plain_int(num_envs)
-        if count is None or not 1 <= count <= 1_000_000:
-            raise ValueError(f"num_envs must be an integer from 1 to 1000000, got {num_envs!r}")
-        self.config = make_config(Config, None, **options)
-        reason = K.unsupported(self.config)
-        if reason is not None:
-            raise ValueError(f"the MiniSteel {form} runs on the compiled kernel: {reason}; the PettingZoo env "
-                             "(tavernzoo.envs.ministeel_v2) runs without it")
-        _passive_openmp()
-        VECTOR.compile()
-        self.count = count
-        self.players = self.config.num_players
-        self.batch = K.new_games(self.config, [0] * count, track_known=True)
-        self.streams = np.zeros((count, 2), dtype=np.uint64)
-        self.legal = np.zeros((count, max(legal_room, NUM_ACTIONS) + 1), dtype=np.int64)  # + the count
-        self.observation_size = E.observation_size(self.config)
-        self.num_actions = len(E.action_names(self.config))
-        self.observations = np.zeros((count, self.observation_size), dtype=np.float32)
-        self.masks = np.zeros((count, self.num_actions), dtype=np.int8)
-        self.ends = np.zeros(count, dtype=np.int64)
-        self.values = np.zeros((count, K.P), dtype=np.float64)
-        self.seed_used: int | None = None
-
-    def seeds_for(self, seed: Any) -> np.ndarray:
-        """Each slot's first deal: ``seed + g`` (a fresh seed from the OS when None); the streams set."""
-        if seed is None:
-            seed = random.SystemRandom().randrange(SEED_LIMIT // 2)
-        first = plain_int(seed)
-        if first is None or not 0 <= first <= SEED_LIMIT - 1 - self.count:
-            raise ValueError(f"seed must be None or an integer from 0 to 2**63 - 1 - num_envs, got {seed!r}")
-        self.seed_used = first
-        seeds = np.arange(first, first + self.count, dtype=np.int64)
-        for g, slot_seed in enumerate(seeds.tolist()):
-            self.streams[g] = slot_streams(slot_seed)
-        return seeds
-
-    def actions_of(self, actions: Any) -> np.ndarray:
-        """``actions`` as int64, one per game and each in the action space; one line naming what is wrong."""
-        array = np.asarray(actions)
-        if array.shape != (self.count,) or array.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.count} integers, one per game, got shape {array.shape} of "
-                             f"{array.dtype}")
-        if array.size and (array.min() < 0 or array.max() >= self.num_actions):
-            bad = int(array[(array < 0) | (array >= self.num_actions)][0])
-            raise ValueError(f"action {bad} is outside the action space: valid actions are 0..{self.num_actions - 1}")
-        return np.ascontiguousarray(array, dtype=np.int64)
-
-    def observation_space(self) -> spaces.Dict:
-        """The PettingZoo env's observation space of one agent."""
-        return spaces.Dict({"observation": spaces.Box(0.0, 1.0, (self.observation_size,), np.float32),
-                            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8)})
-
-    def returned(self, copy: bool) -> dict[str, np.ndarray]:
-        if copy:
-            return {"observation": self.observations.copy(), "action_mask": self.masks.copy()}
-        return {"observation": self.observations, "action_mask": self.masks}
-
-    def raise_failures(self, ends: np.ndarray, who: str) -> None:
-        """The one-line error for a game that could not go on (an opponent's illegal move, no decision)."""
-        if (ends & OPPONENT_ILLEGAL).any():
-            game = int(np.flatnonzero(ends & OPPONENT_ILLEGAL)[0])
-            raise ValueError(f"the opponent {who} chose an illegal action in game {game}; its decide() must "
-                             "return one of legal[:count]")
-        if (ends & NO_DECISION).any():
-            raise ValueError(f"the learner's seat got no decision in {REDEALS} deals in a row: these options "
-                             f"({self.config}) end games before it decides")
+def _self_play_calls(games, parallel, actions, resets, seeds, befores, seat_ends) -> None:
+    run = _self_play_calls_parallel if parallel else _self_play_calls_serial
+    run(games.batch.state, games.batch.chance, games.streams, games.legal, actions, resets, seeds,
+        games.observations, games.masks, games.values, befores, seat_ends, games.ends)
 
 
-def _check_parallel(parallel: Any) -> bool:
-    if not isinstance(parallel, bool):
-        raise ValueError(f"parallel must be True or False, got {parallel!r}")
-    return parallel
+GAME = batched.VectorGame(
+    title="MiniSteel", env_name="ministeel_v2", heuristic="tavernzoo.agents.ministeel_kernel.HEURISTIC",
+    config_class=Config, kernel=K, observation_size=E.observation_size,
+    num_actions=lambda config: len(E.action_names(config)), compile=VECTOR.compile,
+    new_batch=lambda config, count: K.new_games(config, [0] * count, track_known=True), tables=tuple,
+    learner_calls=_learner_calls, self_play_calls=_self_play_calls)
 
 
-def _passive_openmp() -> None:
-    """OpenMP's threads spin while they wait for each other by default: on a machine whose cores other
-    processes also use, a parallel step then took five times as long as the serial loop's (bench/
-    bench_vector_env.py, load average 9 on 2 cores); waiting passively keeps it level with the serial loop
-    there. OpenMP reads this as numba loads the parallel loops (the first vector env compiles or loads
-    them), so it is set then, unless the caller set it or something in the process started OpenMP first."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+class LearnerVectorEnv(batched.LearnerVectorEnv):
+    """``num_envs`` MiniSteel games, one learner seat each, opponents played in compiled code (module docstring;
+    the class: envs/batched.py)."""
+
+    def __init__(self, num_envs: int, **kwargs: Any):
+        super().__init__(GAME, num_envs, **kwargs)
 
 
-class LearnerVectorEnv(VectorEnv):
-    """``num_envs`` MiniSteel games, one learner seat each, opponents played in compiled code (module docstring).
+class SelfPlayVectorEnv(batched.SelfPlayVectorEnv):
+    """``num_envs`` MiniSteel games in which every seat is the caller's (module docstring; the class:
+    envs/batched.py)."""
 
-    ``observation_space`` is the PettingZoo env's ``Dict({"observation", "action_mask"})`` batched;
-    ``action_space`` ``MultiDiscrete([141] * num_envs)``. ``infos`` at the end of an episode hold
-    ``returns`` (``(G, 6)``: the game's returns then, every seat's; 0 beyond the table) and, after an
-    illegal action, ``illegal_action``; with SAME_STEP they are in ``final_info``, beside ``final_obs``.
-    ``copy=False`` returns the env's own observation arrays (overwritten by the next call) instead of copies."""
-
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
-
-    def __init__(self, num_envs: int, opponent: str | Opponent = "random", seat: int = 0,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP, parallel: bool = True,
-                 copy: bool = True, **options: Any):
-        self.opponent = _opponent(opponent)
-        self._games = games = _Games(num_envs, options, self.opponent.legal_room, "vector env")
-        self.config = games.config
-        number = plain_int(seat)
-        if number is None or not 0 <= number < games.players:
-            raise ValueError(f"seat must be a seat of the table, 0..{games.players - 1}, got {seat!r}")
-        self.seat = number
-        self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.parallel = _check_parallel(parallel)
-        self.copy = bool(copy)
-        self.num_envs = games.count
-        self.single_observation_space = games.observation_space()
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = spaces.Discrete(games.num_actions)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._final_observations = np.zeros_like(games.observations)
-        self._final_masks = np.zeros_like(games.masks)
-        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
-        self._resets = np.zeros(self.num_envs, dtype=np.int64)
-        self._no_seeds = np.full(self.num_envs, -1, dtype=np.int64)
-        self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
-        self._has_reset = False
-
-    def _call(self, actions: np.ndarray, resets: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-        games = self._games
-        run = _learner_calls_parallel if self.parallel else _learner_calls_serial
-        run(games.batch.state, games.batch.chance, games.streams, games.legal, self.seat, actions,
-            self.opponent.decide, int(self.autoreset_mode is AutoresetMode.SAME_STEP), resets, seeds,
-            games.observations, games.masks, self._final_observations, self._final_masks, games.values,
-            self._rewards, games.ends)
-        games.raise_failures(games.ends, repr(self.opponent.name))
-        return games.ends
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Deal every game (game ``g`` from ``Chance(seed + g)``) and play to the learner's first decision."""
-        if options:
-            raise ValueError(f"reset takes no options, got {options!r}")
-        seeds = self._games.seeds_for(seed)
-        super().reset(seed=self._games.seed_used)
-        self._resets.fill(1)
-        self._call(self._no_actions, self._resets, seeds)
-        self._resets.fill(0)
-        self._has_reset = True
-        return self._games.returned(self.copy), {}
-
-    def step(self, actions: Any):
-        if not self._has_reset:
-            raise RuntimeError("step() before reset(): call reset() first")
-        games = self._games
-        moves = games.actions_of(actions)
-        ends = self._call(moves, self._resets, self._no_seeds)
-        ended = (ends & ENDED) != 0
-        truncated = (ends & TRUNCATED) != 0
-        rewards = self._rewards.copy()
-        infos: dict[str, Any] = {}
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
-            self._resets = ended.astype(np.int64)  # the next call deals these games and ignores their actions
-        if ended.any():  # laid out as gymnasium's SyncVectorEnv lays out its envs' infos (0 where absent)
-            episode = {"returns": np.where(ended[:, None], games.values, 0.0), "_returns": ended}
-            illegal = (ends & ILLEGAL) != 0
-            if illegal.any():
-                episode["illegal_action"] = np.where(illegal, moves, 0)
-                episode["_illegal_action"] = illegal
-            if self.autoreset_mode is AutoresetMode.SAME_STEP:
-                final = np.full(self.num_envs, None, dtype=object)
-                for g in np.flatnonzero(ended).tolist():
-                    final[g] = {"observation": self._final_observations[g].copy(),
-                                "action_mask": self._final_masks[g].copy()}
-                infos = {"final_obs": final, "_final_obs": ended, "final_info": episode, "_final_info": ended}
-            else:
-                infos = episode
-        return games.returned(self.copy), rewards, ended & ~truncated, truncated, infos
-
-    @property
-    def seed_used(self) -> int | None:
-        """The seed of the last ``reset`` (drawn from the OS when none was given): game ``g`` was ``seed + g``."""
-        return self._games.seed_used
-
-    def __repr__(self) -> str:
-        return f"LearnerVectorEnv(ministeel_v2, num_envs={self.num_envs}, opponent={self.opponent.name!r})"
-
-
-class SelfPlayVectorEnv:
-    """``num_envs`` MiniSteel games in which every seat is the caller's (module docstring).
-
-    ``reset(seed=...)`` -> ``(observations, seats, infos)``; ``step(actions)`` -> ``(observations, seats,
-    rewards, terminations, truncations, infos)``. ``observations`` is the PettingZoo env's
-    ``{"observation", "action_mask"}`` of the seat that decides now in each game, batched (``(G, 293)``
-    float32, ``(G, 141)`` int8); ``seats`` (``(G,)`` int64) says whose it is. ``rewards`` (float64),
-    ``terminations`` and ``truncations`` (bool) are ``(G, N)``, by seat: what each seat is paid for this
-    step (-1/(N-1) as it is knocked out, +1 to the winner at the end; the PettingZoo env's rewards), and
-    whether its episode ends now. A game that ends is dealt afresh in the same call (its first decider's
-    observation comes back); ``infos["game_over"]`` (``(G,)`` bool) marks them, ``infos["returns"]``
-    (``(G, N)``) holds their final returns, ``infos["illegal_action"]`` the illegal actions that ended a game."""
-
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-
-    def __init__(self, num_envs: int, parallel: bool = True, copy: bool = True, **options: Any):
-        self._games = games = _Games(num_envs, options, NUM_ACTIONS, "self-play vector env")
-        self.config = games.config
-        self.num_envs = games.count
-        self.num_players = games.players
-        self.parallel = _check_parallel(parallel)
-        self.copy = bool(copy)
-        self.single_observation_space = games.observation_space()
-        self.single_action_space = spaces.Discrete(games.num_actions)
-        self._befores = np.zeros((self.num_envs, K.P), dtype=np.float64)
-        self._seat_ends = np.zeros((self.num_envs, K.P), dtype=np.int64)
-        self._resets = np.zeros(self.num_envs, dtype=np.int64)
-        self._no_seeds = np.full(self.num_envs, -1, dtype=np.int64)
-        self._no_actions = np.zeros(self.num_envs, dtype=np.int64)
-        self._has_reset = False
-
-    def _call(self, actions: np.ndarray, resets: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-        games = self._games
-        run = _self_play_calls_parallel if self.parallel else _self_play_calls_serial
-        run(games.batch.state, games.batch.chance, games.streams, games.legal, actions, resets, seeds,
-            games.observations, games.masks, games.values, self._befores, self._seat_ends, games.ends)
-        return games.ends
-
-    def seats(self) -> np.ndarray:
-        """The seat that decides now in each game."""
-        return self._games.batch.state[:, K.TO_ACT].copy()
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Deal every game (game ``g`` from ``Chance(seed + g)``)."""
-        if options:
-            raise ValueError(f"reset takes no options, got {options!r}")
-        seeds = self._games.seeds_for(seed)
-        self._resets.fill(1)
-        self._call(self._no_actions, self._resets, seeds)
-        self._resets.fill(0)
-        self._has_reset = True
-        return self._games.returned(self.copy), self.seats(), {}
-
-    def step(self, actions: Any):
-        if not self._has_reset:
-            raise RuntimeError("step() before reset(): call reset() first")
-        games = self._games
-        moves = games.actions_of(actions)
-        ends = self._call(moves, self._resets, self._no_seeds)
-        n = self.num_players
-        rewards = games.values[:, :n].copy()
-        seat_ends = self._seat_ends[:, :n]
-        infos: dict[str, Any] = {}
-        over = (ends & ENDED) != 0
-        if over.any():
-            infos = {"game_over": over}
-            illegal = (ends & ILLEGAL) != 0
-            if illegal.any():
-                infos["illegal_action"] = np.where(illegal, moves, -1)
-        return games.returned(self.copy), self.seats(), rewards, seat_ends == 1, seat_ends == 2, infos
-
-    @property
-    def seed_used(self) -> int | None:
-        return self._games.seed_used
-
-    def close(self) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"SelfPlayVectorEnv(ministeel_v2, num_envs={self.num_envs})"
-
-
-def _opponent(opponent: Any) -> Opponent:
-    if isinstance(opponent, Opponent):
-        return opponent
-    if opponent == "random":
-        return RANDOM
-    raise ValueError(f"opponent={opponent!r} is not valid: 'random', or an Opponent such as the heuristic bot's "
-                     "compiled form, tavernzoo.agents.ministeel_kernel.HEURISTIC")
-
-
-def _autoreset_mode(mode: Any) -> AutoresetMode:
-    valid = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
-    for choice in valid:
-        if mode is choice or mode == choice.value:
-            return choice
-    raise ValueError(f"autoreset_mode={mode!r} is not supported; choose one of: "
-                     f"{', '.join(repr(choice.value) for choice in valid)}")
+    def __init__(self, num_envs: int, **kwargs: Any):
+        super().__init__(GAME, num_envs, **kwargs)
 
 
 def vector_env(num_envs: int, *, opponent: str | Opponent = "random", seat: int = 0,
