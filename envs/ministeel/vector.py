@@ -378,22 +378,28 @@ def table_game(s, mt, policy_state, legal, seat, controllers, action, first_bot,
     return 0
 
 
-@VECTOR.compiled_allocating
-def _table_calls_serial(states, chances, streams, legal_rows, learners, controller_rows, actions, first_bot,
-                        second_bot, observations, action_masks, values, ends):
-    for g in range(states.shape[0]):
-        if actions[g] != SKIP:
-            ends[g] = table_game(states[g], chances[g], streams[g], legal_rows[g], learners[g], controller_rows[g],
-                                 actions[g], first_bot, second_bot, observations[g], action_masks[g], values[g])
+_TABLE_CALLS: dict = {}
 
 
-@VECTOR.compiled_parallel
-def _table_calls_parallel(states, chances, streams, legal_rows, learners, controller_rows, actions, first_bot,
-                          second_bot, observations, action_masks, values, ends):
-    for g in prange(states.shape[0]):
-        if actions[g] != SKIP:
-            ends[g] = table_game(states[g], chances[g], streams[g], legal_rows[g], learners[g], controller_rows[g],
-                                 actions[g], first_bot, second_bot, observations[g], action_masks[g], values[g])
+def table_calls(first: Opponent, second: Opponent, parallel: bool) -> Any:
+    """The batch loop of :class:`TableVectorEnv` with its two bots built in: handing numba a compiled
+    function as an argument costs it a lookup per function and call (about a millisecond a call, more than
+    the games' step), so each pair of bots gets its own loop, compiled once per process (a few seconds)."""
+    key = (first.decide, second.decide, parallel)
+    if key not in _TABLE_CALLS:
+        first_bot, second_bot = first.decide, second.decide
+        loop = prange if parallel else range
+
+        def calls(states, chances, streams, legal_rows, learners, controller_rows, actions, observations,
+                  action_masks, values, ends):
+            for g in loop(states.shape[0]):
+                if actions[g] != SKIP:
+                    ends[g] = table_game(states[g], chances[g], streams[g], legal_rows[g], learners[g],
+                                         controller_rows[g], actions[g], first_bot, second_bot, observations[g],
+                                         action_masks[g], values[g])
+
+        _TABLE_CALLS[key] = numba.njit(parallel=parallel)(calls)
+    return _TABLE_CALLS[key]
 
 
 @VECTOR.compiled_allocating
@@ -709,7 +715,7 @@ class TableVectorEnv:
         self.num_envs = games.count
         self.num_players = games.players
         self.parallel = _check_parallel(parallel)
-        self._first, self._second = (*self.bots, RANDOM, RANDOM)[:2]
+        self._calls = table_calls(*(*self.bots, RANDOM, RANDOM)[:2], self.parallel)
         self.learners = np.zeros(self.num_envs, dtype=np.int64)
         self.controllers = np.zeros((self.num_envs, K.P), dtype=np.int64)
         self.observations, self.masks, self.values = games.observations, games.masks, games.values
@@ -733,10 +739,9 @@ class TableVectorEnv:
     def play(self, actions: np.ndarray) -> np.ndarray:
         """Play every game not SKIPped (class docstring); the ends bits per game (SKIPped games keep theirs)."""
         games = self._games
-        run = _table_calls_parallel if self.parallel else _table_calls_serial
-        run(games.batch.state, games.batch.chance, games.streams, games.legal, self.learners, self.controllers,
-            np.ascontiguousarray(actions, dtype=np.int64), self._first.decide, self._second.decide,
-            games.observations, games.masks, games.values, games.ends)
+        self._calls(games.batch.state, games.batch.chance, games.streams, games.legal, self.learners,
+                    self.controllers, np.ascontiguousarray(actions, dtype=np.int64), games.observations,
+                    games.masks, games.values, games.ends)
         games.raise_failures(games.ends, "bot")
         return games.ends
 
