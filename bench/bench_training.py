@@ -1,7 +1,7 @@
 """Training throughput on Tiny Minotaur: tavernzoo's self-play setup next to the PettingZoo SB3 tutorial's.
 
     python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
-                                   [--startup] [--startup-baseline OLD_CLI_PY]
+                                   [--startup] [--startup-baseline OLD_CLI_PY] [--backends]
 
 (a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
@@ -18,6 +18,12 @@ each round's ratio to the tutorial run of the same round is printed, then the me
 against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. Not a test: the figures
 go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``tavernzoo --help``,
 ``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
+
+``--backends`` instead times ``tavernzoo train ministeel``'s setup (the recipe: 4 players, 64 games x 32
+steps, 128 x 128) on each ``env_backend`` (python: SelfPlayVecEnv; kernel: train/kernel_env.py), the league
+of the defaults (latest self for 80% of the seats, random and heuristic), interleaved, and splits each run's
+wall time: the env's game code (its ``step_wait``/``reset`` less the opponents' forwards), the opponents'
+batched forwards, and the rest (the learner's forward, SB3's rollout glue, the PPO update).
 """
 
 from __future__ import annotations
@@ -136,6 +142,70 @@ def report_timings(game_name: str, options: dict, games: int, repeats: int, dire
           f"({ratio:.1f}x)")
 
 
+def backend_setup(timesteps: int, backend: str) -> tuple[float, dict[str, float]]:
+    """Learner-steps/s of the MiniSteel recipe's training on ``backend`` and the shares of its wall time."""
+    from tavernzoo.train import kernel_env
+    from tavernzoo.train.config import make_train_config
+    from tavernzoo.train.lean_policy import TorchActor
+
+    game = get_game("ministeel")
+    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend, eval_games=0)
+    game_config = game.make_config(config.game_config)
+    league = League.create(game, game_config, config)
+    if backend == "kernel":
+        env = kernel_env.KernelSelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed,
+                                              config.game_config)
+    else:
+        env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
+    model = make_model(config, env)
+    league.set_latest(policy_from_sb3(model.policy, {}))
+    spent = {"env": 0.0, "opponents": 0.0}
+
+    def timed(function, key):
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - start
+        return wrapper
+
+    env.step_wait = timed(env.step_wait, "env")
+    env.reset = timed(env.reset, "env")
+    original_act = TorchActor.act
+    TorchActor.act = timed(original_act, "opponents")
+    try:
+        start = time.perf_counter()
+        model.learn(total_timesteps=timesteps)
+        wall = time.perf_counter() - start
+    finally:
+        TorchActor.act = original_act
+    shares = {"game code": (spent["env"] - spent["opponents"]) / wall, "opponent forwards": spent["opponents"] / wall,
+              "learner forward + update + SB3": 1 - spent["env"] / wall}
+    return model.num_timesteps / wall, shares
+
+
+def backend_timings(timesteps: int, repeats: int) -> None:
+    rates: dict[str, list[float]] = {"python": [], "kernel": []}
+    shares: dict[str, list[dict[str, float]]] = {"python": [], "kernel": []}
+    backend_setup(2048, "kernel")  # compiles (or loads) the kernel before any timing
+    for round_ in range(repeats):
+        for backend in rates:
+            rate, share = backend_setup(timesteps, backend)
+            rates[backend].append(rate)
+            shares[backend].append(share)
+        print(f"round {round_ + 1}: python {rates['python'][-1]:,.0f}/s, kernel {rates['kernel'][-1]:,.0f}/s "
+              f"({rates['kernel'][-1] / rates['python'][-1]:.2f}x)", flush=True)
+    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, 128 x 128), {timesteps:,} learner-steps per run, "
+          f"{repeats} interleaved rounds, torch threads 1:")
+    for backend in rates:
+        split = ", ".join(f"{name} {statistics.median(s[name] for s in shares[backend]):.0%}"
+                          for name in shares[backend][0])
+        print(f"  env_backend={backend:<7} {statistics.median(rates[backend]):>7,.0f} learner-steps/s   ({split})")
+    ratio = statistics.median(k / p for k, p in zip(rates["kernel"], rates["python"], strict=True))
+    print(f"  kernel vs python: {ratio:.2f}x (median of the rounds' ratios)")
+
+
 STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])
 HEAVY_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "ray", "onnxruntime", "gymnasium", "pettingzoo",
                  "tavernzoo.eval.tournament", "tavernzoo.web")
@@ -188,8 +258,13 @@ def main() -> None:
     parser.add_argument("--startup", action="store_true", help="also time the start-up of non-training commands")
     parser.add_argument("--startup-baseline", metavar="CLI_PY",
                         help="an old tavernzoo/cli.py to time next to today's (implies --startup)")
+    parser.add_argument("--backends", action="store_true",
+                        help="time MiniSteel 4p training on env_backend python and kernel instead (--timesteps each)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.backends:
+        backend_timings(args.timesteps, args.repeats)
+        return
     if args.startup or args.startup_baseline:
         startup_timings(5, args.startup_baseline)
     np.random.seed(0)

@@ -70,6 +70,10 @@ class TrainConfig:
     privileged_critic: bool = False
     """The critic also reads every other seat's observation (their hidden hands) while training; the policy
     reads only its own seat's view, and the saved bot keeps only the policy, so it needs nothing hidden."""
+    env_backend: str = "python"
+    """Where the training games run: ``python`` (the PettingZoo envs, any game and pool bot) or ``kernel``
+    (MiniSteel on its compiled kernel: the pool bots random and heuristic inside it, network opponents
+    batched; needs numba; train/kernel_env.py)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.net_arch, list):
@@ -86,6 +90,8 @@ class TrainConfig:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
         if self.eval_games < 0:
             raise ValueError(f"eval_games={self.eval_games} must be 0 (no final report) or more")
+        if self.env_backend not in ("python", "kernel"):
+            raise ValueError(f"env_backend={self.env_backend!r} is not a backend; valid: python, kernel")
         if self.eval_backend not in ("local", "ray"):
             raise ValueError(f"eval_backend={self.eval_backend!r} is not a backend; valid: local, ray")
         for name in ("learning_rate", "clip_range"):

@@ -87,13 +87,14 @@ def policy_of(config: TrainConfig) -> tuple[type, dict[str, Any]]:
 PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
 """PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
 RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots", "snapshot_every", "snapshot_window",
-                                      "checkpoint_every")
+                                      "checkpoint_every", "env_backend")
 """The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
 update hyperparameters, how many opponent seats the learner's latest self takes (the league reads it at
 every draw), the bots of its pool (built from the config at every start; a member kept keeps its record,
 the snapshots stay), how often a snapshot joins the pool and a checkpoint is written (the callback
-counts both from the resumed step; nothing saved depends on them) and how many snapshots the pool keeps (a
-smaller window drops the oldest at the resume, a larger one keeps more from then on). The rest is fixed by
+counts both from the resumed step; nothing saved depends on them), how many snapshots the pool keeps (a
+smaller window drops the oldest at the resume, a larger one keeps more from then on) and where the games run
+(``env_backend``: the same games either way). The rest is fixed by
 the checkpoint (the network's shape, the envs and their rollout length, the league's seed)."""
 
 
@@ -133,6 +134,12 @@ class Trainer:
         # The league's bots load here, before anything is written: a pool spec of another game or a missing
         # file is refused with the run directory untouched.
         self.league = League.create(self.game, self.game_config, config)
+        if config.env_backend == "kernel":
+            from .kernel_env import kernel_refusal
+
+            reason = kernel_refusal(self.game, self.game_config, config)
+            if reason is not None:
+                raise ValueError(reason)
 
     def run(self, progress: bool = True) -> dict[str, Any]:
         try:
@@ -152,7 +159,7 @@ class Trainer:
         write_json_atomic(self.out / "config.json", config.to_dict())
 
         league = self.league
-        env = SelfPlayVecEnv(self.game, self.game_config, league, config.n_envs, config.seed)
+        env = self.make_env()
         latest = self._latest_checkpoint()
         if self.resume and latest is not None:
             # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
@@ -178,6 +185,16 @@ class Trainer:
         report["checkpoint"] = str(final)
         write_json_atomic(self.out / "report.json", report)
         return report
+
+    def make_env(self) -> Any:
+        """The league's VecEnv on ``env_backend``: the PettingZoo envs, or the game's compiled kernel."""
+        config = self.config
+        if config.env_backend == "kernel":
+            from .kernel_env import KernelSelfPlayVecEnv
+
+            return KernelSelfPlayVecEnv(self.game, self.game_config, self.league, config.n_envs, config.seed,
+                                        config.game_config)
+        return SelfPlayVecEnv(self.game, self.game_config, self.league, config.n_envs, config.seed)
 
     # -- checkpoints --
 

@@ -437,7 +437,53 @@ class LearnerEnv(gymnasium.Env):
 # --- many learner seats, opponents batched ---------------------------------------------------------------
 
 
-class SelfPlayVecEnv(VecEnv):
+class LeagueVecEnv(VecEnv):
+    """What the league's VecEnvs share: the learner's actions checked before any game moves, its masks, and
+    SB3's per-env plumbing (one process, so every attribute is this object's). A subclass holds the masks in
+    ``_masks`` and plays ``_actions`` in ``step_wait``."""
+
+    _masks: np.ndarray
+    _actions: list[int] | None
+
+    def step_async(self, actions: np.ndarray) -> None:
+        if len(actions) != self.num_envs:
+            raise ValueError(f"{len(actions)} actions for {self.num_envs} envs")
+        # Checked before any game moves, so that a refused batch leaves every game as it was.
+        self._actions = [as_action(action, self.action_space.n) for action in actions]
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self._masks[self._indices(indices)])
+        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def seed(self, seed: int | None = None):
+        return [None] * self.num_envs
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
+
+
+class SelfPlayVecEnv(LeagueVecEnv):
     """``n`` learner seats stepped together; policy opponents act in one batched pass per round."""
 
     def __init__(self, game: Game, game_config: Any, league: League, n_envs: int, seed: int):
@@ -497,12 +543,6 @@ class SelfPlayVecEnv(VecEnv):
         self._start(list(range(self.num_envs)))
         return self._observations.copy()
 
-    def step_async(self, actions: np.ndarray) -> None:
-        if len(actions) != self.num_envs:
-            raise ValueError(f"{len(actions)} actions for {self.num_envs} envs")
-        # Checked before any game moves, so that a refused batch leaves every game as it was.
-        self._actions = [as_action(action, self.action_space.n) for action in actions]
-
     def step_wait(self):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
@@ -533,34 +573,3 @@ class SelfPlayVecEnv(VecEnv):
         if finished:
             self._start(finished)
         return self._observations.copy(), rewards, dones, infos
-
-    def action_masks(self) -> np.ndarray:
-        return self._masks.copy()
-
-    def close(self) -> None:
-        pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        if method_name == "action_masks":
-            return list(self._masks[self._indices(indices)])
-        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self, attr_name)
-
-    def seed(self, seed: int | None = None):
-        return [None] * self.num_envs
-
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        return [indices] if isinstance(indices, int) else list(indices)

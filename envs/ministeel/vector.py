@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from .. import batched
@@ -66,11 +67,11 @@ from ..batched import (  # noqa: F401  (re-exported: this module's API before th
     slot_streams,
     was_legal,
 )
-from ..compiled import Kernel, seed_generator
+from ..compiled import Kernel, numba, seed_generator
 from . import encode as E
 from . import kernel as K
 from . import kernel_encode as KE
-from .rules import GAME_OVER, Config
+from .rules import GAME_OVER, NUM_ACTIONS, Config
 
 
 def _argument_types() -> dict:
@@ -81,7 +82,9 @@ def _argument_types() -> dict:
             "final_observations": types.float32[:, ::1], "final_masks": types.int8[:, ::1],
             "final_observation": types.float32[::1], "final_mask": types.int8[::1],
             "rewards": types.float64[::1], "ends": types.int64[::1], "seat_ends": types.int64[:, ::1],
-            "seat_ends_row": types.int64[::1], "befores": types.float64[:, ::1], "before_row": types.float64[::1]}
+            "seat_ends_row": types.int64[::1], "befores": types.float64[:, ::1], "before_row": types.float64[::1],
+            "first_bot": opponent_type(), "second_bot": opponent_type(), "controllers": types.int64[::1],
+            "controller_rows": types.int64[:, ::1], "learners": types.int64[::1]}
 
 
 VECTOR = Kernel(_argument_types, includes=(KE.ENCODER, batched.SHARED))
@@ -270,6 +273,96 @@ def _self_play_calls_parallel(states, chances, streams, legal_rows, actions, res
                                  seat_ends[g])
 
 
+# --- tables whose seats Python plays too (training against a league) -----------------------------------------
+# Each seat of a game is played by a controller: Python (the learner, a network opponent: the call stops when
+# such a seat owes a decision, so that the network answers every game's seat in one batched forward), or one
+# of two compiled bots. An action of SKIP leaves the game untouched; NO_ACTION plays on without one (a game
+# just dealt, or one whose seat waits for an action another call brings).
+
+PYTHON, FIRST_BOT, SECOND_BOT = 0, 1, 2
+SKIP, NO_ACTION = -2, -1
+
+
+@VECTOR.compiled
+def play_compiled_seats(s, mt, seat, controllers, first_bot, second_bot, legal, policy_state):
+    """Play the compiled bots' seats until a Python seat owes a decision or ``seat`` (the learner) is out;
+    False if a bot chose an illegal action."""
+    while not learner_out(s, seat):
+        kind = controllers[s[K.TO_ACT]]
+        if kind == PYTHON:
+            return True
+        count = K.legal_actions(s, legal)
+        if kind == FIRST_BOT:
+            action = first_bot(s, legal, count, policy_state)
+        else:
+            action = second_bot(s, legal, count, policy_state)
+        found = False
+        for i in range(count):
+            if legal[i] == action:
+                found = True
+                break
+        if not found:
+            return False
+        K.apply_legal(s, mt, action)
+    return True
+
+
+@VECTOR.compiled
+def table_game(s, mt, policy_state, legal, seat, controllers, action, first_bot, second_bot, observation, mask,
+               values_row):
+    """One game of :class:`TableVectorEnv` for one call: play ``action`` (if not NO_ACTION) for the Python seat
+    that owes it, then the compiled seats. Returns 0 when a Python seat decides now (the row's TO_ACT; its
+    observation and mask written), ENDED (with TRUNCATED when the game was cut off with the learner still in)
+    when the learner's episode is over (the learner's final observation written, ``values_row`` the game's
+    returns), ENDED | ILLEGAL for an action the mask forbade, OPPONENT_ILLEGAL for a bot's."""
+    if action >= 0:
+        if not was_legal(legal, action):
+            K.game_returns(s, values_row)
+            observe(s, seat, legal, observation, mask)
+            return ENDED | ILLEGAL
+        K.apply_legal(s, mt, action)
+    if not play_compiled_seats(s, mt, seat, controllers, first_bot, second_bot, legal, policy_state):
+        return OPPONENT_ILLEGAL
+    if learner_out(s, seat):
+        K.game_returns(s, values_row)
+        code = end_bits(s) if s[K.ALIVE + seat] else ENDED
+        observe(s, seat, legal, observation, mask)
+        return code
+    observe(s, s[K.TO_ACT], legal, observation, mask)
+    return 0
+
+
+_TABLE_CALLS: dict = {}
+
+
+def table_calls(first: Opponent, second: Opponent, parallel: bool) -> Any:
+    """The batch loop of :class:`TableVectorEnv` with its two bots built in: handing numba a compiled
+    function as an argument costs it a lookup per function and call (about a millisecond a call, more than
+    the games' step), so each pair of bots gets its own loop, compiled once per process (a few seconds)."""
+    key = (first.decide, second.decide, parallel)
+    if key not in _TABLE_CALLS:
+        first_bot, second_bot = first.decide, second.decide
+        loop = prange if parallel else range
+
+        def calls(states, chances, streams, legal_rows, learners, controller_rows, actions, observations,
+                  action_masks, values, ends):
+            for g in loop(states.shape[0]):
+                if actions[g] != SKIP:
+                    ends[g] = table_game(states[g], chances[g], streams[g], legal_rows[g], learners[g],
+                                         controller_rows[g], actions[g], first_bot, second_bot, observations[g],
+                                         action_masks[g], values[g])
+
+        _TABLE_CALLS[key] = numba.njit(parallel=parallel)(calls)
+    return _TABLE_CALLS[key]
+
+
+@VECTOR.compiled_allocating
+def _table_deals(states, chances, resets, first_seeds):
+    for g in range(states.shape[0]):
+        if resets[g]:
+            deal(states[g], chances[g], first_seeds[g])
+
+
 # --- the Python side: the shared classes (envs/batched.py) with this game's calls ------------------------------
 
 
@@ -308,6 +401,72 @@ class SelfPlayVectorEnv(batched.SelfPlayVectorEnv):
 
     def __init__(self, num_envs: int, **kwargs: Any):
         super().__init__(GAME, num_envs, **kwargs)
+
+
+class TableVectorEnv:
+    """``num_envs`` MiniSteel games whose seats are played from Python (the learner, network opponents) or by
+    up to two compiled bots (``bots``: ``"random"`` or :class:`Opponent` values, controllers FIRST_BOT and
+    SECOND_BOT), for the learner's episodes: train/kernel_env.py's tables against a league.
+
+    ``deal(games, seeds, learners, controllers)`` deals those games (game ``g`` from ``Chance(seeds[i])``, the
+    game the PettingZoo env deals on ``reset(seed=...)``) with the learner's seat and every seat's controller
+    (``PYTHON``, ``FIRST_BOT``, ``SECOND_BOT``; the learner's is PYTHON); a random bot's picks come from a
+    splitmix64 stream seeded from the deal's seed. ``play(actions)`` takes one entry per game (an action for
+    the Python seat that owes one, ``NO_ACTION`` to play on without one, ``SKIP``), plays the compiled seats
+    until a Python seat decides or the learner is out, and returns the ends bits of each game: 0 where
+    ``to_act()`` decides now (``observations`` / ``masks`` hold its view), ENDED (| TRUNCATED: cut off with
+    the learner still in; | ILLEGAL: the action was not legal) where the learner's episode is over
+    (``observations`` / ``masks`` hold the learner's final view, ``values`` the game's returns). The arrays
+    are the env's own, overwritten by the next call. ``parallel`` as in :func:`vector_env` (off by default:
+    the caller's network runs between the calls on the same cores)."""
+
+    def __init__(self, num_envs: int, bots: tuple = (), parallel: bool = False, **options: Any):
+        self.bots = tuple(batched._opponent(bot, GAME) for bot in bots)
+        if len(self.bots) > 2:
+            raise ValueError(f"a table vector env plays at most two compiled bots, got {len(self.bots)}: "
+                             f"{', '.join(bot.name for bot in self.bots)}")
+        room = max([bot.legal_room for bot in self.bots], default=NUM_ACTIONS)
+        self._games = games = batched._Games(GAME, num_envs, options, room, "table vector env")
+        self.config = games.config
+        self.num_envs = games.count
+        self.num_players = games.players
+        self.parallel = batched._check_parallel(parallel)
+        self._calls = table_calls(*(*self.bots, RANDOM, RANDOM)[:2], self.parallel)
+        self.learners = np.zeros(self.num_envs, dtype=np.int64)
+        self.controllers = np.zeros((self.num_envs, K.P), dtype=np.int64)
+        self.observations, self.masks, self.values = games.observations, games.masks, games.values
+        self._resets = np.zeros(self.num_envs, dtype=np.int64)
+        self._seeds = np.zeros(self.num_envs, dtype=np.int64)
+
+    def deal(self, games: Any, seeds: Any, learners: Any, controllers: Any) -> None:
+        """Deal ``games`` afresh (module docstring of the class); nothing is played yet."""
+        games = np.asarray(games, dtype=np.int64)
+        self._resets.fill(0)
+        self._resets[games] = 1
+        self._seeds[games] = seeds
+        self.learners[games] = learners
+        self.controllers[games, :self.num_players] = controllers
+        if (self.controllers[games, self.learners[games]] != PYTHON).any():
+            raise ValueError("the learner's seat must be played from Python (controller PYTHON)")
+        for g, seed in zip(games.tolist(), np.asarray(seeds).tolist(), strict=True):
+            self._games.streams[g] = slot_streams(int(seed))
+        _table_deals(self._games.batch.state, self._games.batch.chance, self._resets, self._seeds)
+
+    def play(self, actions: np.ndarray) -> np.ndarray:
+        """Play every game not SKIPped (class docstring); the ends bits per game (SKIPped games keep theirs)."""
+        games = self._games
+        self._calls(games.batch.state, games.batch.chance, games.streams, games.legal, self.learners,
+                    self.controllers, np.ascontiguousarray(actions, dtype=np.int64), games.observations,
+                    games.masks, games.values, games.ends)
+        games.raise_failures(games.ends, "bot")
+        return games.ends
+
+    def to_act(self) -> np.ndarray:
+        """The seat that decides now in each game."""
+        return self._games.batch.state[:, K.TO_ACT].copy()
+
+    def __repr__(self) -> str:
+        return f"TableVectorEnv(ministeel_v2, num_envs={self.num_envs}, bots={[bot.name for bot in self.bots]})"
 
 
 def vector_env(num_envs: int, *, opponent: str | Opponent = "random", seat: int = 0,

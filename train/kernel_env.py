@@ -1,0 +1,211 @@
+"""The league's self-play on a compiled kernel (``TrainConfig.env_backend = "kernel"``; MiniSteel).
+
+:class:`KernelSelfPlayVecEnv` is :class:`~.selfplay.SelfPlayVecEnv` with its games on MiniSteel's kernel
+(envs/ministeel/vector.py's ``TableVectorEnv``): the same league, the same episodes, the same VecEnv. Per
+game the learner's seat is drawn at random and every other seat from the league (``League.sample``), as
+``LearnerSeat.reset`` draws them and from the same per-game seeds. The pool bots ``random`` and
+``heuristic`` play inside the kernel's step (their compiled forms); the learner's latest self and its
+snapshots are network policies: a kernel call stops at every seat they hold, and each policy answers all
+the games waiting on it in one batched forward before the next call. So each learner step costs one
+kernel call per round of network opponents, one forward per policy and round, and no Python game code.
+
+What a learner sees is what SelfPlayVecEnv gives it: its observation and mask, its reward (the game's return
+for its seat when its episode ends: knocked out, the game won or lost, or cut off: ``TimeLimit.truncated``),
+``terminal_observation``, ``episode`` and ``episode_result`` (booked with the league) in the info of a
+finished episode, and an illegal action losing the episode. With only compiled bots at the table the games
+are those SelfPlayVecEnv deals from the same seed (tests/test_kernel_training.py replays them both ways);
+a random bot's picks come from the kernel's own streams, and the network opponents sample from a generator
+used in another order, so those games differ in their draws, not in their distribution.
+
+What it cannot play is refused in one line before a run starts (:func:`kernel_refusal`): another game, a
+pool bot without a compiled form, reward shaping, the privileged critic, options the kernel lacks.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ..envs import Game
+from .config import TrainConfig
+from .selfplay import League, LeagueVecEnv, Opponent, outcome_score
+
+KERNEL_GAMES = ("ministeel",)
+"""The games whose tables run on a compiled kernel in training."""
+COMPILED_BOTS = ("random", "heuristic")
+"""The pool bots that play inside the kernel's step."""
+
+
+def kernel_refusal(game: Game, game_config: Any, config: TrainConfig) -> str | None:
+    """Why ``env_backend=kernel`` cannot train this run (one line), or None when it can."""
+    if game.name not in KERNEL_GAMES:
+        return (f"env_backend=kernel trains only {', '.join(KERNEL_GAMES)} (tables on a compiled kernel); "
+                f"{game.name} trains with env_backend=python")
+    unknown = [spec for spec in config.pool_bots if spec not in COMPILED_BOTS]
+    if unknown:
+        return (f"env_backend=kernel plays only the pool bots {', '.join(COMPILED_BOTS)} inside the kernel, "
+                f"not {unknown[0]!r}; drop it from pool_bots or train with env_backend=python")
+    if config.shaping:
+        return "env_backend=kernel has no reward shaping: set shaping=0 or train with env_backend=python"
+    if config.privileged_critic:
+        return ("env_backend=kernel has no privileged critic (other seats' observations): set "
+                "privileged_critic=false or train with env_backend=python")
+    from ..envs.compiled import numba
+
+    if numba is None:
+        return "env_backend=kernel needs numba (pip install 'tavernzoo[kernel]'); env_backend=python runs without it"
+    from ..envs.ministeel import kernel
+
+    reason = kernel.unsupported(game_config)
+    if reason is not None:
+        return f"env_backend=kernel: the compiled kernel cannot play these options ({reason}); use env_backend=python"
+    return None
+
+
+def compiled_bot(spec: str) -> Any:
+    """The compiled form of a pool bot (:data:`COMPILED_BOTS`) for envs/ministeel/vector.py's tables."""
+    if spec == "heuristic":
+        from ..agents.ministeel_kernel import HEURISTIC
+
+        return HEURISTIC
+    from ..envs.ministeel.vector import RANDOM
+
+    return RANDOM
+
+
+class KernelSelfPlayVecEnv(LeagueVecEnv):
+    """``n`` learner seats on the compiled kernel, the league's network opponents batched (module docstring)."""
+
+    def __init__(self, game: Game, game_config: Any, league: League, n_envs: int, seed: int,
+                 options: dict[str, Any] | None = None):
+        from ..envs.ministeel import vector
+
+        self._vector = vector
+        self.league = league
+        # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
+        self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(league.config.pool_bots)}
+        self.table = vector.TableVectorEnv(n_envs, bots=tuple(compiled_bot(spec) for spec in self._bot_codes),
+                                           **(options or {}))
+        self.players = self.table.num_players
+        # Each game's own generator, seeded as SelfPlayVecEnv seeds its LearnerSeat: the same deals and seats.
+        self._rngs = [random.Random(seed * 1000 + i) for i in range(n_envs)]
+        self._np_rng = np.random.default_rng(seed)
+        self._opponents: list[list[Opponent | None]] = [[None] * self.players for _ in range(n_envs)]
+        # Which network member holds each seat (an index into _members; -1 for the learner and compiled bots).
+        self._member_at = np.full((n_envs, self.players), -1, dtype=np.int64)
+        self._members: list[Opponent] = []
+        self._member_index: dict[int, int] = {}
+        self._lengths = np.zeros(n_envs, dtype=np.int64)
+        size = game.encoder.observation_size(game_config)
+        action_space = spaces.Discrete(len(game.action_names(game_config)))
+        self.render_mode = None
+        super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), action_space)
+        self._observations = np.zeros((n_envs, size), dtype=np.float32)
+        self._masks = np.ones((n_envs, action_space.n), dtype=bool)
+        self._actions: list[int] | None = None
+
+    # -- the batched heart --
+
+    def _deal(self, games: list[int]) -> None:
+        """Deal these games afresh, each with its learner seat and opponents drawn as LearnerSeat.reset draws them."""
+        seeds, learners, controllers = [], [], np.zeros((len(games), self.players), dtype=np.int64)
+        for row, g in enumerate(games):
+            rng = self._rngs[g]
+            seeds.append(rng.randrange(2**63))
+            learner = rng.randrange(self.players)
+            learners.append(learner)
+            seated = [None if seat == learner else self.league.sample() for seat in range(self.players)]
+            self._opponents[g] = seated
+            for seat, member in enumerate(seated):
+                if member is None:
+                    self._member_at[g, seat] = -1
+                elif member.policy is None:
+                    self._member_at[g, seat] = -1
+                    controllers[row, seat] = self._bot_codes[member.name]
+                else:
+                    self._member_at[g, seat] = self._member_index_of(member)
+            self._lengths[g] = 0
+        self.table.deal(games, seeds, learners, controllers)
+
+    def _member_index_of(self, member: Opponent) -> int:
+        index = self._member_index.get(id(member))
+        if index is None:
+            index = self._member_index[id(member)] = len(self._members)
+            self._members.append(member)
+        return index
+
+    def _play(self, actions: np.ndarray) -> np.ndarray:
+        """One kernel call with these actions, then rounds of the network opponents' batched forwards and
+        kernel calls until every game played waits for the learner or has ended for it; the ends bits."""
+        vector, table = self._vector, self.table
+        ends = table.play(actions)
+        while True:
+            to_act = table.to_act()
+            waiting = np.flatnonzero((ends == 0) & (to_act != table.learners))
+            if not waiting.size:
+                return ends
+            members = self._member_at[waiting, to_act[waiting]]
+            moves = np.full(self.num_envs, vector.SKIP, dtype=np.int64)
+            for index in np.unique(members).tolist():
+                games = waiting[members == index]
+                actor = self._members[index].batched_actor()
+                moves[games] = actor.act(table.observations[games], table.masks[games], self._np_rng,
+                                         deterministic=False)
+            ends = table.play(moves)
+
+    def _start(self, games: list[int]) -> None:
+        """Deal these games and play them to the learner's first decision, dealing again any game that ends
+        for the learner before it (in the order SelfPlayVecEnv._start draws, so seeded runs match)."""
+        pending = list(games)
+        while pending:
+            self._deal(pending)
+            moves = np.full(self.num_envs, self._vector.SKIP, dtype=np.int64)
+            moves[pending] = self._vector.NO_ACTION
+            ends = self._play(moves)
+            pending = [g for g in pending if ends[g]]
+        self._observations[games] = self.table.observations[games]
+        self._masks[games] = self.table.masks[games]
+
+    # -- the VecEnv API --
+
+    def reset(self):
+        self._start(list(range(self.num_envs)))
+        return self._observations.copy()
+
+    def step_wait(self):
+        vector, table = self._vector, self.table
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        moves = np.asarray(self._actions, dtype=np.int64)
+        illegal = ~self._masks[np.arange(self.num_envs), moves]
+        self._lengths[~illegal] += 1
+        ends = self._play(np.where(illegal, vector.SKIP, moves)).copy()
+        finished = np.flatnonzero(illegal | (ends != 0)).tolist()
+        for g in finished:
+            dones[g] = True
+            if illegal[g]:  # as in SelfPlayVecEnv: the illegal move loses and ends the episode
+                rewards[g] = -1.0
+                infos[g] = {"terminal_observation": self._observations[g].copy(), "TimeLimit.truncated": False,
+                            "illegal_action": int(moves[g])}
+                continue
+            # Only the end of its episode pays the learner (knocked out, or the game over): its return then.
+            reward = float(table.values[g, table.learners[g]])
+            rewards[g] = reward
+            score = outcome_score(reward)
+            opponents = [member for member in self._opponents[g] if member is not None]
+            self.league.record(opponents, score)
+            result = {"r": reward, "l": int(self._lengths[g]), "score": score,
+                      "opponents": sorted({member.name for member in opponents})}
+            infos[g] = {"terminal_observation": table.observations[g].copy(),
+                        "TimeLimit.truncated": bool(ends[g] & vector.TRUNCATED),
+                        "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+        going = np.flatnonzero(~dones)
+        self._observations[going] = table.observations[going]
+        self._masks[going] = table.masks[going]
+        if finished:
+            self._start(finished)
+        return self._observations.copy(), rewards, dones, infos
