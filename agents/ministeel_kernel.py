@@ -306,7 +306,7 @@ def rollout_heuristic(batch: K.Batch, max_steps: int = 1_000_000) -> tuple[np.nd
 from . import mcts_kernel as T  # noqa: E402 - kept with the section it serves
 from .ministeel import SEARCH, HeuristicBot  # noqa: E402
 
-HEURISTIC = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
+HEURISTIC_POLICY = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
 VALUE_SCALE = 10.0  # agents/ministeel.py ``_value``: the lead in HP that counts as a sure win
 
 
@@ -342,7 +342,7 @@ def ministeel_value(s, values_row):
 @SEARCH_FUNCTIONS.inlined
 def _policy_move(s, rng, legal, count, code):
     """The move of the rollout policy ``code``: the heuristic's, or ``rng.randrange`` of the legal ones."""
-    if code == HEURISTIC:
+    if code == HEURISTIC_POLICY:
         return heuristic_action(s, legal, count)
     return legal[T.randbelow(rng, count)]
 
@@ -366,7 +366,8 @@ def ministeel_simulations(info, seat, mt, rng, nodes, totals, children, counts, 
         while sample[K.PHASE] != R.GAME_OVER:
             count = K.legal_actions(sample, legal)
             if nodes[node, T.PRIOR] == T.NOT_ASKED:
-                nodes[node, T.PRIOR] = heuristic_action(sample, legal, count) if prior == HEURISTIC else T.NO_PRIOR
+                nodes[node, T.PRIOR] = (heuristic_action(sample, legal, count) if prior == HEURISTIC_POLICY
+                                        else T.NO_PRIOR)
             action, node, expanded = T.tree_step(nodes, totals, children, counts, rng, node, sample[K.TO_ACT], legal,
                                                  count, explore)
             K.apply_legal(sample, mt, action)
@@ -392,6 +393,6 @@ def _unsupported(config: R.ConfigV1) -> str | None:
 
 
 SEARCH_KERNEL = T.GameSearchKernel(
-    title="MiniSteel", policies={HeuristicBot: HEURISTIC}, value=SEARCH.value, actions=R.NUM_ACTIONS,
+    title="MiniSteel", policies={HeuristicBot: HEURISTIC_POLICY}, value=SEARCH.value, actions=R.NUM_ACTIONS,
     unsupported=_unsupported, information_row=K.information_row, simulations=ministeel_simulations,
     compile=SEARCH_FUNCTIONS.compile)
