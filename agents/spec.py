@@ -30,7 +30,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 KINDS = ("mcts", "cmd", "llm", "zoo", "onnx", "name")
-NESTED_OPTIONS = ("rollout", "others", "prior", "value")
+NESTED_OPTIONS = ("rollout", "others", "prior", "value", "belief")
 """The mcts options whose value is itself a bot spec (agents/mcts.py reads this list: one list for the search,
 the web's check of what a spec may load and the files a Ray cluster is sent)."""
 

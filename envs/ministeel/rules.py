@@ -1317,3 +1317,64 @@ def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
     return _redealt(state, seat, _redeal, None, lambda state, chance: _copy(state, chance, seat))
+
+
+# --- search: beliefs (agents/belief.py; docs/search.md, "Beliefs") -----------------------------------------
+
+# Actions the table sees only as "a pick was made": which card a Magnifying Glass or Scythe pick kept is the
+# picker's (the others see the cards discarded). A history handed to another seat shows these as -1.
+PRIVATE_ACTIONS = frozenset(PICK_INDEX)
+
+
+def hidden_holdings(state: State, seat: int) -> tuple:
+    """What the other seats hold that ``seat`` may not see, as one hashable value: each seat's hand (counts by
+    kind; ``()`` for ``seat`` itself) and the cards offered to another seat's pick (``()``: none hidden). A
+    belief keeps these per particle (:func:`determinize_holding` deals a state around them)."""
+    hands = tuple(() if who == seat else tuple(state.hands[who]) for who in range(state.n))
+    pick = tuple(state.pick) if state.turn_seat != seat and any(state.pick) else ()
+    return hands, pick
+
+
+def determinize_holding(state: State, seat: int, holdings: tuple, chance: Chance) -> State | None:
+    """:func:`determinize` with the other seats' hidden cards given (``holdings``, :func:`hidden_holdings` of a
+    state of this game: a belief's particle): they are dealt where they were, and only the deck is shuffled
+    from ``chance``. None when ``holdings`` cannot be what ``seat`` sees in ``state``: a hand of another size,
+    one without the cards ``seat`` remembers in it, more of a kind than ``seat`` cannot see, or a seat the
+    table sees asked to react or answer that could not (:func:`_shown_to_hold`)."""
+    hands, pick = holdings
+    remembered = state.known[seat]
+    pick_hidden = state.turn_seat != seat and any(state.pick)
+    if pick_hidden != bool(pick) or (pick_hidden and sum(pick) != sum(state.pick)):
+        return None
+    left = [0] * NUM_KINDS  # the unseen cards not yet placed: the deck's, the other hands' unremembered, the pick's
+    for kind in state.deck:
+        left[kind] += 1
+    if pick_hidden:
+        for kind in range(NUM_KINDS):
+            left[kind] += state.pick[kind] - pick[kind]
+    for who in range(state.n):
+        if who == seat:
+            continue
+        hand, held, kept = hands[who], state.hands[who], remembered[who]
+        if sum(hand) != sum(held):
+            return None
+        for kind in range(NUM_KINDS):
+            if hand[kind] < kept[kind]:
+                return None
+            left[kind] += held[kind] - hand[kind]
+    if any(count < 0 for count in left):
+        return None
+    needed = _shown_to_hold(state, seat)
+    if needed and not any(hands[state.to_act][kind] for kind in needed):
+        return None
+    new = _copy(state, chance.__class__(chance.below(2**31)), seat)
+    new.hands = [new.hands[who] if who == seat else list(hands[who]) for who in range(state.n)]
+    if pick_hidden:
+        new.pick = list(pick)
+    deck = _expand(left)
+    chance.shuffle(deck)
+    new.deck = deck
+    new.known = [rows if observer == seat else [[0] * NUM_KINDS for _ in range(state.n)]
+                 for observer, rows in enumerate(new.known)]  # the seat's own rows: the copy's
+    new.log = QuietLog(entry for entry in state.log if entry[0] is None or seat in entry[0])
+    return new

@@ -1429,3 +1429,49 @@ def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
     return _redealt(state, seat, _redeal, None, _copy)
+
+
+# --- search: beliefs (agents/belief.py; docs/search.md, "Beliefs") -----------------------------------------
+
+PRIVATE_ACTIONS: frozenset[int] = frozenset()  # every choice is seen by the table (a discard names its card)
+
+
+def hidden_holdings(state: State, seat: int) -> tuple:
+    """What the other seats hold that ``seat`` may not see, as one hashable value: each seat's hand (its card
+    ids sorted; ``()`` for ``seat`` itself). A belief keeps these per particle (:func:`determinize_holding`)."""
+    return tuple(() if who == seat else tuple(sorted(state.hand[who])) for who in range(state.n))
+
+
+def determinize_holding(state: State, seat: int, holdings: tuple, chance: Chance) -> State | None:
+    """:func:`determinize` with the other hands given (``holdings``, :func:`hidden_holdings` of a state of this
+    game: a belief's particle): each is dealt to its seat, and the rest of that seat's pool (deck and
+    discard pile) and ``seat``'s own deck are shuffled from ``chance``. None when a hand cannot be dealt from
+    its seat's unseen cards in ``state`` (another size, or a card its pool lacks)."""
+    new = _copy(state, state.chance, zones=False)
+    shuffle = chance.shuffle_deal
+    new_hands, new_decks, new_discards = [], [], []
+    for who in range(state.n):
+        hand, deck, discard = state.hand[who], state.deck[who], state.discard[who]
+        if who == seat:
+            deck = deck[:]
+            shuffle(deck)
+            new_hands.append(hand[:])
+            new_decks.append(deck)
+            new_discards.append(discard[:])
+            continue
+        held = holdings[who]
+        if len(held) != len(hand):
+            return None
+        rest = hand + deck + discard
+        for card in held:
+            try:
+                rest.remove(card)
+            except ValueError:
+                return None
+        shuffle(rest)
+        new_hands.append(list(held))
+        new_decks.append(rest[:len(deck)])
+        new_discards.append(rest[len(deck):])
+    new.hand, new.deck, new.discard = new_hands, new_decks, new_discards
+    new.chance = chance.sample_chance()
+    return new
