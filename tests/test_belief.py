@@ -204,3 +204,29 @@ def test_mcts_with_a_belief_plays_a_game_and_weighs_the_others_moves():
     returns, record = play_game(make_env(game, config), [search, load_bot("random", game, config, seed=2)], seed=3)
     assert record["returns"] == returns
     assert max(weighed) > 0  # the others' moves reached the belief (through the host's observe_history)
+
+
+def test_a_belief_over_the_bot_protocol():
+    from tavernzoo.agents.bot_server import BotSession
+    from tavernzoo.eval.match import play_match
+
+    game = get_game("ministeel")
+    session = BotSession("mcts:sims=4,belief=zoo:ministeel,particles=8")
+    assert session.handle({"type": "hello", "game": "ministeel"})["wants"] == ["information_state", "history"]
+    session.handle({"type": "new_game", "seat": 0, "seed": 1})
+    state = ms.new_game(game.make_config(), Chance(2))
+    seat = ms.current_seat(state)
+    session.handle({"type": "new_game", "seat": seat, "seed": 1})
+    observation = np.zeros(game.encoder.observation_size(state.config), dtype=np.float32)
+    game.encoder.encode(state, seat, observation)
+    request = {"type": "act", "seat": seat, "observation": observation.tolist(),
+               "action_mask": [int(a in ms.legal_actions(state)) for a in range(len(ms.ACTION_NAMES))],
+               "information_state": state_to_json(ms.information_state(state, seat))}
+    assert session.handle(request)["code"] == "illegal_state"  # no history: one clear error
+    for bad in ({"moves": 1}, [[0, 999]], [[7, 1]], [[0, True]]):
+        assert session.handle({**request, "history": bad})["code"] == "bad_request"
+    assert session.handle({**request, "history": []})["type"] == "action"
+    # The tavernzoo host sends the history to a served program that asks for it.
+    result = play_match("ministeel", ["cmd:tavernzoo bot mcts:sims=4,belief=zoo:ministeel,particles=8", "random"],
+                        1, seed=1, config={"num_players": 2})
+    assert result.games == 2
