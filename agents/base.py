@@ -12,6 +12,9 @@ hook                                            when the host calls it          
 ``observe_view(view)``                          before each ``act``, if ``wants_view``         nothing
 ``observe_information_state(state, seat)``      before each ``act``, if                        nothing
                                                 ``wants_information_state``
+``observe_history(moves)``                      before each ``act``, if ``wants_history``: the  nothing
+                                                moves so far as the seat saw them
+                                                (agents/infoset.py ``public_history``)
 ``observe_events(lines)``                        when the game is dealt and after every rules   nothing
                                                 step (anyone's), if ``wants_events``: the
                                                 event lines that step showed the seat
@@ -58,6 +61,9 @@ class BotBase:
     wants_information_state = False
     """True: the host hands the seat's information state (``observe_information_state``) before each
     ``act``; building one clones and redeals the game, so only search bots ask."""
+    wants_history = False
+    """True: the host hands the moves of the game so far as the seat saw them (``observe_history``) before each
+    ``act``: a belief over the hidden cards (``mcts:belief=BOT``) weighs the others' moves."""
     wants_events = False
     """True: the host hands the seat's event lines of every rules step (``observe_events``), so the bot
     knows everything that happened since its previous decision (the ``llm:`` bot tells its model)."""
@@ -72,6 +78,9 @@ class BotBase:
         pass
 
     def observe_information_state(self, state: Any, seat: int) -> None:
+        pass
+
+    def observe_history(self, moves: list[tuple[int, int]]) -> None:
         pass
 
     def observe_events(self, lines: list[str]) -> None:
@@ -126,6 +135,7 @@ class HookedBot(BotBase):
         self.name = getattr(bot, "name", type(bot).__name__)
         self.wants_view = hasattr(bot, "observe_view")
         self.wants_events = hasattr(bot, "observe_events")
+        self.wants_history = hasattr(bot, "observe_history") and getattr(bot, "wants_history", True)
 
     @property
     def wants_information_state(self) -> bool:  # asked each move: a bot may change its mind
@@ -148,6 +158,9 @@ class HookedBot(BotBase):
 
     def observe_information_state(self, state: Any, seat: int) -> None:
         self.bot.observe_information_state(state, seat)
+
+    def observe_history(self, moves: list[tuple[int, int]]) -> None:
+        self.bot.observe_history(moves)
 
     def observe_events(self, lines: list[str]) -> None:
         self.bot.observe_events(lines)

@@ -108,6 +108,8 @@ class ExternalBot(BotBase):
         self._view: dict[str, Any] | None = None
         self._wants_information_state = False
         self._information_state: dict[str, Any] | None = None
+        self._wants_history = False
+        self._history: list[list[int]] | None = None
         self._started_once = False
 
     # --- the Bot protocol ---------------------------------------------------------------------------
@@ -137,6 +139,9 @@ class ExternalBot(BotBase):
         if self._information_state is not None:
             message["information_state"] = self._information_state
             self._information_state = None
+        if self._history is not None:
+            message["history"] = self._history
+            self._history = None
         reply = self._expect(self._request(message, self.move_timeout), "action")
         return self._action_index(reply, legal)
 
@@ -165,6 +170,18 @@ class ExternalBot(BotBase):
             from .infoset import state_to_json
 
             self._information_state = state_to_json(state)
+
+    @property
+    def wants_history(self) -> bool:
+        """Whether the program asked for the moves so far (a search with a belief); until its ``hello`` is in,
+        it may."""
+        return self._wants_history or self._process is None
+
+    def observe_history(self, moves: list[tuple[int, int]]) -> None:
+        """Send the moves so far as the seat saw them (``[[seat, action index], ...]``, -1 for a move it did
+        not see) with the next ``act``, if the program asked for them in its ``hello`` reply."""
+        if self._wants_history:
+            self._history = [[int(mover), int(action)] for mover, action in moves]
 
     def game_over(self, returns: Any, seat: int | None = None) -> None:
         """Tell the program the game ended (``returns`` per seat, or None after a forfeit)."""
@@ -237,6 +254,7 @@ class ExternalBot(BotBase):
         self.program_name = clip(str(reply.get("name") or self.argv[0]), 100)
         wants = reply.get("wants")
         self._wants_information_state = isinstance(wants, list) and "information_state" in wants
+        self._wants_history = isinstance(wants, list) and "history" in wants
 
     def _kill(self) -> None:
         process, self._process = self._process, None

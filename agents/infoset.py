@@ -27,6 +27,7 @@ from ..envs.core import Chance
 from .base import as_bot
 
 WANTS_INFORMATION_STATE = "information_state"
+WANTS_HISTORY = "history"
 
 
 def feed(bot: Any, env: Any, agent: str) -> None:
@@ -39,6 +40,20 @@ def feed(bot: Any, env: Any, agent: str) -> None:
         unwrapped = env.unwrapped
         seat = unwrapped.possible_agents.index(agent)
         bot.observe_information_state(unwrapped.game.rules.information_state(unwrapped.game_state, seat), seat)
+    if bot.wants_history:
+        unwrapped = env.unwrapped
+        seat = unwrapped.possible_agents.index(agent)
+        bot.observe_history(public_history(unwrapped.game.rules, unwrapped.history(), seat))
+
+
+def public_history(rules: Any, moves: list[tuple[int, Any]], seat: int) -> list[tuple[int, int]]:
+    """The moves of a game (``(seat, action)`` pairs in order, as an env keeps them) as ``seat`` saw them: a
+    move of another seat that the table does not see (the rules' ``PRIVATE_ACTIONS``: which card a MiniSteel
+    pick kept) is ``(mover, -1)``. Simultaneous moves (``{seat: action}`` steps) are not shown: none of those
+    games hides anything a belief would weigh."""
+    private = getattr(rules, "PRIVATE_ACTIONS", frozenset())
+    return [(move[0], -1 if move[0] != seat and move[1] in private else move[1]) for move in moves
+            if isinstance(move, tuple)]
 
 
 # --- JSON, for the bot protocol --------------------------------------------------------------------------

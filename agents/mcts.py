@@ -65,10 +65,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.random  # noqa: F401 - numpy loads it lazily: at import, not in a first search (about 8 ms)
 
-from ..envs import games
+from ..envs import games, get_game
 from ..envs.core import Chance
 from .base import BotBase
 from .base import legal_actions as mask_actions
+from .belief import Belief
 from .mcts_closed import ClosedLoopTree
 from .search_hooks import SearchHooks, search_hooks
 from .spec import NESTED_OPTIONS, BotSpec
@@ -108,6 +109,10 @@ OPTION_HELP = {
     "target": "root=paired: the policy target it gives expert iteration: move (the move played) or improved "
               "(the prior's probabilities shifted by every candidate's measured gain, Gumbel MuZero's improved "
               "policy)",
+    "belief": "none, or a trained policy (zoo:GAME, an .onnx bot, a checkpoint or run directory) as the model of "
+              "the other seats: hidden cards are dealt in proportion to how likely they make the others' moves "
+              "so far (a particle filter; games with hidden cards)",
+    "particles": "belief=: the deals the belief keeps (an integer >= 2)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
     "kernel": "auto (whole simulations in the game's compiled kernel where it has one and takes these options, "
               "else the Python search, saying why once), on (the kernel or an error saying why not) or off (the "
@@ -146,6 +151,8 @@ class Options:
     gain: float = 0.0
     sure: float = 1.0  # 1: every decision with a choice is searched
     target: str = "move"
+    belief: str = "none"
+    particles: int = 64
     seed: int | None = None
     kernel: str = "auto"
 
@@ -175,6 +182,8 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     if paired_only and values.get("root") != "paired":
         raise ValueError(f"bot spec {spec!r}: {', '.join(paired_only)} only apply to root=paired (add root=paired "
                          "or drop them)")
+    if "particles" in given and values.get("belief", "none") == "none":
+        raise ValueError(f"bot spec {spec!r}: particles only applies with belief=BOT (add belief= or drop it)")
     if not values.get("sims") and not values.get("time"):
         raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
     return Options(**values)
@@ -195,7 +204,7 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
     except ValueError:
         raise ValueError(bad) from None
     if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
-            key == "width" and value < 2) or (key in ("z", "gain") and not value >= 0) or (
+            key in ("width", "particles") and value < 2) or (key in ("z", "gain") and not value >= 0) or (
             key == "depth" and value < 0) or (key == "sure" and not 0 < value <= 1) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
         raise ValueError(bad)
@@ -309,6 +318,9 @@ class MCTSBot(BotBase):
             self._check_root_temperature(game, config, options)
         if options.root == "paired":
             self._check_paired(game, options)
+        self._belief = self._make_belief(game, config, options)
+        self.wants_history = self._belief is not None  # the belief weighs the others' moves (observe_history)
+        self._history: list[tuple[int, int]] | None = None
         self._closed: ClosedLoopTree | None = None
         if options.tree == "closed":
             if self.simultaneous or hooks.closed_loop is None:
@@ -338,17 +350,38 @@ class MCTSBot(BotBase):
                              f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
         self._require_prior_probabilities(bad)
 
+    def _gives_probabilities(self, bot: Any) -> bool:
+        """Whether ``bot`` is a policy that gives action probabilities (asked once, on a blank observation)."""
+        game, config = self.game, self.config
+        probe_observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
+        probe_mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
+        return bot.action_probabilities(probe_observation, probe_mask) is not None
+
     def _require_prior_probabilities(self, option: str) -> None:
         """Refuses ``option`` (a ValueError naming it) unless the prior is a policy that gives probabilities."""
-        if self._prior_bot is not None:
-            game, config = self.game, self.config
-            probe_observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
-            probe_mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
-            if self._prior_bot.action_probabilities(probe_observation, probe_mask) is not None:
-                return
+        if self._prior_bot is not None and self._gives_probabilities(self._prior_bot):
+            return
         raise ValueError(f"{option} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
                          f"a checkpoint or run directory); prior={self.options.prior} "
                          f"{'is none' if self._prior_bot is None else 'only names its move'}")
+
+    def _make_belief(self, game: Any, config: Any, options: Options) -> Belief | None:
+        """``belief=BOT``: the particle filter over the hidden cards (agents/belief.py), refused with one line
+        where nothing is hidden, where moves are simultaneous, or where the bot gives no probabilities."""
+        if options.belief == "none":
+            return None
+        bad = f"mcts belief={options.belief}"
+        rules = self.rules
+        if self.simultaneous or not getattr(rules, "HIDDEN_FIELDS", None) or not hasattr(rules, "determinize_holding"):
+            believers = _games_with_beliefs()
+            raise ValueError(f"{bad}: {game.name} hides no cards a belief could weigh; games with hidden cards: "
+                             f"{', '.join(believers)}")
+        model = self._load_policy("belief", options.belief, "none")
+        if not self._gives_probabilities(model):
+            raise ValueError(f"{bad}: the model of the other seats must give action probabilities (a trained "
+                             "policy: zoo:GAME, an .onnx bot, a checkpoint or run directory); this bot only names "
+                             "its move")
+        return Belief(game, config, model, options.particles, random.Random(self._random.randrange(2**31)))
 
     def _check_paired(self, game: Any, options: Options) -> None:
         """``root=paired`` compares one seat's moves on the same samples: refused where moves are
@@ -384,6 +417,7 @@ class MCTSBot(BotBase):
             ("tree", options.tree, options.tree == "open" and not self.simultaneous),
             ("root", options.root, options.root == "tree"),
             ("value", options.value, self._value_bot is None),
+            ("belief", options.belief, self._belief is None),
             ("prior", options.prior, code(self._prior_bot) is not None),
             ("rollout", options.rollout, code(self._policy) is not None),
             ("others", options.others, self._others is _SAME or code(self._others) is not None)) if not ok]
@@ -415,7 +449,10 @@ class MCTSBot(BotBase):
 
     def reset(self) -> None:
         self._info = None
+        self._history = None
         self._stopped = False
+        if self._belief is not None:
+            self._belief.reset()
         if self._closed is not None:
             self._closed.clear()  # a new game: the table starts empty, so every game is searched alike
 
@@ -427,6 +464,10 @@ class MCTSBot(BotBase):
         """What this seat knows now (``rules.information_state``); hosts call this before ``act``."""
         self._info, self._seat = state, seat
 
+    def observe_history(self, moves: list[tuple[int, int]]) -> None:
+        """The moves so far as this seat saw them (agents/infoset.py ``public_history``): the belief weighs them."""
+        self._history = moves
+
     def act(self, observation: dict[str, Any]) -> int:
         self.last_search = {}
         legal = mask_actions(observation, self.name)
@@ -435,6 +476,13 @@ class MCTSBot(BotBase):
                              "it (tavernzoo's match, tournament, play and bot protocol hosts do: docs/search.md)")
         info, seat = self._info, self._seat
         self._info = None
+        if self._belief is not None:
+            if self._history is None:
+                raise ValueError("mcts belief= needs the moves of the game so far before each move; the host did "
+                                 "not send them (tavernzoo's hosts do: agents/infoset.py feed)")
+            # Brought along at every decision, forced ones too, so each update plays only the moves since.
+            self._belief.update(info, seat, self._history, SearchChance(self._random.randrange(2**31)))
+            self._history = None
         if len(legal) == 1:
             self.last_search = {"simulations": 0, "visits": {legal[0]: 1}}
             return legal[0]
@@ -461,7 +509,7 @@ class MCTSBot(BotBase):
 
     def search(self, info: Any, seat: int) -> int:
         """The most visited root action after the simulation/time budget."""
-        options, rules = self.options, self.rules
+        options = self.options
         if self._closed is not None:
             return self._search_closed(info, seat)
         if options.root == "paired":
@@ -478,9 +526,10 @@ class MCTSBot(BotBase):
         chance = SearchChance(dealer_seed)
         root = Node(self.seats)
         simulate = self._simulate_joint if self.simultaneous else self._simulate
+        determinize = self._determinizer()
         done = 0
         while done < sims:
-            state = rules.determinize(info, seat, chance)
+            state = determinize(info, seat, chance)
             simulate(root, state)
             done += 1
             if self._stopped or (deadline is not math.inf and time.perf_counter() >= deadline):
@@ -495,7 +544,21 @@ class MCTSBot(BotBase):
             return self._random.choices(actions, weights=visits)[0]
         best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
         self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()}}
+        self._note_belief()
         return best
+
+    def _determinizer(self) -> Callable[[Any, int, Chance], Any]:
+        """How a simulation samples a full state from the information state: uniformly over the deals
+        consistent with it (``rules.determinize``), or with ``belief=`` in proportion to the belief's weights
+        (brought to this information state in :meth:`act`)."""
+        return self.rules.determinize if self._belief is None else self._belief.sample
+
+    def _note_belief(self) -> None:
+        if self._belief is not None:
+            belief = self._belief
+            self.last_search["belief"] = {"particles": belief.size, "distinct": len(belief.pool()),
+                                          "effective": belief.effective_size(), "restarts": belief.restarts,
+                                          "moves_weighed": belief.moves_weighed}
 
     def _search_closed(self, info: Any, seat: int) -> int:
         """The closed-loop search (:mod:`.mcts_closed`): the most visited root action after the budget."""
@@ -587,12 +650,13 @@ class MCTSBot(BotBase):
                             "gains": gains}
         if options.target == "improved":
             self.last_search["target"] = improved_policy(prior, {base: 0.0, **gains}, samples)
+        self._note_belief()
         return chosen
 
     def _paired_samples(self, info: Any, seat: int, dealer: Chance, count: int, width: int) -> list[list[Any]]:
         """``count`` samples of the information state, each as ``width`` copies holding the same cards and the
         same dice to come (a sample's own Chance, cloned with it)."""
-        determinize, clone = self.rules.determinize, self.rules.clone
+        determinize, clone = self._determinizer(), self.rules.clone
         groups = []
         for _ in range(count):
             sample = determinize(info, seat, dealer)
@@ -928,6 +992,11 @@ def _tempered(priors: dict[int, float], temperature: float) -> dict[int, float]:
     if not total > 0:
         return priors
     return {action: w / total for action, w in weights.items()}
+
+
+def _games_with_beliefs() -> list[str]:
+    """The games whose rules deal a belief's hands (``determinize_holding``): those with hidden cards."""
+    return [name for name in games() if hasattr(get_game(name).rules, "determinize_holding")]
 
 
 def _games_with(declared: Callable[[SearchHooks], Any]) -> list[str]:

@@ -66,7 +66,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("onnx", "load_onnx", network=True),
     Kind("name", "load_named", network=None),
 )}
-NESTED_OPTIONS = ("rollout", "others", "prior", "value")
+NESTED_OPTIONS = ("rollout", "others", "prior", "value", "belief")
 """The mcts options whose value is itself a bot spec (agents/mcts.py reads this list: one list for the search,
 the web's check of what a spec may load and the files a Ray cluster is sent)."""
 

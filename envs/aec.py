@@ -163,6 +163,12 @@ class TableMethods:
             "legal_actions": self.legal_action_names(agent),
         }
 
+    def history(self) -> list[Any]:
+        """The moves so far, in the record's form: ``(seat, action)`` pairs (a turn-based game) or
+        ``{seat: action}`` joint steps (a simultaneous one). Everything is in it: a host hands a bot only
+        what its seat saw (agents/infoset.py ``public_history``)."""
+        return self._history
+
     def record(self, seats: list[str] | None = None) -> dict[str, Any]:
         """The game so far as a replayable record; ``seats`` names who played each seat."""
         return make_record(self.game, self.game_state, self.seed_used, self._history, seats)

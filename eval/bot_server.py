@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..agents.base import as_bot
-from ..agents.infoset import WANTS_INFORMATION_STATE, state_from_json
+from ..agents.infoset import WANTS_HISTORY, WANTS_INFORMATION_STATE, state_from_json
 from ..agents.spec import BotSpec
 from ..envs import games, get_game
 from ..envs.registry import earlier_versions
@@ -141,6 +141,8 @@ class BotSession:
         reply = {"type": "hello", "protocol": PROTOCOL, "name": name, "games": envs}
         if self.bot is not None and self.bot.wants_information_state:  # a search bot (docs/search.md)
             reply["wants"] = [WANTS_INFORMATION_STATE]
+            if self.bot.wants_history:  # a search with a belief weighs the others' moves
+                reply["wants"].append(WANTS_HISTORY)
         return reply
 
     def handle_line(self, line: bytes | str) -> dict[str, Any]:
@@ -250,6 +252,8 @@ class BotSession:
             except (ValueError, TypeError) as error:
                 raise ProtocolError("bad_request", str(error)) from None
             self.bot.observe_information_state(info, self.seat)
+        if "history" in request and self.bot.wants_history:
+            self.bot.observe_history(self._history(request["history"]))
         try:
             index = int(self.bot.act({"observation": np.asarray(observation, dtype=np.float32), "action_mask": mask}))
         except (ValueError, IndexError, KeyError, TypeError, AttributeError) as error:
@@ -257,6 +261,15 @@ class BotSession:
         if not (0 <= index < len(mask) and mask[index]):
             raise ProtocolError("illegal_state", f"the bot chose {index}, which this state does not allow")
         return {"type": "action", "action": self.names[index], "index": index}
+
+    def _history(self, moves: Any) -> list[tuple[int, int]]:
+        """The ``history`` of an ``act`` request: ``[[seat, action index], ...]`` (-1: a move the seat did not see)."""
+        if not isinstance(moves, list) or not all(
+                isinstance(move, list) and len(move) == 2 and all(type(v) is int for v in move)
+                and 0 <= move[0] < self.seats and -1 <= move[1] < len(self.names) for move in moves):
+            raise ProtocolError("bad_request", f"'history' must be a list of [seat, action index] pairs (seats "
+                                f"0..{self.seats - 1}, actions -1..{len(self.names) - 1})")
+        return [(move[0], move[1]) for move in moves]
 
     def _mask(self, request: dict[str, Any]) -> Any:
         import numpy as np

@@ -1326,3 +1326,192 @@ def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
     return _redealt(state, seat, _redeal, None, lambda state, chance: _copy(state, chance, seat))
+
+
+# --- search: beliefs (agents/belief.py; docs/search.md, "Beliefs") -----------------------------------------
+
+# Actions the table sees only as "a pick was made": which card a Magnifying Glass or Scythe pick kept is the
+# picker's (the others see the cards discarded). A history handed to another seat shows these as -1.
+PRIVATE_ACTIONS = frozenset(PICK_INDEX)
+
+
+def hidden_holdings(state: State, seat: int) -> tuple:
+    """What the other seats hold that ``seat`` may not see, as one hashable value: each seat's hand (counts by
+    kind; ``()`` for ``seat`` itself) and the cards offered to another seat's pick (``()``: none hidden). A
+    belief keeps these per particle (:func:`determinize_holding` deals a state around them)."""
+    hands = tuple(() if who == seat else tuple(state.hands[who]) for who in range(state.n))
+    pick = tuple(state.pick) if state.turn_seat != seat and any(state.pick) else ()
+    return hands, pick
+
+
+def determinize_holding(state: State, seat: int, holdings: tuple, chance: Chance) -> State | None:
+    """:func:`determinize` with the other seats' hidden cards given (``holdings``, :func:`hidden_holdings` of a
+    state of this game: a belief's particle): they are dealt where they were, and only the deck is shuffled
+    from ``chance``. None when ``holdings`` cannot be what ``seat`` sees in ``state``: a hand of another size,
+    one without the cards ``seat`` remembers in it, more of a kind than ``seat`` cannot see, or a seat the
+    table sees asked to react or answer that could not (:func:`_shown_to_hold`)."""
+    hands, pick = holdings
+    remembered = state.known[seat]
+    pick_hidden = state.turn_seat != seat and any(state.pick)
+    if pick_hidden != bool(pick) or (pick_hidden and sum(pick) != sum(state.pick)):
+        return None
+    left = [0] * NUM_KINDS  # the unseen cards not yet placed: the deck's, the other hands' unremembered, the pick's
+    for kind in state.deck:
+        left[kind] += 1
+    if pick_hidden:
+        for kind in range(NUM_KINDS):
+            left[kind] += state.pick[kind] - pick[kind]
+    for who in range(state.n):
+        if who == seat:
+            continue
+        hand, held, kept = hands[who], state.hands[who], remembered[who]
+        if sum(hand) != sum(held):
+            return None
+        for kind in range(NUM_KINDS):
+            if hand[kind] < kept[kind]:
+                return None
+            left[kind] += held[kind] - hand[kind]
+    if any(count < 0 for count in left):
+        return None
+    needed = _shown_to_hold(state, seat)
+    if needed and not any(hands[state.to_act][kind] for kind in needed):
+        return None
+    new = _copy(state, chance.__class__(chance.below(2**31)), seat)
+    new.hands = [new.hands[who] if who == seat else list(hands[who]) for who in range(state.n)]
+    if pick_hidden:
+        new.pick = list(pick)
+    deck = _expand(left)
+    chance.shuffle(deck)
+    new.deck = deck
+    new.known = [rows if observer == seat else [[0] * NUM_KINDS for _ in range(state.n)]
+                 for observer, rows in enumerate(new.known)]  # the seat's own rows: the copy's
+    new.log = QuietLog(entry for entry in state.log if entry[0] is None or seat in entry[0])
+    return new
+
+
+def cards_played_from_hand(action: int) -> tuple[int, ...]:
+    """The kinds ``action`` takes from its player's hand (a combo: its attack and a Poison): a seat that sees
+    the move learns the player held them. A pick takes from the cards offered, not the hand."""
+    kind, card = ACTION_TYPE[action], ACTION_CARD[action]
+    if kind == COMBO:
+        return card, POISON
+    if kind in (PLAY_AT, PLAY, EQUIP, FORFEIT) or (kind == REACT and card >= 0):
+        return (card,)
+    return ()
+
+
+def hand_odds(state: State, seat: int, mover: int, kind: int) -> tuple[int, int, int, int, int]:
+    """What a belief's proposal (agents/belief.py, :func:`swap_into_hand`) weighs in a full ``state`` seen by
+    ``seat``: the cards of ``kind`` in ``mover``'s hand that ``seat`` remembers there, those it does not, all the
+    cards of that hand it does not remember, and the cards ``seat`` cannot see outside that hand and its own
+    (the deck, the other hands less what it remembers; not a pick): all of them, and those of ``kind``."""
+    remembered = state.known[seat]
+    free = [held - kept for held, kept in zip(state.hands[mover], remembered[mover], strict=True)]
+    outside = len(state.deck)
+    outside_kind = state.deck.count(kind)
+    for who in range(state.n):
+        if who not in (seat, mover):
+            outside += sum(state.hands[who]) - sum(remembered[who])
+            outside_kind += state.hands[who][kind] - remembered[who][kind]
+    return remembered[mover][kind], free[kind], sum(free), outside, outside_kind
+
+
+def swap_into_hand(state: State, seat: int, mover: int, kind: int, chance: Chance) -> None:
+    """Put a card of ``kind`` into ``mover``'s hand in a full ``state`` (a belief's particle; ``mover`` holds
+    none ``seat`` does not remember): one of the copies ``seat`` cannot see outside that hand (:func:`hand_odds`),
+    drawn uniformly, changes places with a card of the hand ``seat`` does not remember, drawn uniformly. Both
+    cards were unseen by ``seat``, so what it sees is unchanged."""
+    remembered = state.known[seat]
+    hand = state.hands[mover]
+    free = _expand([held - kept for held, kept in zip(hand, remembered[mover], strict=True)])
+    given = free[chance.below(len(free))]
+    places = [(None, i) for i, card in enumerate(state.deck) if card == kind]
+    for who in range(state.n):
+        if who not in (seat, mover):
+            places += [(who, -1)] * (state.hands[who][kind] - remembered[who][kind])
+    who, position = places[chance.below(len(places))]
+    if who is None:
+        state.deck[position] = given
+    else:
+        state.hands[who][kind] -= 1
+        state.hands[who][given] += 1
+    hand[kind] += 1
+    hand[given] -= 1
+
+
+def determinize_near(state: State, seat: int, holdings: tuple, chance: Chance) -> State:
+    """:func:`determinize_holding`, or where ``holdings`` cannot be what ``seat`` sees in ``state`` (a belief's
+    particle that fell out of step with the game: its dice differed, or ``seat`` has since seen a card it gave
+    another hand), the nearest deal that can be: each hand keeps the given cards the unseen ones allow (copies
+    over what is unseen, and cards over the hand's size, dropped at random), ``seat``'s memory of it is put
+    back, and the rest is dealt uniformly from the unseen cards left."""
+    dealt = determinize_holding(state, seat, holdings, chance)
+    if dealt is not None:
+        return dealt
+    hands, pick = holdings
+    remembered = state.known[seat]
+    others = [who for who in range(state.n) if who != seat]
+    pick_hidden = state.turn_seat != seat and any(state.pick)
+    left = [0] * NUM_KINDS  # every card seat cannot see
+    for kind in state.deck:
+        left[kind] += 1
+    for who in others:
+        for kind in range(NUM_KINDS):
+            left[kind] += state.hands[who][kind] - remembered[who][kind]
+    if pick_hidden:
+        for kind in range(NUM_KINDS):
+            left[kind] += state.pick[kind]
+    places = others + (["pick"] if pick_hidden else [])
+    sizes = {who: sum(state.hands[who]) - sum(remembered[who]) for who in others}
+    guesses = {who: [max(0, held - kept) for held, kept in zip(hands[who], remembered[who], strict=True)]
+               if len(hands[who]) == NUM_KINDS else [0] * NUM_KINDS for who in others}
+    if pick_hidden:
+        sizes["pick"] = sum(state.pick)
+        guesses["pick"] = list(pick) if len(pick) == NUM_KINDS else [0] * NUM_KINDS
+    kept_cards = {}
+    for place in places:
+        cards = _expand(guesses[place])
+        chance.shuffle(cards)
+        kept_cards[place] = cards[:sizes[place]]
+    for kind in range(NUM_KINDS):  # copies over what is unseen leave the hands holding them at random
+        holders = [place for place in places for card in kept_cards[place] if card == kind]
+        chance.shuffle(holders)
+        for place in holders[left[kind]:]:
+            kept_cards[place].remove(kind)
+    for cards in kept_cards.values():
+        for kind in cards:
+            left[kind] -= 1
+    rest = _expand(left)
+    chance.shuffle(rest)
+    new_hands = [()] * state.n
+    for place in places:
+        cards = kept_cards[place]
+        while len(cards) < sizes[place]:
+            cards.append(rest.pop())
+        counts = [0] * NUM_KINDS
+        for kind in cards:
+            counts[kind] += 1
+        if place == "pick":
+            pick = tuple(counts)
+        else:
+            new_hands[place] = tuple(c + k for c, k in zip(counts, remembered[place], strict=True))
+    needed = _shown_to_hold(state, seat)
+    actor = state.to_act
+    if needed and not any(new_hands[actor][kind] for kind in needed):
+        spare = [kind for kind in needed if kind in rest]
+        free = [kind for kind in range(NUM_KINDS) if new_hands[actor][kind] > remembered[actor][kind]]
+        if spare and free:  # the table saw the actor asked: a card that lets it be asked, for one of its own
+            hand = list(new_hands[actor])
+            hand[spare[0]] += 1
+            hand[free[chance.below(len(free))]] -= 1
+            new_hands[actor] = tuple(hand)
+    return determinize_holding(state, seat, (tuple(new_hands), pick if pick_hidden else ()), chance) or \
+        determinize(state, seat, chance)
+
+
+def merge_holdings(state: State, seat: int, parts: dict[int, tuple]) -> tuple:
+    """One :func:`hidden_holdings` value from several: each other seat's hand from ``parts[who]`` (a belief
+    resampling seat by seat), the cards offered to the turn's player with its hand. It may hold more copies
+    of a kind than are unseen: :func:`determinize_near` deals it."""
+    hands = tuple(() if who == seat else parts[who][0][who] for who in range(state.n))
+    return hands, parts[state.turn_seat][1] if state.turn_seat in parts else ()

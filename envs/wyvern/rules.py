@@ -1429,3 +1429,109 @@ def information_state(state: State, seat: int) -> State:
     """What ``seat`` knows as a State: the unseen cards in a canonical (sorted) deal, the Chance blank.
     Two states ``seat`` cannot tell apart give equal information states."""
     return _redealt(state, seat, _redeal, None, _copy)
+
+
+# --- search: beliefs (agents/belief.py; docs/search.md, "Beliefs") -----------------------------------------
+
+PRIVATE_ACTIONS: frozenset[int] = frozenset()  # every choice is seen by the table (a discard names its card)
+
+
+def hidden_holdings(state: State, seat: int) -> tuple:
+    """What the other seats hold that ``seat`` may not see, as one hashable value: each seat's hand (its card
+    ids sorted; ``()`` for ``seat`` itself). A belief keeps these per particle (:func:`determinize_holding`)."""
+    return tuple(() if who == seat else tuple(sorted(state.hand[who])) for who in range(state.n))
+
+
+def determinize_holding(state: State, seat: int, holdings: tuple, chance: Chance) -> State | None:
+    """:func:`determinize` with the other hands given (``holdings``, :func:`hidden_holdings` of a state of this
+    game: a belief's particle): each is dealt to its seat, and the rest of that seat's pool (deck and
+    discard pile) and ``seat``'s own deck are shuffled from ``chance``. None when a hand cannot be dealt from
+    its seat's unseen cards in ``state`` (another size, or a card its pool lacks)."""
+    new = _copy(state, state.chance, zones=False)
+    shuffle = chance.shuffle_deal
+    new_hands, new_decks, new_discards = [], [], []
+    for who in range(state.n):
+        hand, deck, discard = state.hand[who], state.deck[who], state.discard[who]
+        if who == seat:
+            deck = deck[:]
+            shuffle(deck)
+            new_hands.append(hand[:])
+            new_decks.append(deck)
+            new_discards.append(discard[:])
+            continue
+        held = holdings[who]
+        if len(held) != len(hand):
+            return None
+        rest = hand + deck + discard
+        for card in held:
+            try:
+                rest.remove(card)
+            except ValueError:
+                return None
+        shuffle(rest)
+        new_hands.append(list(held))
+        new_decks.append(rest[:len(deck)])
+        new_discards.append(rest[len(deck):])
+    new.hand, new.deck, new.discard = new_hands, new_decks, new_discards
+    new.chance = chance.sample_chance()
+    return new
+
+
+_FROM_HAND = frozenset((K_EQUIP, K_USE_PARTY, K_USE_MONSTER, K_CURSE, K_FIGHT, K_SELL, K_DISCARD))
+
+
+def cards_played_from_hand(action: int) -> tuple[int, ...]:
+    """The cards ``action`` takes from its player's hand: a seat that sees the move learns the player held it."""
+    return (ACTION_CARD[action],) if ACTION_KIND[action] in _FROM_HAND else ()
+
+
+def hand_odds(state: State, seat: int, mover: int, card: int) -> tuple[int, int, int, int, int]:
+    """What a belief's proposal (agents/belief.py, :func:`swap_into_hand`) weighs in a full ``state`` seen by
+    ``seat``: copies of ``card`` in ``mover``'s hand that ``seat`` remembers (none: a seat remembers no hand
+    here), those it does not, the hand's size, and the unseen rest of ``mover``'s cards (deck and discard
+    pile, :func:`determinize_holding`): all of them, and the copies of ``card``."""
+    rest = state.deck[mover] + state.discard[mover]
+    return 0, state.hand[mover].count(card), len(state.hand[mover]), len(rest), rest.count(card)
+
+
+def swap_into_hand(state: State, seat: int, mover: int, card: int, chance: Chance) -> None:
+    """Put ``card`` into ``mover``'s hand in a full ``state`` (a belief's particle; the hand holds none): one
+    of its copies in ``mover``'s deck or discard pile, drawn uniformly, changes places with a card of the
+    hand drawn uniformly. What ``seat`` sees is unchanged."""
+    hand = state.hand[mover]
+    given = chance.below(len(hand))
+    places = [(zone, i) for zone in (state.deck[mover], state.discard[mover]) for i, c in enumerate(zone) if c == card]
+    zone, position = places[chance.below(len(places))]
+    zone[position], hand[given] = hand[given], card
+
+
+def determinize_near(state: State, seat: int, holdings: tuple, chance: Chance) -> State:
+    """:func:`determinize_holding`, or where a hand in ``holdings`` cannot be dealt from its seat's unseen cards
+    (a belief's particle that fell out of step with the game), the nearest hand that can: the given cards its
+    seat's unseen pool still holds (at random, up to the hand's size), the rest drawn uniformly from the pool."""
+    dealt = determinize_holding(state, seat, holdings, chance)
+    if dealt is not None:
+        return dealt
+    near = []
+    for who in range(state.n):
+        if who == seat:
+            near.append(())
+            continue
+        pool = state.hand[who] + state.deck[who] + state.discard[who]
+        given = list(holdings[who]) if who < len(holdings) else []
+        chance.shuffle(given)
+        hand = []
+        for card in given:
+            if card in pool and len(hand) < len(state.hand[who]):
+                pool.remove(card)
+                hand.append(card)
+        chance.shuffle(pool)
+        hand += pool[:len(state.hand[who]) - len(hand)]
+        near.append(tuple(sorted(hand)))
+    return determinize_holding(state, seat, tuple(near), chance)
+
+
+def merge_holdings(state: State, seat: int, parts: dict[int, tuple]) -> tuple:
+    """One :func:`hidden_holdings` value from several: each other seat's hand from ``parts[who]`` (a belief
+    resampling seat by seat; each seat draws from its own pool, so they never clash)."""
+    return tuple(() if who == seat else parts[who][who] for who in range(state.n))
