@@ -211,7 +211,7 @@ def test_mcts_with_a_belief_plays_a_game_and_weighs_the_others_moves():
 
 
 def test_a_belief_over_the_bot_protocol():
-    from tavernzoo.agents.bot_server import BotSession
+    from tavernzoo.eval.bot_server import BotSession
     from tavernzoo.eval.match import play_match
 
     game = get_game("ministeel")

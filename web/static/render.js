@@ -43,7 +43,7 @@ function fmt(value) {
 
 function returnText(value) {
   // A return as a person reads it: signed, to 3 significant digits (-0.333, not -0.3333333333333333), as the
-  // terminal prints it (agents/play.py return_text).
+  // terminal prints it (eval/play.py return_text).
   if (typeof value !== "number" || !Number.isFinite(value)) return fmt(value);
   if (value === 0) return "0";
   const text = String(Number(value.toPrecision(3)));
