@@ -2047,14 +2047,25 @@ def _seed_mix(x, y):
     return result ^ (result >> 16)
 
 
-@DEAL.inlined
-def _mul_hi(a, b):
-    """The high 64 bits of the 128-bit product of two uint64."""
-    low = np.uint64(0xFFFFFFFF)
-    a_lo, a_hi, b_lo, b_hi = a & low, a >> np.uint64(32), b & low, b >> np.uint64(32)
-    cross1, cross2 = a_lo * b_hi, a_hi * b_lo
-    middle = ((a_lo * b_lo) >> np.uint64(32)) + (cross1 & low) + (cross2 & low)
-    return a_hi * b_hi + (cross1 >> np.uint64(32)) + (cross2 >> np.uint64(32)) + (middle >> np.uint64(32))
+if numba is not None:
+    from numba.core.extending import intrinsic
+
+    @intrinsic
+    def _mul_hi(typing_context, a, b):
+        """The high 64 bits of the 128-bit product of two uint64: one multiplication in LLVM's i128 (a fifth
+        of the determinization's time went to four 32-bit products)."""
+        from llvmlite import ir
+        from numba import types
+
+        def generate(context, builder, signature, arguments):
+            wide = ir.IntType(128)
+            product = builder.mul(builder.zext(arguments[0], wide), builder.zext(arguments[1], wide))
+            return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+        return types.uint64(types.uint64, types.uint64), generate
+else:
+    def _mul_hi(a, b):
+        return np.uint64((int(a) * int(b)) >> 64)
 
 
 @DEAL.inlined
@@ -2102,39 +2113,49 @@ def _pcg_seed(pcg, mixer, entropy_low, entropy_high):
     pcg[PCG_HAS_HALF], pcg[PCG_HALF] = np.uint64(0), np.uint64(0)
 
 
-@DEAL.inlined
-def _pcg_next32(pcg):
-    """PCG64's 32-bit draw: the low half of a 64-bit output (XSL-RR), its high half kept for the next."""
-    if pcg[PCG_HAS_HALF]:
-        pcg[PCG_HAS_HALF] = np.uint64(0)
-        return pcg[PCG_HALF]
-    _pcg_step(pcg)
-    hi = pcg[PCG_HI]
-    x = hi ^ pcg[PCG_LO]
-    turn = hi >> np.uint64(58)
-    output = (x >> turn) | (x << ((np.uint64(64) - turn) & np.uint64(63)))
-    pcg[PCG_HAS_HALF] = np.uint64(1)
-    pcg[PCG_HALF] = output >> np.uint64(32)
-    return output & np.uint64(0xFFFFFFFF)
-
-
-@DEAL.inlined
-def _pcg_interval(pcg, most):
-    """numpy's ``random_interval(most)`` for ``most < 2**32``: uniform on 0..most by masked rejection."""
-    mask = np.uint64(most)
-    for shift in (1, 2, 4, 8, 16):
-        mask |= mask >> np.uint64(shift)
-    value = _pcg_next32(pcg) & mask
-    while value > np.uint64(most):
-        value = _pcg_next32(pcg) & mask
-    return np.int64(value)
+@DEAL.compiled
+def _pcg_shuffle(pcg, pool, size):
+    """``Generator.shuffle`` of ``pool[:size]`` (what ``permutation`` does to the positions, done to the pool):
+    Fisher-Yates from the top, each index ``random_interval(i)``: 32-bit draws (the low half of a 64-bit
+    XSL-RR output, its high half kept for the next) masked to the bound's bits, drawn again while above it.
+    The generator's words are read into locals and written back once (the loop is a fifth of a simulation)."""
+    hi, lo, inc_hi, inc_lo = pcg[PCG_HI], pcg[PCG_LO], pcg[PCG_INC_HI], pcg[PCG_INC_LO]
+    has_half, half = pcg[PCG_HAS_HALF] != 0, pcg[PCG_HALF]
+    mult_hi, mult_lo, low_word = np.uint64(PCG_MULT_HI), np.uint64(PCG_MULT_LO), np.uint64(0xFFFFFFFF)
+    for i in range(size - 1, 0, -1):
+        most = np.uint64(i)
+        mask = most | (most >> np.uint64(1))
+        mask |= mask >> np.uint64(2)
+        mask |= mask >> np.uint64(4)
+        mask |= mask >> np.uint64(8)
+        mask |= mask >> np.uint64(16)
+        while True:
+            if has_half:
+                has_half, word = False, half
+            else:  # state = state * multiplier + increment (mod 2**128), then the output of the new state
+                product_lo = lo * mult_lo
+                new_lo = product_lo + inc_lo
+                carry = np.uint64(1) if new_lo < product_lo else np.uint64(0)
+                hi = _mul_hi(lo, mult_lo) + lo * mult_hi + hi * mult_lo + inc_hi + carry
+                lo = new_lo
+                x = hi ^ lo
+                turn = hi >> np.uint64(58)
+                output = (x >> turn) | (x << ((np.uint64(64) - turn) & np.uint64(63)))
+                has_half, half, word = True, output >> np.uint64(32), output & low_word
+            value = word & mask
+            if value <= most:
+                break
+        j = np.int64(value)
+        pool[i], pool[j] = pool[j], pool[i]
+    pcg[PCG_HI], pcg[PCG_LO] = hi, lo
+    pcg[PCG_HAS_HALF], pcg[PCG_HALF] = np.uint64(1) if has_half else np.uint64(0), half
 
 
 @DEAL.compiled
 def shuffle_deal(mt, pool, size, mixer):
     """``SearchChance.shuffle_deal`` of ``pool[:size]``: a short list by the dealer's Fisher-Yates, a long one
-    as ``Generator.permutation`` orders it (the same swaps, made on the pool instead of on its positions),
-    the generator seeded from the dealer at the first long list."""
+    as ``Generator.permutation`` orders it (:func:`_pcg_shuffle`), the generator seeded from the dealer at the
+    first long list."""
     if size < NUMPY_SHUFFLE_FROM:
         for i in range(size - 1, 0, -1):
             j = np.int64(random_float(mt) * (i + 1))
@@ -2145,9 +2166,7 @@ def shuffle_deal(mt, pool, size, mixer):
         low = next_word(mt)  # getrandbits(64): the low word first
         _pcg_seed(pcg, mixer, low, next_word(mt))
         mt[NUMPY_SEEDED] = 1
-    for i in range(size - 1, 0, -1):
-        j = _pcg_interval(pcg, i)
-        pool[i], pool[j] = pool[j], pool[i]
+    _pcg_shuffle(pcg, pool, size)
 
 
 @DEAL.compiled
