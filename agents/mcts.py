@@ -44,7 +44,7 @@ Spec syntax (``load_bot``): ``mcts`` or ``mcts:OPTIONS``, options separated by c
 being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior=none,depth=40,c=1.0,seed=7``,
 ``mcts:prior=zoo:tiny_minotaur,value=runs/tm``, ``mcts:prior=zoo:wyvern,value=zoo:wyvern,root_temp=4``,
 ``mcts:sims=1000000,time=1,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0``.
-Where the game has a compiled kernel (MiniSteel) and the options are ones it takes, whole simulations run
+Where the game has a compiled kernel (MiniSteel, Wyvern) and the options are ones it takes, whole simulations run
 there (:mod:`.mcts_kernel`, ``kernel=auto``; ``on`` insists, ``off`` searches here): the same search, the
 same visits from the same seed, twenty times as many a second. The bot needs its seat's information state
 before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design,

@@ -211,6 +211,9 @@ class GameSearchKernel:
     information_row: Callable[[Any], np.ndarray]
     simulations: Any
     compile: Callable[[], None]
+    # The dealer's words (``mt``): the Mersenne Twister's, then any the game's determinization keeps beside it
+    # (Wyvern's: the numpy generator of ``SearchChance.shuffle_deal``), zero before the first sample.
+    dealer_room: int = MT_SIZE
 
 
 _SAID: set[str] = set()
@@ -281,7 +284,7 @@ class CompiledSearch:
         Python search leaves it."""
         kernel = self.kernel
         row = kernel.information_row(info)
-        mt = np.empty(MT_SIZE, dtype=np.uint32)
+        mt = np.zeros(kernel.dealer_room, dtype=np.uint32)
         seed_generator(mt, dealer_seed)  # random.Random(dealer_seed), without its 625 words crossing over
         version, words, gauss = rng.getstate()
         bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32).copy()

@@ -527,4 +527,4 @@ def _value(state: Any) -> list[float]:
 
 
 SEARCH = SearchHooks(defaults={"sims": 60, "depth": 20, "rollout": "heuristic", "prior": "heuristic"},
-                     value=_value)
+                     value=_value, kernel="tavernzoo.agents.wyvern_kernel")

@@ -465,3 +465,97 @@ def rollout_heuristic(batch: K.Batch, max_steps: int = 1_000_000) -> tuple[np.nd
     steps = np.zeros(len(batch), dtype=np.int64)
     heuristic_rollouts(batch.state, batch.chance, int(max_steps), values, steps)
     return values, steps
+
+
+# --- search: mcts's simulations in compiled code (agents/mcts_kernel.py) ------------------------------------------
+
+from . import mcts_kernel as T  # noqa: E402 - kept with the section it serves
+from .wyvern import SEARCH, HeuristicBot  # noqa: E402
+
+HEURISTIC = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
+
+
+def _search_argument_types() -> dict:
+    return {**K._deal_argument_types(), **T._argument_types(), "info": K._argument_types()["row"]}
+
+
+SEARCH_FUNCTIONS = K.Kernel(_search_argument_types, includes=(K.DEAL, T.TREE))
+
+
+@K.compiled
+def wyvern_value(s, values_row):
+    """``agents.wyvern._value`` (``lead_values`` of the levels, the win level the scale) into ``values_row``;
+    the same floats (tests/test_search_kernel_wyvern.py checks)."""
+    n = s[K.N]
+    leader = 0
+    for seat in range(1, n):
+        if s[K.LEVEL + seat] > s[K.LEVEL + leader]:
+            leader = seat
+    runner_up = -(1 << 62)
+    for seat in range(n):
+        if seat != leader and s[K.LEVEL + seat] > runner_up:
+            runner_up = s[K.LEVEL + seat]
+    top, scale = s[K.LEVEL + leader], np.float64(s[K.OPT_WIN_LEVEL])
+    for seat in range(n):
+        lead = np.float64(s[K.LEVEL + seat] - (runner_up if seat == leader else top)) / scale
+        values_row[seat] = 1.0 if lead >= 1.0 else -1.0 if lead <= -1.0 else lead
+
+
+@SEARCH_FUNCTIONS.inlined
+def _policy_move(s, rng, legal, count, code):
+    """The move of the rollout policy ``code``: the heuristic's, or ``rng.randrange`` of the legal ones."""
+    if code == HEURISTIC:
+        return heuristic_action(s, legal, count)
+    return legal[T.randbelow(rng, count)]
+
+
+@SEARCH_FUNCTIONS.compiled_allocating
+def wyvern_simulations(info, seat, mt, rng, nodes, totals, children, counts, sims, explore, depth, rollout, others,
+                       prior):
+    """``sims`` simulations of ``MCTSBot._simulate`` (agents/mcts_kernel.py ``GameSearchKernel``): determinize,
+    walk the tree (the prior asked at a node's first visit), roll out to the end or ``depth`` decisions,
+    score (``rules.returns`` at the end, else ``_value``), back up. One sample row serves every simulation
+    of the call: a determinization writes only the used part of a row (a few hundred of its 7,400 words)."""
+    sample = np.zeros(K.ROW_SIZE, dtype=np.int64)
+    pool = np.empty(K.POOL_ROOM, dtype=np.int64)
+    mixer = np.empty(K.MIXER_ROOM, dtype=np.int64)
+    legal = np.empty(R.NUM_ACTIONS, dtype=np.int64)
+    values_row = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
+    path = np.empty(nodes.shape[0] + 1, dtype=np.int64)  # a walk visits each node at most once
+    n = info[K.N]
+    for _ in range(sims):
+        K.determinize(info, seat, mt, sample, pool, mixer)
+        node, length = 0, 1
+        path[0] = 0
+        while sample[K.PHASE] != R.OVER:
+            count = K.legal_actions(sample, legal)
+            if nodes[node, T.PRIOR] == T.NOT_ASKED:
+                nodes[node, T.PRIOR] = heuristic_action(sample, legal, count) if prior == HEURISTIC else T.NO_PRIOR
+            action, node, expanded = T.tree_step(nodes, totals, children, counts, rng, node, sample[K.TO_ACT], legal,
+                                                 count, explore)
+            K.apply_legal(sample, mt, action)
+            path[length] = node
+            length += 1
+            if expanded:
+                break
+        steps = 0
+        while sample[K.PHASE] != R.OVER and (depth == 0 or steps < depth):
+            count = K.legal_actions(sample, legal)
+            policy = rollout if sample[K.TO_ACT] == seat else others
+            K.apply_legal(sample, mt, _policy_move(sample, rng, legal, count, policy))
+            steps += 1
+        if sample[K.PHASE] == R.OVER:
+            K.game_returns(sample, values_row)
+        else:
+            wyvern_value(sample, values_row)
+        T.tree_backup(nodes, totals, path, length, values_row, n)
+
+
+def _unsupported(config: R.Config) -> str | None:
+    return K.unsupported(config)
+
+
+SEARCH_KERNEL = T.GameSearchKernel(
+    title="Wyvern", policies={HeuristicBot: HEURISTIC}, value=SEARCH.value, actions=R.NUM_ACTIONS,
+    unsupported=_unsupported, information_row=K.information_row, simulations=wyvern_simulations,
+    compile=SEARCH_FUNCTIONS.compile, dealer_room=K.DEALER_ROOM)

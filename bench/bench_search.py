@@ -8,7 +8,7 @@
 For each game it plays random games to a few random depths and times one search from each position
 (the seat to act, its information state); prints simulations per CPU second and CPU seconds per move
 (process time, so that other jobs on a shared machine slow the figures less than wall time would).
-Where a game has a compiled search (agents/mcts_kernel.py: MiniSteel), the same spec is timed on the
+Where a game has a compiled search (agents/mcts_kernel.py: MiniSteel, Wyvern), the same spec is timed on the
 Python rules (``kernel=off``) and in the kernel (``kernel=on``) from the same positions and seeds, one
 after the other at each position, ``--repeats`` rounds: each engine's rate, and the kernel's rate as a
 multiple of the Python search's (the median round, and the range over rounds); the two searches visit

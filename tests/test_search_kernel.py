@@ -308,8 +308,9 @@ def test_options_the_kernel_cannot_take_fall_back_saying_so_once(monkeypatch, ca
     assert err.count("\n") == 1 and "root=paired" in err and "Python" in err
     with pytest.raises(ValueError, match="kernel=on: the MiniSteel search kernel does not take root=paired"):
         load_bot("mcts:root=paired,kernel=on", GAME, config, seed=1)
-    with pytest.raises(ValueError, match="kernel=on: wyvern has no compiled search; games with one: ministeel"):
-        load_bot("mcts:kernel=on", get_game("wyvern"), get_game("wyvern").make_config(), seed=1)
+    with pytest.raises(ValueError, match="kernel=on: minefield has no compiled search; games with one: "
+                                         "ministeel, wyvern"):
+        load_bot("mcts:kernel=on", get_game("minefield"), get_game("minefield").make_config(), seed=1)
     with pytest.raises(ValueError, match="kernel='maybe' is not valid"):
         load_bot("mcts:kernel=maybe", GAME, config, seed=1)
 

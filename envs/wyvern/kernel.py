@@ -1993,3 +1993,278 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
             steps[g] += 1
         values[g, :game.n] = rules.returns(game)
     return values, steps
+
+
+# --- search: a determinization (agents/mcts_kernel.py) ------------------------------------------------------------
+# What a search samples, kept apart from the rules' functions above: ``rules.determinize`` with a search's dealer
+# (agents/mcts.py ``SearchChance``), in the order of its draws, so that a compiled search deals exactly what the
+# Python search deals. The dealer shuffles a pool of fewer than NUMPY_SHUFFLE_FROM cards with its own
+# ``random()``, a longer one with ``numpy.random.Generator.permutation`` on a PCG64 it seeds from
+# ``getrandbits(64)`` at the first long pool; both are written out here: numpy's SeedSequence, PCG64 (its
+# 128-bit state as two 64-bit halves) and ``Generator.shuffle``'s bounded integers (``random_interval``:
+# the mask of the bound, drawn again while above it), word for word.
+
+from ..compiled import next_word  # noqa: E402 - kept with the section it serves
+
+NUMPY_SHUFFLE_FROM = 24  # agents/mcts.py SearchChance.NUMPY_SHUFFLE_FROM (the test checks they agree)
+POOL_ROOM = ALL_CARDS  # one player's pool: its hand, deck and discard pile never hold more than every card
+# The dealer's words (``mt``, uint32): the Mersenne Twister's 625, then whether the numpy generator is seeded,
+# then its six 64-bit words (PCG_AT is even: they read as uint64): the state's high and low halves, the
+# increment's, and the half of a 64-bit output kept for the next 32-bit draw (whether one is kept, its value).
+NUMPY_SEEDED = MT_SIZE
+PCG_AT = MT_SIZE + 1
+PCG_HI, PCG_LO, PCG_INC_HI, PCG_INC_LO, PCG_HAS_HALF, PCG_HALF = range(6)
+DEALER_ROOM = PCG_AT + 2 * 6
+MIXER_ROOM = 13  # seeding's working space: SeedSequence's pool of 4, its hash constant, the 8 words it draws
+# numpy's constants: SeedSequence's hash (bit_generator.pyx) and PCG64's 128-bit multiplier (pcg64.h).
+SEED_INIT_A, SEED_MULT_A, SEED_INIT_B, SEED_MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+SEED_MIX_L, SEED_MIX_R = 0xCA01F9DD, 0x4973F715
+PCG_MULT_HI, PCG_MULT_LO = 0x2360ED051FC65DA4, 0x4385DF649FCCF645
+
+
+def _deal_argument_types() -> dict:
+    from numba import types
+
+    return {**_argument_types(), "pool": types.int64[::1], "pcg": types.uint64[::1], "mixer": types.int64[::1]}
+
+
+# The determinization's functions compile with the kernel's (a search's loop includes both).
+DEAL = Kernel(_deal_argument_types, includes=(KERNEL,))
+
+
+@DEAL.inlined
+def _seed_hashmix(value, mixer):
+    """SeedSequence's ``hashmix``: 32-bit arithmetic in int64 (each product masked), its constant in mixer[4]."""
+    value = (value ^ mixer[4]) & 0xFFFFFFFF
+    mixer[4] = (mixer[4] * SEED_MULT_A) & 0xFFFFFFFF
+    value = (value * mixer[4]) & 0xFFFFFFFF
+    return value ^ (value >> 16)
+
+
+@DEAL.inlined
+def _seed_mix(x, y):
+    result = (SEED_MIX_L * x - SEED_MIX_R * y) & 0xFFFFFFFF
+    return result ^ (result >> 16)
+
+
+if numba is not None:
+    from numba.core.extending import intrinsic
+
+    @intrinsic
+    def _mul_hi(typing_context, a, b):
+        """The high 64 bits of the 128-bit product of two uint64: one multiplication in LLVM's i128 (a fifth
+        of the determinization's time went to four 32-bit products)."""
+        from llvmlite import ir
+        from numba import types
+
+        def generate(context, builder, signature, arguments):
+            wide = ir.IntType(128)
+            product = builder.mul(builder.zext(arguments[0], wide), builder.zext(arguments[1], wide))
+            return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+        return types.uint64(types.uint64, types.uint64), generate
+else:
+    def _mul_hi(a, b):
+        return np.uint64((int(a) * int(b)) >> 64)
+
+
+@DEAL.inlined
+def _pcg_step(pcg):
+    """state = state * multiplier + increment, modulo 2**128."""
+    hi, lo = pcg[PCG_HI], pcg[PCG_LO]
+    mult_hi, mult_lo = np.uint64(PCG_MULT_HI), np.uint64(PCG_MULT_LO)
+    product_lo = lo * mult_lo
+    new_lo = product_lo + pcg[PCG_INC_LO]
+    carry = np.uint64(1) if new_lo < product_lo else np.uint64(0)
+    pcg[PCG_HI] = _mul_hi(lo, mult_lo) + lo * mult_hi + hi * mult_lo + pcg[PCG_INC_HI] + carry
+    pcg[PCG_LO] = new_lo
+
+
+@DEAL.compiled
+def _pcg_seed(pcg, mixer, entropy_low, entropy_high):
+    """``numpy.random.PCG64(entropy)`` for a 64-bit ``entropy`` given as its two 32-bit words: SeedSequence's
+    pool of four words, the state's 256 bits drawn from it, then ``pcg_setseq_128_srandom_r``."""
+    mixer[4] = SEED_INIT_A
+    for i in range(4):
+        mixer[i] = _seed_hashmix(entropy_low if i == 0 else entropy_high if i == 1 else 0, mixer)
+    for source in range(4):
+        for target in range(4):
+            if source != target:
+                mixer[target] = _seed_mix(mixer[target], _seed_hashmix(mixer[source], mixer))
+    constant = SEED_INIT_B
+    for i in range(8):  # generate_state(4, uint64): eight 32-bit words, mixer[5:13]
+        value = (mixer[i % 4] ^ constant) & 0xFFFFFFFF
+        constant = (constant * SEED_MULT_B) & 0xFFFFFFFF
+        value = (value * constant) & 0xFFFFFFFF
+        mixer[5 + i] = value ^ (value >> 16)
+    # The state's and the increment's sequence's 64-bit halves, high first, each two words low first.
+    state_hi = np.uint64(mixer[5]) | (np.uint64(mixer[6]) << np.uint64(32))
+    state_lo = np.uint64(mixer[7]) | (np.uint64(mixer[8]) << np.uint64(32))
+    sequence_hi = np.uint64(mixer[9]) | (np.uint64(mixer[10]) << np.uint64(32))
+    sequence_lo = np.uint64(mixer[11]) | (np.uint64(mixer[12]) << np.uint64(32))
+    pcg[PCG_INC_HI] = (sequence_hi << np.uint64(1)) | (sequence_lo >> np.uint64(63))
+    pcg[PCG_INC_LO] = (sequence_lo << np.uint64(1)) | np.uint64(1)
+    pcg[PCG_HI], pcg[PCG_LO] = np.uint64(0), np.uint64(0)
+    _pcg_step(pcg)
+    low = pcg[PCG_LO] + state_lo
+    pcg[PCG_HI] = pcg[PCG_HI] + state_hi + (np.uint64(1) if low < state_lo else np.uint64(0))
+    pcg[PCG_LO] = low
+    _pcg_step(pcg)
+    pcg[PCG_HAS_HALF], pcg[PCG_HALF] = np.uint64(0), np.uint64(0)
+
+
+@DEAL.compiled
+def _pcg_shuffle(pcg, pool, size):
+    """``Generator.shuffle`` of ``pool[:size]`` (what ``permutation`` does to the positions, done to the pool):
+    Fisher-Yates from the top, each index ``random_interval(i)``: 32-bit draws (the low half of a 64-bit
+    XSL-RR output, its high half kept for the next) masked to the bound's bits, drawn again while above it.
+    The generator's words are read into locals and written back once (the loop is a fifth of a simulation)."""
+    hi, lo, inc_hi, inc_lo = pcg[PCG_HI], pcg[PCG_LO], pcg[PCG_INC_HI], pcg[PCG_INC_LO]
+    has_half, half = pcg[PCG_HAS_HALF] != 0, pcg[PCG_HALF]
+    mult_hi, mult_lo, low_word = np.uint64(PCG_MULT_HI), np.uint64(PCG_MULT_LO), np.uint64(0xFFFFFFFF)
+    for i in range(size - 1, 0, -1):
+        most = np.uint64(i)
+        mask = most | (most >> np.uint64(1))
+        mask |= mask >> np.uint64(2)
+        mask |= mask >> np.uint64(4)
+        mask |= mask >> np.uint64(8)
+        mask |= mask >> np.uint64(16)
+        while True:
+            if has_half:
+                has_half, word = False, half
+            else:  # state = state * multiplier + increment (mod 2**128), then the output of the new state
+                product_lo = lo * mult_lo
+                new_lo = product_lo + inc_lo
+                carry = np.uint64(1) if new_lo < product_lo else np.uint64(0)
+                hi = _mul_hi(lo, mult_lo) + lo * mult_hi + hi * mult_lo + inc_hi + carry
+                lo = new_lo
+                x = hi ^ lo
+                turn = hi >> np.uint64(58)
+                output = (x >> turn) | (x << ((np.uint64(64) - turn) & np.uint64(63)))
+                has_half, half, word = True, output >> np.uint64(32), output & low_word
+            value = word & mask
+            if value <= most:
+                break
+        j = np.int64(value)
+        pool[i], pool[j] = pool[j], pool[i]
+    pcg[PCG_HI], pcg[PCG_LO] = hi, lo
+    pcg[PCG_HAS_HALF], pcg[PCG_HALF] = np.uint64(1) if has_half else np.uint64(0), half
+
+
+@DEAL.compiled
+def shuffle_deal(mt, pool, size, mixer):
+    """``SearchChance.shuffle_deal`` of ``pool[:size]``: a short list by the dealer's Fisher-Yates, a long one
+    as ``Generator.permutation`` orders it (:func:`_pcg_shuffle`), the generator seeded from the dealer at the
+    first long list."""
+    if size < NUMPY_SHUFFLE_FROM:
+        for i in range(size - 1, 0, -1):
+            j = np.int64(random_float(mt) * (i + 1))
+            pool[i], pool[j] = pool[j], pool[i]
+        return
+    pcg = mt[PCG_AT:DEALER_ROOM].view(np.uint64)
+    if mt[NUMPY_SEEDED] == 0:
+        low = next_word(mt)  # getrandbits(64): the low word first
+        _pcg_seed(pcg, mixer, low, next_word(mt))
+        mt[NUMPY_SEEDED] = 1
+    _pcg_shuffle(pcg, pool, size)
+
+
+@DEAL.compiled
+def _copy_public(row, out):
+    """What a determinization keeps of ``row`` into ``out``: every field but the hidden zones, which it deals,
+    and only the used part of the equipment and the table (a row is 59 kB, its used part a few hundred
+    words; nothing reads a zone past its length)."""
+    for i in range(PILES):
+        out[i] = row[i]
+    for i in range(HAND_LEN, HAND):
+        out[i] = row[i]
+    for i in range(EQUIPPED_LEN, EQUIPPED):
+        out[i] = row[i]
+    for seat in range(row[N]):
+        at = EQUIPPED + seat * EQUIP_ROOM
+        for i in range(at, at + row[EQUIPPED_LEN + seat]):
+            out[i] = row[i]
+    for i in range(EQUIPPED + P * EQUIP_ROOM, TABLE):
+        out[i] = row[i]
+    for i in range(TABLE, TABLE + 2 * row[TABLE_LEN]):
+        out[i] = row[i]
+    for i in range(TABLE + 2 * TABLE_ROOM, STATE_SIZE):
+        out[i] = row[i]
+
+
+@DEAL.compiled
+def determinize(row, seat, mt, out, pool, mixer):
+    """``rules.determinize(info, seat, dealer)`` for a search's dealer (agents/mcts.py ``SearchChance``, whose
+    samples roll their dice from it too): ``row`` is the information state, ``mt`` the dealer's words
+    (DEALER_ROOM: its generator and its numpy generator's), ``out`` becomes the sample (its working space
+    zero, as every function leaves it; its hidden zones and the used part of the others written here), and
+    ``pool`` (POOL_ROOM) and ``mixer`` (5) are working space. Seat by seat: ``seat``'s own deck shuffled,
+    every other player's hand, deck and discard pile pooled in that order, shuffled and dealt back in the
+    same numbers."""
+    _copy_public(row, out)
+    for who in range(row[N]):
+        piles, hand = PILES + who * PILE_ROOM, HAND + who * HAND_ROOM
+        deck_len, discard_len, hand_len = row[DECK_LEN + who], row[DISCARD_LEN + who], row[HAND_LEN + who]
+        top = piles + PILE_ROOM - 1  # the discard pile's first card; its i-th at top - i
+        if who == seat:
+            for i in range(deck_len):
+                pool[i] = row[piles + i]
+            shuffle_deal(mt, pool, deck_len, mixer)
+            for i in range(deck_len):
+                out[piles + i] = pool[i]
+            for i in range(hand_len):
+                out[hand + i] = row[hand + i]
+            for i in range(discard_len):
+                out[top - i] = row[top - i]
+            continue
+        for i in range(hand_len):
+            pool[i] = row[hand + i]
+        for i in range(deck_len):
+            pool[hand_len + i] = row[piles + i]
+        for i in range(discard_len):
+            pool[hand_len + deck_len + i] = row[top - i]
+        shuffle_deal(mt, pool, hand_len + deck_len + discard_len, mixer)
+        for i in range(hand_len):
+            out[hand + i] = pool[i]
+        for i in range(deck_len):
+            out[piles + i] = pool[hand_len + i]
+        for i in range(discard_len):
+            out[top - i] = pool[hand_len + deck_len + i]
+
+
+@DEAL.compiled_allocating
+def _determinize_many(row, seat, mt, states):
+    pool = np.empty(POOL_ROOM, dtype=np.int64)
+    mixer = np.empty(MIXER_ROOM, dtype=np.int64)
+    for g in range(states.shape[0]):
+        determinize(row, seat, mt, states[g], pool, mixer)
+
+
+def information_row(state: rules.State) -> np.ndarray:
+    """An information state (``rules.information_state``) as the kernel's row; its Chance is not read (a search
+    deals from its own)."""
+    row = np.zeros(ROW_SIZE, dtype=np.int64)
+    _write_state(row, state)
+    return row
+
+
+def new_dealer(seed: int) -> np.ndarray:
+    """The words of ``SearchChance(seed)`` (DEALER_ROOM uint32): ``random.Random(seed)``, no numpy generator yet."""
+    dealer = np.zeros(DEALER_ROOM, dtype=np.uint32)
+    seed_generator(dealer, seed)
+    return dealer
+
+
+def determinize_batch(info: rules.State, seat: int, dealer: np.ndarray, samples: int) -> Batch:
+    """``samples`` determinizations of ``info`` for ``seat``, one after another, as ``rules.determinize`` deals
+    them from a search's dealer whose words are ``dealer`` (:func:`new_dealer`; advanced in place). Sample
+    ``g``'s chance is the dealer's Mersenne Twister after it (where its dice would continue)."""
+    _require_kernel(info.config)
+    DEAL.compile()
+    row = information_row(info)
+    states = np.zeros((samples, ROW_SIZE), dtype=np.int64)
+    chances = np.zeros((samples, MT_SIZE), dtype=np.uint32)
+    for g in range(samples):  # one at a time: each sample's chance is the dealer as it left it
+        _determinize_many(row, seat, dealer, states[g:g + 1])
+        chances[g] = dealer[:MT_SIZE]
+    return Batch(states, chances, [info.config] * samples)
