@@ -21,7 +21,10 @@ then runs on the Python rules.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -134,19 +137,59 @@ class Kernel:
         by_name = self._by_name()
         owner = {id(dispatcher): kernel for kernel in self._with_includes() for dispatcher in kernel.functions}
 
-        def visit(dispatcher) -> None:
+        def visit(dispatcher) -> frozenset[str]:
+            """Compile ``dispatcher`` after its callees; the source files its machine code depends on."""
             kernel = owner.get(id(dispatcher), self)
             if dispatcher in kernel._compiled:
-                return
+                return _SOURCES.get(id(dispatcher), frozenset())
             kernel._compiled.add(dispatcher)
+            sources = {dispatcher.py_func.__code__.co_filename}
             for name in dispatcher.py_func.__code__.co_names:
                 if name in by_name:
-                    visit(by_name[name])
+                    sources |= visit(by_name[name])
+            _SOURCES[id(dispatcher)] = frozen = frozenset(sources)
+            _drop_stale_cache(dispatcher, frozen)
             dispatcher.compile(kernel.argument_types(dispatcher.py_func))
             dispatcher.disable_compile()
+            return frozen
 
         for dispatcher in self.functions:
             visit(dispatcher)
+
+
+_SOURCES: dict[int, frozenset[str]] = {}  # id of a compiled function -> the source files its code depends on
+
+
+@functools.cache
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _drop_stale_cache(dispatcher: Any, sources: frozenset[str]) -> None:
+    """Forget ``dispatcher``'s cached machine code when a file it calls into changed since it was cached.
+
+    numba's cache checks only the function's own file: a caller cached before an edit of a callee in another
+    file (a bot's rollout policy calling its game's kernel, a vector env calling the encoder) would load the
+    old callee's code, linked in. So each cached function keeps a stamp of every file its code depends on
+    (itself and its callees, at any depth) beside numba's index, and a stamp that differs drops the index
+    (numba then compiles afresh and caches anew). Best effort: without a cache folder nothing is kept."""
+    cache = getattr(dispatcher, "_cache", None)
+    folder = getattr(cache, "_cache_path", None)
+    if folder is None or not hasattr(cache, "flush"):
+        return
+    function = dispatcher.py_func
+    stamp = Path(folder) / f"{function.__module__}.{function.__qualname__}.sources"
+    digest = "\n".join(f"{_file_digest(path)} {Path(path).name}" for path in sorted(sources))
+    try:
+        if stamp.is_file() and stamp.read_text() == digest:
+            return
+        cache.flush()
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba then caches elsewhere or not at all
+        pass
 
 
 # --- chance: random.Random's Mersenne Twister, word for word ---------------------------------------------------
