@@ -17,11 +17,22 @@ and the position, as ``random.Random.getstate()`` holds them.
 Without numba (an optional dependency: ``pip install 'tavernzoo[kernel]'``) the decorators hand the
 functions back as plain Python and every kernel says it is unavailable (:func:`missing`); everything
 then runs on the Python rules.
+
+What is shared and what is not: the Python side of a kernel (its :class:`KernelBatch`, the checks of what
+callers hand in, :func:`unsupported_reason`'s generic reasons, the Python fallback of ``random_rollouts``,
+:meth:`RowLayout.first_difference`) lives here. The compiled batch loops (``_new_games``, ``_legal_masks``,
+``_first_illegal``, ``_step_all``, ``_rollouts``, ``_returns_all``) look alike in every kernel but each
+kernel writes its own: a loop shared here would have to take the game's ``legal_actions``/``apply_legal``
+as a closure (numba caches no closure, so every process would compile it again) or as a first-class
+function argument (about a millisecond of dispatch per call, more than a whole batch step).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import random
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -314,3 +325,103 @@ def generator_state(generator: Any) -> np.ndarray:
 def set_generator_state(generator: Any, mt: np.ndarray) -> None:
     """Continue a kernel's ``mt`` row in a ``random.Random``."""
     generator.setstate((3, tuple(int(word) for word in mt), None))
+
+
+# --- the Python side of a kernel's batch: what every kernel's wrappers share ------------------------------------
+
+
+@dataclass
+class KernelBatch:
+    """Many games of one kernel as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
+    ``(G, 625)``) and the ``configs`` they were made with (what the kernel's ``to_state`` rebuilds States
+    with). Each kernel subclasses it as its ``Batch``."""
+
+    state: np.ndarray
+    chance: np.ndarray
+    configs: list
+
+    def __len__(self) -> int:
+        return self.state.shape[0]
+
+    def copy(self):
+        return type(self)(self.state.copy(), self.chance.copy(), list(self.configs))
+
+
+def empty_rows(games: int, row_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed ``state`` and ``chance`` arrays for ``games`` games."""
+    return np.zeros((games, row_size), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
+
+
+def unsupported_reason(game: str, compiler: Any, config: Any, config_class: type, chance: Any) -> str | None:
+    """The reasons every kernel gives for a game it cannot play (a short sentence), or None: numba missing
+    (``compiler``: the kernel module's ``numba``, which tests set to None), a config of another game
+    (``game`` names the kernel's, as "MiniSteel"), a Chance of another class or a scripted one."""
+    from .core import Chance
+
+    if compiler is None:
+        return "numba is not installed (pip install 'tavernzoo[kernel]')"
+    if config is not None and not isinstance(config, config_class):
+        return f"the kernel plays {game} Configs, not {type(config).__name__}"
+    if chance is not None:
+        if type(chance) is not Chance:
+            return f"the kernel draws from a Chance's own generator, not from a {type(chance).__name__}"
+        if chance._script is not None:
+            return "a scripted Chance (a record's replay) has no generator for the kernel to continue"
+    return None
+
+
+def require_kernel(game: str, reason: str | None, compile_kernel: Callable[[], None]) -> None:
+    """One ValueError line when the kernel cannot take a game (``reason``), else compile the kernel."""
+    if reason is not None:
+        raise ValueError(f"the {game} kernel cannot take this game: {reason}")
+    compile_kernel()
+
+
+def checked_actions(actions: Any, games: int) -> np.ndarray:
+    """One action per game as int64 (-1: no move), or one ValueError line."""
+    moves = np.asarray(actions)
+    if moves.shape != (games,) or moves.dtype.kind not in "iu":
+        raise ValueError(f"actions must be {games} integers, one per game (-1: no move), got shape "
+                         f"{moves.shape} of {moves.dtype}")
+    return moves.astype(np.int64)
+
+
+def illegal_action(action: int, legal: Sequence[int], action_names: Sequence[str], game: int):
+    """The IllegalActionError for ``action`` in game ``game`` of a batch, naming the legal actions."""
+    from .core import IllegalActionError
+
+    name = action_names[action] if 0 <= action < len(action_names) else action
+    return IllegalActionError(name, [action_names[a] for a in legal], f"game {game} of the batch")
+
+
+def chance_differs(chance_row: np.ndarray, chance: Any) -> bool:
+    """Whether a kernel's ``mt`` row is not the generator state of ``chance`` (a rules State's Chance)."""
+    return not np.array_equal(chance_row, generator_state(chance._random))
+
+
+def rules_fallback_reason(game: str, states: Sequence[Any], use_kernel: bool,
+                          unsupported: Callable[[Any, Any], str | None]) -> str | None:
+    """Why ``random_rollouts`` plays on the Python rules (None: on the kernel). When the kernel was asked for
+    but cannot take a State, says so in one line on stderr."""
+    reason = "not asked for" if not use_kernel else next(
+        (why for why in (unsupported(s.config, s.chance) for s in states) if why), None)
+    if reason is not None and use_kernel:
+        print(f"{game} kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
+    return reason
+
+
+def random_rollouts_on_rules(states: Sequence[Any], rng_seeds: Sequence[int], max_steps: int, rules: Any,
+                             apply: Callable[[Any, int], None], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A single-actor game's random rollouts on its Python ``rules``: moves from ``random.Random(seed)``,
+    played with ``apply`` (the rules' ``apply`` or ``apply_legal``); ``(G, width)`` returns and the steps."""
+    values = np.zeros((len(states), width), dtype=np.float64)
+    steps = np.zeros(len(states), dtype=np.int64)
+    for g, (state, seed) in enumerate(zip(states, rng_seeds, strict=True)):
+        game, picker = rules.clone(state), random.Random(int(seed))
+        while not rules.is_terminal(game) and steps[g] < max_steps:
+            legal = rules.legal_actions(game)
+            apply(game, legal[int(picker.random() * len(legal))])
+            steps[g] += 1
+        game_returns = rules.returns(game)
+        values[g, :len(game_returns)] = game_returns
+    return values, steps

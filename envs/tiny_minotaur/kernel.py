@@ -36,10 +36,7 @@ in the kernel but has no State to give back (``to_state`` says so).
 
 from __future__ import annotations
 
-import random
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,18 +44,27 @@ from ..compiled import (
     GENERATOR,
     MT_SIZE,
     Kernel,
+    KernelBatch,
     RowLayout,
+    chance_differs,
+    checked_actions,
     checked_max_steps,
     checked_rng_seeds,
     checked_seeds,
+    empty_rows,
     generator_state,
+    illegal_action,
     numba,
     policy_random,
     random_float,
+    random_rollouts_on_rules,
+    require_kernel,
+    rules_fallback_reason,
     seed_generator,
     set_generator_state,
+    unsupported_reason,
 )
-from ..core import Chance, IllegalActionError
+from ..core import Chance
 from . import rules
 from .rules import (
     ALL_ARCHETYPES,
@@ -498,45 +504,22 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-@dataclass
-class Batch:
+class Batch(KernelBatch):
     """Many Tiny Minotaur games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
-
-    state: np.ndarray
-    chance: np.ndarray
-    configs: list
-
-    def __len__(self) -> int:
-        return self.state.shape[0]
-
-    def copy(self) -> Batch:
-        return Batch(self.state.copy(), self.chance.copy(), list(self.configs))
 
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    if numba is None:
-        return "numba is not installed (pip install 'tavernzoo[kernel]')"
-    if config is not None and not isinstance(config, rules.Config):
-        return f"the kernel plays Tiny Minotaur Configs, not {type(config).__name__}"
-    if chance is not None:
-        if type(chance) is not Chance:
-            return f"the kernel draws from a Chance's own generator, not from a {type(chance).__name__}"
-        if chance._script is not None:
-            return "a scripted Chance (a record's replay) has no generator for the kernel to continue"
-    return None
+    return unsupported_reason("Tiny Minotaur", numba, config, rules.Config, chance)
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    reason = unsupported(config, chance)
-    if reason is not None:
-        raise ValueError(f"the Tiny Minotaur kernel cannot take this game: {reason}")
-    compile_kernel()
+    require_kernel("Tiny Minotaur", unsupported(config, chance), compile_kernel)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((games, ROW_SIZE), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
+    return empty_rows(games, ROW_SIZE)
 
 
 def _boss_names(config: rules.Config) -> tuple[str, ...]:
@@ -639,7 +622,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state)
     difference = LAYOUT.first_difference(batch.state[game], expected, STATE_SIZE)
-    if difference is None and not np.array_equal(batch.chance[game], generator_state(state.chance._random)):
+    if difference is None and chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return difference
 
@@ -699,17 +682,10 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
     compile_kernel()
-    moves = np.asarray(actions)
-    if moves.shape != (len(batch),) or moves.dtype.kind not in "iu":
-        raise ValueError(f"actions must be {len(batch)} integers, one per game (-1: no move), got shape "
-                         f"{moves.shape} of {moves.dtype}")
-    moves = moves.astype(np.int64)
+    moves = checked_actions(actions, len(batch))
     bad = int(_first_illegal(batch.state, moves))
     if bad >= 0:
-        action = int(moves[bad])
-        name = rules.ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else action
-        raise IllegalActionError(name, [rules.ACTION_NAMES[a] for a in legal_list(batch, bad)],
-                                 f"game {bad} of the batch")
+        raise illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES[:NUM_ACTIONS], bad)
     _step_all(batch.state, batch.chance, moves)
 
 
@@ -749,19 +725,6 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    reason = "not asked for" if not use_kernel else next(
-        (why for why in (unsupported(s.config, s.chance) for s in states) if why), None)
-    if reason is None:
+    if rules_fallback_reason("Tiny Minotaur", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states), rng_seeds, max_steps)
-    if use_kernel:
-        print(f"Tiny Minotaur kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
-    values = np.zeros((len(states), 2), dtype=np.float64)
-    steps = np.zeros(len(states), dtype=np.int64)
-    for g, (state, seed) in enumerate(zip(states, rng_seeds, strict=True)):
-        game, picker = rules.clone(state), random.Random(int(seed))
-        while not rules.is_terminal(game) and steps[g] < max_steps:
-            legal = rules.legal_actions(game)
-            rules.apply(game, legal[int(picker.random() * len(legal))])
-            steps[g] += 1
-        values[g] = rules.returns(game)
-    return values, steps
+    return random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply, 2)
