@@ -48,27 +48,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compiled import (
-    GENERATOR,
-    MT_SIZE,
-    Kernel,
-    KernelBatch,
-    RowLayout,
-    chance_differs,
-    checked_max_steps,
-    checked_rng_seeds,
-    checked_seeds,
-    empty_rows,
-    generator_state,
-    numba,
-    policy_random,
-    random_float,
-    require_kernel,
-    rules_fallback_reason,
-    seed_generator,
-    set_generator_state,
-    unsupported_reason,
-)
+from .. import kernel_batch
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
 from ..core import Chance, IllegalActionError
 from . import rules
 from .rules import (
@@ -111,7 +92,7 @@ compile_kernel = KERNEL.compile
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-LAYOUT = RowLayout()
+LAYOUT = kernel_batch.RowLayout()
 FIELDS = LAYOUT.fields
 _field = LAYOUT.field
 
@@ -503,7 +484,7 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-class Batch(KernelBatch):
+class Batch(kernel_batch.Batch):
     """Many Minefield games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
 
@@ -515,15 +496,15 @@ class Batch(KernelBatch):
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    return unsupported_reason("Minefield", numba, config, rules.Config, chance)
+    return kernel_batch.unsupported_reason("Minefield", numba, config, rules.Config, chance)
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    require_kernel("Minefield", unsupported(config, chance), compile_kernel)
+    kernel_batch.require_kernel("Minefield", unsupported(config, chance), compile_kernel)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return empty_rows(games, ROW_SIZE)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 def _write_options(row: np.ndarray, config: rules.Config) -> None:
@@ -541,7 +522,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     """Deal one game per seed in the kernel: game ``g`` is ``rules.new_game(config, Chance(seeds[g]))``
     (seeds from 0 to 2**63 - 1)."""
     _require_kernel(config)
-    seed_array = checked_seeds(seeds)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     if len(states):  # every game's options are the same: written once, copied
         _write_options(states[0], config)
@@ -556,7 +537,7 @@ def from_states(states: Sequence[rules.State]) -> Batch:
     for g, state in enumerate(states):
         _require_kernel(state.config, state.chance)
         _write_state(rows[g], state)
-        chances[g, :] = generator_state(state.chance._random)
+        chances[g, :] = kernel_batch.generator_state(state.chance._random)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -604,7 +585,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     for seat, (got, want) in enumerate(zip(values, state.values, strict=True)):
         if got != want:
             return f"values[{seat}]: kernel {got!r}, rules {want!r}"
-    if chance_differs(batch.chance[game], state.chance):
+    if kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return None
 
@@ -626,7 +607,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
     config = batch.configs[game]
     n = config.num_players
     chance = Chance(0)
-    set_generator_state(chance._random, batch.chance[game])
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
     battles, at = [], 0
     for position in range(row[ORDER_LEN]):
         attacker = row[LAST_ORDER + position]
@@ -732,8 +713,8 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     choice in one round). The picks come from ``rng_seeds[g]``, seat by seat in ascending order (a generator
     apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = checked_rng_seeds(rng_seeds, len(batch))
-    limit = checked_max_steps(max_rounds)
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_rounds)
     values = np.zeros((len(batch), P), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
     rounds = np.zeros(len(batch), dtype=np.int64)
@@ -746,7 +727,7 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    if rules_fallback_reason("Minefield", states, use_kernel, unsupported) is None:
+    if kernel_batch.rules_fallback_reason("Minefield", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states), rng_seeds, max_rounds)
     width = max((state.config.num_players for state in states), default=rules.MIN_PLAYERS)
     values = np.zeros((len(states), width), dtype=np.float64)

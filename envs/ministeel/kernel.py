@@ -42,30 +42,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compiled import (
-    GENERATOR,
-    MT_SIZE,
-    Kernel,
-    KernelBatch,
-    RowLayout,
-    chance_differs,
-    checked_actions,
-    checked_max_steps,
-    checked_rng_seeds,
-    checked_seeds,
-    empty_rows,
-    generator_state,
-    illegal_action,
-    numba,
-    policy_random,
-    random_float,
-    random_rollouts_on_rules,
-    require_kernel,
-    rules_fallback_reason,
-    seed_generator,
-    set_generator_state,
-    unsupported_reason,
-)
+from .. import kernel_batch
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
 from ..core import Chance
 from . import rules
 from .rules import (
@@ -147,7 +125,7 @@ compile_kernel = KERNEL.compile
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-LAYOUT = RowLayout()
+LAYOUT = kernel_batch.RowLayout()
 FIELDS = LAYOUT.fields  # (name, offset, shape) of every part of a row, in order
 _field = LAYOUT.field
 
@@ -1103,18 +1081,18 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-class Batch(KernelBatch):
+class Batch(kernel_batch.Batch):
     """Many MiniSteel games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
 
 
 def unsupported(config: rules.ConfigV1 | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    return unsupported_reason("MiniSteel", numba, config, rules.ConfigV1, chance)
+    return kernel_batch.unsupported_reason("MiniSteel", numba, config, rules.ConfigV1, chance)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return empty_rows(games, ROW_SIZE)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 def _write_options(row: np.ndarray, config: rules.ConfigV1, track_known: bool) -> None:
@@ -1138,14 +1116,14 @@ def _write_options(row: np.ndarray, config: rules.ConfigV1, track_known: bool) -
 
 
 def _require_kernel(config: rules.ConfigV1 | None = None, chance: Chance | None = None) -> None:
-    require_kernel("MiniSteel", unsupported(config, chance), compile_kernel)
+    kernel_batch.require_kernel("MiniSteel", unsupported(config, chance), compile_kernel)
 
 
 def new_games(config: rules.ConfigV1, seeds: Sequence[int], track_known: bool = False) -> Batch:
     """Deal one game per seed in the kernel: game ``g`` is ``rules.new_game(config, Chance(seeds[g]))``
     (seeds from 0 to 2**63 - 1)."""
     _require_kernel(config)
-    seed_array = checked_seeds(seeds)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     for row in states:
         _write_options(row, config, track_known)
@@ -1159,7 +1137,7 @@ def from_states(states: Sequence[rules.State], track_known: bool = True) -> Batc
     for g, state in enumerate(states):
         _require_kernel(state.config, state.chance)
         _write_state(rows[g], state, track_known)
-        chances[g, :] = generator_state(state.chance._random)
+        chances[g, :] = kernel_batch.generator_state(state.chance._random)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -1214,7 +1192,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     difference = LAYOUT.first_difference(row, expected, STATE_SIZE)
     if difference is not None:
         return difference
-    if chance_differs(batch.chance[game], state.chance):
+    if kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return None
 
@@ -1228,7 +1206,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
         raise ValueError(f"game {game} rolled {row[ROLL_ROUNDS]} rounds for the first seat; the kernel keeps "
                          f"{MAX_ROLL_ROUNDS}, so it has no State to give back")
     chance = Chance(0)
-    set_generator_state(chance._random, batch.chance[game])
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
 
     def seats(start: int, count: int = n) -> list[int]:
         return row[start:start + count]
@@ -1277,10 +1255,10 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
     compile_kernel()
-    moves = checked_actions(actions, len(batch))
+    moves = kernel_batch.checked_actions(actions, len(batch))
     bad = int(_first_illegal(batch.state, moves))
     if bad >= 0:
-        raise illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES[:NUM_ACTIONS], bad)
+        raise kernel_batch.illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES, bad)
     _step_all(batch.state, batch.chance, moves)
 
 
@@ -1307,8 +1285,8 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = checked_rng_seeds(rng_seeds, len(batch))
-    limit = checked_max_steps(max_steps)
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_steps)
     values = np.zeros((len(batch), P), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
     _rollouts(batch.state, batch.chance, seeds, limit, values, steps)
@@ -1320,9 +1298,9 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    if rules_fallback_reason("MiniSteel", states, use_kernel, unsupported) is None:
+    if kernel_batch.rules_fallback_reason("MiniSteel", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states, track_known=False), rng_seeds, max_steps)
-    return random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply_legal, P)
+    return kernel_batch.random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply_legal, P)
 
 
 # --- search: a determinization (agents/mcts_kernel.py) ------------------------------------------------------------

@@ -40,30 +40,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compiled import (
-    GENERATOR,
-    MT_SIZE,
-    Kernel,
-    KernelBatch,
-    RowLayout,
-    chance_differs,
-    checked_actions,
-    checked_max_steps,
-    checked_rng_seeds,
-    checked_seeds,
-    empty_rows,
-    generator_state,
-    illegal_action,
-    numba,
-    policy_random,
-    random_float,
-    random_rollouts_on_rules,
-    require_kernel,
-    rules_fallback_reason,
-    seed_generator,
-    set_generator_state,
-    unsupported_reason,
-)
+from .. import kernel_batch
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
 from ..core import Chance
 from . import rules
 from .rules import (
@@ -108,7 +86,7 @@ compile_kernel = KERNEL.compile
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-LAYOUT = RowLayout()
+LAYOUT = kernel_batch.RowLayout()
 FIELDS = LAYOUT.fields
 _field = LAYOUT.field
 
@@ -504,22 +482,22 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-class Batch(KernelBatch):
+class Batch(kernel_batch.Batch):
     """Many Tiny Minotaur games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
 
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    return unsupported_reason("Tiny Minotaur", numba, config, rules.Config, chance)
+    return kernel_batch.unsupported_reason("Tiny Minotaur", numba, config, rules.Config, chance)
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    require_kernel("Tiny Minotaur", unsupported(config, chance), compile_kernel)
+    kernel_batch.require_kernel("Tiny Minotaur", unsupported(config, chance), compile_kernel)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return empty_rows(games, ROW_SIZE)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 def _boss_names(config: rules.Config) -> tuple[str, ...]:
@@ -557,7 +535,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     (seeds from 0 to 2**63 - 1). A deal the rules refuse (a boss with no card to replace in the deck dealt)
     raises the rules' ValueError, naming the game and its seed."""
     _require_kernel(config)
-    seed_array = checked_seeds(seeds)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     states[:] = _options_row(config)
     _new_games(states, chances, seed_array)
@@ -584,7 +562,7 @@ def from_states(states: Sequence[rules.State]) -> Batch:
     for g, state in enumerate(states):
         _require_kernel(state.config, state.chance)
         _write_state(rows[g], state)
-        chances[g, :] = generator_state(state.chance._random)
+        chances[g, :] = kernel_batch.generator_state(state.chance._random)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -622,7 +600,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state)
     difference = LAYOUT.first_difference(batch.state[game], expected, STATE_SIZE)
-    if difference is None and chance_differs(batch.chance[game], state.chance):
+    if difference is None and kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return difference
 
@@ -637,7 +615,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
     config = batch.configs[game]
     catalog = _boss_names(config)
     chance = Chance(0)
-    set_generator_state(chance._random, batch.chance[game])
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
 
     def pairs(start: int, count: int) -> tuple:
         return tuple((row[start + 2 * i], row[start + 2 * i + 1]) for i in range(count))
@@ -682,10 +660,10 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
     compile_kernel()
-    moves = checked_actions(actions, len(batch))
+    moves = kernel_batch.checked_actions(actions, len(batch))
     bad = int(_first_illegal(batch.state, moves))
     if bad >= 0:
-        raise illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES[:NUM_ACTIONS], bad)
+        raise kernel_batch.illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES, bad)
     _step_all(batch.state, batch.chance, moves)
 
 
@@ -712,8 +690,8 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = checked_rng_seeds(rng_seeds, len(batch))
-    limit = checked_max_steps(max_steps)
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_steps)
     values = np.zeros((len(batch), 2), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
     _rollouts(batch.state, batch.chance, seeds, limit, values, steps)
@@ -725,6 +703,6 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    if rules_fallback_reason("Tiny Minotaur", states, use_kernel, unsupported) is None:
+    if kernel_batch.rules_fallback_reason("Tiny Minotaur", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states), rng_seeds, max_steps)
-    return random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply, 2)
+    return kernel_batch.random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply, 2)
