@@ -170,3 +170,54 @@ def check_step_batch(kernel: Any, rules: Any, config: Any, batch: Any) -> None:
         assert kernel.first_difference(batch, g, states[g]) is None
         assert list(np.flatnonzero(masks[g])) == rules.legal_actions(states[g])
         assert kernel.current_seat(batch)[g] == rules.current_seat(states[g])
+
+
+def replay_in_both(kernel: Any, rules: Any, config: Any, seed: int, label: str, batch: Any,
+                   choose: Callable[[Any, int, list[int]], int] | None = None,
+                   compiled_move: Callable[[Any], int] | None = None,
+                   check_more: Callable[[Any, Any, str], None] | None = None,
+                   seats: bool = True) -> tuple[float, ...]:
+    """Play game ``seed`` of a single-actor game in both engines (``batch``: the kernel's deal of it) with the
+    same moves: uniformly random from ``random.Random(seed)``, or ``choose(state, seat, legal)``, which the
+    compiled bot's ``compiled_move(batch)`` must match; fail at the first difference of the State (and of
+    ``check_more(batch, state, where)``), the legal actions, the seat to act (``seats``: the kernel's
+    ``current_seat``, -1 once over), the end or the returns. Gives the returns."""
+    state = rules.new_game(config, Chance(seed))
+    picker = random.Random(seed)
+    step = 0
+
+    def check(what: str) -> None:
+        where = f"{label}, seed {seed}, step {step} ({what})"
+        difference = kernel.first_difference(batch, 0, state)
+        assert difference is None, f"{where}: {difference}"
+        if check_more is not None:
+            check_more(batch, state, where)
+
+    check("the deal")
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        assert kernel.legal_list(batch, 0) == legal, (
+            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
+        seat = rules.current_seat(state)
+        if seats:
+            assert int(kernel.current_seat(batch)[0]) == seat, f"{label}, seed {seed}, step {step}: seat to act"
+        if choose is None:
+            action = legal[int(picker.random() * len(legal))]
+        else:
+            action = choose(state, seat, legal)
+            compiled = compiled_move(batch)
+            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
+                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
+                                        f"{rules.ACTION_NAMES[compiled]}")
+        rules.apply(state, action)
+        kernel.step_batch(batch, [action])
+        step += 1
+        check(rules.ACTION_NAMES[action])
+    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
+    assert bool(kernel.is_terminal(batch)[0])
+    if seats:
+        assert int(kernel.current_seat(batch)[0]) == -1, f"{label}, seed {seed}: a seat to act after the end"
+    expected = tuple(rules.returns(state))
+    got = tuple(kernel.returns(batch)[0, :len(expected)])
+    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
+    return rules.returns(state)

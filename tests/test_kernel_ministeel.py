@@ -67,41 +67,13 @@ OPTION_SETS = {
 
 def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
-    fail at the first difference."""
-    state = rules.new_game(config, Chance(seed))
+    fail at the first difference (of the observations too)."""
     batch = kernel.new_games(config, [seed], track_known=True)
-    picker = random.Random(seed)
-    step = 0
-
-    def check(what: str) -> None:
-        difference = kernel.first_difference(batch, 0, state)
-        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
-        check_observations(batch, state, f"{label}, seed {seed}, step {step} ({what})")
-
-    check("the deal")
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        assert kernel.legal_list(batch, 0) == legal, (
-            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        seat = rules.current_seat(state)
-        if bots is None:
-            action = legal[int(picker.random() * len(legal))]
-        else:
-            action = bots[seat].act_state(state, seat, legal)
-            compiled = heuristic_kernel.heuristic_move(batch, 0)
-            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
-                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
-                                        f"{rules.ACTION_NAMES[compiled]}")
-        rules.apply(state, action)
-        kernel.step_batch(batch, [action])
-        step += 1
-        check(rules.ACTION_NAMES[action])
-    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
-    assert bool(kernel.is_terminal(batch)[0])
-    expected = rules.returns(state)
-    got = tuple(kernel.returns(batch)[0, :config.num_players])
-    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
-    return expected
+    return kernel_checks.replay_in_both(
+        kernel, rules, config, seed, label, batch,
+        choose=None if bots is None else lambda state, seat, legal: bots[seat].act_state(state, seat, legal),
+        compiled_move=lambda batch: heuristic_kernel.heuristic_move(batch, 0), check_more=check_observations,
+        seats=False)
 
 
 @pytest.mark.slow

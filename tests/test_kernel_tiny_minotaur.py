@@ -112,43 +112,17 @@ tier_3 = [2, 20]
 def replay(config: rules.Config, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat]``); fail at
     the first difference."""
-    state = rules.new_game(config, Chance(seed))
-    batch = kernel.new_games(config, [seed])
-    picker = random.Random(seed)
-    step = 0
-
-    def check(what: str) -> None:
-        difference = kernel.first_difference(batch, 0, state)
-        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
-
-    check("the deal")
     observation = np.zeros(encode.observation_size(config), dtype=np.float32)
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        assert kernel.legal_list(batch, 0) == legal, (
-            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        if bots is None:
-            action = legal[int(picker.random() * len(legal))]
-        else:
-            seat = rules.current_seat(state)
-            encode.encode(state, seat, observation)
-            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
-            mask[legal] = 1
-            action = bots[seat].act({"observation": observation, "action_mask": mask})
-            compiled = heuristic_kernel.heuristic_move(batch, 0)
-            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
-                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
-                                        f"{rules.ACTION_NAMES[compiled]}")
-        rules.apply(state, action)
-        kernel.step_batch(batch, [action])
-        step += 1
-        check(rules.ACTION_NAMES[action])
-    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
-    assert bool(kernel.is_terminal(batch)[0]) and kernel.current_seat(batch)[0] == -1
-    expected = rules.returns(state)
-    got = tuple(kernel.returns(batch)[0])
-    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
-    return expected
+
+    def choose(state: rules.State, seat: int, legal: list[int]) -> int:
+        encode.encode(state, seat, observation)
+        mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+        return bots[seat].act({"observation": observation, "action_mask": mask})
+
+    return kernel_checks.replay_in_both(
+        kernel, rules, config, seed, label, kernel.new_games(config, [seed]), choose=None if bots is None else choose,
+        compiled_move=lambda batch: heuristic_kernel.heuristic_move(batch, 0))
 
 
 @pytest.mark.slow

@@ -77,43 +77,16 @@ OPTION_SETS = {
 
 def replay(config: rules.Config, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
-    fail at the first difference."""
-    state = rules.new_game(config, Chance(seed))
-    batch = kernel.new_games(config, [seed])
-    picker = random.Random(seed)
-    step = 0
+    fail at the first difference (of the observations and the working space too)."""
 
-    def check(what: str) -> None:
-        difference = kernel.first_difference(batch, 0, state)
-        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
-        assert not batch.state[0, kernel.STATE_SIZE:].any(), f"{label}, seed {seed}, step {step}: working space left"
-        check_observations(batch, state, f"{label}, seed {seed}, step {step} ({what})")
+    def check_more(batch: kernel.Batch, state: rules.State, where: str) -> None:
+        assert not batch.state[0, kernel.STATE_SIZE:].any(), f"{where}: working space left"
+        check_observations(batch, state, where)
 
-    check("the deal")
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        assert kernel.legal_list(batch, 0) == legal, (
-            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        seat = rules.current_seat(state)
-        assert int(kernel.current_seat(batch)[0]) == seat
-        if bots is None:
-            action = legal[int(picker.random() * len(legal))]
-        else:
-            action = bots[seat].act_state(state, seat, legal)
-            compiled = heuristic_kernel.heuristic_move(batch, 0)
-            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
-                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
-                                        f"{rules.ACTION_NAMES[compiled]}")
-        rules.apply(state, action)
-        kernel.step_batch(batch, [action])
-        step += 1
-        check(rules.ACTION_NAMES[action])
-    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
-    assert bool(kernel.is_terminal(batch)[0]) and int(kernel.current_seat(batch)[0]) == -1
-    expected = rules.returns(state)
-    got = tuple(kernel.returns(batch)[0, :config.num_players])
-    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
-    return expected
+    return kernel_checks.replay_in_both(
+        kernel, rules, config, seed, label, kernel.new_games(config, [seed]),
+        choose=None if bots is None else lambda state, seat, legal: bots[seat].act_state(state, seat, legal),
+        compiled_move=lambda batch: heuristic_kernel.heuristic_move(batch, 0), check_more=check_more)
 
 
 @pytest.mark.slow
