@@ -186,3 +186,16 @@ def random_rollouts_on_rules(states: Sequence[Any], rng_seeds: Sequence[int], ma
         game_returns = rules.returns(game)
         values[g, :len(game_returns)] = game_returns
     return values, steps
+
+
+def rows_of_states(states: Sequence[Any], row_size: int, require: Callable[[Any, Any], None],
+                   write_state: Callable[[np.ndarray, Any], None]) -> tuple[np.ndarray, np.ndarray]:
+    """A kernel's ``state`` and ``chance`` arrays of Python States: each checked with ``require(config,
+    chance)`` (the kernel's one-line refusal), written with ``write_state(row, state)``, and keeping its
+    Chance's generator state."""
+    rows, chances = empty_rows(len(states), row_size)
+    for g, state in enumerate(states):
+        require(state.config, state.chance)
+        write_state(rows[g], state)
+        chances[g, :] = generator_state(state.chance._random)
+    return rows, chances

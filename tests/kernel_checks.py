@@ -221,3 +221,18 @@ def replay_in_both(kernel: Any, rules: Any, config: Any, seed: int, label: str, 
     got = tuple(kernel.returns(batch)[0, :len(expected)])
     assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
     return rules.returns(state)
+
+
+def check_heuristic_rollouts(rules: Any, config: Any, seeds: list[int], rollouts: tuple[np.ndarray, np.ndarray],
+                             bot_class: Any, counted: Callable[[Any], int]) -> None:
+    """A compiled heuristic's ``rollouts`` (returns, steps) of the games dealt from ``seeds`` are the games
+    ``bot_class``'s bots play on the rules (``act_state``): the same returns and ``counted(state)`` steps."""
+    values, steps = rollouts
+    bots = [bot_class(config, seat) for seat in range(config.num_players)]
+    for g, seed in enumerate(seeds):
+        state = rules.new_game(config, Chance(seed))
+        while not rules.is_terminal(state):
+            seat = rules.current_seat(state)
+            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
+        assert steps[g] == counted(state), f"seed {seed}"
+        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"

@@ -232,15 +232,8 @@ def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
 def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
     config = rules.Config(**options)
     seeds = list(range(6))
-    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
-    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
-    for g, seed in enumerate(seeds):
-        state = rules.new_game(config, Chance(seed))
-        while not rules.is_terminal(state):
-            seat = rules.current_seat(state)
-            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
-        assert steps[g] == state.steps, f"seed {seed}"
-        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+    kernel_checks.check_heuristic_rollouts(rules, config, seeds, heuristic_kernel.rollout_heuristic(
+        kernel.new_games(config, seeds)), HeuristicBot, lambda state: state.steps)
 
 
 def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):

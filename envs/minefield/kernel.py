@@ -533,11 +533,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
 
 def from_states(states: Sequence[rules.State]) -> Batch:
     """The kernel's arrays of Python States (each keeps its Chance's generator state; the log is left out)."""
-    rows, chances = _empty(len(states))
-    for g, state in enumerate(states):
-        _require_kernel(state.config, state.chance)
-        _write_state(rows[g], state)
-        chances[g, :] = kernel_batch.generator_state(state.chance._random)
+    rows, chances = kernel_batch.rows_of_states(states, ROW_SIZE, _require_kernel, _write_state)
     return Batch(rows, chances, [state.config for state in states])
 
 

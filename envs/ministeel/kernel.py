@@ -1133,11 +1133,8 @@ def new_games(config: rules.ConfigV1, seeds: Sequence[int], track_known: bool = 
 
 def from_states(states: Sequence[rules.State], track_known: bool = True) -> Batch:
     """The kernel's arrays of Python States (each keeps its Chance's generator state; the log is left out)."""
-    rows, chances = _empty(len(states))
-    for g, state in enumerate(states):
-        _require_kernel(state.config, state.chance)
-        _write_state(rows[g], state, track_known)
-        chances[g, :] = kernel_batch.generator_state(state.chance._random)
+    rows, chances = kernel_batch.rows_of_states(
+        states, ROW_SIZE, _require_kernel, lambda row, state: _write_state(row, state, track_known))
     return Batch(rows, chances, [state.config for state in states])
 
 
