@@ -47,6 +47,8 @@ re-rolls (far below one in a billion) plays on in the kernel but has no State to
 
 from __future__ import annotations
 
+import random
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -1925,6 +1927,19 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    if kernel_batch.rules_fallback_reason("Wyvern", states, use_kernel, unsupported) is None:
+    reason = "not asked for" if not use_kernel else next(
+        (why for why in (unsupported(s.config, s.chance) for s in states) if why), None)
+    if reason is None:
         return rollout_random(from_states(states), rng_seeds, max_steps)
-    return kernel_batch.random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply_legal, P)
+    if use_kernel:
+        print(f"Wyvern kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
+    values = np.zeros((len(states), P), dtype=np.float64)
+    steps = np.zeros(len(states), dtype=np.int64)
+    for g, (state, seed) in enumerate(zip(states, rng_seeds, strict=True)):
+        game, picker = rules.clone(state), random.Random(int(seed))
+        while not rules.is_terminal(game) and steps[g] < max_steps:
+            legal = rules.legal_actions(game)
+            rules.apply_legal(game, legal[int(picker.random() * len(legal))])
+            steps[g] += 1
+        values[g, :game.n] = rules.returns(game)
+    return values, steps
