@@ -21,7 +21,8 @@ import inspect
 
 import numpy as np
 
-from ..envs.compiled import MT_SIZE, checked_max_steps, next_word, seed_generator
+from ..envs.compiled import MT_SIZE, next_word, seed_generator
+from ..envs.kernel_batch import checked_max_steps
 from ..envs.minefield import kernel as K
 from ..envs.minefield import rules as R
 from .minefield import ATTACKER_LOSES, HeuristicBot

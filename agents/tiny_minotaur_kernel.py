@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.compiled import checked_max_steps
+from ..envs.kernel_batch import checked_max_steps
 from ..envs.tiny_minotaur import kernel as K
 from ..envs.tiny_minotaur import rules as R
 

@@ -17,6 +17,15 @@ and the position, as ``random.Random.getstate()`` holds them.
 Without numba (an optional dependency: ``pip install 'tavernzoo[kernel]'``) the decorators hand the
 functions back as plain Python and every kernel says it is unavailable (:func:`missing`); everything
 then runs on the Python rules.
+
+Why each kernel writes its own batch loops: the Python side of a kernel (its ``Batch``, the checks of what
+callers hand in, the generic reasons of ``unsupported``, the Python fallback of ``random_rollouts``,
+``first_difference`` over a ``RowLayout``) is shared, in ``envs/kernel_batch.py``. The compiled batch loops
+(``_new_games``, ``_legal_masks``, ``_first_illegal``, ``_step_all``, ``_rollouts``, ``_returns_all``) look
+alike in every kernel but are not shared, and should not be: a loop written once here would have to take
+the game's ``legal_actions``/``apply_legal`` either as a closure (numba caches no closure, so every process
+would compile it again) or as a compiled function passed as an argument (about a millisecond a call, more
+than a whole batched step).
 """
 
 from __future__ import annotations
@@ -288,72 +297,3 @@ def policy_random(policy):
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
     return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0), policy
-
-
-# --- the Python side every kernel shares: a row's layout, the checks of what callers hand in -----------------
-
-
-class RowLayout:
-    """The fields of one game's row, each at a fixed offset, in order: a kernel declares its row with
-    :meth:`field` (``HP = LAYOUT.field(2, "hp")``) and names a differing slot with :meth:`describe`."""
-
-    def __init__(self) -> None:
-        self.fields: list[tuple[str, int, tuple[int, ...]]] = []  # (name, offset, shape), in row order
-        self.size = 0
-
-    def field(self, shape: int | tuple[int, ...], name: str) -> int:
-        """Room for ``name`` (``shape`` int64 slots) at the end of the row; its offset."""
-        shape = shape if isinstance(shape, tuple) else (shape,)
-        start, self.size = self.size, self.size + int(np.prod(shape))
-        self.fields.append((name, start, shape))
-        return start
-
-    def describe(self, at: int) -> str:
-        """The field and index of slot ``at``: ``cards[1][4]``."""
-        name, offset, shape = next(f for f in self.fields if f[1] <= at < f[1] + int(np.prod(f[2])))
-        return name + "".join(f"[{int(i)}]" for i in np.unravel_index(at - offset, shape))
-
-    def first_difference(self, row: np.ndarray, expected: np.ndarray, stop: int) -> str | None:
-        """``field[index]: kernel K, rules R`` for the first slot below ``stop`` where ``row`` departs from
-        ``expected`` (the row a rules State converts to); None when they agree."""
-        if np.array_equal(row[:stop], expected[:stop]):
-            return None
-        at = int(np.flatnonzero(row[:stop] != expected[:stop])[0])
-        return f"{self.describe(at)}: kernel {int(row[at])}, rules {int(expected[at])}"
-
-
-def checked_seeds(seeds: Any) -> np.ndarray:
-    """Game seeds as int64, each an integer from 0 to 2**63 - 1 (what :func:`seed_generator` takes), or one
-    ValueError line."""
-    from .core import plain_int
-
-    checked = [plain_int(seed) for seed in seeds]
-    if any(seed is None or not 0 <= seed < 2**63 for seed in checked):
-        raise ValueError("seeds must be integers from 0 to 2**63 - 1, one per game")
-    return np.array(checked, dtype=np.int64)
-
-
-def checked_rng_seeds(rng_seeds: Any, games: int) -> np.ndarray:
-    """A rollout's move seeds as uint64 (:func:`policy_random`'s state), one per game, or one ValueError line."""
-    from .core import plain_int
-
-    checked = [plain_int(seed) for seed in rng_seeds]
-    if len(checked) != games or any(seed is None or not 0 <= seed < 2**64 for seed in checked):
-        raise ValueError(f"rng_seeds must be {games} integers from 0 to 2**64 - 1, one per game")
-    return np.array(checked, dtype=np.uint64)
-
-
-def checked_max_steps(max_steps: Any) -> int:
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) or max_steps < 0:
-        raise ValueError(f"max_steps must be a non-negative integer, got {max_steps!r}")
-    return int(max_steps)
-
-
-def generator_state(generator: Any) -> np.ndarray:
-    """The 625 words of a ``random.Random`` (a Chance's ``_random``) as a kernel's ``mt`` row."""
-    return np.array(generator.getstate()[1], dtype=np.uint32)
-
-
-def set_generator_state(generator: Any, mt: np.ndarray) -> None:
-    """Continue a kernel's ``mt`` row in a ``random.Random``."""
-    generator.setstate((3, tuple(int(word) for word in mt), None))

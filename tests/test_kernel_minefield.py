@@ -20,6 +20,7 @@ import os
 import random
 import re
 
+import kernel_checks
 import numpy as np
 import pytest
 
@@ -229,18 +230,6 @@ def test_states_convert_both_ways_mid_game():
         assert rules.returns(back) == rules.returns(state)
 
 
-def _splitmix_floats(seed: int):
-    """The kernel's rollout policy stream (envs/compiled.py's ``policy_random``), in Python."""
-    mask = 2**64 - 1
-    while True:
-        seed = (seed + 0x9E3779B97F4A7C15) & mask
-        z = seed
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        z ^= z >> 31
-        yield (z >> 11) * (1.0 / 9007199254740992.0)
-
-
 @pytest.mark.parametrize("options", [{"num_players": 2}, {"num_players": 8}, {"num_players": 20},
                                      {"num_players": 5, "roll_battle": "mines_only", "rewards": "placement",
                                       "max_rounds": 12}])
@@ -250,20 +239,7 @@ def test_whole_rollouts_are_the_games_the_rules_play(options):
     config = rules.Config(**options)
     seeds = list(range(40))
     batch = kernel.new_games(config, seeds)
-    before = batch.state.copy()
-    values, steps = kernel.rollout_random(batch, [seed + 1000 for seed in seeds])
-    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
-    for g, seed in enumerate(seeds):
-        state, picks, taken = rules.new_game(config, Chance(seed)), _splitmix_floats(seed + 1000), 0
-        while not rules.is_terminal(state):
-            joint = {}
-            for seat in rules.acting_seats(state):
-                legal = rules.legal_actions(state, seat)
-                joint[seat] = legal[int(next(picks) * len(legal))]
-            rules.apply_joint(state, joint)
-            taken += len(joint)
-        assert steps[g] == taken, f"seed {seed}"
-        assert tuple(values[g]) == rules.returns(state), f"seed {seed}"
+    kernel_checks.check_rollouts_replay(kernel, rules, config, batch, seeds, kernel_checks.play_joint_randomly(rules))
 
 
 def test_rollouts_stop_after_max_rounds():
@@ -314,55 +290,20 @@ def test_a_wrong_joint_move_names_game_seat_and_what_was_wrong_and_changes_nothi
         rules.apply_joint(rules.new_game(config, Chance(0)), {0: 1, 1: 2})
     with pytest.raises(ValueError, match="actions must be 2 rows of 3 integers"):
         kernel.step_batch(batch, [1, 2])
-    with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
-        kernel.rollout_random(batch, [1])
-    with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
-        kernel.new_games(config, [-1])
+    kernel_checks.check_bad_seeds(kernel, rules, batch)
 
 
 def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
     config = rules.Config(num_players=4)
     scripted = rules.new_game(config, Chance.scripted([]))
-    assert "scripted" in kernel.unsupported(config, scripted.chance)
-    with pytest.raises(ValueError, match="cannot take this game: a scripted Chance"):
-        kernel.from_states([scripted])
-
-    class OtherChance(Chance):
-        """A dealer of another kind (as a search's): the kernel would not draw what it draws."""
-
-    other = rules.new_game(config, OtherChance(4))
-    _, steps = kernel.random_rollouts([other], [0], max_rounds=1)
-    assert capsys.readouterr().err == ("Minefield kernel unavailable, rolling out on the Python rules: the kernel "
-                                       "draws from a Chance's own generator, not from a OtherChance\n")
-    assert steps[0] == 4
-    values, steps = kernel.random_rollouts([rules.new_game(config, Chance(4))], [9])
-    assert capsys.readouterr().err == ""
-    state, picks, taken = rules.new_game(config, Chance(4)), _splitmix_floats(9), 0
-    while not rules.is_terminal(state):
-        joint = {seat: rules.legal_actions(state, seat)[int(next(picks) * (state.num_alive - 1))]
-                 for seat in rules.acting_seats(state)}
-        rules.apply_joint(state, joint)
-        taken += len(joint)
-    assert (steps[0], tuple(values[0])) == (taken, rules.returns(state))
+    kernel_checks.check_what_it_cannot_take(kernel, rules, config, "Minefield", capsys, scripted,
+                                            {"max_rounds": 1}, 4, kernel_checks.play_joint_randomly(rules))
 
 
 def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
     monkeypatch.setattr(kernel, "numba", None)
     config = rules.Config(num_players=3)
-    state = rules.new_game(config, Chance(2))
-    values, steps = kernel.random_rollouts([state], [5])
-    assert capsys.readouterr().err == ("Minefield kernel unavailable, rolling out on the Python rules: numba is "
-                                       "not installed (pip install 'tavernzoo[kernel]')\n")
-    game, picker, taken = rules.clone(state), random.Random(5), 0
-    while not rules.is_terminal(game):
-        joint = {}
-        for seat in rules.acting_seats(game):
-            legal = rules.legal_actions(game, seat)
-            joint[seat] = legal[int(picker.random() * len(legal))]
-        rules.apply_joint(game, joint)
-        taken += len(joint)
-    assert (steps[0], tuple(values[0])) == (taken, rules.returns(game))
-    with pytest.raises(ValueError, match="the Minefield kernel cannot take this game: numba is not installed"):
-        kernel.new_games(config, [0])
+    kernel_checks.check_without_numba(kernel, rules, config, "Minefield", capsys,
+                                      kernel_checks.play_joint_randomly(rules))
     with pytest.raises(ValueError, match="the Minefield kernel is unavailable: numba is not installed"):
         heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]), [[0, 1, 2]])

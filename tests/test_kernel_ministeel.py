@@ -22,13 +22,14 @@ import os
 import random
 import re
 
+import kernel_checks
 import numpy as np
 import pytest
 
 from tavernzoo.agents import ministeel_kernel as heuristic_kernel
 from tavernzoo.agents.ministeel import HeuristicBot
 from tavernzoo.envs import compiled
-from tavernzoo.envs.core import Chance, IllegalActionError
+from tavernzoo.envs.core import Chance
 from tavernzoo.envs.ministeel import encode, kernel, kernel_encode, rules
 
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
@@ -66,41 +67,13 @@ OPTION_SETS = {
 
 def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
-    fail at the first difference."""
-    state = rules.new_game(config, Chance(seed))
+    fail at the first difference (of the observations too)."""
     batch = kernel.new_games(config, [seed], track_known=True)
-    picker = random.Random(seed)
-    step = 0
-
-    def check(what: str) -> None:
-        difference = kernel.first_difference(batch, 0, state)
-        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
-        check_observations(batch, state, f"{label}, seed {seed}, step {step} ({what})")
-
-    check("the deal")
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        assert kernel.legal_list(batch, 0) == legal, (
-            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        seat = rules.current_seat(state)
-        if bots is None:
-            action = legal[int(picker.random() * len(legal))]
-        else:
-            action = bots[seat].act_state(state, seat, legal)
-            compiled = heuristic_kernel.heuristic_move(batch, 0)
-            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
-                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
-                                        f"{rules.ACTION_NAMES[compiled]}")
-        rules.apply(state, action)
-        kernel.step_batch(batch, [action])
-        step += 1
-        check(rules.ACTION_NAMES[action])
-    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
-    assert bool(kernel.is_terminal(batch)[0])
-    expected = rules.returns(state)
-    got = tuple(kernel.returns(batch)[0, :config.num_players])
-    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
-    return expected
+    return kernel_checks.replay_in_both(
+        kernel, rules, config, seed, label, batch,
+        choose=None if bots is None else lambda state, seat, legal: bots[seat].act_state(state, seat, legal),
+        compiled_move=lambda batch: heuristic_kernel.heuristic_move(batch, 0), check_more=check_observations,
+        seats=False)
 
 
 @pytest.mark.slow
@@ -219,34 +192,15 @@ def _observation(state: rules.State, seat: int) -> np.ndarray:
     return out
 
 
-def _splitmix_floats(seed: int):
-    """The kernel's rollout policy stream (``kernel._policy_random``), in Python."""
-    mask = 2**64 - 1
-    while True:
-        seed = (seed + 0x9E3779B97F4A7C15) & mask
-        z = seed
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        z ^= z >> 31
-        yield (z >> 11) * (1.0 / 9007199254740992.0)
-
-
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_whole_rollouts_are_the_games_the_rules_play(players):
     """rollout_random plays, inside one call, the games the rules play with the same picks and chance."""
     config = rules.Config(num_players=players)
     seeds = list(range(30))
     batch = kernel.new_games(config, seeds, track_known=players == 4)  # the rollout leaves the memory out
-    before = batch.state.copy()
-    values, steps = kernel.rollout_random(batch, [seed + 1000 for seed in seeds])
-    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
-    for g, seed in enumerate(seeds):
-        state, picks = rules.new_game(config, Chance(seed)), _splitmix_floats(seed + 1000)
-        while not rules.is_terminal(state):
-            legal = rules.legal_actions(state)
-            rules.apply(state, legal[int(next(picks) * len(legal))])
-        assert steps[g] == state.decisions, f"seed {seed}"
-        assert tuple(values[g, :players]) == rules.returns(state), f"seed {seed}"
+    for state, taken in kernel_checks.check_rollouts_replay(kernel, rules, config, batch, seeds,
+                                                            kernel_checks.play_randomly(rules)):
+        assert taken == state.decisions
 
 
 def test_rollouts_stop_after_max_steps():
@@ -258,58 +212,19 @@ def test_rollouts_stop_after_max_steps():
 def test_step_batch_steps_many_games_and_leaves_minus_one_alone():
     config = rules.Config(num_players=3)
     batch = kernel.new_games(config, [0, 1, 2], track_known=True)
-    states = [rules.new_game(config, Chance(seed)) for seed in range(3)]
-    actions = [rules.legal_actions(states[0])[0], -1, rules.legal_actions(states[2])[-1]]
-    kernel.step_batch(batch, actions)
-    rules.apply(states[0], actions[0])
-    rules.apply(states[2], actions[2])
-    for g in range(3):
-        assert kernel.first_difference(batch, g, states[g]) is None
-    masks = kernel.legal_mask(batch)
-    for g in range(3):
-        assert list(np.flatnonzero(masks[g])) == rules.legal_actions(states[g])
+    kernel_checks.check_step_batch(kernel, rules, config, batch)
 
 
 def test_an_illegal_action_names_game_and_action_and_changes_nothing():
-    batch = kernel.new_games(rules.Config(num_players=4), [0, 1])
-    before = batch.state.copy()
-    legal = kernel.legal_list(batch, 0)
-    illegal = next(a for a in range(rules.NUM_ACTIONS) if a not in kernel.legal_list(batch, 1))
-    with pytest.raises(IllegalActionError, match=re.escape(rules.ACTION_NAMES[illegal]) + ".*game 1 of the batch"):
-        kernel.step_batch(batch, [legal[0], illegal])
-    assert np.array_equal(batch.state, before)
-    with pytest.raises(ValueError, match="actions must be 2 integers"):
-        kernel.step_batch(batch, [0.5, 1.0])
-    for seeds in ([1], [1, 0.5], [1, -1], [1, 2**64]):
-        with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
-            kernel.rollout_random(batch, seeds)
-    for seeds in ([0.5], [-1], [2**63], ["7"]):
-        with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
-            kernel.new_games(rules.Config(), seeds)
+    kernel_checks.check_bad_input(kernel, rules, rules.Config(num_players=4))
 
 
 def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
     config = rules.Config(num_players=3)
     scripted = rules.new_game(config, Chance.scripted(rules.new_game(config, Chance(4)).chance.outcomes))
-    assert "scripted" in kernel.unsupported(config, scripted.chance)
-    with pytest.raises(ValueError, match="cannot take this game: a scripted Chance"):
-        kernel.from_states([scripted])
-
-    class OtherChance(Chance):
-        """A dealer of another kind (as a search's): the kernel would not draw what it draws."""
-
-    other = rules.new_game(config, OtherChance(4))
-    values, steps = kernel.random_rollouts([other], [0], max_steps=5)
-    assert capsys.readouterr().err == ("MiniSteel kernel unavailable, rolling out on the Python rules: the kernel "
-                                       "draws from a Chance's own generator, not from a OtherChance\n")
-    assert steps[0] == 5
-    values, steps = kernel.random_rollouts([rules.new_game(config, Chance(4))], [9])
-    assert capsys.readouterr().err == ""
-    state, picks = rules.new_game(config, Chance(4)), _splitmix_floats(9)
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        rules.apply(state, legal[int(next(picks) * len(legal))])
-    assert (steps[0], tuple(values[0, :3])) == (state.decisions, rules.returns(state))
+    state, taken = kernel_checks.check_what_it_cannot_take(kernel, rules, config, "MiniSteel", capsys, scripted,
+                                                           {"max_steps": 5}, 5, kernel_checks.play_randomly(rules))
+    assert taken == state.decisions
 
 
 def test_the_set_order_the_compiled_heuristic_breaks_ties_in_is_cpythons():
@@ -330,31 +245,16 @@ def test_the_set_order_the_compiled_heuristic_breaks_ties_in_is_cpythons():
 def test_heuristic_rollouts_are_the_games_the_bot_plays(options):
     config = rules.Config(**options)
     seeds = list(range(25))
-    values, steps = heuristic_kernel.rollout_heuristic(kernel.new_games(config, seeds))
-    bots = [HeuristicBot(config, seat) for seat in range(config.num_players)]
-    for g, seed in enumerate(seeds):
-        state = rules.new_game(config, Chance(seed))
-        while not rules.is_terminal(state):
-            seat = rules.current_seat(state)
-            rules.apply(state, bots[seat].act_state(state, seat, rules.legal_actions(state)))
-        assert steps[g] == state.decisions, f"seed {seed}"
-        assert tuple(values[g, :config.num_players]) == rules.returns(state), f"seed {seed}"
+    kernel_checks.check_heuristic_rollouts(rules, config, seeds, heuristic_kernel.rollout_heuristic(
+        kernel.new_games(config, seeds)), HeuristicBot, lambda state: state.decisions)
 
 
 def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
     monkeypatch.setattr(kernel, "numba", None)
     config = rules.Config(num_players=3)
-    state = rules.new_game(config, Chance(2))
-    values, steps = kernel.random_rollouts([state], [5])
-    assert capsys.readouterr().err == ("MiniSteel kernel unavailable, rolling out on the Python rules: numba is "
-                                       "not installed (pip install 'tavernzoo[kernel]')\n")
-    game, picker = rules.clone(state), random.Random(5)
-    while not rules.is_terminal(game):
-        legal = rules.legal_actions(game)
-        rules.apply(game, legal[int(picker.random() * len(legal))])
-    assert (steps[0], tuple(values[0, :3])) == (game.decisions, rules.returns(game))
-    with pytest.raises(ValueError, match="the MiniSteel kernel cannot take this game: numba is not installed"):
-        kernel.new_games(config, [0])
+    game, taken = kernel_checks.check_without_numba(kernel, rules, config, "MiniSteel", capsys,
+                                                    kernel_checks.play_randomly(rules))
+    assert taken == game.decisions
     with pytest.raises(ValueError, match="the MiniSteel kernel is unavailable: numba is not installed"):
         heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))
 

@@ -20,12 +20,13 @@ import random
 import re
 from pathlib import Path
 
+import kernel_checks
 import numpy as np
 import pytest
 
 from tavernzoo.agents import tiny_minotaur_kernel as heuristic_kernel
 from tavernzoo.agents.tiny_minotaur import HeuristicBot
-from tavernzoo.envs.core import Chance, IllegalActionError
+from tavernzoo.envs.core import Chance
 from tavernzoo.envs.tiny_minotaur import encode, kernel, rules
 
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
@@ -111,43 +112,17 @@ tier_3 = [2, 20]
 def replay(config: rules.Config, seed: int, label: str, bots: list | None = None) -> tuple[float, ...]:
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat]``); fail at
     the first difference."""
-    state = rules.new_game(config, Chance(seed))
-    batch = kernel.new_games(config, [seed])
-    picker = random.Random(seed)
-    step = 0
-
-    def check(what: str) -> None:
-        difference = kernel.first_difference(batch, 0, state)
-        assert difference is None, f"{label}, seed {seed}, step {step} ({what}): {difference}"
-
-    check("the deal")
     observation = np.zeros(encode.observation_size(config), dtype=np.float32)
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        assert kernel.legal_list(batch, 0) == legal, (
-            f"{label}, seed {seed}, step {step}: legal actions: kernel {kernel.legal_list(batch, 0)}, rules {legal}")
-        if bots is None:
-            action = legal[int(picker.random() * len(legal))]
-        else:
-            seat = rules.current_seat(state)
-            encode.encode(state, seat, observation)
-            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
-            mask[legal] = 1
-            action = bots[seat].act({"observation": observation, "action_mask": mask})
-            compiled = heuristic_kernel.heuristic_move(batch, 0)
-            assert compiled == action, (f"{label}, seed {seed}, step {step}: the heuristic plays "
-                                        f"{rules.ACTION_NAMES[action]}, its compiled form "
-                                        f"{rules.ACTION_NAMES[compiled]}")
-        rules.apply(state, action)
-        kernel.step_batch(batch, [action])
-        step += 1
-        check(rules.ACTION_NAMES[action])
-    assert kernel.legal_list(batch, 0) == [], f"{label}, seed {seed}: the kernel has moves after the end"
-    assert bool(kernel.is_terminal(batch)[0]) and kernel.current_seat(batch)[0] == -1
-    expected = rules.returns(state)
-    got = tuple(kernel.returns(batch)[0])
-    assert got == expected, f"{label}, seed {seed}, step {step}: returns: kernel {got}, rules {expected}"
-    return expected
+
+    def choose(state: rules.State, seat: int, legal: list[int]) -> int:
+        encode.encode(state, seat, observation)
+        mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+        return bots[seat].act({"observation": observation, "action_mask": mask})
+
+    return kernel_checks.replay_in_both(
+        kernel, rules, config, seed, label, kernel.new_games(config, [seed]), choose=None if bots is None else choose,
+        compiled_move=lambda batch: heuristic_kernel.heuristic_move(batch, 0))
 
 
 @pytest.mark.slow
@@ -258,35 +233,13 @@ def test_states_convert_both_ways_mid_game():
         assert rules.returns(back) == rules.returns(state)
 
 
-def _splitmix_floats(seed: int):
-    """The kernel's rollout policy stream (envs/compiled.py's ``policy_random``), in Python."""
-    mask = 2**64 - 1
-    while True:
-        seed = (seed + 0x9E3779B97F4A7C15) & mask
-        z = seed
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        z ^= z >> 31
-        yield (z >> 11) * (1.0 / 9007199254740992.0)
-
-
 @pytest.mark.parametrize("options", [{}, {"ruleset": "house_narrowing", "bosses": ("wyvern_breath", "none")}])
 def test_whole_rollouts_are_the_games_the_rules_play(options):
     """rollout_random plays, inside one call, the games the rules play with the same picks and chance."""
     config = rules.Config(**options)
     seeds = list(range(60))
     batch = kernel.new_games(config, seeds)
-    before = batch.state.copy()
-    values, steps = kernel.rollout_random(batch, [seed + 1000 for seed in seeds])
-    assert np.array_equal(batch.state, before), "a rollout changed the batch it started from"
-    for g, seed in enumerate(seeds):
-        state, picks, taken = rules.new_game(config, Chance(seed)), _splitmix_floats(seed + 1000), 0
-        while not rules.is_terminal(state):
-            legal = rules.legal_actions(state)
-            rules.apply(state, legal[int(next(picks) * len(legal))])
-            taken += 1
-        assert steps[g] == taken, f"seed {seed}"
-        assert tuple(values[g]) == rules.returns(state), f"seed {seed}"
+    kernel_checks.check_rollouts_replay(kernel, rules, config, batch, seeds, kernel_checks.play_randomly(rules))
 
 
 @pytest.mark.parametrize("options", HEURISTIC_OPTION_SETS)
@@ -318,77 +271,24 @@ def test_rollouts_stop_after_max_steps():
 def test_step_batch_steps_many_games_and_leaves_minus_one_alone():
     config = rules.Config()
     batch = kernel.new_games(config, [0, 1, 2])
-    states = [rules.new_game(config, Chance(seed)) for seed in range(3)]
-    actions = [rules.legal_actions(states[0])[0], -1, rules.legal_actions(states[2])[-1]]
-    kernel.step_batch(batch, actions)
-    rules.apply(states[0], actions[0])
-    rules.apply(states[2], actions[2])
-    masks = kernel.legal_mask(batch)
-    for g in range(3):
-        assert kernel.first_difference(batch, g, states[g]) is None
-        assert list(np.flatnonzero(masks[g])) == rules.legal_actions(states[g])
-        assert kernel.current_seat(batch)[g] == rules.current_seat(states[g])
+    kernel_checks.check_step_batch(kernel, rules, config, batch)
 
 
 def test_an_illegal_action_names_game_and_action_and_changes_nothing():
-    batch = kernel.new_games(rules.Config(), [0, 1])
-    before = batch.state.copy()
-    legal = kernel.legal_list(batch, 0)
-    illegal = next(a for a in range(rules.NUM_ACTIONS) if a not in kernel.legal_list(batch, 1))
-    with pytest.raises(IllegalActionError, match=re.escape(rules.ACTION_NAMES[illegal]) + ".*game 1 of the batch"):
-        kernel.step_batch(batch, [legal[0], illegal])
-    assert np.array_equal(batch.state, before)
-    with pytest.raises(ValueError, match="actions must be 2 integers"):
-        kernel.step_batch(batch, [0.5, 1.0])
-    for seeds in ([1], [1, 0.5], [1, -1], [1, 2**64]):
-        with pytest.raises(ValueError, match="rng_seeds must be 2 integers"):
-            kernel.rollout_random(batch, seeds)
-    with pytest.raises(ValueError, match="max_steps must be a non-negative integer"):
-        kernel.rollout_random(batch, [1, 2], max_steps=-1)
-    for seeds in ([0.5], [-1], [2**63], ["7"]):
-        with pytest.raises(ValueError, match="seeds must be integers from 0 to 2"):
-            kernel.new_games(rules.Config(), seeds)
+    kernel_checks.check_bad_input(kernel, rules, rules.Config())
 
 
 def test_what_the_kernel_cannot_take_is_named_and_played_on_python(capsys):
     config = rules.Config()
     scripted = rules.new_game(config, Chance.scripted(rules.new_game(config, Chance(4)).chance.outcomes))
-    assert "scripted" in kernel.unsupported(config, scripted.chance)
-    with pytest.raises(ValueError, match="cannot take this game: a scripted Chance"):
-        kernel.from_states([scripted])
-
-    class OtherChance(Chance):
-        """A dealer of another kind (as a search's): the kernel would not draw what it draws."""
-
-    other = rules.new_game(config, OtherChance(4))
-    _, steps = kernel.random_rollouts([other], [0], max_steps=2)
-    assert capsys.readouterr().err == ("Tiny Minotaur kernel unavailable, rolling out on the Python rules: the "
-                                       "kernel draws from a Chance's own generator, not from a OtherChance\n")
-    assert steps[0] == 2
-    values, steps = kernel.random_rollouts([rules.new_game(config, Chance(4))], [9])
-    assert capsys.readouterr().err == ""
-    state, picks, taken = rules.new_game(config, Chance(4)), _splitmix_floats(9), 0
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        rules.apply(state, legal[int(next(picks) * len(legal))])
-        taken += 1
-    assert (steps[0], tuple(values[0])) == (taken, rules.returns(state))
+    kernel_checks.check_what_it_cannot_take(kernel, rules, config, "Tiny Minotaur", capsys, scripted,
+                                            {"max_steps": 2}, 2, kernel_checks.play_randomly(rules))
 
 
 def test_without_numba_rollouts_play_on_python_and_say_why(monkeypatch, capsys):
     monkeypatch.setattr(kernel, "numba", None)
     config = rules.Config()
-    state = rules.new_game(config, Chance(2))
-    values, steps = kernel.random_rollouts([state], [5])
-    assert capsys.readouterr().err == ("Tiny Minotaur kernel unavailable, rolling out on the Python rules: numba "
-                                       "is not installed (pip install 'tavernzoo[kernel]')\n")
-    game, picker, taken = rules.clone(state), random.Random(5), 0
-    while not rules.is_terminal(game):
-        legal = rules.legal_actions(game)
-        rules.apply(game, legal[int(picker.random() * len(legal))])
-        taken += 1
-    assert (steps[0], tuple(values[0])) == (taken, rules.returns(game))
-    with pytest.raises(ValueError, match="the Tiny Minotaur kernel cannot take this game: numba is not installed"):
-        kernel.new_games(config, [0])
+    kernel_checks.check_without_numba(kernel, rules, config, "Tiny Minotaur", capsys,
+                                      kernel_checks.play_randomly(rules))
     with pytest.raises(ValueError, match="the Tiny Minotaur kernel is unavailable: numba is not installed"):
         heuristic_kernel.rollout_heuristic(kernel.Batch(*kernel._empty(1), [config]))

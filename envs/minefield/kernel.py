@@ -44,27 +44,12 @@ plays on the Python rules and says so in one line.
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import (
-    GENERATOR,
-    MT_SIZE,
-    Kernel,
-    RowLayout,
-    checked_max_steps,
-    checked_rng_seeds,
-    checked_seeds,
-    generator_state,
-    numba,
-    policy_random,
-    random_float,
-    seed_generator,
-    set_generator_state,
-)
+from .. import kernel_batch
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
 from ..core import Chance, IllegalActionError
 from . import rules
 from .rules import (
@@ -107,7 +92,7 @@ compile_kernel = KERNEL.compile
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-LAYOUT = RowLayout()
+LAYOUT = kernel_batch.RowLayout()
 FIELDS = LAYOUT.fields
 _field = LAYOUT.field
 
@@ -499,50 +484,27 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-@dataclass
-class Batch:
+class Batch(kernel_batch.Batch):
     """Many Minefield games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
-
-    state: np.ndarray
-    chance: np.ndarray
-    configs: list
-
-    def __len__(self) -> int:
-        return self.state.shape[0]
 
     @property
     def width(self) -> int:
         """The most seats of any game here: the width of joint moves, masks and returns."""
         return max((config.num_players for config in self.configs), default=rules.MIN_PLAYERS)
 
-    def copy(self) -> Batch:
-        return Batch(self.state.copy(), self.chance.copy(), list(self.configs))
-
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    if numba is None:
-        return "numba is not installed (pip install 'tavernzoo[kernel]')"
-    if config is not None and not isinstance(config, rules.Config):
-        return f"the kernel plays Minefield Configs, not {type(config).__name__}"
-    if chance is not None:
-        if type(chance) is not Chance:
-            return f"the kernel draws from a Chance's own generator, not from a {type(chance).__name__}"
-        if chance._script is not None:
-            return "a scripted Chance (a record's replay) has no generator for the kernel to continue"
-    return None
+    return kernel_batch.unsupported_reason("Minefield", numba, config, rules.Config, chance)
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    reason = unsupported(config, chance)
-    if reason is not None:
-        raise ValueError(f"the Minefield kernel cannot take this game: {reason}")
-    compile_kernel()
+    kernel_batch.require_kernel("Minefield", unsupported(config, chance), compile_kernel)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((games, ROW_SIZE), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 def _write_options(row: np.ndarray, config: rules.Config) -> None:
@@ -560,7 +522,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     """Deal one game per seed in the kernel: game ``g`` is ``rules.new_game(config, Chance(seeds[g]))``
     (seeds from 0 to 2**63 - 1)."""
     _require_kernel(config)
-    seed_array = checked_seeds(seeds)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     if len(states):  # every game's options are the same: written once, copied
         _write_options(states[0], config)
@@ -571,11 +533,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
 
 def from_states(states: Sequence[rules.State]) -> Batch:
     """The kernel's arrays of Python States (each keeps its Chance's generator state; the log is left out)."""
-    rows, chances = _empty(len(states))
-    for g, state in enumerate(states):
-        _require_kernel(state.config, state.chance)
-        _write_state(rows[g], state)
-        chances[g, :] = generator_state(state.chance._random)
+    rows, chances = kernel_batch.rows_of_states(states, ROW_SIZE, _require_kernel, _write_state)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -623,7 +581,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     for seat, (got, want) in enumerate(zip(values, state.values, strict=True)):
         if got != want:
             return f"values[{seat}]: kernel {got!r}, rules {want!r}"
-    if not np.array_equal(batch.chance[game], generator_state(state.chance._random)):
+    if kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return None
 
@@ -645,7 +603,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
     config = batch.configs[game]
     n = config.num_players
     chance = Chance(0)
-    set_generator_state(chance._random, batch.chance[game])
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
     battles, at = [], 0
     for position in range(row[ORDER_LEN]):
         attacker = row[LAST_ORDER + position]
@@ -751,8 +709,8 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     choice in one round). The picks come from ``rng_seeds[g]``, seat by seat in ascending order (a generator
     apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = checked_rng_seeds(rng_seeds, len(batch))
-    limit = checked_max_steps(max_rounds)
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_rounds)
     values = np.zeros((len(batch), P), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
     rounds = np.zeros(len(batch), dtype=np.int64)
@@ -765,12 +723,8 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    reason = "not asked for" if not use_kernel else next(
-        (why for why in (unsupported(s.config, s.chance) for s in states) if why), None)
-    if reason is None:
+    if kernel_batch.rules_fallback_reason("Minefield", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states), rng_seeds, max_rounds)
-    if use_kernel:
-        print(f"Minefield kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
     width = max((state.config.num_players for state in states), default=rules.MIN_PLAYERS)
     values = np.zeros((len(states), width), dtype=np.float64)
     steps = np.zeros(len(states), dtype=np.int64)

@@ -36,29 +36,13 @@ in the kernel but has no State to give back (``to_state`` says so).
 
 from __future__ import annotations
 
-import random
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import (
-    GENERATOR,
-    MT_SIZE,
-    Kernel,
-    RowLayout,
-    checked_max_steps,
-    checked_rng_seeds,
-    checked_seeds,
-    generator_state,
-    numba,
-    policy_random,
-    random_float,
-    seed_generator,
-    set_generator_state,
-)
-from ..core import Chance, IllegalActionError
+from .. import kernel_batch
+from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
+from ..core import Chance
 from . import rules
 from .rules import (
     ALL_ARCHETYPES,
@@ -102,7 +86,7 @@ compile_kernel = KERNEL.compile
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-LAYOUT = RowLayout()
+LAYOUT = kernel_batch.RowLayout()
 FIELDS = LAYOUT.fields
 _field = LAYOUT.field
 
@@ -498,45 +482,22 @@ def _returns_all(states, values):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-@dataclass
-class Batch:
+class Batch(kernel_batch.Batch):
     """Many Tiny Minotaur games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32,
     ``(G, 625)``) and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
-
-    state: np.ndarray
-    chance: np.ndarray
-    configs: list
-
-    def __len__(self) -> int:
-        return self.state.shape[0]
-
-    def copy(self) -> Batch:
-        return Batch(self.state.copy(), self.chance.copy(), list(self.configs))
 
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    if numba is None:
-        return "numba is not installed (pip install 'tavernzoo[kernel]')"
-    if config is not None and not isinstance(config, rules.Config):
-        return f"the kernel plays Tiny Minotaur Configs, not {type(config).__name__}"
-    if chance is not None:
-        if type(chance) is not Chance:
-            return f"the kernel draws from a Chance's own generator, not from a {type(chance).__name__}"
-        if chance._script is not None:
-            return "a scripted Chance (a record's replay) has no generator for the kernel to continue"
-    return None
+    return kernel_batch.unsupported_reason("Tiny Minotaur", numba, config, rules.Config, chance)
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    reason = unsupported(config, chance)
-    if reason is not None:
-        raise ValueError(f"the Tiny Minotaur kernel cannot take this game: {reason}")
-    compile_kernel()
+    kernel_batch.require_kernel("Tiny Minotaur", unsupported(config, chance), compile_kernel)
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((games, ROW_SIZE), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 def _boss_names(config: rules.Config) -> tuple[str, ...]:
@@ -574,7 +535,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     (seeds from 0 to 2**63 - 1). A deal the rules refuse (a boss with no card to replace in the deck dealt)
     raises the rules' ValueError, naming the game and its seed."""
     _require_kernel(config)
-    seed_array = checked_seeds(seeds)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     states[:] = _options_row(config)
     _new_games(states, chances, seed_array)
@@ -597,11 +558,7 @@ def _options_row(config: rules.Config) -> np.ndarray:
 
 def from_states(states: Sequence[rules.State]) -> Batch:
     """The kernel's arrays of Python States (each keeps its Chance's generator state; the log is left out)."""
-    rows, chances = _empty(len(states))
-    for g, state in enumerate(states):
-        _require_kernel(state.config, state.chance)
-        _write_state(rows[g], state)
-        chances[g, :] = generator_state(state.chance._random)
+    rows, chances = kernel_batch.rows_of_states(states, ROW_SIZE, _require_kernel, _write_state)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -639,7 +596,7 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state)
     difference = LAYOUT.first_difference(batch.state[game], expected, STATE_SIZE)
-    if difference is None and not np.array_equal(batch.chance[game], generator_state(state.chance._random)):
+    if difference is None and kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return difference
 
@@ -654,7 +611,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
     config = batch.configs[game]
     catalog = _boss_names(config)
     chance = Chance(0)
-    set_generator_state(chance._random, batch.chance[game])
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
 
     def pairs(start: int, count: int) -> tuple:
         return tuple((row[start + 2 * i], row[start + 2 * i + 1]) for i in range(count))
@@ -699,17 +656,10 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
     compile_kernel()
-    moves = np.asarray(actions)
-    if moves.shape != (len(batch),) or moves.dtype.kind not in "iu":
-        raise ValueError(f"actions must be {len(batch)} integers, one per game (-1: no move), got shape "
-                         f"{moves.shape} of {moves.dtype}")
-    moves = moves.astype(np.int64)
+    moves = kernel_batch.checked_actions(actions, len(batch))
     bad = int(_first_illegal(batch.state, moves))
     if bad >= 0:
-        action = int(moves[bad])
-        name = rules.ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else action
-        raise IllegalActionError(name, [rules.ACTION_NAMES[a] for a in legal_list(batch, bad)],
-                                 f"game {bad} of the batch")
+        raise kernel_batch.illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES, bad)
     _step_all(batch.state, batch.chance, moves)
 
 
@@ -736,8 +686,8 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    seeds = checked_rng_seeds(rng_seeds, len(batch))
-    limit = checked_max_steps(max_steps)
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_steps)
     values = np.zeros((len(batch), 2), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
     _rollouts(batch.state, batch.chance, seeds, limit, values, steps)
@@ -749,19 +699,6 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
     """:func:`rollout_random` from Python States, on the kernel where it can take them, else on the Python
     rules (saying why in one line on stderr): the same returns either way for the same moves and chance,
     though the Python path picks its moves with ``random.Random(rng_seeds[g])``, another stream."""
-    reason = "not asked for" if not use_kernel else next(
-        (why for why in (unsupported(s.config, s.chance) for s in states) if why), None)
-    if reason is None:
+    if kernel_batch.rules_fallback_reason("Tiny Minotaur", states, use_kernel, unsupported) is None:
         return rollout_random(from_states(states), rng_seeds, max_steps)
-    if use_kernel:
-        print(f"Tiny Minotaur kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
-    values = np.zeros((len(states), 2), dtype=np.float64)
-    steps = np.zeros(len(states), dtype=np.int64)
-    for g, (state, seed) in enumerate(zip(states, rng_seeds, strict=True)):
-        game, picker = rules.clone(state), random.Random(int(seed))
-        while not rules.is_terminal(game) and steps[g] < max_steps:
-            legal = rules.legal_actions(game)
-            rules.apply(game, legal[int(picker.random() * len(legal))])
-            steps[g] += 1
-        values[g] = rules.returns(game)
-    return values, steps
+    return kernel_batch.random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply, 2)

@@ -50,13 +50,13 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from .. import kernel_batch
 from ..compiled import GENERATOR, MT_SIZE, Kernel, numba, policy_random, random_float, seed_generator
-from ..core import Chance, IllegalActionError, plain_int
+from ..core import Chance
 from . import decks as deckmod
 from . import rules
 from .rules import (
@@ -202,16 +202,9 @@ NO_ALIGNMENT, GOOD, EVIL = range(3)
 
 # --- the layout of a game's row -------------------------------------------------------------------------------
 
-_size = 0
-FIELDS: list[tuple[str, int, tuple[int, ...]]] = []  # (name, offset, shape) of every part of a row, in order
-
-
-def _field(shape: int | tuple[int, ...], name: str) -> int:
-    global _size
-    shape = shape if isinstance(shape, tuple) else (shape,)
-    start, _size = _size, _size + int(np.prod(shape))
-    FIELDS.append((name, start, shape))
-    return start
+LAYOUT = kernel_batch.RowLayout()
+FIELDS = LAYOUT.fields  # (name, offset, shape) of every part of a row, in order
+_field = LAYOUT.field
 
 
 P = MAX_PLAYERS  # every row has room for six seats, whatever the table size
@@ -307,11 +300,11 @@ END_REASON = _field(1, "end_reason")  # an index into END_REASONS
 EVENTS_LOGGED = _field(1, "events_logged")
 STEP_FIRST_EVENT = _field(1, "step_first_event")
 DRAWS = _field(1, "draws")  # chance draws made so far (the length the Python Chance's log would have)
-STATE_SIZE = _size  # what a State holds ends here; the rest is working space, not compared
+STATE_SIZE = LAYOUT.size  # what a State holds ends here; the rest is working space, not compared
 SEEN = _field(NUM_CARDS, "scratch_seen")  # one flag per card while a function works (no allocations)
 DISTINCT = _field(NUM_CARDS, "scratch_distinct")  # the distinct cards of a zone, ascending
 SORTED = _field(EQUIP_ROOM, "scratch_sorted")  # items in play sorted weakest first
-ROW_SIZE = _size
+ROW_SIZE = LAYOUT.size
 
 END_REASONS = ("", rules.WIN, rules.TURN_LIMIT, rules.STEP_LIMIT)
 NO_END, WIN, TURN_LIMIT, STEP_LIMIT = range(4)
@@ -1667,34 +1660,14 @@ def _legal_one(row, out):
 # --- the Python side: batches, conversion, errors ----------------------------------------------------------------
 
 
-@dataclass
-class Batch:
+class Batch(kernel_batch.Batch):
     """Many Wyvern games as arrays: ``state`` (int64, ``(G, ROW_SIZE)``), ``chance`` (uint32, ``(G, 625)``)
     and the ``configs`` they were made with (what :func:`to_state` rebuilds States with)."""
-
-    state: np.ndarray
-    chance: np.ndarray
-    configs: list
-
-    def __len__(self) -> int:
-        return self.state.shape[0]
-
-    def copy(self) -> Batch:
-        return Batch(self.state.copy(), self.chance.copy(), list(self.configs))
 
 
 def unsupported(config: rules.Config | None = None, chance: Chance | None = None) -> str | None:
     """Why the kernel cannot play this game (a short sentence), or None when it can."""
-    if numba is None:
-        return "numba is not installed (pip install 'tavernzoo[kernel]')"
-    if config is not None and not isinstance(config, rules.Config):
-        return f"the kernel plays Wyvern Configs, not {type(config).__name__}"
-    if chance is not None:
-        if type(chance) is not Chance:
-            return f"the kernel draws from a Chance's own generator, not from a {type(chance).__name__}"
-        if chance._script is not None:
-            return "a scripted Chance (a record's replay) has no generator for the kernel to continue"
-    return None
+    return kernel_batch.unsupported_reason("Wyvern", numba, config, rules.Config, chance)
 
 
 def deck_index(name: str) -> int:
@@ -1720,7 +1693,7 @@ def _deck_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _empty(games: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros((games, ROW_SIZE), dtype=np.int64), np.zeros((games, MT_SIZE), dtype=np.uint32)
+    return kernel_batch.empty_rows(games, ROW_SIZE)
 
 
 @lru_cache(maxsize=256)
@@ -1753,20 +1726,14 @@ def _write_options(row: np.ndarray, config: rules.Config) -> None:
 
 
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
-    reason = unsupported(config, chance)
-    if reason is not None:
-        raise ValueError(f"the Wyvern kernel cannot take this game: {reason}")
-    compile_kernel()
+    kernel_batch.require_kernel("Wyvern", unsupported(config, chance), compile_kernel)
 
 
 def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
     """Deal one game per seed in the kernel: game ``g`` is ``rules.new_game(config, Chance(seeds[g]))``
     (seeds from 0 to 2**63 - 1)."""
     _require_kernel(config)
-    checked = [plain_int(seed) for seed in seeds]
-    if any(seed is None or not 0 <= seed < 2**63 for seed in checked):
-        raise ValueError("seeds must be integers from 0 to 2**63 - 1, one per game")
-    seed_array = np.array(checked, dtype=np.int64)
+    seed_array = kernel_batch.checked_seeds(seeds)
     states, chances = _empty(len(seed_array))
     states[:, :RACES] = _options(config)
     _new_games(states, chances, seed_array, *_deck_tables())
@@ -1775,11 +1742,7 @@ def new_games(config: rules.Config, seeds: Sequence[int]) -> Batch:
 
 def from_states(states: Sequence[rules.State]) -> Batch:
     """The kernel's arrays of Python States (each keeps its Chance's generator state; the logs are left out)."""
-    rows, chances = _empty(len(states))
-    for g, state in enumerate(states):
-        _require_kernel(state.config, state.chance)
-        _write_state(rows[g], state)
-        chances[g, :] = state.chance._random.getstate()[1]
+    rows, chances = kernel_batch.rows_of_states(states, ROW_SIZE, _require_kernel, _write_state)
     return Batch(rows, chances, [state.config for state in states])
 
 
@@ -1845,14 +1808,12 @@ def first_difference(batch: Batch, game: int, state: rules.State) -> str | None:
     row = batch.state[game]
     expected = np.zeros(ROW_SIZE, dtype=np.int64)
     _write_state(expected, state)
-    if not np.array_equal(row[:STATE_SIZE], expected[:STATE_SIZE]):
-        at = int(np.flatnonzero(row[:STATE_SIZE] != expected[:STATE_SIZE])[0])
-        name, offset, shape = next(field for field in FIELDS if field[1] <= at < field[1] + int(np.prod(field[2])))
-        where = "".join(f"[{int(i)}]" for i in np.unravel_index(at - offset, shape))
-        return f"{name}{where}: kernel {int(row[at])}, rules {int(expected[at])}"
+    difference = LAYOUT.first_difference(row, expected, STATE_SIZE)
+    if difference is not None:
+        return difference
     if _specialties(state.config, state.deck_names) != state.specialties:
         return f"specialties: from the decks {_specialties(state.config, state.deck_names)}, rules {state.specialties}"
-    if tuple(batch.chance[game].tolist()) != state.chance._random.getstate()[1]:
+    if kernel_batch.chance_differs(batch.chance[game], state.chance):
         return "the chance generator's state"
     return None
 
@@ -1866,7 +1827,7 @@ def to_state(batch: Batch, game: int) -> rules.State:
         raise ValueError(f"game {game} rolled {row[ROLL_ROUNDS]} rounds for the first seat; the kernel keeps "
                          f"{MAX_ROLL_ROUNDS}, so it has no State to give back")
     chance = Chance(0)
-    chance._random.setstate((3, tuple(int(word) for word in batch.chance[game]), None))
+    kernel_batch.set_generator_state(chance._random, batch.chance[game])
     config = batch.configs[game]
 
     def seats(start: int, count: int = n) -> list[int]:
@@ -1922,17 +1883,10 @@ def step_batch(batch: Batch, actions: Sequence[int] | np.ndarray) -> None:
     """Play ``actions[g]`` in game ``g`` for every game (-1: leave that game alone). Nothing is played
     when any action is illegal: IllegalActionError names the game, the action and the legal ones."""
     compile_kernel()
-    moves = np.asarray(actions)
-    if moves.shape != (len(batch),) or moves.dtype.kind not in "iu":
-        raise ValueError(f"actions must be {len(batch)} integers, one per game (-1: no move), got shape "
-                         f"{moves.shape} of {moves.dtype}")
-    moves = moves.astype(np.int64)
+    moves = kernel_batch.checked_actions(actions, len(batch))
     bad = int(_first_illegal(batch.state, moves))
     if bad >= 0:
-        action = int(moves[bad])
-        name = rules.ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else action
-        raise IllegalActionError(name, [rules.ACTION_NAMES[a] for a in legal_list(batch, bad)],
-                                 f"game {bad} of the batch")
+        raise kernel_batch.illegal_action(int(moves[bad]), legal_list(batch, bad), rules.ACTION_NAMES, bad)
     _step_all(batch.state, batch.chance, moves)
 
 
@@ -1960,15 +1914,11 @@ def rollout_random(batch: Batch, rng_seeds: Sequence[int] | np.ndarray,
     floats (``rules.returns`` where each game stopped) and the decisions each took. The moves come from
     ``rng_seeds[g]`` (a generator apart from the game's chance, which continues from its state)."""
     compile_kernel()
-    checked = [plain_int(seed) for seed in rng_seeds]
-    if len(checked) != len(batch) or any(seed is None or not 0 <= seed < 2**64 for seed in checked):
-        raise ValueError(f"rng_seeds must be {len(batch)} integers from 0 to 2**64 - 1, one per game")
-    seeds = np.array(checked, dtype=np.uint64)
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int | np.integer) or max_steps < 0:
-        raise ValueError(f"max_steps must be a non-negative integer, got {max_steps!r}")
+    seeds = kernel_batch.checked_rng_seeds(rng_seeds, len(batch))
+    limit = kernel_batch.checked_max_steps(max_steps)
     values = np.zeros((len(batch), P), dtype=np.float64)
     steps = np.zeros(len(batch), dtype=np.int64)
-    _rollouts(batch.state, batch.chance, seeds, int(max_steps), values, steps)
+    _rollouts(batch.state, batch.chance, seeds, limit, values, steps)
     return values, steps
 
 
