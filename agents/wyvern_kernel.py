@@ -7,6 +7,9 @@ seat order, as over the bot's lists), and tests/test_kernel_wyvern.py plays seed
 and checks every decision and the returns. It reads only what the seat's observation shows, as the bot
 does.
 
+``HEURISTIC`` is the bot as an opponent of the vector env (``tavernzoo.envs.wyvern.vector_env(...,
+opponent=HEURISTIC)``): the learner's opponents play the heuristic inside the env's compiled step.
+
 ``rollout_heuristic(batch, max_steps)`` plays a copy of every game of a kernel batch (envs/wyvern/kernel.py)
 to its end with every seat the heuristic, inside compiled code, and returns ``(returns, steps)`` like
 ``kernel.rollout_random``. The heuristic draws no random numbers: the games differ only by their chance.
@@ -18,6 +21,7 @@ import numpy as np
 
 from ..envs.wyvern import kernel as K
 from ..envs.wyvern import rules as R
+from ..envs.wyvern.vector import Opponent
 from .wyvern import _KEEP
 
 # The heuristic's tables as arrays numba freezes into the compiled code.
@@ -423,6 +427,15 @@ def heuristic_action(s, legal, count):
     return choice if heuristic_is_legal(legal, count, choice) else legal[0]
 
 
+@K.compiled
+def heuristic_opponent(s, legal, count, policy_state):
+    """:func:`heuristic_action` as a vector env's opponent decides (it draws nothing from ``policy_state``)."""
+    return heuristic_action(s, legal, count)
+
+
+HEURISTIC = Opponent("heuristic", heuristic_opponent, legal_room=R.NUM_ACTIONS)
+
+
 @K.compiled_allocating
 def heuristic_rollouts(states, chances, max_steps, values, steps):
     row = np.empty(states.shape[1], dtype=np.int64)
@@ -472,7 +485,7 @@ def rollout_heuristic(batch: K.Batch, max_steps: int = 1_000_000) -> tuple[np.nd
 from . import mcts_kernel as T  # noqa: E402 - kept with the section it serves
 from .wyvern import SEARCH, HeuristicBot  # noqa: E402
 
-HEURISTIC = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
+HEURISTIC_POLICY = 1  # the heuristic's code among the kernel's policies (mcts_kernel.RANDOM: random moves)
 
 
 def _search_argument_types() -> dict:
@@ -504,7 +517,7 @@ def wyvern_value(s, values_row):
 @SEARCH_FUNCTIONS.inlined
 def _policy_move(s, rng, legal, count, code):
     """The move of the rollout policy ``code``: the heuristic's, or ``rng.randrange`` of the legal ones."""
-    if code == HEURISTIC:
+    if code == HEURISTIC_POLICY:
         return heuristic_action(s, legal, count)
     return legal[T.randbelow(rng, count)]
 
@@ -530,7 +543,8 @@ def wyvern_simulations(info, seat, mt, rng, nodes, totals, children, counts, sim
         while sample[K.PHASE] != R.OVER:
             count = K.legal_actions(sample, legal)
             if nodes[node, T.PRIOR] == T.NOT_ASKED:
-                nodes[node, T.PRIOR] = heuristic_action(sample, legal, count) if prior == HEURISTIC else T.NO_PRIOR
+                nodes[node, T.PRIOR] = (heuristic_action(sample, legal, count) if prior == HEURISTIC_POLICY
+                                        else T.NO_PRIOR)
             action, node, expanded = T.tree_step(nodes, totals, children, counts, rng, node, sample[K.TO_ACT], legal,
                                                  count, explore)
             K.apply_legal(sample, mt, action)
@@ -556,6 +570,6 @@ def _unsupported(config: R.Config) -> str | None:
 
 
 SEARCH_KERNEL = T.GameSearchKernel(
-    title="Wyvern", policies={HeuristicBot: HEURISTIC}, value=SEARCH.value, actions=R.NUM_ACTIONS,
+    title="Wyvern", policies={HeuristicBot: HEURISTIC_POLICY}, value=SEARCH.value, actions=R.NUM_ACTIONS,
     unsupported=_unsupported, information_row=K.information_row, simulations=wyvern_simulations,
     compile=SEARCH_FUNCTIONS.compile, dealer_room=K.DEALER_ROOM)

@@ -1,11 +1,15 @@
-"""Agent-steps a second of MiniSteel's vector envs (envs/ministeel/vector.py) next to the PettingZoo env.
+"""Agent-steps a second of a game's vector envs (envs/<game>/vector.py) next to its PettingZoo env.
 
-    python bench/bench_vector_env.py [--seconds 4] [--repeats 4] [--players 4] [--envs 1024]
+    python bench/bench_vector_env.py [--game ministeel|wyvern] [--seconds 4] [--repeats 4] [--players 4]
+                                     [--envs 1024]
+
+``--game``: MiniSteel (the default: ``ministeel_v2``, the game of issue 48's target) or Wyvern
+(``wyvern_v1``, envs/wyvern/vector.py); the same entries for either.
 
 Random play with observations and masks, an agent-step being one decision for which the env handed over
 the deciding seat's observation and action mask:
-  (a) the PettingZoo env ``ministeel_v2.env()``: agent_iter / last / a uniform legal pick / step
-      (bench/common.py's loop, what issue 48's "37,000 today" counts),
+  (a) the PettingZoo env (``ministeel_v2.env()`` / ``wyvern_v1.env()``): agent_iter / last / a uniform legal
+      pick / step (bench/common.py's loop, what issue 48's "37,000 today" counts for MiniSteel),
   (b) gymnasium's ``SyncVectorEnv`` over 8 single-learner ``gymnasium.Env``s built on that env (the learner
       in seat 0, random opponents picking from their masks in Python): learner-steps,
   (c) ``self_play_vector_env(--envs)``, serial loop: every decision of every seat,
@@ -36,10 +40,19 @@ from common import machine_line, pettingzoo_loop
 from gymnasium import spaces
 from gymnasium.vector import SyncVectorEnv
 
-from tavernzoo.envs import ministeel_v2
-from tavernzoo.envs.ministeel import kernel, rules, vector
+from tavernzoo.envs import ministeel_v2, wyvern_v1
+from tavernzoo.envs.ministeel import kernel as ministeel_kernel
+from tavernzoo.envs.ministeel import rules as ministeel_rules
+from tavernzoo.envs.ministeel import vector as ministeel_vector
+from tavernzoo.envs.wyvern import kernel as wyvern_kernel
+from tavernzoo.envs.wyvern import rules as wyvern_rules
+from tavernzoo.envs.wyvern import vector as wyvern_vector
 
 Run = Callable[[float], int]
+
+# ``--game``: its title, PettingZoo module, kernel, rules and vector envs.
+GAMES = {"ministeel": ("MiniSteel", ministeel_v2, ministeel_kernel, ministeel_rules, ministeel_vector),
+         "wyvern": ("Wyvern", wyvern_v1, wyvern_kernel, wyvern_rules, wyvern_vector)}
 
 
 @numba.njit(cache=True)
@@ -62,10 +75,10 @@ def uniform_legal(masks, state, out):
 
 
 class LearnerOverPettingZoo(gymnasium.Env):
-    """(b): seat 0 of ``ministeel_v2.env()`` as a gymnasium env, the other seats random (picked in Python)."""
+    """(b): seat 0 of the PettingZoo env as a gymnasium env, the other seats random (picked in Python)."""
 
-    def __init__(self, players: int):
-        self.env = ministeel_v2.env(num_players=players)
+    def __init__(self, make_env: Callable[[], object]):
+        self.env = make_env()
         self.learner = self.env.possible_agents[0]
         self.observation_space = self.env.observation_space(self.learner)
         self.action_space = spaces.Discrete(self.env.action_space(self.learner).n)
@@ -100,8 +113,8 @@ class LearnerOverPettingZoo(gymnasium.Env):
         return observation, reward, termination, truncation, {}  # once over, SyncVectorEnv resets it
 
 
-def sync_vector_loop(players: int, envs: int = 8) -> Run:
-    vec = SyncVectorEnv([lambda: LearnerOverPettingZoo(players) for _ in range(envs)])
+def sync_vector_loop(make_env: Callable[[], object], envs: int = 8) -> Run:
+    vec = SyncVectorEnv([lambda: LearnerOverPettingZoo(make_env) for _ in range(envs)])
     observations, _ = vec.reset(seed=0)
     state = {"observations": observations}
     picker = random.Random(0)
@@ -121,7 +134,7 @@ def sync_vector_loop(players: int, envs: int = 8) -> Run:
     return run
 
 
-def self_play_loop(players: int, envs: int, parallel: bool) -> Run:
+def self_play_loop(vector, players: int, envs: int, parallel: bool) -> Run:
     env = vector.self_play_vector_env(envs, parallel=parallel, num_players=players)
     observations, _, _ = env.reset(seed=0)
     actions = np.zeros(envs, dtype=np.int64)
@@ -139,7 +152,7 @@ def self_play_loop(players: int, envs: int, parallel: bool) -> Run:
     return run
 
 
-def learner_loop(players: int, envs: int, parallel: bool) -> Run:
+def learner_loop(vector, players: int, envs: int, parallel: bool) -> Run:
     env = vector.vector_env(envs, parallel=parallel, num_players=players)
     observations, _ = env.reset(seed=0)
     actions = np.zeros(envs, dtype=np.int64)
@@ -173,11 +186,14 @@ def interleaved(entries: dict[str, Run], seconds: float, repeats: int) -> dict[s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="ministeel",
+                        help="the game (default ministeel)")
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per entry, all rounds (default 4)")
     parser.add_argument("--repeats", type=int, default=4, help="rounds, entries taken in turns (default 4)")
     parser.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
     parser.add_argument("--envs", type=int, default=1024, help="games per vector env (default 1024)")
     args = parser.parse_args()
+    title, pettingzoo_module, kernel, rules, vector = GAMES[args.game]
     reason = kernel.unsupported()
     if reason is not None:
         parser.exit(1, f"bench_vector_env: {reason}\n")
@@ -185,16 +201,20 @@ def main() -> None:
         parser.exit(2, f"bench_vector_env: --players must be {rules.MIN_PLAYERS}-{rules.MAX_PLAYERS}, --envs and "
                        "--repeats at least 1\n")
     players, envs = args.players, args.envs
+
+    def make_env():
+        return pettingzoo_module.env(num_players=players)
+
     entries = {
-        "(a) PettingZoo env()": pettingzoo_loop(lambda: ministeel_v2.env(num_players=players)),
-        "(b) SyncVectorEnv, 8 learner envs": sync_vector_loop(players),
-        f"(c) self_play_vector_env({envs}) serial": self_play_loop(players, envs, False),
-        f"(d) self_play_vector_env({envs}) parallel": self_play_loop(players, envs, True),
-        f"(e) vector_env({envs}) serial": learner_loop(players, envs, False),
-        f"(f) vector_env({envs}) parallel": learner_loop(players, envs, True),
+        "(a) PettingZoo env()": pettingzoo_loop(make_env),
+        "(b) SyncVectorEnv, 8 learner envs": sync_vector_loop(make_env),
+        f"(c) self_play_vector_env({envs}) serial": self_play_loop(vector, players, envs, False),
+        f"(d) self_play_vector_env({envs}) parallel": self_play_loop(vector, players, envs, True),
+        f"(e) vector_env({envs}) serial": learner_loop(vector, players, envs, False),
+        f"(f) vector_env({envs}) parallel": learner_loop(vector, players, envs, True),
     }
     rates = interleaved(entries, args.seconds, args.repeats)
-    print(f"\nMiniSteel random play at {players} players, agent-steps with observations and masks "
+    print(f"\n{title} random play at {players} players, agent-steps with observations and masks "
           f"({machine_line(args.seconds, args.repeats)}; numba threads {numba.get_num_threads()}, "
           f"layer {numba.threading_layer()})")
     print(f"  {'entry':<44} {'per wall-second':>16} {'per CPU-second':>16}")
@@ -209,6 +229,8 @@ def main() -> None:
         per_round = [a[0] / b[0] for a, b in zip(rates[top], rates[bottom], strict=True)]
         print(f"  {top} / {bottom}: {statistics.median(per_round):.1f}x "
               f"({min(per_round):.1f}-{max(per_round):.1f})")
+    if args.game != "ministeel":
+        return  # issue 48's target is MiniSteel's
     best = statistics.median(v[0] for v in rates[names[3]])
     print(f"target: >= 1,000,000 agent-steps a second with observations and masks (MiniSteel {players}p, both cores):"
           f" {'met' if best >= 1_000_000 else 'NOT met'} by (d) in this run")

@@ -3,7 +3,8 @@
 The self-play form is checked step by step against a loop over the rules and encoder (the same deals from
 the same seeds and streams, the same actions): every observation, mask, deciding seat, reward, termination
 and truncation. The learner form must give the same games in its serial and parallel loops and repeat them
-from the same seed, and its random opponents must be the slot's stream's picks (checked against the rules).
+from the same seed, and its opponents must be the slot's stream's random picks, or the heuristic bot's moves
+(``agents.wyvern_kernel.HEURISTIC`` against ``HeuristicBot.act_state``), checked against the rules.
 Games are cut short (``max_steps``) so that deals, ends and truncations come within a few hundred steps;
 ``TAVERNZOO_FULL=1`` plays longer. The shared Python side (envs/batched.py) is held to gymnasium's
 ``SyncVectorEnv`` by tests/test_vector_env_ministeel.py.
@@ -134,6 +135,49 @@ def test_learner_random_opponents_are_the_streams_picks():
     assert ends >= 1
 
 
+def test_learner_heuristic_opponents_are_the_bots_moves():
+    """Every slot's game replayed on the rules with ``HeuristicBot.act_state`` in the opponents' seats."""
+    from tavernzoo.agents.wyvern import HeuristicBot
+    from tavernzoo.agents.wyvern_kernel import HEURISTIC
+
+    games, seat, seed = 3, 2, 8
+    options = {"num_players": 4, "max_steps": 60}
+    env = vector.vector_env(games, opponent=HEURISTIC, seat=seat, parallel=False, **options)
+    config = rules.Config(**options)
+    bots = [HeuristicBot(config) for _ in range(config.num_players)]
+    deals = [Splitmix(batched.slot_streams(seed + g)[1]) for g in range(games)]
+
+    def advance(state):
+        while not rules.is_terminal(state) and rules.current_seat(state) != seat:
+            mover = rules.current_seat(state)
+            rules.apply(state, bots[mover].act_state(state, mover, rules.legal_actions(state)))
+        return state
+
+    states = [advance(rules.new_game(config, Chance(seed + g))) for g in range(games)]
+    observations, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(3)
+    ends = 0
+    for step in range(STEPS):
+        for g, state in enumerate(states):
+            observation, mask = observe(state, seat)
+            assert np.array_equal(observations["observation"][g], observation), f"game {g}, step {step}"
+            assert np.array_equal(observations["action_mask"][g], mask), f"game {g}, step {step}"
+        actions = pick(observations["action_mask"], rng)
+        observations, rewards, terminations, truncations, _ = env.step(actions)
+        for g in range(games):
+            state = states[g]
+            rules.apply(state, int(actions[g]))
+            advance(state)
+            if rules.is_terminal(state):
+                ends += 1
+                assert rewards[g] == rules.returns(state)[seat], f"game {g}, step {step}"
+                assert bool(truncations[g]) == rules.is_truncated(state), f"game {g}, step {step}"
+                states[g] = advance(rules.new_game(config, Chance(deals[g].seed())))
+            else:
+                assert rewards[g] == 0 and not terminations[g] and not truncations[g], f"game {g}, step {step}"
+    assert ends >= 2, "the test should see games end and be dealt again"
+
+
 def test_serial_and_parallel_loops_and_reseeding_give_the_same_games():
     options = {"num_players": 5, "max_steps": 50}
     runs = []
@@ -163,7 +207,7 @@ def test_bad_input_is_one_clear_error():
         vector.vector_env(0)
     with pytest.raises(ValueError, match="seat"):
         vector.vector_env(2, seat=3, num_players=3)
-    with pytest.raises(ValueError, match="opponent"):
+    with pytest.raises(ValueError, match="tavernzoo.agents.wyvern_kernel.HEURISTIC"):
         vector.vector_env(2, opponent="heuristic")
     with pytest.raises(ValueError):
         vector.self_play_vector_env(2, num_players=9)

@@ -8,7 +8,8 @@ Two forms, of the same API as MiniSteel's (envs/ministeel/vector.py; the Python 
 * :func:`vector_env` -> :class:`LearnerVectorEnv`, a Gymnasium 1.x ``VectorEnv``: in each of ``num_envs``
   games one seat (``seat``) is the learner's and every other seat is an opponent played inside compiled
   code (``opponent``: ``"random"``, or an :class:`~tavernzoo.envs.batched.Opponent` compiled with this
-  game's kernel decorators) until the learner owes a decision or its game is over. ``step(actions)``
+  game's kernel decorators, such as the heuristic bot's compiled form,
+  ``tavernzoo.agents.wyvern_kernel.HEURISTIC``) until the learner owes a decision or its game is over. ``step(actions)``
   returns the learner's observations ``{"observation": float32 (G, 587), "action_mask": int8 (G, 295)}``,
   rewards (its return when the game ends: +1 for a win, -1/(N-1) for a loss, 0 when cut off, plus the
   optional ``level_reward``; nothing before: no one leaves a Wyvern game early, the dead re-enter),
@@ -255,7 +256,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 GAME = batched.VectorGame(
-    title="Wyvern", env_name="wyvern_v1", heuristic="a bot compiled with envs/wyvern/kernel.py's decorators",
+    title="Wyvern", env_name="wyvern_v1", heuristic="tavernzoo.agents.wyvern_kernel.HEURISTIC",
     config_class=Config, kernel=K, observation_size=E.observation_size,
     num_actions=lambda config: len(E.action_names(config)),
     compile=VECTOR.compile, new_batch=lambda config, count: K.new_games(config, [0] * count), tables=_tables,
