@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..envs.batched import Opponent
 from ..envs.ministeel import kernel as K
 from ..envs.ministeel import rules as R
-from ..envs.ministeel.vector import Opponent
 from .ministeel import ATTACK_ORDER, VALUE
 
 # The heuristic's tables as arrays numba freezes into the compiled code; ``_X_AT[k]``: aimed ``k`` seats on.

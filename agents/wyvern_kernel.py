@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..envs.batched import Opponent
 from ..envs.wyvern import kernel as K
 from ..envs.wyvern import rules as R
-from ..envs.wyvern.vector import Opponent
 from .wyvern import _KEEP
 
 # The heuristic's tables as arrays numba freezes into the compiled code.
