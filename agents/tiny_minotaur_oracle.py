@@ -57,6 +57,11 @@ class OracleBot(RuleBot):
             return {a: v for a, (v, _) in solution.reaction_values(hp, cards, me, position["pending_card"]).items()}
         return solution.attack_values(hp, cards, me)
 
+    def action_values(self, observation: dict[str, Any]) -> dict[int, float]:
+        """Each legal action's exact value (expected return for me under optimal play from there on): what a
+        game's review marks decisions with (eval/review.py: a cost is the best value less the chosen one's)."""
+        return self.values(observation)
+
     # --- decoding the observation ----------------------------------------------------------------------
 
     def decode(self, obs: np.ndarray) -> dict[str, Any]:

@@ -29,6 +29,9 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
 ``DELETE /api/tables/ID``                   close the table (its bots stop thinking)
 ``GET /api/tables/ID/cards``                each card's text under the table's options
 ``POST /api/tables/ID/rematch``             the same seats and options, a new deal
+``GET /api/tables/ID/review?step=K&seat=S``  once over: step K from seat S's view (web/review.py)
+``GET /api/tables/ID/review/marks?seat=S``   once over: seat S's decisions marked with their cost
+``POST /api/tables/ID/branch``              ``{"step": K}``: a new table, the game replayed to step K
 ``POST /api/uploads``                       ``{"manifest": {...}, "onnx": BASE64}``: an exported bot;
                                             its spec (``upload:ID``) for the seats
 ``POST /api/replays``                       a records file (JSON or JSON lines) as the body
@@ -75,6 +78,7 @@ from ..envs import ReplayError, games, get_game
 from ..envs.core import describe_options
 from ..eval.bot_server import BOT_FAILED, MAX_REQUEST, BotSessions, error_reply
 from ..eval.play import offers_of
+from .review import BranchTable, branch_request, review_frame, review_marks
 from .tables import (
     FALLBACK,
     PERSON_SEATS,
@@ -120,6 +124,9 @@ class Limits:
     clock_seconds = (5.0, 3600.0)  # the least and the most a table's clock may give a move
     lobby_listed = 50  # tables the lobby lists at once
     frames_per_request = 64
+    # The marks of a finished game's review (eval/review.py): the server's time for one seat's, at most once per
+    # seat of a table (kept with it); the decisions not reached in it are left unmarked. No request sets it.
+    review_seconds = 20.0
 
 
 class BodyError(Exception):
@@ -338,7 +345,9 @@ async def api_new_table(request: Request) -> Response:
     return await _open_table(request, body)
 
 
-async def _open_table(request: Request, body: dict[str, Any]) -> Response:
+async def _open_table(request: Request, body: dict[str, Any], branch: dict[str, Any] | None = None) -> Response:
+    """A new table from ``body`` (``POST /api/tables``'s); ``branch``: a :class:`BranchTable`'s own arguments
+    (the game replayed to a step of another's, before the answer)."""
     web: WebState = request.app.state.web
     name, config, seats, seed = body.get("game"), body.get("config") or {}, body.get("seats"), body.get("seed")
     if not isinstance(name, str):
@@ -366,8 +375,17 @@ async def _open_table(request: Request, body: dict[str, Any]) -> Response:
             game_config = game.make_config(config)
         except TypeError as error:
             raise TableError(f"bad options for {game.name}: {error}") from None
-        return Table(game, game_config, seats, seed, web.load, body.get("answer_offers"), fallback=fallback,
-                     clock=clock, absent_seconds=web.limits.absent_seconds, listed=body.get("lobby") is True)
+        made = Table if branch is None else BranchTable
+        table = made(game, game_config, seats, seed, web.load, body.get("answer_offers"), fallback=fallback,
+                     clock=clock, absent_seconds=web.limits.absent_seconds, listed=body.get("lobby") is True,
+                     **(branch or {}))
+        if branch is not None:
+            try:
+                table.prepare()  # the steps replayed now: the page shows them at once, not paced as new moves
+            except BaseException:
+                table.close()
+                raise
+        return table
 
     table = await anyio.to_thread.run_sync(build)
     table.owner = owner
@@ -617,6 +635,34 @@ async def api_rematch(request: Request) -> Response:
                                        "clock": table.clock, "answer_offers": table.human in table.answering})
 
 
+async def api_review(request: Request) -> Response:
+    """A finished game's step from a seat's view (web/review.py: who may see which)."""
+    table = _table(request)
+    viewer = _viewer(request, table)
+    step, seat = _int_param(request, "step", None), _int_param(request, "seat", None)
+    return JSONResponse(await anyio.to_thread.run_sync(review_frame, table, viewer, step, seat))
+
+
+async def api_review_marks(request: Request) -> Response:
+    """Each decision of a seat in the finished game, marked with its cost (computed once, in the server's time)."""
+    table = _table(request)
+    viewer = _viewer(request, table)
+    seat = _int_param(request, "seat", None)
+    seconds = request.app.state.web.limits.review_seconds
+    return JSONResponse(await anyio.to_thread.run_sync(review_marks, table, viewer, seat, seconds))
+
+
+async def api_branch(request: Request) -> Response:
+    """Play on from a step of the finished game at a new table: the same bots, the person at their seat."""
+    table = _table(request)
+    viewer = _viewer(request, table)
+    body = await read_json(request, request.app.state.web.limits.body_bytes)
+    if not isinstance(body, dict):
+        raise TableError("send {\"step\": N}: the step to play on from")
+    made, branch = await anyio.to_thread.run_sync(branch_request, table, viewer, body)
+    return await _open_table(request, made, branch)
+
+
 async def api_upload(request: Request) -> Response:
     web: WebState = request.app.state.web
     body = await read_json(request, web.limits.upload_bytes)
@@ -789,6 +835,9 @@ def create_app(bot: str | None = None, web: bool = True, allow_local: bool = Fal
             Route("/api/tables/{id}/record", api_record, methods=["GET"]),
             Route("/api/tables/{id}/cards", api_cards, methods=["GET"]),
             Route("/api/tables/{id}/rematch", api_rematch, methods=["POST"]),
+            Route("/api/tables/{id}/review", api_review, methods=["GET"]),
+            Route("/api/tables/{id}/review/marks", api_review_marks, methods=["GET"]),
+            Route("/api/tables/{id}/branch", api_branch, methods=["POST"]),
             Route("/api/uploads", api_upload, methods=["POST"]),
             Route("/api/replays", api_new_replay, methods=["POST"]),
             Route("/api/replays/{id}/{number:int}", api_replay_frame, methods=["GET"]),
