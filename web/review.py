@@ -126,7 +126,8 @@ def review_marks(table: Table, viewer: int | str | None, seat: int | None, secon
         return review.marks[seat]
 
 
-def branch_request(table: Table, viewer: int | str | None, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def branch_request(table: Table, viewer: int | str | None,
+                   body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The new table a branch opens: the body :func:`web.app._open_table` takes (the same game, options, seed,
     bots, stand-in and clock; the person at their seat as ``human``, any other person's seat played by the
     stand-in), and the record's steps to replay there. ``body``: ``{"step": K}`` with a seat's token, or
