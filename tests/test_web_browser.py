@@ -655,3 +655,49 @@ def test_a_table_listed_in_the_lobby_is_joined_from_another_browser(browser, ser
         first_context.close()
         second_context.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_game_is_reviewed_in_place_marked_and_played_on_from_a_step(browser, server, axe, width):
+    """After a short game: the review opens on the table, steps back (button and arrow keys), looks from the other
+    seat, shows the oracle's marks and plays on from a step at a new table, at a desktop size and at 390 px."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "?pace=0")
+    page.wait_for_selector("body[data-ready]")
+    set_up(page, "tiny_minotaur", ["human", "heuristic"], seed=7)
+    play_to_the_end(page)
+    where = page.locator("#review-where")
+    page.click("#review-open")
+    expect(where).to_have_text(re.compile(r"^step (\d+) of \1$"))  # the end first
+    last = int(where.inner_text().split()[1])
+    page.click("#review-prev")
+    expect(where).to_have_text(f"step {last - 1} of {last}")
+    page.keyboard.press("ArrowLeft")
+    expect(where).to_have_text(f"step {last - 2} of {last}")
+    page.keyboard.press("ArrowRight")
+    expect(where).to_have_text(f"step {last - 1} of {last}")
+    page.keyboard.press("Home")
+    expect(where).to_have_text(f"step 0 of {last}")
+    expect(page.locator("#review-note")).to_have_text("step 0: the deal")
+    page.wait_for_selector("#review-marks li")
+    assert "exact costs" in page.inner_text("#review-method")
+    page.select_option("#review-seat", "1")  # the other seat's view: no "you" on the board
+    expect(page.locator("#board .player.me")).to_contain_text("player_1")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    assert_accessible(page, axe, f"the review at {width} px")
+    page.select_option("#review-seat", "0")
+    page.keyboard.press("ArrowRight")
+    expect(where).to_have_text(f"step 1 of {last}")
+    first = page.url
+    page.click("#review-branch")
+    page.wait_for_function(f"() => location.href !== {json.dumps(first)}")
+    page.wait_for_selector("#actions button.action, #result:not([hidden])")
+    assert page.locator("#review").is_hidden() and page.locator("#log li").count() >= 1
+    context.close()
+    assert not errors, errors

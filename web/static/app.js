@@ -227,6 +227,7 @@
   let table = null; // {summary, queue, shown, fetched, source, timer, paused, events, lastView}
 
   function closeTable() {
+    if (window.TZ.review) window.TZ.review.close();
     if (!table) return;
     if (table.source) table.source.close();
     clearTimeout(table.timer);
@@ -542,6 +543,7 @@
     $("download").setAttribute("download", `${s.game}-${s.seed}.json`);
     $("result").hidden = false;
     $("actions").replaceChildren();
+    if (window.TZ.review) window.TZ.review.offer();
   }
 
   function standingsOf(s) {
@@ -689,6 +691,9 @@
   document.addEventListener("keyup", (event) => {
     if (event.key === " " && event.target.closest && event.target.closest("#actions")) event.preventDefault();
   });
+
+  // What review.js (the review after the game) uses of this page: the server, the table open now, new tables.
+  window.TZ.app = { api, opened, showError, current: () => table };
 
   async function init() {
     for (const button of document.querySelectorAll("nav button")) {
