@@ -354,7 +354,11 @@ def test_a_whole_game_against_a_bot_in_the_browser(page, game, tmp_path, axe):
         assert turns.confirmed  # a sale or a discard came up, and asked to be confirmed
     if game == "ministeel":
         assert turns.pending  # an attack waited for the person's answer, and was told in words
-    assert page.get_attribute("#download", "href").endswith("/record")
+    # The download link carries the seat's token: the record holds every hand (tests/test_web_people.py checks
+    # that the table id alone is refused).
+    link = page.get_attribute("#download", "href")
+    assert "/record?token=" in link
+    assert page.evaluate("async (link) => (await fetch(link)).status", link) == 200
     # No hidden information of another seat reached the page: not in any response, not in the DOM.
     you = 0
     for response in page.responses:

@@ -101,6 +101,14 @@ def test_two_people_and_two_bots_each_see_only_their_own_seat_and_a_spectator_se
     assert all(not frame["view"]["legal_actions"] and "you" not in frame["view"] for frame in spectator)
     assert any(frame["events"] for frame in spectator)  # the public events are told
     assert all(isinstance(player.get("hp"), int) for player in spectator[-1]["view"]["players"])  # public numbers kept
+    # The record holds every hand: after the end it takes a seat's token (header or ?token=), never the id alone
+    # or the spectator link.
+    record = f"/api/tables/{table_id}/record"
+    assert client.get(record).status_code == 403
+    assert client.get(record, headers=as_(watch)).status_code == 403
+    assert client.get(record, params={"token": watch}).status_code == 403
+    assert client.get(record, headers=as_(theirs)).status_code == 200
+    assert len(client.get(record, params={"token": mine}).json()["actions"]) > 0
 
 
 def test_a_spectator_may_not_act_nor_read_a_seat(client):

@@ -25,7 +25,7 @@ The API (JSON; every error is ``{"error": "a sentence"}`` with a 4xx status):
                                             ``"answer_offers": true`` (or false), with a move or alone, the
                                             table answers the game's declinable offers for the person
                                             (MiniSteel's Card Draw windows: keep the tokens) or asks again
-``GET /api/tables/ID/record``               the game record (once the game is over)
+``GET /api/tables/ID/record``               the game record (once over; a seat's token at a table of people)
 ``DELETE /api/tables/ID``                   close the table (its bots stop thinking)
 ``GET /api/tables/ID/cards``                each card's text under the table's options
 ``POST /api/tables/ID/rematch``             the same seats and options, a new deal
@@ -614,7 +614,16 @@ async def api_cards(request: Request) -> Response:
 
 
 async def api_record(request: Request) -> Response:
+    """The finished game's record. It holds every hand, so at a table with people it takes a seat's token (the
+    header, or ``?token=`` for the page's download link, which sends no headers): the table id alone, or the
+    spectators' link, shows no hand even after the end."""
     table = _table(request)
+    if table.people:
+        token = request.headers.get(TOKEN_HEADER) or request.query_params.get("token")
+        viewer = table.viewer(token) if token is not None and len(token) <= 100 else None
+        if not isinstance(viewer, int):
+            raise TableError("this table's record holds every hand: it takes a seat's link (its token), not the table "
+                             "id alone or the spectator link", 403)
     record = table.record()
     table.saw_end(record=True)
     name = f"{table.game.name}-{table.seed}.json"

@@ -539,7 +539,8 @@
     if (r.end_reason) parts.push(`the game ended by ${pretty(r.end_reason)}`);
     parts.push(`seed ${s.seed}`);
     $("result-detail").textContent = parts.join("; ");
-    $("download").href = `/api/tables/${s.id}/record`;
+    // A link sends no headers: at a table of people the record (every hand) takes this seat's token in its address.
+    $("download").href = `/api/tables/${s.id}/record${table.token && s.people ? `?token=${encodeURIComponent(table.token)}` : ""}`;
     $("download").setAttribute("download", `${s.game}-${s.seed}.json`);
     $("result").hidden = false;
     $("actions").replaceChildren();
