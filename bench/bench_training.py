@@ -20,10 +20,12 @@ go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``t
 ``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
 
 ``--backends`` instead times ``tavernzoo train ministeel``'s setup (the recipe: 4 players, 64 games x 32
-steps, 128 x 128) on each ``env_backend`` (python: SelfPlayVecEnv; kernel: train/kernel_env.py), the league
-of the defaults (latest self for 80% of the seats, random and heuristic), interleaved, and splits each run's
-wall time: the env's game code (its ``step_wait``/``reset`` less the opponents' forwards), the opponents'
-batched forwards, and the rest (the learner's forward, SB3's rollout glue, the PPO update).
+steps; ``--net-arch``, default 256 x 256, zoo:ministeel's size) on each ``env_backend`` (python:
+SelfPlayVecEnv; kernel: train/kernel_env.py), the league of the defaults (latest self for 80% of the seats,
+random and heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO
+update, the learner's rollout forward, the opponents' batched forwards (the network's share: these three),
+the env's game code (its ``step_wait``/``reset`` less the opponents' forwards) and SB3's rollout glue (the
+rest: its buffer, callbacks, tensors per step).
 """
 
 from __future__ import annotations
@@ -142,14 +144,16 @@ def report_timings(game_name: str, options: dict, games: int, repeats: int, dire
           f"({ratio:.1f}x)")
 
 
-def backend_setup(timesteps: int, backend: str) -> tuple[float, dict[str, float]]:
-    """Learner-steps/s of the MiniSteel recipe's training on ``backend`` and the shares of its wall time."""
+def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tuple[float, float, dict[str, float]]:
+    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend``
+    with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`)."""
     from tavernzoo.train import kernel_env
     from tavernzoo.train.config import make_train_config
     from tavernzoo.train.lean_policy import TorchActor
 
     game = get_game("ministeel")
-    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend, eval_games=0)
+    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend, eval_games=0,
+                               net_arch=net_arch)
     game_config = game.make_config(config.game_config)
     league = League.create(game, game_config, config)
     if backend == "kernel":
@@ -159,7 +163,7 @@ def backend_setup(timesteps: int, backend: str) -> tuple[float, dict[str, float]
         env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
     model = make_model(config, env)
     league.set_latest(policy_from_sb3(model.policy, {}))
-    spent = {"env": 0.0, "opponents": 0.0}
+    spent = {"env": 0.0, "opponents": 0.0, "learner": 0.0, "update": 0.0}
 
     def timed(function, key):
         def wrapper(*args, **kwargs):
@@ -172,38 +176,53 @@ def backend_setup(timesteps: int, backend: str) -> tuple[float, dict[str, float]
 
     env.step_wait = timed(env.step_wait, "env")
     env.reset = timed(env.reset, "env")
+    model.train = timed(model.train, "update")
+    model.policy.forward = timed(model.policy.forward, "learner")  # the rollout's forward (the update's is not it)
     original_act = TorchActor.act
     TorchActor.act = timed(original_act, "opponents")
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.learn(total_timesteps=timesteps)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         TorchActor.act = original_act
-    shares = {"game code": (spent["env"] - spent["opponents"]) / wall, "opponent forwards": spent["opponents"] / wall,
-              "learner forward + update + SB3": 1 - spent["env"] / wall}
-    return model.num_timesteps / wall, shares
+    shares = {"update": spent["update"], "learner forward": spent["learner"], "opponent forwards": spent["opponents"],
+              "game code": spent["env"] - spent["opponents"],
+              "SB3 rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}
+    return model.num_timesteps / wall, model.num_timesteps / cpu, {name: t / wall for name, t in shares.items()}
 
 
-def backend_timings(timesteps: int, repeats: int) -> None:
+NETWORK_SHARES = ("update", "learner forward", "opponent forwards")
+"""The parts of a run's wall time that are the network's forward and update (the issue's 85%)."""
+
+
+def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...]) -> None:
     rates: dict[str, list[float]] = {"python": [], "kernel": []}
+    cpu_rates: dict[str, list[float]] = {"python": [], "kernel": []}
     shares: dict[str, list[dict[str, float]]] = {"python": [], "kernel": []}
-    backend_setup(2048, "kernel")  # compiles (or loads) the kernel before any timing
+    backend_setup(2048, "kernel", net_arch)  # compiles (or loads) the kernel before any timing
     for round_ in range(repeats):
         for backend in rates:
-            rate, share = backend_setup(timesteps, backend)
+            rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch)
             rates[backend].append(rate)
+            cpu_rates[backend].append(cpu_rate)
             shares[backend].append(share)
         print(f"round {round_ + 1}: python {rates['python'][-1]:,.0f}/s, kernel {rates['kernel'][-1]:,.0f}/s "
-              f"({rates['kernel'][-1] / rates['python'][-1]:.2f}x)", flush=True)
-    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, 128 x 128), {timesteps:,} learner-steps per run, "
+              f"({rates['kernel'][-1] / rates['python'][-1]:.2f}x; per CPU-second "
+              f"{cpu_rates['kernel'][-1] / cpu_rates['python'][-1]:.2f}x)", flush=True)
+    arch = " x ".join(map(str, net_arch))
+    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, {arch}), {timesteps:,} learner-steps per run, "
           f"{repeats} interleaved rounds, torch threads 1:")
     for backend in rates:
-        split = ", ".join(f"{name} {statistics.median(s[name] for s in shares[backend]):.0%}"
-                          for name in shares[backend][0])
-        print(f"  env_backend={backend:<7} {statistics.median(rates[backend]):>7,.0f} learner-steps/s   ({split})")
-    ratio = statistics.median(k / p for k, p in zip(rates["kernel"], rates["python"], strict=True))
-    print(f"  kernel vs python: {ratio:.2f}x (median of the rounds' ratios)")
+        median = {name: statistics.median(s[name] for s in shares[backend]) for name in shares[backend][0]}
+        split = ", ".join(f"{name} {share:.0%}" for name, share in median.items())
+        network = sum(median[name] for name in NETWORK_SHARES)
+        print(f"  env_backend={backend:<7} {statistics.median(rates[backend]):>7,.0f} learner-steps/s "
+              f"({statistics.median(cpu_rates[backend]):,.0f} per CPU-second)  network {network:.0%}: {split}")
+    for label, table in (("wall", rates), ("CPU", cpu_rates)):
+        ratios = [k / p for k, p in zip(table["kernel"], table["python"], strict=True)]
+        print(f"  kernel vs python per {label} second: {statistics.median(ratios):.2f}x (median of the rounds' "
+              f"ratios; {', '.join(f'{r:.2f}' for r in ratios)})")
 
 
 STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])
@@ -260,10 +279,13 @@ def main() -> None:
                         help="an old tavernzoo/cli.py to time next to today's (implies --startup)")
     parser.add_argument("--backends", action="store_true",
                         help="time MiniSteel 4p training on env_backend python and kernel instead (--timesteps each)")
+    parser.add_argument("--net-arch", default="256,256",
+                        help="hidden layers for --backends (default 256,256: zoo:ministeel's size; the recipe's "
+                             "is 128,128)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.backends:
-        backend_timings(args.timesteps, args.repeats)
+        backend_timings(args.timesteps, args.repeats, tuple(int(n) for n in args.net_arch.split(",")))
         return
     if args.startup or args.startup_baseline:
         startup_timings(5, args.startup_baseline)

@@ -154,6 +154,30 @@ def test_collect_is_the_same_whatever_the_workers():
     assert (one.masks.sum(1) > 1).all()  # forced moves are not recorded
 
 
+def test_an_mcts_teacher_labels_ministeel_on_the_compiled_search(monkeypatch):
+    # `tavernzoo expert ministeel --teacher mcts`: the teacher's options are the kernel's, so kernel=auto
+    # searches whole simulations in MiniSteel's compiled kernel (agents/mcts_kernel.py), and labels from it;
+    # a teacher whose prior the kernel does not take (a network's) searches on the Python rules.
+    pytest.importorskip("numba")
+    import tavernzoo.agents
+
+    teachers = []
+
+    def recording(spec, *args, **kwargs):
+        bot = load_bot(spec, *args, **kwargs)
+        if str(spec).startswith("mcts"):
+            teachers.append(bot)
+        return bot
+
+    monkeypatch.setattr(tavernzoo.agents, "load_bot", recording)
+    job = CollectJob("ministeel", {"num_players": 4}, "mcts:sims=40", "heuristic", None, 0.0, seed=2)
+    samples = collect(job, 1, workers=1)
+    assert len(samples) > 0 and teachers
+    assert all(teacher._compiled is not None for teacher in teachers)
+    np.testing.assert_allclose(samples.targets.sum(axis=1), 1.0, atol=1e-5)
+    assert (samples.targets > 0).sum(axis=1).max() > 1, "visit shares, not one-hot moves"
+
+
 def test_student_imitates_a_deterministic_teacher(tmp_path):
     config = make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET})
     trainer = Trainer(config, tmp_path / "run")

@@ -44,12 +44,14 @@ def random_policy(seed: int) -> MLPPolicy:
                      [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": MS.env_name})
 
 
-def test_with_heuristic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays():
-    # The heuristic draws nothing and its compiled form decides as the bot does: from the same seed the two
-    # envs deal the same games, seat the learner alike, and so must give the same steps for the same actions.
+@pytest.mark.parametrize("pool", ["heuristic", "zoo:ministeel"])
+def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(pool):
+    # The heuristic draws nothing and its compiled form decides as the bot does; the zoo's network (exploit's
+    # league) is its own bot answering batches between kernel calls: from the same seed the two envs deal the
+    # same games, seat the learner alike, and so must give the same steps for the same actions.
     config = MS.make_config(OPTIONS)
-    python_env = SelfPlayVecEnv(MS, config, league_of(pool_bots=("heuristic",)), n_envs=6, seed=4)
-    kernel_env = KernelSelfPlayVecEnv(MS, config, league_of(pool_bots=("heuristic",)), n_envs=6, seed=4,
+    python_env = SelfPlayVecEnv(MS, config, league_of(pool_bots=(pool,)), n_envs=6, seed=4)
+    kernel_env = KernelSelfPlayVecEnv(MS, config, league_of(pool_bots=(pool,)), n_envs=6, seed=4,
                                       options=OPTIONS)
     python_obs, kernel_obs = python_env.reset(), kernel_env.reset()
     episodes = 0

@@ -462,6 +462,37 @@ def test_the_lean_forward_is_the_sb3_policys_masked_distribution():
     assert torch.equal(best, distribution.logits.argmax(dim=1))
 
 
+def test_the_lean_update_evaluates_actions_as_sb3s_masked_distribution():
+    # The PPO update's evaluate_actions without the distribution objects: the same values, log-probabilities,
+    # entropies and so the same gradients as SB3's MaskableCategorical, up to float rounding.
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    model, env = trained_tiny_model()
+    observations, masks = [], []
+    obs = env.reset()
+    for _ in range(20):
+        observations.append(obs)
+        masks.append(env.action_masks())
+        obs, _, _, _ = env.step(model.predict(obs, action_masks=masks[-1])[0])
+    obs, masks = torch.as_tensor(np.concatenate(observations)), np.concatenate(masks)
+    assert not masks.all(), "some actions are masked in these positions"
+    actions = torch.as_tensor([np.random.default_rng(i).choice(np.flatnonzero(m)) for i, m in enumerate(masks)])
+    results, gradients = [], []
+    for evaluate in (model.policy.evaluate_actions,
+                     lambda *a, **k: MaskableActorCriticPolicy.evaluate_actions(model.policy, *a, **k)):
+        model.policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, actions.float(), action_masks=masks)
+        (values.sum() + log_prob.sum() + entropy.sum()).backward()
+        results.append((values, log_prob, entropy))
+        gradients.append([p.grad.clone() for p in model.policy.parameters()])
+    (lean_values, lean_log_prob, lean_entropy), (values, log_prob, entropy) = results
+    assert torch.equal(lean_values, values)
+    assert torch.allclose(lean_log_prob, log_prob, atol=1e-5) and torch.allclose(lean_entropy, entropy, atol=1e-5)
+    assert (entropy > 0).any()
+    for lean, stock in zip(*gradients, strict=True):
+        assert torch.allclose(lean, stock, atol=1e-5)
+
+
 def test_a_privileged_critic_reads_every_seat_while_the_saved_bot_reads_only_its_own(tmp_path):
     """``privileged_critic``: the critic's input holds the other seats' observations (so their hidden
     hands), the actor's does not (changing them leaves its logits as they were), and the checkpoint and

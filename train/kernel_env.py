@@ -4,10 +4,12 @@
 (envs/ministeel/vector.py's ``TableVectorEnv``): the same league, the same episodes, the same VecEnv. Per
 game the learner's seat is drawn at random and every other seat from the league (``League.sample``), as
 ``LearnerSeat.reset`` draws them and from the same per-game seeds. The pool bots ``random`` and
-``heuristic`` play inside the kernel's step (their compiled forms); the learner's latest self and its
-snapshots are network policies: a kernel call stops at every seat they hold, and each policy answers all
-the games waiting on it in one batched forward before the next call. So each learner step costs one
-kernel call per round of network opponents, one forward per policy and round, and no Python game code.
+``heuristic`` play inside the kernel's step (their compiled forms); the learner's latest self, its
+snapshots and pool bots that are trained networks (``zoo:ministeel``, ``BOT.onnx``, a checkpoint or run:
+``tavernzoo exploit``'s league) are network policies: a kernel call stops at every seat they hold, and
+each policy answers all the games waiting on it in one batched forward before the next call (a pool
+network through its bot's own ``act_batch``, so it chooses as that bot does). So each learner step costs
+one kernel call per round of network opponents, one forward per policy and round, and no Python game code.
 
 What a learner sees is what SelfPlayVecEnv gives it: its observation and mask, its reward (the game's return
 for its seat when its episode ends: knocked out, the game won or lost, or cut off: ``TimeLimit.truncated``),
@@ -18,7 +20,7 @@ a random bot's picks come from the kernel's own streams, and the network opponen
 used in another order, so those games differ in their draws, not in their distribution.
 
 What it cannot play is refused in one line before a run starts (:func:`kernel_refusal`): another game, a
-pool bot without a compiled form, reward shaping, the privileged critic, options the kernel lacks.
+pool bot that is neither compiled nor a network, reward shaping, the privileged critic, options the kernel lacks.
 """
 
 from __future__ import annotations
@@ -39,15 +41,25 @@ COMPILED_BOTS = ("random", "heuristic")
 """The pool bots that play inside the kernel's step."""
 
 
+def is_network_bot(spec: str, game: Game) -> bool:
+    """Whether a pool bot is a trained network (zoo, ONNX, a checkpoint or run), answered in batches between
+    kernel calls through its bot's ``act_batch``."""
+    from ..agents import builtin_bots
+    from ..agents.spec import BotSpec
+
+    return spec not in COMPILED_BOTS and BotSpec.parse(spec).names_network(builtin_bots(game))
+
+
 def kernel_refusal(game: Game, game_config: Any, config: TrainConfig) -> str | None:
     """Why ``env_backend=kernel`` cannot train this run (one line), or None when it can."""
     if game.name not in KERNEL_GAMES:
         return (f"env_backend=kernel trains only {', '.join(KERNEL_GAMES)} (tables on a compiled kernel); "
                 f"{game.name} trains with env_backend=python")
-    unknown = [spec for spec in config.pool_bots if spec not in COMPILED_BOTS]
+    unknown = [spec for spec in config.pool_bots if spec not in COMPILED_BOTS and not is_network_bot(spec, game)]
     if unknown:
-        return (f"env_backend=kernel plays only the pool bots {', '.join(COMPILED_BOTS)} inside the kernel, "
-                f"not {unknown[0]!r}; drop it from pool_bots or train with env_backend=python")
+        return (f"env_backend=kernel plays only the pool bots {', '.join(COMPILED_BOTS)} inside the kernel and "
+                f"trained networks between its calls, not {unknown[0]!r}; drop it from pool_bots or train with "
+                "env_backend=python")
     if config.shaping:
         return "env_backend=kernel has no reward shaping: set shaping=0 or train with env_backend=python"
     if config.privileged_critic:
@@ -86,7 +98,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self._vector = vector
         self.league = league
         # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
-        self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(league.config.pool_bots)}
+        compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
+        self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(compiled)}
         self.table = vector.TableVectorEnv(n_envs, bots=tuple(compiled_bot(spec) for spec in self._bot_codes),
                                            **(options or {}))
         self.players = self.table.num_players
@@ -122,7 +135,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             for seat, member in enumerate(seated):
                 if member is None:
                     self._member_at[g, seat] = -1
-                elif member.policy is None:
+                elif member.policy is None and member.name in self._bot_codes:
                     self._member_at[g, seat] = -1
                     controllers[row, seat] = self._bot_codes[member.name]
                 else:
@@ -151,9 +164,12 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             moves = np.full(self.num_envs, vector.SKIP, dtype=np.int64)
             for index in np.unique(members).tolist():
                 games = waiting[members == index]
-                actor = self._members[index].batched_actor()
-                moves[games] = actor.act(table.observations[games], table.masks[games], self._np_rng,
-                                         deterministic=False)
+                member = self._members[index]
+                if member.policy is None:  # a pool network: its bot chooses, as it would at any table
+                    moves[games] = member.bot.act_batch(table.observations[games], table.masks[games])
+                    continue
+                moves[games] = member.batched_actor().act(table.observations[games], table.masks[games],
+                                                          self._np_rng, deterministic=False)
             ends = table.play(moves)
 
     def _start(self, games: list[int]) -> None:

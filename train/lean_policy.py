@@ -14,8 +14,16 @@ same thing directly under ``torch.inference_mode``:
 
 The modules (and so the ``state_dict``, ``model.zip`` and ``policy_from_sb3``) are exactly those of
 ``MaskableActorCriticPolicy``; only the rollout forward is replaced. When gradients are on (someone
-trains through ``forward``) the stock forward runs instead. The PPO update keeps SB3's
-``evaluate_actions``.
+trains through ``forward``) the stock forward runs instead.
+
+The PPO update's ``evaluate_actions`` is lean the same way: SB3's builds a ``MaskableCategorical`` per
+minibatch (argument checks, masking, normalisation and probabilities each a pass of their own: a sixth of
+the update at MiniSteel's 256 x 256, docs/performance.md); this one computes the same log-probabilities
+and entropy from the masked logits, with gradients, in the operations the distribution uses:
+
+    log_pi   = logits - logsumexp(logits)                   # MaskableCategorical's normalised logits
+    log_prob = log_pi[action]
+    entropy  = -sum over legal actions of log_pi * softmax(log_pi)
 """
 
 from __future__ import annotations
@@ -47,6 +55,21 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
                 actions = torch.multinomial(log_pi.exp(), 1).squeeze(1)
             log_prob = log_pi.gather(1, actions.unsqueeze(1)).squeeze(1)
         return actions, values, log_prob
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
+                         action_masks: np.ndarray | torch.Tensor | None = None):
+        """Values, log-probabilities of ``actions`` and entropies, as SB3's ``evaluate_actions`` gives them
+        (module docstring), without the distribution objects."""
+        if not self.share_features_extractor or action_masks is None:
+            return super().evaluate_actions(obs, actions, action_masks)
+        latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
+        logits = self.action_net(latent_pi)
+        masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+        logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
+        log_pi = logits - logits.logsumexp(dim=1, keepdim=True)
+        log_prob = log_pi.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
+        p_log_p = torch.where(masks, log_pi * torch.softmax(log_pi, dim=1), torch.tensor(0.0, dtype=logits.dtype))
+        return self.value_net(latent_vf), log_prob, -p_log_p.sum(dim=1)
 
     def masked_logits_and_values(self, obs: torch.Tensor, action_masks: np.ndarray | torch.Tensor | None):
         """Logits with masked actions at ``MASKED_LOGIT`` (shape (batch, actions)) and values (batch, 1)."""
