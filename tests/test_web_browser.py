@@ -314,11 +314,12 @@ class Turns:
 
 
 def windows_drawn(page):
-    """Each Tiny Minotaur player's windows: the legend's text and the faces coloured on the d20 strip."""
+    """Each Tiny Minotaur player's windows: the legend's text and the faces of each window's band on the d20 strip."""
     return page.evaluate("""() => [...document.querySelectorAll("#board .player")].map(box => ({
         legend: [...box.querySelectorAll(".legend .key")].map(k => k.textContent),
-        faces: Object.fromEntries(["middling", "stronk", "dodge", "heal"].map(kind =>
-            [kind, [...box.querySelectorAll(`.d20 .face.w-${kind}`)].map(f => Number(f.textContent))]))}))""")
+        faces: Object.fromEntries([...box.querySelectorAll(".d20 .band")].map(band => [band.dataset.kind,
+            Array.from({length: band.dataset.high - band.dataset.low + 1},
+                       (_, i) => Number(band.dataset.low) + i)]))}))""")
 
 
 @pytest.mark.parametrize("game", sorted(SMALL_TABLES))
