@@ -116,12 +116,48 @@ def _fits(page):
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+IRREVERSIBLE = re.compile(r"^(sell|sell_equipped|discard|decline|forfeit)(:|$)")
+
+
+def _pose(page):
+    """For a screenshot: on to a turn where a card in the hand may aim at several players (a few of the person's
+    turns at most), and that card chosen, its targets marked on the board. A game without cards (its targets are
+    marked already) or with one opponent is shown as it is."""
+    if page.locator("#seatbar .chip").count() <= 2:
+        return
+    for _ in range(12):
+        parts = _shown_frame(page)["parts"]
+        if not page.locator("#board [data-play]").count():  # no cards in this game
+            return
+        aims: dict[str, int] = {}
+        for name, (card, seat) in parts.items():
+            if card is not None and seat is not None and not IRREVERSIBLE.match(name):
+                aims[card] = aims.get(card, 0) + 1
+        several = sorted(card for card, count in aims.items() if count >= 2)
+        if several:
+            page.click(f'#board [data-play] button.card.playable[data-card="{several[0]}"]')
+            settle(page)
+            page.mouse.move(0, 0)
+            return
+        page.keyboard.press("1")
+        if page.locator("#actions button.confirming").count():
+            page.keyboard.press("1")
+        page.wait_for_selector("#actions button.action, #result:not([hidden])")
+        if page.is_visible("#result"):
+            return
+
+
 def _save_small(page, path):
-    """A screenshot of the page's top (the board and the choices), in 256 colours: a few tens of kB."""
+    """A screenshot of the page down to the person's choices, in 256 colours (a few tens of kB)."""
     from PIL import Image
 
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(path))
+    # down to the first rows of the action list (it stays under the board)
+    bottom = page.evaluate("""() => { const r = document.querySelector('#actions').getBoundingClientRect();
+        return Math.min(r.bottom, r.top + 240) + window.scrollY; }""")
+    width = page.viewport_size["width"]
+    clip = {"x": 0, "y": 0, "width": width, "height": min(bottom + 8, 2400)}
+    page.screenshot(path=str(path), full_page=True, clip=clip)
     with Image.open(path) as image:
         image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
 
@@ -303,6 +339,7 @@ def test_each_game_is_drawn_as_a_table(browser, server, axe, game, width):  # no
         assert _fits(page)
         assert_accessible(page, axe, f"{game}'s board at {width} px")
         if SHOTS:
+            _pose(page)
             _save_small(page, Path(SHOTS) / f"board-{game}-{width}.png")
         if game == "minefield":
             parts = _shown_frame(page)["parts"]

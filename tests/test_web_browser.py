@@ -3,7 +3,7 @@
 Playwright's own browser downloads are not used: the tests launch the Chromium found on PATH (or named
 by ``TAVERNZOO_CHROMIUM``). Without one they are skipped, with the reason, except under CI (``CI=true``),
 where a missing browser fails them: .ci/run installs it. ``TAVERNZOO_SCREENSHOTS=DIR`` saves each game's
-page as ``DIR/web-GAME.png`` (how docs/images/ was made).
+page as ``DIR/web-GAME.png`` (docs/images/ holds the boards of tests/test_web_board.py).
 """
 
 from __future__ import annotations

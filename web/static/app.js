@@ -429,7 +429,7 @@
     const s = table.summary;
     let text = "";
     if (s.status === "over" && !table.queue.length && table.fetched >= s.steps - 1) text = "the game is over";
-    else if (asksPerson(frame)) text = "your turn: choose a card on the board, or an action below";
+    else if (asksPerson(frame)) text = "your turn: choose an action";
     else if (s.status === "waiting" && s.to_move !== null) text = `waiting for ${seatName(view, s.to_move)} (a person)`;
     else if (frame.answered) text = `${s.offers}: answered for you`;
     else if (Array.isArray(view.to_act)) text = "everyone chooses";
@@ -448,9 +448,11 @@
   function drawChoices(frame) {
     // The person's choices: the action list, and the same actions on the board (board.js: a card, then its target).
     drawActions(frame);
-    if ($("actions").querySelector("button.action")) {
-      window.TZBoard.attach($("board"), frame, { act: (name) => act(name, frame.step), irreversible: (name) => IRREVERSIBLE.test(name) });
-    } else window.TZBoard.detach();
+    if (!$("actions").querySelector("button.action")) { window.TZBoard.detach(); return; }
+    const offered = window.TZBoard.attach($("board"), frame, { act: (name) => act(name, frame.step),
+      irreversible: (name) => IRREVERSIBLE.test(name) });
+    if (offered.cards) $("turn").textContent = "your turn: choose a card on the board (then its target), or an action below";
+    else if (offered.players) $("turn").textContent = "your turn: choose a player on the board, or an action below";
   }
 
   function drawActions(frame) {

@@ -17,20 +17,23 @@
 
   function attach(board, frame, options) {
     // The board of a frame that asks the person to choose: `options.act(name)` plays a legal action,
-    // `options.irreversible(name)` says which ones are confirmed first (as in the action list).
+    // `options.irreversible(name)` says which ones are confirmed first (as in the action list). Returns what the
+    // board offers now: {cards, players} (how many cards may be clicked, how many players without a card).
     detach();
     const parts = frame.parts || {};
     const names = (frame.view.legal_actions || []).filter((name) => Array.isArray(parts[name]));
-    if (!names.length) return;
+    if (!names.length) return { cards: 0, players: 0 };
     current = { board, frame, options, names, parts, chosen: null, menu: null };
+    let cards = 0;
     for (const button of board.querySelectorAll("[data-play] button.card[data-card]")) {
       if (!names.some((name) => cardOf(name) === button.dataset.card)) continue;
       button.removeAttribute("aria-disabled");
       button.setAttribute("aria-pressed", "false");
       button.classList.add("playable");
       button.addEventListener("click", () => chooseCard(button.dataset.card));
+      cards += 1;
     }
-    drawTargets();
+    return { cards, players: drawTargets() };
   }
 
   function detach() {
@@ -102,6 +105,7 @@
         });
       }
     }
+    return bySeat.size;
   }
 
   function showChoices(title, names) {
