@@ -341,6 +341,13 @@ def test_each_game_is_drawn_as_a_table(browser, server, axe, game, width):  # no
         if SHOTS:
             _pose(page)
             _save_small(page, Path(SHOTS) / f"board-{game}-{width}.png")
+        if game == "tiny_minotaur":  # an attack card has one move, at the one opponent: played at the first click
+            parts = _shown_frame(page)["parts"]
+            card = page.get_attribute("#board [data-play] button.card.playable", "data-card")
+            before = len(page.acts)
+            page.click(f'#board [data-play] button.card.playable[data-card="{card}"]')
+            settle(page)
+            assert len(page.acts) == before + 1 and parts[page.acts[-1]] == [card, 1], (card, page.acts[before:])
         if game == "minefield":
             parts = _shown_frame(page)["parts"]
             targets = page.eval_on_selector_all("#board .player.targetable", "b => b.map(x => Number(x.dataset.seat))")
