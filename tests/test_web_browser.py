@@ -3,7 +3,7 @@
 Playwright's own browser downloads are not used: the tests launch the Chromium found on PATH (or named
 by ``TAVERNZOO_CHROMIUM``). Without one they are skipped, with the reason, except under CI (``CI=true``),
 where a missing browser fails them: .ci/run installs it. ``TAVERNZOO_SCREENSHOTS=DIR`` saves each game's
-page as ``DIR/web-GAME.png`` (how docs/images/ was made).
+page as ``DIR/web-GAME.png`` (docs/images/ holds the boards of tests/test_web_board.py).
 """
 
 from __future__ import annotations
@@ -314,11 +314,12 @@ class Turns:
 
 
 def windows_drawn(page):
-    """Each Tiny Minotaur player's windows: the legend's text and the faces coloured on the d20 strip."""
+    """Each Tiny Minotaur player's windows: the legend's text and the faces of each window's band on the d20 strip."""
     return page.evaluate("""() => [...document.querySelectorAll("#board .player")].map(box => ({
         legend: [...box.querySelectorAll(".legend .key")].map(k => k.textContent),
-        faces: Object.fromEntries(["middling", "stronk", "dodge", "heal"].map(kind =>
-            [kind, [...box.querySelectorAll(`.d20 .face.w-${kind}`)].map(f => Number(f.textContent))]))}))""")
+        faces: Object.fromEntries([...box.querySelectorAll(".d20 .band")].map(band => [band.dataset.kind,
+            Array.from({length: band.dataset.high - band.dataset.low + 1},
+                       (_, i) => Number(band.dataset.low) + i)]))}))""")
 
 
 @pytest.mark.parametrize("game", sorted(SMALL_TABLES))

@@ -163,6 +163,17 @@ def describe(game: Game, config: Any, names: list[str], state: Any = None) -> di
     return out
 
 
+def action_parts(game: Game, config: Any, names: list[str], state: Any) -> dict[str, list[Any]]:
+    """For each of the action names, ``[card, seat]``: the card it plays and the seat it aims at (either None),
+    from the encoder's ``action_parts(action, state)``, so that the page offers "a card, then its target" on
+    its board with no table of the game's action names of its own. Empty for a game without the hook."""
+    parts_of = getattr(game.encoder, "action_parts", None)
+    if parts_of is None or state is None:
+        return {}
+    index = {name: i for i, name in enumerate(game.action_names(config))}
+    return {name: list(parts_of(index[name], state)) for name in names if name in index}
+
+
 def _check_answer_offers(game: Game, answer_offers: Any) -> None:
     """Refuse an ``answer_offers`` setting that is not true or false, or for a game without such offers."""
     offers = offers_of(game)
@@ -492,7 +503,8 @@ class Table:
         events, self.shown[seat] = new_events(self.shown[seat], mark), mark
         frames = self.frames[seat]
         frame = {"step": len(frames), "note": note, "view": view, "events": events,
-                 "descriptions": describe(self.game, self.config, view.get("legal_actions", []), state)}
+                 "descriptions": describe(self.game, self.config, view.get("legal_actions", []), state),
+                 "parts": action_parts(self.game, self.config, view.get("legal_actions", []), state)}
         offer = declinable(self.game, state) if view.get("legal_actions") else None
         if offer is not None and seat in self.answering:
             frame["answered"] = True  # the table plays it (advance): the page offers no choice here

@@ -121,6 +121,11 @@ def action_label(state: State, action: int) -> str:
     return f"attack player_{action}"
 
 
+def action_parts(action: int, state: State) -> tuple[str | None, int | None]:
+    """What a board drawing needs to offer ``action``: no card, and the player it attacks (``target:N``)."""
+    return None, action
+
+
 # --- the observation ---------------------------------------------------------------------------------
 #
 # The observation of every seat is one gather from a per-round "absolute" vector: the same blocks

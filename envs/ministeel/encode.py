@@ -255,6 +255,15 @@ def action_label(state: State, action: int) -> str:
     return f"keep {_card(card)}"
 
 
+def action_parts(action: int, state: State) -> tuple[str | None, int | None]:
+    """What a board drawing needs to offer ``action`` as "a card, then its target": the card it plays (as the
+    view names it; a combo's weapon, a forfeit's discard, a reaction, a pick) and the seat it aims at, each
+    None where the action has none (a token, taking the attack)."""
+    kind, card, offset = ACTION_TYPE[action], ACTION_CARD[action], ACTION_OFFSET[action]
+    target = (state.to_act + offset) % state.n if kind in (PLAY_AT, COMBO) else None
+    return (KINDS[card] if card >= 0 and kind not in (TOKEN, NO_DRAW, FORFEIT_EMPTY) else None), target
+
+
 OFFERS = "Card Draw windows"
 """What :func:`declinable` turns down, in a person's words (the frontends' "answer these for me")."""
 

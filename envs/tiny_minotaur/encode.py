@@ -122,6 +122,15 @@ def describe_action(action: int, state: State | None = None) -> str:
     return text
 
 
+def action_parts(action: int, state: State) -> tuple[str | None, int | None]:
+    """What a board drawing needs to offer ``action`` as "a card, then its target": the card (by the name the
+    view's ``cards`` use) and, for an attack, the opponent it hits; None where there is none (a pass, taking
+    the hit)."""
+    if action < PASS:
+        return CARD_NAMES[(REGULAR, MIDDLING, STRONK, BOSS)[action]], 1 - state.to_act
+    return CARD_NAMES[_CARD_OF_ACTION[action]] if action in _CARD_OF_ACTION else None, None
+
+
 _CARD_OF_ACTION = {ATTACK_MIDDLING: MIDDLING, ATTACK_STRONK: STRONK, ATTACK_BOSS: BOSS, REACT_DODGE: DODGE,
                    REACT_HEAL: HEAL}  # action -> the card slot whose window it rolls in
 _DESCRIPTIONS = (

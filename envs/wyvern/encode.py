@@ -240,6 +240,19 @@ def describe_action(action: int, state: State | None = None) -> str:
     return f"{verb.replace('_', ' ')} {card.name}"
 
 
+def action_parts(action: int, state: State) -> tuple[str | None, int | None]:
+    """What a board drawing needs to offer ``action`` as "a card, then its target": the card it plays, sells,
+    discards, equips or loots (its catalog key, as the view names cards) and the seat it aims at (a curse's
+    victim, the player offered a deal, the next looter), each None where the action has none."""
+    kind, arg = ACTION_KIND[action], ACTION_ARG[action]
+    card = _key(ACTION_CARD[action])
+    if kind == K_CURSE or kind == K_LOOT_ORDER:
+        return card, (state.to_act + arg) % state.n
+    if kind == K_OFFER:
+        return None, (state.to_act + arg // 100) % state.n
+    return card, None
+
+
 @cache
 def _escape_chance(bonus: int, target: int) -> float:
     return sum(1 for face in range(1, 7) if face + bonus >= target) / 6.0

@@ -232,6 +232,8 @@
     if (table.source) table.source.close();
     clearTimeout(table.timer);
     clearInterval(table.beat);
+    window.TZBoard.detach();
+    window.TZBoard.stopClock($("move-clock"));
     table = null;
   }
 
@@ -323,6 +325,7 @@
   function drawSeatbar() {
     drawNeverAsk();
     const s = table.summary;
+    window.TZBoard.showClock($("move-clock"), s, table.shown && table.shown.view);
     const acting = table.shown ? table.shown.view.to_act : null;
     $("seatbar").replaceChildren(...s.seats.map((seat) => h("span", {
       class: `chip ${seat.seat === s.human ? "me" : ""} ${seat.seat === acting ? "acting" : ""}`,
@@ -391,7 +394,7 @@
     }
     drawSeatbar();
     drawTurn(view, frame);
-    drawActions(frame);
+    drawChoices(frame);
     if (asksPerson(frame)) table.skip = false;
     $("skip").hidden = table.summary.human === null || table.summary.status === "over" || !table.queue.length;
   }
@@ -427,7 +430,7 @@
     const s = table.summary;
     let text = "";
     if (s.status === "over" && !table.queue.length && table.fetched >= s.steps - 1) text = "the game is over";
-    else if (asksPerson(frame)) text = "your turn: choose an action" + (s.clock_left != null ? ` (${Math.round(s.clock_left)} s, then the stand-in plays)` : "");
+    else if (asksPerson(frame)) text = "your turn: choose an action";
     else if (s.status === "waiting" && s.to_move !== null) text = `waiting for ${seatName(view, s.to_move)} (a person)`;
     else if (frame.answered) text = `${s.offers}: answered for you`;
     else if (Array.isArray(view.to_act)) text = "everyone chooses";
@@ -442,6 +445,16 @@
     equip: "equip", combo: "play a combo", pick: "pick a card", token: "use a Card Draw token", forfeit: "discard",
     fight: "fight", curse: "curse a player", use: "use a card", loot: "loot", offer: "offer help", ask: "ask for help",
     sell: "sell", sell_equipped: "sell an equipped item", discard: "discard", summon: "summon", run: "run away" };
+
+  function drawChoices(frame) {
+    // The person's choices: the action list, and the same actions on the board (board.js: a card, then its target).
+    drawActions(frame);
+    if (!$("actions").querySelector("button.action")) { window.TZBoard.detach(); return; }
+    const offered = window.TZBoard.attach($("board"), frame, { act: (name) => act(name, frame.step),
+      irreversible: (name) => IRREVERSIBLE.test(name) });
+    if (offered.cards) $("turn").textContent = "your turn: choose a card on the board (then its target), or an action below";
+    else if (offered.players) $("turn").textContent = "your turn: choose a player on the board, or an action below";
+  }
 
   function drawActions(frame) {
     const box = $("actions");
@@ -522,7 +535,7 @@
       fetchFrames();
     } catch (error) {
       showError(error.message);
-      if (table.shown) drawActions(table.shown);
+      if (table.shown) drawChoices(table.shown);
     }
   }
 

@@ -72,21 +72,26 @@ let glossary = {};
 const setGlossary = (texts) => { glossary = texts || {}; };
 const cardText = (name) => glossary[name] || null;
 
-function card(name, count, extra, owner) {
-  // A card: its name, how many, and its text where the game has one (what it does, in words).
+function card(name, count, extra, owner, playable) {
+  // A card: its name, how many, and its text where the game has one (what it does, in words). A card the
+  // person may play (their hand) is a button, its text shown on hover and focus (board.js enables the
+  // ones a legal action plays: aria-disabled until then, so that its text can still be focused and read).
   const text = cardText(name);
-  return h("span", { class: `card ${extra || ""}` },
-    h("span", { class: "card-name", text: pretty(name) }), has(count) && count !== 1 ? h("b", { text: `×${count}` }) : null,
-    owner ? h("span", { class: "card-owner", text: owner }) : null,
-    text ? h("small", { class: "card-text", text }) : null);
+  return h(playable ? "button" : "span", { class: `card ${playable ? "hand-card" : ""} ${extra || ""}`, "data-card": name,
+    type: playable ? "button" : null, "aria-disabled": playable ? "true" : null },
+  h("span", { class: "card-name", text: pretty(name) }), has(count) && count !== 1 ? h("b", { text: `×${count}` }) : null,
+  owner ? h("span", { class: "card-owner", text: owner }) : null,
+  text ? h("small", { class: "card-text", text }) : null);
 }
 
-function cardsOf(counts) {
-  // {kind: count} or [names] as a row of cards.
-  const row = h("div", { class: "cards" });
-  if (Array.isArray(counts)) counts.forEach((name) => row.append(card(name)));
+function cardsOf(counts, playable) {
+  // {kind: count} or [names] as a row of cards; ``playable``: the person's own, which they play by clicking
+  // (never while watching or replaying: those show a seat's cards, nobody plays them).
+  const mine = Boolean(playable) && !spectating;
+  const row = h("div", { class: "cards", "data-play": mine });
+  if (Array.isArray(counts)) counts.forEach((name) => row.append(card(name, null, "", null, mine)));
   else if (counts && typeof counts === "object") {
-    for (const [name, count] of Object.entries(counts)) if (count) row.append(card(name, count));
+    for (const [name, count] of Object.entries(counts)) if (count) row.append(card(name, count, "", null, mine));
   }
   if (!row.childElementCount) row.append(h("span", { class: "muted", text: "none" }));
   return row;
@@ -105,14 +110,27 @@ function windowText(window) {
   return range ? `${range[0]}–${range[1]}` : fmt(window);
 }
 
+function d20Bands(windows) {
+  // Each window as a band of faces, in the view's order: [{kind, low, high}] (a window that is not one is left
+  // out). Windows overlap (Tiny Minotaur's heal 12-20 holds dodge 15-20, stronk 8-13 sits inside middling
+  // 3-13), so each gets a band of its own: one colour per face would hide one of them.
+  return Object.entries(windows || {}).map(([kind, w]) => [kind, faces(w)]).filter(([, r]) => r)
+    .map(([kind, [low, high]]) => ({ kind, low: Math.max(1, low), high: Math.min(20, high) })).filter((b) => b.low <= b.high);
+}
+
 function d20(windows, marks) {
-  // A strip of the faces 1..20, each window's faces coloured, marked faces ringed.
+  // The faces 1..20 (marked faces ringed) over one band per window, stacked: every window whole, overlaps and all.
   const label = Object.entries(windows || {}).map(([k, w]) => `${pretty(k)} ${windowText(w)}`).join(", ");
   const strip = h("div", { class: "d20", role: "img", "aria-label": "d20 windows: " + (label || "none") });
+  strip.append(h("span", { class: "band-name", text: "d20" }));
   for (let face = 1; face <= 20; face++) {
-    const kinds = Object.entries(windows || {}).filter(([, w]) => { const r = faces(w); return r && face >= r[0] && face <= r[1]; }).map(([k]) => k);
-    strip.append(h("span", { class: ["face", ...kinds.map((k) => `w-${k}`), (marks || []).includes(face) ? "mark" : ""].join(" "),
-      title: kinds.length ? `${face}: ${kinds.join(", ")}` : String(face), text: face }));
+    strip.append(h("span", { class: `face ${(marks || []).includes(face) ? "mark" : ""}`, "data-face": face, text: face }));
+  }
+  for (const band of d20Bands(windows)) {
+    // grid-column through the CSSOM (h's style): the page's policy forbids style attributes.
+    strip.append(h("span", { class: `band-name w-${band.kind}`, text: pretty(band.kind) }),
+      h("span", { class: `band w-${band.kind}`, "data-kind": band.kind, "data-low": band.low, "data-high": band.high,
+        style: `grid-column:${band.low + 1} / ${band.high + 2}` }));
   }
   return strip;
 }
@@ -152,7 +170,7 @@ const renderers = {
       root.append(playerBox(view, p, [
         bar(p.hp ?? 0, maxHp, "HP"),
         facts([["class", p.class], ["tier", p.tier], ["boss", p.boss]]),
-        h("div", { class: "label", text: "cards" }), cardsOf(p.cards),
+        h("div", { class: "label", text: "cards" }), cardsOf(p.cards, p.seat === view.you),
         h("div", { class: "label", text: "hit windows (d20)" }), d20(p.windows),
         h("div", { class: "legend" }, ...Object.entries(p.windows || {}).map(([k, w]) => h("span", { class: `w-${k} key`, text: `${pretty(k)} ${windowText(w)}` }))),
       ]));
@@ -210,7 +228,7 @@ const renderers = {
         bar(p.hp ?? 0, maxHp, "HP"),
         facts([["poison", p.poison], ["draw tokens", p.draw_tokens], ["cards in hand", p.hand_size],
           ["equipped", worn.length ? worn : null], ["skips", p.skips || null], ["alive", p.alive === false ? false : null]]),
-        has(p.hand) ? h("div", { class: "hand", "data-owner": p.seat }, h("div", { class: "label", text: handLabel(view) }), cardsOf(p.hand)) : null,
+        has(p.hand) ? h("div", { class: "hand", "data-owner": p.seat }, h("div", { class: "label", text: handLabel(view) }), cardsOf(p.hand, p.seat === view.you)) : null,
       ]));
     }
     root.append(players);
@@ -220,7 +238,7 @@ const renderers = {
       facts([["phase", view.phase], ["turn of", has(view.turn_seat) ? seatName(view, view.turn_seat) : null],
         ["actions left", view.actions_left], ["deck", view.deck_size], ["turn", has(view.turn) ? `${view.turn} of ${view.max_turns ?? "?"}` : null]]),
       a ? h("p", { class: "pending", text: attackText(view, a) }) : null,
-      pick ? h("div", {}, h("p", { text: `${seatName(view, pick.seat)} picks from ${pretty(pick.source)}` }), has(pick.cards) ? cardsOf(pick.cards) : null) : null,
+      pick ? h("div", {}, h("p", { text: `${seatName(view, pick.seat)} picks from ${pretty(pick.source)}` }), has(pick.cards) ? cardsOf(pick.cards, pick.seat === view.you) : null) : null,
       // v2's Card Draw window: who may use a token now (draw 3 or pass), and who is asked after.
       view.draw_window ? h("p", { class: "pending", text: `Card Draw window${view.draw_window.turn_boundary ? " at the turn boundary" : " between actions"}: ${seatName(view, view.draw_window.seat)} may draw 3 or pass` + (view.draw_window.asked.length > 1 ? `; then ${view.draw_window.asked.slice(1).map((s) => seatName(view, s)).join(", ")}` : "") }) : null,
       view.discard ? h("div", {}, h("div", { class: "label", text: "discard pile" }), cardsOf(view.discard)) : null));
@@ -238,7 +256,7 @@ const renderers = {
           ["run bonus", p.run_bonus], ["cards in hand", p.hand_size], ["deck / discard", has(p.deck_size) ? `${p.deck_size} / ${p.discard_size}` : null],
           ["summon", p.summon], ["dead", p.dead ? "dead until their next turn" : null],
           ["statuses", statusWords(p)]]),
-        h("div", { class: "label", text: "equipped" }), cardsOf(p.equipped || []),
+        h("div", { class: "label", text: "equipped" }), cardsOf(p.equipped || [], p.seat === view.you),
       ]));
     }
     root.append(players);
@@ -258,7 +276,7 @@ const renderers = {
     if (view.door_card && cardText(view.door_card)) center.append(h("p", { class: "card-text", text: `door card ${pretty(view.door_card)}: ${cardText(view.door_card)}` }));
     if (view.looting) center.append(h("p", { text: `looting the body of player_${view.looting.dead}` }));
     root.append(center);
-    if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: handLabel(view) }), cardsOf(view.hand)));
+    if (has(view.hand)) root.append(h("div", { class: "hand", "data-owner": view.you }, h("div", { class: "label", text: handLabel(view) }), cardsOf(view.hand, true)));
     return root;
   },
 };
@@ -270,10 +288,39 @@ function renderGeneric(view) {
     h("pre", { text: JSON.stringify(Object.fromEntries(Object.entries(view).filter(([k, v]) => !SKIP.has(k) && typeof v === "object")), null, 1) }));
 }
 
+function aroundTable(root, view) {
+  // A game's drawing laid out as a table: the others around it in their seat order from the seat looked from
+  // (the next to play on its left, the one before on its right, the rest across), the middle of the board
+  // (phase, the attack waiting, the discard pile, the d100 grid) on the felt, that seat and its hand at the
+  // bottom. A drawing without players' boxes (the generic one) is left as it is.
+  const boxes = [...root.querySelectorAll(".player[data-seat]")];
+  if (!boxes.length) return root;
+  const middle = [...root.children].filter((child) => !child.matches(".players, .player, .hand"));
+  const hands = [...root.children].filter((child) => child.matches(".hand"));
+  const seats = boxes.map((box) => Number(box.dataset.seat));
+  const me = seats.includes(view.you) ? view.you : null;
+  const count = Math.max(...seats) + 1;
+  const from = me ?? -1;
+  const order = (seat) => (seat - from - 1 + count) % count;
+  const others = boxes.filter((box) => Number(box.dataset.seat) !== me)
+    .sort((a, b) => order(Number(a.dataset.seat)) - order(Number(b.dataset.seat)));
+  const sides = others.length >= 2 && me !== null;
+  const left = sides ? others.shift() : null;
+  const right = sides ? others.pop() : null;
+  // In the order of play (a screen reader and Tab meet the others as they play); the grid places them around.
+  const table = h("div", { class: `${root.className} around ${sides ? "with-sides" : ""}` },
+    left ? h("div", { class: "seat-left" }, left) : null,
+    others.length ? h("div", { class: "seat-top" }, others) : null,
+    right ? h("div", { class: "seat-right" }, right) : null,
+    h("div", { class: "felt" }, middle),
+    me !== null || hands.length ? h("div", { class: "seat-you" }, boxes.filter((box) => Number(box.dataset.seat) === me), hands) : null);
+  return table;
+}
+
 function renderView(view) {
   const draw = renderers[view.game] || renderGeneric;
   try {
-    return draw(view);
+    return aroundTable(draw(view), view);
   } catch (error) {
     console.error(error);
     return renderGeneric(view);
@@ -303,5 +350,5 @@ function resultText(view) {
   return parts.join(" ");
 }
 
-window.TZ = { h, setSpectating, setGlossary, renderView, viewEvents, newEvents, seatName, pretty, readable, fmt, returnText,
+window.TZ = { h, setSpectating, setGlossary, renderView, d20Bands, viewEvents, newEvents, seatName, pretty, readable, fmt, returnText,
   resultText };
