@@ -33,6 +33,7 @@ JSON form (:meth:`SeatView.as_json`)::
 
 from __future__ import annotations
 
+import collections
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -80,12 +81,21 @@ class SeatView:
     @cached_property
     def all_cards(self) -> dict[str, str]:
         """What every card of the game does: its ``card_texts`` under the table's options (what the web page
-        shows beside a card), and its ``trait_texts`` (Wyvern's races and classes); empty for a game without."""
+        shows beside a card), only of the cards that can come into play at this table where the encoder says
+        which (``table_cards``: Wyvern's decks), and its ``trait_texts`` (Wyvern's races and classes); empty for
+        a game without."""
         every: dict[str, str] = {}
-        for hook in ("card_texts", "trait_texts"):
-            texts = getattr(self.game.encoder, hook, None)
-            if texts is not None and self.config is not None:
-                every.update(texts(self.config))
+        if self.config is None:
+            return every
+        encoder = self.game.encoder
+        if hasattr(encoder, "card_texts"):
+            texts = encoder.card_texts(self.config)
+            if hasattr(encoder, "table_cards"):
+                at_table = encoder.table_cards(self.config)
+                texts = {name: text for name, text in texts.items() if name in at_table}
+            every.update(texts)
+        if hasattr(encoder, "trait_texts"):
+            every.update(encoder.trait_texts(self.config))
         return every
 
     @cached_property  # asked for twice a decision (whether there are any, then the text)
@@ -103,8 +113,11 @@ class SeatView:
         return dict(getattr(self.game.encoder, "VIEW_FIELDS", {}))
 
     def table_text(self) -> str:
-        """The view as text: every entry of ``view``, nothing else."""
-        return view_text({"game": self.game.title, **self.view})
+        """The view as text (:func:`view_text`, compact): every entry of ``view``, nothing else, but for its lists
+        of events when :attr:`since` holds every line since the seat's last decision (they stand above it)."""
+        shown = {key: value for key, value in self.view.items()
+                 if not (self.since_complete and _is_events(key, value))}
+        return view_text({"game": self.game.title, **shown}, compact=True)
 
     def actions_text(self) -> str:
         return "\n".join(f"{action.number}: {action.name} — {action.description}" for action in self.legal)
@@ -165,9 +178,11 @@ class ShownSoFar:
 
     def reset(self) -> None:
         self.view: dict[str, Any] | None = None
-        self.legal: list[str] = []
+        self.legal: list[tuple[str, str]] = []
+        """The actions last shown: each name with its description, numbers masked (:func:`_masked`)."""
         self.cards: set[str] = set()
-        self.described: dict[str, str] = {}
+        self.described: dict[str, set[str]] = {}
+        """Each action's descriptions given so far, numbers masked (:func:`_masked`)."""
 
     def decision_text(self, seen: SeatView, full: bool = False) -> str:
         """``seen.decision_text()`` when ``full`` or nothing was shown yet; else :meth:`changes_text`. What it
@@ -177,15 +192,16 @@ class ShownSoFar:
         else:
             text = self.changes_text(seen)
         self.view = seen.view
-        self.legal = [action.name for action in seen.legal]
+        self.legal = [(action.name, _masked(action.description)) for action in seen.legal]
         self.cards.update(seen.cards)
-        self.described.update((action.name, action.description) for action in seen.legal)
+        for action in seen.legal:
+            self.described.setdefault(action.name, set()).add(_masked(action.description))
         return text
 
     def changes_text(self, seen: SeatView) -> str:
         """The events since the last decision, what changed in the view since it was last shown (entries not
-        named are as shown then), the texts of cards not described before, and the legal actions, each
-        with its description unless the same one was given before."""
+        named are as shown then), the texts of cards not described before, and the legal actions
+        (:meth:`action_lines`), or one line when they are those of the previous decision."""
         assert self.view is not None, "changes need a view shown before"
         # Short headings (the system message explains them once), and none over an empty part.
         parts = []
@@ -194,44 +210,88 @@ class ShownSoFar:
                          + "\n".join(seen.since))
         elif not seen.since_complete:
             parts.append(seen.since_text())
-        changes = view_changes(self.view, seen.view, quiet=getattr(seen.game.encoder, "EVENT_COUNTED_FIELDS", ()))
+        changes = view_changes(self.view, seen.view, quiet=quiet_fields(seen.game))
         if changes:
             parts.append("## Changed\n" + "\n".join(changes))
         cards = {name: text for name, text in seen.cards.items() if name not in self.cards}
         if cards and self.tell_cards:
             parts.append("## New cards\n" + "\n".join(f"{name}: {text}" for name, text in cards.items()))
-        names = [action.name for action in seen.legal]
-        as_before = all(self.described.get(a.name) == a.description for a in seen.legal)
-        if names == self.legal and as_before:
-            parts.append(f"## Actions\nas at your previous decision ({len(names)})")
-        elif as_before and names == self.legal[:len(names)]:
+        # The same actions as at the previous decision mean the same only with the same descriptions (``accept``
+        # an offer or an ask), numbers aside.
+        listed = [(action.name, _masked(action.description)) for action in seen.legal]
+        if listed == self.legal:
+            parts.append(f"## Actions\nas at your previous decision ({len(listed)})")
+        elif listed == self.legal[:len(listed)]:
             # The last ones went (a card played, a window closed): the rest keep their numbers.
-            parts.append(f"## Actions\nthe first {len(names)} of your previous decision's")
+            parts.append(f"## Actions\nthe first {len(listed)} of your previous decision's")
         else:
-            # An action is described unless its description was given before, says only its name, or
-            # another of its family (the same name but for its numbers) in this list is described, now or
-            # before with the same words.
-            lines, families = [], set()
-            for action in seen.legal:
-                before = self.described.get(action.name) == action.description
-                told = before or _says_only(action) or _family(action.name) in families
-                lines.append(f"{action.number}: {action.name}" + ("" if told else f" — {action.description}"))
-                if before or not told:
-                    families.add(_family(action.name))
-            parts.append("## Actions\n" + "\n".join(lines))
+            parts.append("## Actions\n" + "\n".join(self.action_lines(seen.legal)))
         return "\n\n".join(parts)
+
+    def told(self, action: LegalAction) -> bool:
+        """Whether this reader was given the action's description before, its numbers aside (``accept player_1's
+        offer of 2 treasures`` tells what ``accept`` does when player_3 offers 0: the events and the view say
+        who and how much)."""
+        return _masked(action.description) in self.described.get(action.name, ())
+
+    def action_lines(self, legal: list[LegalAction]) -> list[str]:
+        """The numbered lines of a list of legal actions that differs from the one shown before. An action is
+        described unless it was (:meth:`told`), its description says only its name, or another of its family
+        (the same name but for its numbers) in this list is described, now or before. A run of
+        :data:`MIN_ACTION_RUN` or more is one line: names that differ only in a last number counting up by one
+        as ``N-M: stem{a..b}`` (a fight's ``offer:+1:0`` to ``offer:+1:3``, a card played on each opponent),
+        names that share all but their last part and need no description as ``N-M: stem{a,b,c}`` (the cards one
+        may discard)."""
+        lines, families = [], set()
+        at = 0
+        while at < len(legal):
+            action = legal[at]
+            before = self.told(action)
+            told = before or _says_only(action) or _family(action.name) in families
+            run = _counted_run(legal, at)
+            if len(run) >= MIN_ACTION_RUN:
+                (stem, first), last = _last_number(action.name), _last_number(run[-1].name)[1]
+                name = f"{stem}{{{first}..{last}}}"
+            else:
+                run = self._told_run(legal, at, families) if told else []
+                if len(run) >= MIN_ACTION_RUN:
+                    stem = _stem(action.name)
+                    name = stem + "{" + ",".join(member.name[len(stem):] for member in run) + "}"
+                else:
+                    run, name = [action], action.name
+            number = f"{action.number}-{run[-1].number}" if len(run) > 1 else str(action.number)
+            lines.append(f"{number}: {name}" + ("" if told else f" — {action.description}"))
+            families.update(_family(member.name) for member in run if member is action and not told
+                            or self.told(member))
+            at += len(run)
+        return lines
+
+    def _told_run(self, legal: list[LegalAction], at: int, families: set[str]) -> list[LegalAction]:
+        """The actions from ``legal[at]`` on that share its :func:`_stem` and need no description."""
+        stem = _stem(legal[at].name)
+        run = []
+        for action in legal[at:]:
+            leaf = action.name[len(stem):]
+            if (not stem or not action.name.startswith(stem) or not leaf or ":" in leaf or re.search(r"[{},]", leaf)
+                    or not (self.told(action) or _says_only(action) or _family(action.name) in families)):
+                break
+            run.append(action)
+        return run
 
 
 CHANGES_FORMAT = """After your first decision only what is new is shown, under short headings (a part with nothing
 new is left out): "## Events" every event line since your previous decision; "## Changed" the entries of what
 you see that changed since then, with their new values (for a list of players, each changed player's changed
-fields, players apart by ";"; "a.b=v": field b of entry a; "(none)": the entry is gone, and a new group's
-entries not listed are none){quiet}; everything else is as last shown. "## New cards" describes the cards,
+fields, players apart by ";"; "a.b=v": field b of entry a; a list of names as what joined and left,
+"+axe,-rope": one axe more, one rope less; "(none)": the entry is gone, and a new group's entries not listed
+are none){quiet}; everything else is as last shown. "## New cards" describes the cards,
 races and classes not described before. "## Actions" is the numbered list of legal actions: an action
-described before, or after another of its family just above (the same name but for its numbers: another
-player or amount), is listed by number and name only; "as at your previous decision (N)": the same N
-actions, numbered as then; "the first N of your previous decision's": that list cut after its Nth, numbered
-as then."""
+described before (its numbers aside), or after another of its family just above (the same name but for its
+numbers: another player or amount), is listed by number and name only; "N-M: stem{{a..b}}" or "N-M:
+stem{{a,b,c}}": the actions numbered N to M, one per value in the braces (offer:+1:{{0..2}} is offer:+1:0,
+offer:+1:1, offer:+1:2; discard:{{axe,rope}} is discard:axe, discard:rope), a description after it the
+first's; "as at your previous decision (N)": the same N actions, numbered as then; "the first N of your
+previous decision's": that list cut after its Nth, numbered as then."""
 """What the :meth:`ShownSoFar.changes_text` headings mean (the ``llm:`` bot's system message says it once)."""
 
 
@@ -240,6 +300,41 @@ def _family(name: str) -> str:
     amount), ``play:sword>seat+1`` and ``+2`` are one family, which one member's description explains. A name
     without numbers is a family of its own."""
     return re.sub(r"\d+", "#", name)
+
+
+MIN_ACTION_RUN = 3
+"""The fewest actions a list of what changed writes as one ``N-M: stem{a..b}`` line (two read as well apart)."""
+
+
+def _stem(name: str) -> str:
+    """An action name up to its last ``:`` (``discard:`` of ``discard:fire_axe``; empty without one)."""
+    return name[:name.rfind(":") + 1]
+
+
+def _masked(description: str) -> str:
+    """A description with its numbers masked, and the plural of the word after a number (``offer of 1 treasure``
+    and ``offer of 3 treasures`` read alike)."""
+    return re.sub(r"\d+", "#", re.sub(r"\d+( [a-z]+?)s?\b", r"#\1", description))
+
+
+def _last_number(name: str) -> tuple[str, int | None]:
+    """An action name as its stem and its last number, when it ends in one (``offer:+1:`` and 3 of
+    ``offer:+1:3``); else the name and None."""
+    found = re.fullmatch(r"(.*?)(\d+)", name)
+    return (found.group(1), int(found.group(2))) if found else (name, None)
+
+
+def _counted_run(legal: list[LegalAction], at: int) -> list[LegalAction]:
+    """The actions from ``legal[at]`` on whose names share its stem, their last numbers counting up by one."""
+    stem, number = _last_number(legal[at].name)
+    run = [legal[at]]
+    if number is None or str(number) != legal[at].name[len(stem):]:  # 007 is no number to count from
+        return run
+    for action in legal[at + 1:]:
+        if action.name != f"{stem}{number + len(run)}":
+            break
+        run.append(action)
+    return run
 
 
 def _says_only(action: LegalAction) -> bool:
@@ -251,18 +346,31 @@ def _says_only(action: LegalAction) -> bool:
     return words(action.description) == words(action.name)
 
 
+def quiet_fields(game: Game) -> tuple[str, ...]:
+    """The view's entries a list of what changed leaves out (the whole view shows them): the counts and states the
+    game's events tell (its encoder's ``EVENT_COUNTED_FIELDS``) and the numbers a card's text gives
+    (``CARD_TEXT_FIELDS``: a fight's monster level, reward and Bad Stuff), ``entry.field`` for a field of one
+    entry only."""
+    encoder = game.encoder
+    return (*getattr(encoder, "EVENT_COUNTED_FIELDS", ()), *getattr(encoder, "CARD_TEXT_FIELDS", ()))
+
+
 def changes_format(game: Game) -> str:
-    """:data:`CHANGES_FORMAT` for ``game``: with the counts its changes leave out, named."""
-    quiet = getattr(game.encoder, "EVENT_COUNTED_FIELDS", ())
-    return CHANGES_FORMAT.format(quiet=(f" except {', '.join(quiet)}: counts that the events imply, which only the "
-                                        "whole view shows (answer full_view to see it)") if quiet else "")
+    """:data:`CHANGES_FORMAT` for ``game``: with the entries its changes leave out, named."""
+    counted = getattr(game.encoder, "EVENT_COUNTED_FIELDS", ())
+    carded = getattr(game.encoder, "CARD_TEXT_FIELDS", ())
+    why = [*([f"{', '.join(counted)}: what the events tell"] if counted else []),
+           *([f"{', '.join(carded)}: what the card's text gives"] if carded else [])]
+    return CHANGES_FORMAT.format(quiet=(f" except {'; '.join(why)}, which only the whole view shows (answer "
+                                        "full_view to see it)") if why else "")
 
 
 def view_changes(before: dict[str, Any], after: dict[str, Any], quiet: tuple[str, ...] = ()) -> list[str]:
     """Lines naming what differs between two views of a seat: each changed entry with its new value; in a list
-    of players (entries with a ``seat``) each player's changed fields, but for those in ``quiet`` (counts the
-    events imply, the game's ``EVENT_COUNTED_FIELDS``); in a dict, its changed keys. Event lists are left out
-    (the story since the last decision tells them)."""
+    of players (entries with a ``seat``) each player's changed fields; in a dict, its changed keys; a list of
+    names by what joined and left (``hand: +axe,-rope``) where that is shorter. Entries named in ``quiet``
+    (:func:`quiet_fields`: ``name`` at any depth, ``entry.name`` within one entry) and event lists (the story
+    since the last decision tells them) are left out."""
     lines: list[str] = []
     for key, value in after.items():
         if key in HIDDEN_KEYS or key in quiet or _is_events(key, value):
@@ -270,6 +378,7 @@ def view_changes(before: dict[str, Any], after: dict[str, Any], quiet: tuple[str
         old = before.get(key)
         if old == value:
             continue
+        within = _quiet_within(quiet, key)
         if _is_seat_list(value) and _is_seat_list(old):
             # One line for the list: each changed player's changed fields, players apart by "; ".
             olds = {entry["seat"]: entry for entry in old}
@@ -282,12 +391,14 @@ def view_changes(before: dict[str, Any], after: dict[str, Any], quiet: tuple[str
             if players:
                 lines.append(f"{key}: " + "; ".join(players))
         elif isinstance(value, dict) and isinstance(old, dict):
-            fields = _changed_fields(old, value, quiet)
+            fields = _changed_fields(old, value, within)
             if fields:
                 lines.append(f"{key}: " + ", ".join(fields))
         elif isinstance(value, dict):  # new: its empty entries left out
             lines.append(f"{key}: " + _short({k: v for k, v in value.items()
-                                              if v not in (None, [], {}) and k not in quiet}))
+                                              if v not in (None, [], {}) and k not in within}))
+        elif (change := _names_change(old, value)) is not None:
+            lines.append(f"{key}: {change}")
         else:
             lines.append(f"{key}: {_short(value) if value is not None else '(none)'}")
     lines += [f"{key}: (none)" for key in before
@@ -305,6 +416,10 @@ def _changed_fields(old: dict[str, Any], new: dict[str, Any], quiet: tuple[str, 
         if was == v or k in quiet:
             continue
         whole = f"{k}={_short(v)}"
+        change = _names_change(was, v)
+        if change is not None:
+            fields.append(f"{k}={change}")
+            continue
         if isinstance(v, dict) and isinstance(was, dict):
             inner = [f"{k}.{field}" for field in _changed_fields(was, v, quiet)]
             if sum(len(field) + 1 for field in inner) < len(whole):
@@ -312,6 +427,24 @@ def _changed_fields(old: dict[str, Any], new: dict[str, Any], quiet: tuple[str, 
                 continue
         fields.append(whole)
     return fields + [f"{k}=(none)" for k in old if k not in new and k != "seat" and k not in quiet]
+
+
+def _quiet_within(quiet: tuple[str, ...], key: str) -> tuple[str, ...]:
+    """The quiet names that apply within the entry ``key``: those of every depth and its own ``key.name``."""
+    return tuple(name for name in quiet if "." not in name) + tuple(
+        name.split(".", 1)[1] for name in quiet if name.startswith(key + "."))
+
+
+def _names_change(old: Any, new: Any) -> str | None:
+    """A list of names that changed as what joined and what left, ``+axe,+axe,-rope`` (two axes more, one rope
+    less), when both are lists of names and that is shorter than the new list whole (a hand after a card drawn or
+    played); else None."""
+    if not (isinstance(old, list) and isinstance(new, list) and all(isinstance(v, str) for v in (*old, *new))):
+        return None
+    before, after = collections.Counter(old), collections.Counter(new)
+    joined, left = after - before, before - after
+    change = ",".join([*(f"+{name}" for name in joined.elements()), *(f"-{name}" for name in left.elements())])
+    return change if change and len(change) < len(_short(new)) else None
 
 
 def _is_seat_list(value: Any) -> bool:
@@ -577,8 +710,10 @@ HIDDEN_KEYS = ("game", "env", "agent", "legal_actions")
 """A view's keys that :func:`view_text` leaves out (the title says the game; the actions are listed apart)."""
 
 
-def view_text(view: dict[str, Any], max_events: int | None = None) -> str:
-    """A readable text of a seat's view (only what that seat may see, since the view holds no more)."""
+def view_text(view: dict[str, Any], max_events: int | None = None, compact: bool = False) -> str:
+    """A readable text of a seat's view (only what that seat may see, since the view holds no more). ``compact``
+    (a language model's prompt): a player's fields one space apart, and of its yes/no fields only those that
+    are yes, as the list's heading says."""
     you = view.get("you")
     lines = [f"{view.get('game', '?')} — you are player_{you}"]
     tail: list[str] = []
@@ -586,11 +721,14 @@ def view_text(view: dict[str, Any], max_events: int | None = None) -> str:
         if key in HIDDEN_KEYS or key == "you" or value is None or value == [] or value == {}:
             continue
         if isinstance(value, list) and value and all(isinstance(v, dict) and "seat" in v for v in value):
-            lines.append(f"{key}:")
+            flags = compact and any(v is False for entry in value for v in entry.values())
+            lines.append(f"{key}{' (of yes/no fields only those that are yes)' if flags else ''}:")
             for entry in value:
                 mark = ">" if entry["seat"] == you else " "
                 own = " (you)" if entry["seat"] == you else ""
-                fields = "  ".join(f"{k}={_short(v)}" for k, v in entry.items() if k != "seat" and v not in (None, []))
+                fields = ("  " if not compact else " ").join(
+                    f"{k}={_short(v)}" for k, v in entry.items()
+                    if k != "seat" and v not in (None, []) and not (compact and v is False))
                 lines.append(f" {mark} player_{entry['seat']}{own}: {fields}")
         elif "event" in key and isinstance(value, list) and all(isinstance(v, str) for v in value):
             shown = value[-max_events:] if max_events else value

@@ -737,11 +737,25 @@ def test_view_changes_name_each_changed_entry_with_its_new_value_only():
     assert view_changes(old, new, quiet=("deck_size", "talks")) == []
     assert view_changes(old, {**new, "combat": {"talks": {}, "strength": 5}}, quiet=("talks",)) == [
         "combat: strength=5", "players: player_0 deck_size=8"]
+    # "entry.field": quiet within that entry only (a fight's level, not a player's).
+    fight = {"combat": {"monster": "goblin", "level": 3, "fighter": 1}, "players": [{"seat": 0, "level": 2}]}
+    later = {"combat": {"monster": "orc", "level": 8, "fighter": 1}, "players": [{"seat": 0, "level": 3}]}
+    assert view_changes(fight, later, quiet=("combat.level",)) == ["combat: monster=orc", "players: player_0 level=3"]
+    assert view_changes({}, later, quiet=("combat.level", "combat.fighter")) == [
+        "combat: {monster=orc}", "players: [{seat=0, level=3}]"]
+    # A list of names by what joined and left, where that is shorter; a whole new list where it is not.
+    hand = {"hand": ["axe", "rope", "rope", "slime"], "players": [{"seat": 0, "equipped": ["helm"]}]}
+    assert view_changes(hand, {"hand": ["axe", "rope", "slime", "wand"],
+                               "players": [{"seat": 0, "equipped": ["helm", "boots"]}]}) == [
+        "hand: +wand,-rope", "players: player_0 equipped=+boots"]
+    assert view_changes(hand, {**hand, "hand": ["goblin"]}) == ["hand: [goblin]"]
 
 
 def test_a_family_of_actions_is_described_once_and_an_unchanged_list_not_again():
     """``offer:+1:0`` ... ``offer:+3:5``: one member described, the others by name; the same list again is one
-    line; the list cut after its Nth says so; an action whose description changed is described again."""
+    line; the list cut after its Nth says so; an action whose description changed only in its numbers is not
+    described again, one whose words changed is; three or more that count up by one, or that share all but
+    their last part and need no description, are one line."""
     from tavernzoo.agents.text_views import LegalAction, SeatView, ShownSoFar
 
     game = get_game("wyvern")
@@ -753,17 +767,32 @@ def test_a_family_of_actions_is_described_once_and_an_unchanged_list_not_again()
     offers = [(f"offer:+{p}:{t}", f"offer {t} treasures to player_{p} for help") for p in (1, 2) for t in (0, 1)]
     shown = ShownSoFar()
     shown.decision_text(seen([("pass", "pass")]))
-    text = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1"), *offers], hp=2))
-    assert text.endswith("## Actions\n1: pass\n2: accept — accept player_2's offer of 1\n"
+    text = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1 treasure"),
+                                     *offers], hp=2))
+    assert text.endswith("## Actions\n1: pass\n2: accept — accept player_2's offer of 1 treasure\n"
                          "3: offer:+1:0 — offer 0 treasures to player_1 for help\n4: offer:+1:1\n5: offer:+2:0\n"
                          "6: offer:+2:1")
     assert "hp=2" not in text and "hp: 2" in text and "## Events" not in text  # no events: no heading
-    again = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1"), *offers], hp=3))
+    again = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1 treasure"),
+                                      *offers], hp=3))
     assert again.endswith("## Actions\nas at your previous decision (6)")
-    cut = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1")], hp=4))
+    cut = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_2's offer of 1 treasure")], hp=4))
     assert cut.endswith("## Actions\nthe first 2 of your previous decision's")
-    changed = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_3's offer of 2")], hp=5))
-    assert changed.endswith("## Actions\n1: pass\n2: accept — accept player_3's offer of 2")
+    # Another player, another amount (and its plural): the same action, numbers aside.
+    numbers = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_3's offer of 2 treasures")], hp=5))
+    assert numbers.endswith("## Actions\nas at your previous decision (2)")
+    words = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_3's ask of 2 treasures")], hp=6))
+    assert words.endswith("## Actions\n1: pass\n2: accept — accept player_3's ask of 2 treasures")
+    # Back to a meaning told before: by name, but not "as at your previous decision" (that one meant the ask).
+    back = shown.decision_text(seen([("pass", "pass"), ("accept", "accept player_1's offer of 0 treasures")], hp=7))
+    assert back.endswith("## Actions\n1: pass\n2: accept")
+    runs = [("pass", "pass"), *((f"ask:{k}", f"offer to help player_1 for {k} treasures") for k in range(4)),
+            *((f"discard:{card}", f"discard {card}") for card in ("axe", "helm", "whip")),
+            ("fight:rat", "fight Rat from your hand"), ("fight:ogre", "fight Ogre from your hand")]
+    text = shown.decision_text(seen(runs, hp=8))
+    assert text.endswith("## Actions\n1: pass\n2-5: ask:{0..3} — offer to help player_1 for 0 treasures\n"
+                         "6-8: discard:{axe,helm,whip}\n9: fight:rat — fight Rat from your hand\n"
+                         "10: fight:ogre — fight Ogre from your hand")
 
 
 @pytest.mark.parametrize("name", ["tiny_minotaur", "ministeel", "wyvern"])

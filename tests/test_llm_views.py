@@ -272,3 +272,39 @@ def test_the_event_lines_a_host_collects_on_the_real_state_are_the_seats_own(nam
         for seat in range(game.rules.num_seats(state.config)):
             info = game.rules.information_state(state, seat)
             assert event_mark(game, state, seat) == event_mark(game, info, seat)
+
+
+@pytest.mark.parametrize("decks", [(), ("adventurer", "random", "adventurer")])
+def test_a_wyvern_prompt_describes_every_card_that_can_come_into_play_at_the_table_and_no_other(decks):
+    from tavernzoo.agents.text_views import SeatView
+    from tavernzoo.envs.wyvern.decks import CATALOG
+
+    game = get_game("wyvern")
+    config = game.make_config({"num_players": 3, "decks": list(decks)})
+    at_table = game.encoder.table_cards(config)
+    cards = SeatView(game, 0, {}, [], config=config).all_cards
+    texts = game.encoder.card_texts(config)
+    assert {name for name in cards if name in texts} == at_table < set(texts)
+    assert set(game.encoder.trait_texts(config)) <= set(cards)  # every race and class still
+    rng = random.Random(3)
+    for seed in range(3):
+        state = game.rules.new_game(config, Chance(seed))
+        for _ in range(300):
+            if game.rules.is_terminal(state):
+                break
+            held = [*state.deck, *state.hand, *state.equipped, *state.discard, [c for _, c in state.table]]
+            assert {CATALOG[cid].key for pile in held for cid in pile} <= at_table
+            game.rules.apply(state, rng.choice(game.rules.legal_actions(state)))
+
+
+def test_the_prompts_whole_view_leaves_out_the_events_it_tells_above_it_and_the_flags_that_are_no():
+    game, states = positions("wyvern", {"num_players": 3}, 6, seed=16)
+    view = game.encoder.view(states[-1], 0)
+    complete = seat_view(game, states[-1], 0, since=["player_1 does something"]).table_text()
+    partial = seat_view(game, states[-1], 0).table_text()  # only the latest step's lines: the view's list stays
+    assert "\nevents:" not in complete and "\nevents:" in partial
+    assert "players (of yes/no fields only those that are yes):" in complete
+    for player in view["players"]:
+        row = next(line for line in complete.splitlines() if f"player_{player['seat']}" in line and "level=" in line)
+        for flag in ("dead", "paralyzed", "slowed", "confused"):
+            assert (f" {flag}=yes" in row) == player[flag] and f"{flag}=no" not in row

@@ -100,7 +100,18 @@ from typing import Any
 
 import numpy as np
 
-from .decks import ALIGNMENTS, BAD_STUFF, CATALOG, ELEMENTS, EQUIPMENT, MONSTERS, NUM_CARDS, WEAPON_KINDS
+from .decks import (
+    ALIGNMENTS,
+    BAD_STUFF,
+    CATALOG,
+    ELEMENTS,
+    EQUIPMENT,
+    MONSTERS,
+    NUM_CARDS,
+    WEAPON_KINDS,
+    bundled_decks,
+    load_deck,
+)
 from .rules import (
     ACTION_ARG,
     ACTION_CARD,
@@ -855,10 +866,17 @@ VIEW_FIELDS = {
 }
 """What the view's less obvious entries mean (shown to language models beside the view)."""
 
-EVENT_COUNTED_FIELDS = ("deck_size", "discard_size", "talks")
-"""Counts of the view that event lines move (a kick, a draw, a sale, a card played; each offer and ask of the help
-talks): a language model's view of what changed (agents/text_views.py ``view_changes``) leaves them out, its whole
-view shows them."""
+EVENT_COUNTED_FIELDS = ("deck_size", "discard_size", "door_card", "talks", "combat.talking_with",
+                        "combat.pending_offer", "combat.pending_ask", "combat.fighter", "combat.source",
+                        "combat.helper", "combat.split", "combat.table")
+"""Entries of the view that event lines move or state word for word (a kick and its door card, a draw, a sale; each
+offer and ask of the help talks, so who talks and what is offered or asked now; who fights what from where, the
+deal that makes a helper, each card played in the fight): a language model's view of what changed
+(agents/text_views.py ``view_changes``) leaves them out, its whole view shows them."""
+
+CARD_TEXT_FIELDS = ("combat.level", "combat.levels", "combat.treasures", "combat.bad_stuff")
+"""A fight's numbers that its monster's card text gives (level, reward, Bad Stuff): a language model is told every
+card's text, so its view of what changed names the monster and leaves these out; its whole view shows them."""
 
 
 def view(state: State, seat: int) -> dict[str, Any]:
@@ -1052,3 +1070,17 @@ def trait_texts(config: Config | None = None) -> dict[str, str]:
 def card_texts(config: Config | None = None) -> dict[str, str]:
     """:func:`card_text` of every catalog card, by key (the web page shows them beside the cards)."""
     return {card.key: card_text(card.key) for card in CATALOG}
+
+
+def table_cards(config: Config) -> frozenset[str]:
+    """The cards that can come into play at a table under ``config``: those of the decks its seats bring (the
+    adventurer deck where ``decks`` names none, as the rules deal; every bundled deck where a seat's is random).
+    A language model is told these cards' texts (agents/text_views.py ``SeatView.all_cards``), not the whole
+    catalog's: a card that no deck at the table holds never shows."""
+    names = config.decks or ("adventurer",) * config.num_players
+    if "random" in names:
+        names = (*names, *bundled_decks())
+    keys: set[str] = set()
+    for name in dict.fromkeys(name for name in names if name != "random"):
+        keys.update(CATALOG[cid].key for cid in load_deck(name).cards)
+    return frozenset(keys)
