@@ -120,8 +120,9 @@ def test_the_web_page_lists_the_levels_and_a_level_search_is_shortened_to_the_se
 
 
 def test_match_takes_levels():
-    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "wyvern", "--set", "num_players=2", "--bots", "level:1",
-                             "level:3", "--games", "4", "--seed", "1"], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "wyvern", "--set", "num_players=2",
+                             "--bots", "level:1", "level:3", "--games", "4", "--seed", "1"],
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "level:1" in result.stdout and "level:3" in result.stdout
     bad = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "level:9",
