@@ -6,7 +6,7 @@ each an ordinary spec (a built-in, a bundled zoo bot or a search of those: nothi
 beyond the package, so every server may seat them). ``level:N`` is loaded as the N-th of them.
 
 =====  ============  ========================================================================================
-level  name          what it is, in every game
+level  name          what it is in MiniSteel, Wyvern and Minefield
 =====  ============  ========================================================================================
 1      beginner      ``random``: a uniformly random legal move
 2      casual        ``careless``: the game's heuristic, but a random legal move half of the time
@@ -15,8 +15,13 @@ level  name          what it is, in every game
 5      expert        the strongest bot the project has for the game, within a bounded time a move
 =====  ============  ========================================================================================
 
+Tiny Minotaur's dice leave too little room between random and exact play for that ladder (the heuristic and
+the network are within 30 Elo of exact play), so its levels are exact play erring less at each level: the
+oracle playing its worst move at every decision, at 72%, 50% and 30% of them, then the oracle.
+
 The order was measured on duplicate deals by ``tavernzoo tournament GAME --bots level:1 ... level:5``
-(docs/zoo.md, "Levels": the commands and the ratings with their intervals).
+(docs/zoo.md, "Levels": the commands and the ratings with their intervals). Minefield's levels are labels
+only: no policy can beat random play there (docs/zoo.md).
 """
 
 from __future__ import annotations

@@ -160,6 +160,9 @@ def _gone_before_me(order: list[int], predicted: dict[int, dict[int, float]]) ->
 BOTS = {"heuristic": HeuristicBot}
 
 # The levels (agents/levels.py): searches of two budgets (the trained network does no better than the heuristic).
+# Labels, not strengths: under the default random attack order no policy beats random play (uniform random is an
+# equilibrium: against it every living opponent is exchangeable), and none of these separates from another in a
+# tournament or head to head (docs/zoo.md, "Levels").
 LEVELS = ("random", "careless", "heuristic", "mcts:time=0.5", "mcts:sims=8000,time=1")
 
 

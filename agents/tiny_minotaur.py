@@ -88,11 +88,28 @@ def _oracle(config: rules.Config, seed: int | None = None):
     return OracleBot(config, seed)
 
 
-BOTS = {"heuristic": HeuristicBot, "oracle": _oracle}
+def _erring_oracle(blunder: float):
+    """The factory of the oracle that plays its worst move at a share ``blunder`` of its decisions."""
 
-# The levels (agents/levels.py): above the heuristic the game leaves little room, since its dice decide most games
-# (the oracle, exact play, takes 0.54 of the games from the heuristic): the network, then exact play.
-LEVELS = ("random", "careless", "heuristic", "zoo:tiny_minotaur", "oracle")
+    def make(config: rules.Config, seed: int | None = None):
+        from .tiny_minotaur_oracle import ErringOracleBot
+
+        return ErringOracleBot(config, seed, blunder)
+
+    return make
+
+
+ERRING_PERCENTS = (100, 72, 50, 30)
+"""The shares (in percent) of decisions that the ``oracle_errs_N`` bots, Tiny Minotaur's lower levels, play worst."""
+
+BOTS = {"heuristic": HeuristicBot, "oracle": _oracle,
+        **{f"oracle_errs_{percent}": _erring_oracle(percent / 100) for percent in ERRING_PERCENTS}}
+
+# The levels (agents/levels.py): the dice decide most games, so the game's own bots span too little for five
+# levels each clearly above the last (random takes 0.275 of the games from exact play, the heuristic 0.46, the
+# network 0.50). The ladder is exact play erring less and less: the oracle playing its worst move at every
+# decision, at 72%, 50% and 30% of them (each measured to beat the one above by 0.6 or more), then exact play.
+LEVELS = tuple(f"oracle_errs_{percent}" for percent in ERRING_PERCENTS) + ("oracle",)
 
 
 # --- search (agents/search_hooks.py) ------------------------------------------------------------------------

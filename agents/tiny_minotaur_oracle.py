@@ -7,11 +7,13 @@ ruleset that fixes the matchup, which the solver solves once (then memory and th
 it) and the bot plays a value-maximising action. It is optimal for the game without the
 ``max_turns`` cap (see docs/oracle.md).
 
-Registered as ``oracle`` in ``agents/tiny_minotaur.py``'s ``BOTS``.
+Registered as ``oracle`` in ``agents/tiny_minotaur.py``'s ``BOTS``; :class:`ErringOracleBot`, the oracle that
+plays its worst move at a set share of its decisions, is the rungs below it on the game's ladder of levels.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -129,6 +131,39 @@ class OracleBot(RuleBot):
                     and abs(encode.chance_of(windows[tier - 1]) - chance) < 1e-6):
                 return name
         raise ValueError(f"no boss card in the ruleset deals {damage * 100:g} and hits with chance {chance:g}")
+
+
+class ErringOracleBot(OracleBot):
+    """The oracle, but at a share ``blunder`` of its decisions (those with a choice) it plays its worst legal
+    move instead: the one of lowest optimal value, the first such action on a tie.
+
+    One knob from exact play (0) to throwing every decision (1): Tiny Minotaur's levels are this bot at
+    falling shares (agents/tiny_minotaur.py ``LEVELS``). The worst move rather than a random one because the
+    dice decide most of a game: between random play and exact play there is room for under two levels that
+    each clearly beat the one below (docs/zoo.md, "Levels"), and below random there is as much again.
+    """
+
+    name = "erring-oracle"
+
+    def __init__(self, config: rules.Config | None = None, seed: int | None = None, blunder: float = 0.5):
+        super().__init__(config, seed)
+        if not 0.0 <= blunder <= 1.0:
+            raise ValueError(f"blunder={blunder}: the share of decisions played worst lies in 0..1")
+        self.blunder = blunder
+        self._random = random.Random(seed)
+
+    def begin_game(self, seat: int, seed: int | None = None) -> None:
+        if seed is not None:  # the game's seed decides which decisions go wrong
+            self._random.seed(seed)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        legal = legal_actions(observation, self.name)
+        if len(legal) == 1:
+            return legal[0]
+        if self._random.random() < self.blunder:
+            values = self.values(observation)
+            return min(legal, key=lambda action: (values[action], action))
+        return super().act(observation)
 
 
 BOTS = {"oracle": OracleBot}

@@ -1,7 +1,12 @@
-"""Bot levels (agents/levels.py): ``level:1`` .. ``level:5`` in every game and every host, the careless bot."""
+"""Bot levels (agents/levels.py): ``level:1`` .. ``level:5`` in every game and every host, the careless bot, Tiny
+Minotaur's erring oracle.
+
+The ladders' order is a measurement (docs/zoo.md, "Levels"); the short form here checks Tiny Minotaur's two ends on
+small decks, ``TAVERNZOO_FULL=1`` each adjacent pair of its real ladder over 1000 games."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,10 +18,14 @@ from tavernzoo.agents.levels import LEVEL_NAMES, CarelessBot, level_listing, lev
 from tavernzoo.agents.onnx_bot import zoo_bots
 from tavernzoo.agents.random_bot import RandomBot
 from tavernzoo.agents.spec import BotSpec
+from tavernzoo.agents.tiny_minotaur_oracle import ErringOracleBot, OracleBot
 from tavernzoo.envs import games, get_game
 from tavernzoo.envs.make import make_env
 from tavernzoo.eval.bot_server import spec_envs
 from tavernzoo.eval.loop import play_game
+from tavernzoo.eval.match import play_match
+
+FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 
 
 @pytest.mark.parametrize("name", sorted(games()))
@@ -24,7 +33,12 @@ def test_every_game_has_five_levels_that_load_and_any_server_may_seat(name):
     game = get_game(name)
     ladder = levels(game)
     assert len(ladder) == len(LEVEL_NAMES) == 5
-    assert ladder[0] == "random" and ladder[1] == "careless" and ladder[2] == "heuristic"
+    if name == "tiny_minotaur":  # exact play erring less at each level (agents/tiny_minotaur.py LEVELS)
+        shares = [load_bot(spec, game, None, seed=1).blunder for spec in ladder[:-1]]
+        assert ladder[-1] == "oracle" and shares[0] == 1.0 and shares == sorted(shares, reverse=True)
+        assert len(set(shares)) == len(shares) and shares[-1] > 0.0
+    else:
+        assert ladder[:3] == ("random", "careless", "heuristic")
     zoo = set(zoo_bots())
     for number, spec in enumerate(ladder, start=1):
         # Nothing a level loads is a program or a file outside the package: `tavernzoo web` seats it unasked.
@@ -106,8 +120,9 @@ def test_the_web_page_lists_the_levels_and_a_level_search_is_shortened_to_the_se
 
 
 def test_match_takes_levels():
-    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "level:1",
-                             "level:3", "--games", "4", "--seed", "1"], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "wyvern", "--set", "num_players=2",
+                             "--bots", "level:1", "level:3", "--games", "4", "--seed", "1"],
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "level:1" in result.stdout and "level:3" in result.stdout
     bad = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "level:9",
@@ -117,3 +132,64 @@ def test_match_takes_levels():
 
 def test_random_is_level_one():
     assert isinstance(load_bot("level:1", "wyvern", None, seed=0), RandomBot)
+
+
+# Standard decks at a lower HP: the solver answers these matchups in a blink (as tests/test_tiny_minotaur_solver.py).
+SMALL_DUEL = {"starting_hp": 30, "hp_cap": 30, "classes": ["magic", "cloak"]}
+
+
+def _decisions(config, seed: int, count: int) -> list[dict]:
+    """Observations of ``count`` decisions with a choice between moves of different value, from random play."""
+    game = get_game("tiny_minotaur")
+    env = make_env(game, config, raw=True)
+    oracle, chooser = OracleBot(config, 0), RandomBot(None, seed)
+    found = []
+    env.reset(seed=seed)
+    while len(found) < count:
+        if not env.agents:
+            env.reset(seed=seed + len(found) + 1)
+        observation = env.observe(env.agent_selection)
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if len(legal) > 1 and len(set(oracle.values(observation).values())) > 1:
+            found.append({key: value.copy() for key, value in observation.items()})
+        env.step(chooser.act(observation))
+    return found
+
+
+def test_the_erring_oracle_plays_exact_moves_or_its_worst_by_its_share_and_its_seed():
+    config = get_game("tiny_minotaur").make_config(SMALL_DUEL)
+    decisions = _decisions(config, seed=5, count=12)
+    oracle = OracleBot(config, 0)
+    best = [oracle.act(observation) for observation in decisions]
+    worst = []
+    for observation in decisions:
+        values = oracle.values(observation)
+        worst.append(min(values, key=lambda action: (values[action], action)))
+    assert best != worst
+    assert [ErringOracleBot(config, 1, blunder=0.0).act(o) for o in decisions] == best
+    assert [ErringOracleBot(config, 1, blunder=1.0).act(o) for o in decisions] == worst
+    half = ErringOracleBot(config, 1, blunder=0.5)
+    played = [[half.act(o) for o in decisions] for _ in range(20)]
+    assert all(move in (b, w) for moves in played for move, b, w in zip(moves, best, worst, strict=True))
+    assert any(moves != best for moves in played) and any(moves != worst for moves in played)
+    half.begin_game(0, seed=9)
+    again = [half.act(o) for o in decisions]
+    half.begin_game(0, seed=9)
+    assert [half.act(o) for o in decisions] == again  # the game's seed decides which decisions go wrong
+    with pytest.raises(ValueError, match="0..1"):
+        ErringOracleBot(config, 1, blunder=1.5)
+
+
+def test_exact_play_beats_the_oracle_that_plays_its_worst_move_by_far():
+    """The two ends of Tiny Minotaur's ladder on small decks: about 0.9 at the default HP (docs/zoo.md)."""
+    result = play_match("tiny_minotaur", ["oracle", "oracle_errs_100"], games=200, seed=0, config=SMALL_DUEL)
+    low, high = result.rows[0].score_ci
+    assert low > 0.64, (low, high)
+
+
+@pytest.mark.skipif(not FULL, reason="1000 games a pair at the default options: TAVERNZOO_FULL=1")
+@pytest.mark.parametrize("level", [2, 3, 4, 5])
+def test_each_tiny_minotaur_level_beats_the_one_below(level):
+    result = play_match("tiny_minotaur", [f"level:{level}", f"level:{level - 1}"], games=1000, seed=0)
+    low, high = result.rows[0].score_ci
+    assert low > 0.5, (level, low, high)
