@@ -452,7 +452,7 @@ class MCTSBot(BotBase):
                                  NETWORK if prior_network else code(self._prior_bot), prior_bot=self._prior_bot,
                                  value_bot=self._value_bot, puct=options.puct, root_temp=options.root_temp,
                                  batch=options.batch, observation_size=self.game.encoder.observation_size(self.config),
-                                 tempered=_tempered)
+                                 actions=len(self.game.action_names(self.config)), tempered=_tempered)
         return CompiledSearch(kernel, self.seats, options.c, options.depth, rollout, others, code(self._prior_bot))
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
