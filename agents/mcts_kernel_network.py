@@ -79,7 +79,8 @@ def _argument_types() -> dict:
             "paths": types.int64[:, ::1], "slots": types.int64[:, ::1], "slot": types.int64[::1],
             "prior_observations": types.float32[:, ::1], "prior_observation": types.float32[::1],
             "prior_masks": types.int8[:, ::1], "prior_mask": types.int8[::1],
-            "value_observations": types.float32[:, ::1], "progress": types.int64[::1], "puct": types.float64}
+            "value_observations": types.float32[:, ::1], "progress": types.int64[::1], "puct": types.float64,
+            "tables": types.int64[:, ::1]}
 
 
 NETWORK_TREE = Kernel(_argument_types, includes=(T.TREE,))
@@ -162,6 +163,7 @@ def root_choice(nodes: np.ndarray, totals: np.ndarray, seat: int) -> tuple[int, 
     return best, visits
 
 
+NO_TABLES = np.zeros((0, 0), dtype=np.int64)  # a game whose encoder reads no tables of its own
 CHUNK = 4096  # simulations a call may start at most (the time limit and close() are checked between calls)
 
 
@@ -219,6 +221,7 @@ class NetworkSearch(T.CompiledSearch):
         version, words, gauss = rng.getstate()
         bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32).copy()
         T.tree_clear(self.nodes, self.totals, self.counts)
+        tables = kernel.network_tables() if kernel.network_tables is not None else NO_TABLES
         if self.samples.shape[1] != len(row):
             self.samples = np.zeros((self.batch, len(row)), dtype=np.int64)
         self.slots[:] = 0
@@ -233,7 +236,7 @@ class NetworkSearch(T.CompiledSearch):
                 row, seat, mt, bot_mt, self.nodes, self.totals, self.children, self.counts, self.priors, target,
                 self.c, self.puct, self.depth, self.rollout, self.others, self.prior, int(self.value_bot is not None),
                 virtual, self.samples, self.paths, self.slots, self.prior_observations, self.prior_masks,
-                self.value_observations, self.probabilities, self.estimates, self.progress)
+                self.value_observations, self.probabilities, self.estimates, self.progress, tables)
             states = self.slots[:, STATE]
             if not states.any() and (finishing or int(self.progress[STARTED]) >= sims):
                 break

@@ -479,12 +479,12 @@ def _network_park(nodes, totals, path, length, slot, node, state, virtual, n):
 def ministeel_network_simulations(info, seat, mt, rng, nodes, totals, children, counts, priors, sims, explore, puct,
                                   depth, rollout, others, prior, value_net, virtual, samples, paths, slots,
                                   prior_observations, prior_masks, value_observations, probabilities, estimates,
-                                  progress):
+                                  progress, tables):
     """``ministeel_simulations`` where a network answers (agents/mcts_kernel_network.py): the last batch's priors
     into the tree, every parked simulation on, then new ones (``progress[STARTED]`` up to ``sims``) into the free
     slots, each to its end or its question. A sample keeps the seat's memory as ``rules.determinize`` leaves it
     (its own rows; the others' empty) and tracks it, so that the compiled encoder writes the observation
-    ``encode.py`` writes of the Python search's sample."""
+    ``encode.py`` writes of the Python search's sample. ``tables``: none (MiniSteel's encoder reads no table)."""
     legal = np.empty(LEGAL_BUFFER, dtype=np.int64)
     cards = np.empty(K.POOL_ROOM, dtype=np.int64)
     values_row = np.zeros(R.MAX_PLAYERS, dtype=np.float64)

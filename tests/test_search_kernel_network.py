@@ -108,6 +108,29 @@ def test_the_zoo_network_searches_alike_in_both():
         assert _search(compiled, state, seat) == _search(python, state, seat)
 
 
+WYVERN = get_game("wyvern")
+
+
+@pytest.mark.parametrize("spec, options", [
+    ("prior=NET,value=NET", {"num_players": 4}), ("prior=NET", {"num_players": 2}),
+    ("value=NET,depth=0", {"num_players": 6}),
+    ("prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7", {"num_players": 3})])
+def test_wyverns_compiled_search_asks_the_network_what_the_python_search_asks(spec, options, tmp_path):
+    from test_search_kernel_wyvern import _search as wyvern_search
+    from test_search_kernel_wyvern import positions as wyvern_positions
+
+    config = WYVERN.make_config(options)
+    spec = f"mcts:{SIMS}," + spec.replace("NET", tiny_policy(tmp_path / "tiny", WYVERN, config))
+    compiled = load_bot(f"{spec},kernel=on", WYVERN, config, seed=5)
+    python = load_bot(f"{spec},kernel=off", WYVERN, config, seed=5)
+    assert isinstance(compiled._compiled, N.NetworkSearch)
+    for number, state in enumerate(wyvern_positions(config, seed=options["num_players"],
+                                                    per_phase=3 if FULL else 1)):
+        seat = WYVERN.rules.current_seat(state)
+        assert wyvern_search(compiled, state, seat) == wyvern_search(python, state, seat), \
+            f"{spec} {options}, position {number}"
+
+
 # --- batch=B: a search of its own, the same distribution -----------------------------------------------------
 
 
