@@ -46,7 +46,9 @@ being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior
 ``mcts:sims=1000000,time=1,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0``.
 Where the game has a compiled kernel (MiniSteel, Wyvern) and the options are ones it takes, whole simulations run
 there (:mod:`.mcts_kernel`, ``kernel=auto``; ``on`` insists, ``off`` searches here): the same search, the
-same visits from the same seed, twenty times as many a second. The bot needs its seat's information state
+same visits from the same seed, twenty times as many a second. A network as prior or value is asked between
+kernel calls (:mod:`.mcts_kernel_network`), one simulation at a time (the same visits again) or, with
+``batch=B``, for B simulations under way at once. The bot needs its seat's information state
 before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design,
 the speeds and the results.
 """

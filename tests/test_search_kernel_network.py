@@ -183,7 +183,8 @@ def test_a_closed_or_timed_search_finishes_what_is_under_way(network):
 def test_a_batched_search_picks_moves_as_the_one_at_a_time_search_does(network):
     """Root visit shares summed over 32 seeds at three main-phase positions (100 simulations): the search at
     batch=8 is as close to the one at a time (batch=1, the Python search's visits) as the one at a time with other
-    seeds (about 0.05 total variation), while the search without the value network is farther (about 0.13)."""
+    seeds is (0.067 and 0.069 total variation measured), while the search without the value network is farther
+    (0.167): the tolerance of 0.09 lies between."""
     config = GAME.make_config({"num_players": 4})
     states = [s for s in positions(config, seed=21, per_phase=8)
               if s.phase == R.MAIN and len(R.legal_actions(s)) >= 6][:3]
