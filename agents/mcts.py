@@ -46,7 +46,9 @@ being the simulations: ``mcts:400``, ``mcts:400,time=0.5,rollout=heuristic,prior
 ``mcts:sims=1000000,time=1,root=paired,prior=zoo:ministeel,rollout=zoo:ministeel,depth=0``.
 Where the game has a compiled kernel (MiniSteel, Wyvern) and the options are ones it takes, whole simulations run
 there (:mod:`.mcts_kernel`, ``kernel=auto``; ``on`` insists, ``off`` searches here): the same search, the
-same visits from the same seed, twenty times as many a second. The bot needs its seat's information state
+same visits from the same seed, twenty times as many a second. A network as prior or value is asked between
+kernel calls (:mod:`.mcts_kernel_network`), one simulation at a time (the same visits again) or, with
+``batch=B``, for B simulations under way at once. The bot needs its seat's information state
 before each ``act`` (:mod:`.infoset`); every tavernzoo host hands it over. docs/search.md has the design,
 the speeds and the results.
 """
@@ -114,6 +116,9 @@ OPTION_HELP = {
               "so far (a particle filter; games with hidden cards)",
     "particles": "belief=: the deals the belief keeps (an integer >= 2)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
+    "batch": "the compiled search with a network's priors or values: simulations under way at once, their "
+             "questions to the network answered in one batch (an integer >= 1; 1: one at a time, the Python "
+             "search's very visits; more: faster, with a virtual loss on the paths under way)",
     "kernel": "auto (whole simulations in the game's compiled kernel where it has one and takes these options, "
               "else the Python search, saying why once), on (the kernel or an error saying why not) or off (the "
               "Python search); both search alike: the same moves and visits from the same seed",
@@ -155,6 +160,7 @@ class Options:
     particles: int = 64
     seed: int | None = None
     kernel: str = "auto"
+    batch: int = 1
 
 
 def parse_options(spec: str | BotSpec, game_name: str) -> Options:
@@ -186,6 +192,9 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
         raise ValueError(f"bot spec {spec!r}: particles only applies with belief=BOT (add belief= or drop it)")
     if not values.get("sims") and not values.get("time"):
         raise ValueError(f"bot spec {spec!r}: give simulations or a time limit")
+    if values.get("batch", 1) > 1 and values.get("kernel") == "off":
+        raise ValueError(f"bot spec {spec!r}: batch only applies to the compiled search (the Python search asks the "
+                         "network one simulation at a time); drop batch or kernel=off")
     return Options(**values)
 
 
@@ -203,7 +212,7 @@ def _option_value(spec: str, key: str, raw: str) -> Any:
         value = float(raw) if key in ("time", "c", "puct", "root_temp", "z", "gain", "sure") else int(raw)
     except ValueError:
         raise ValueError(bad) from None
-    if (key == "sims" and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
+    if (key in ("sims", "batch") and value < 1) or (key in ("time", "root_temp") and not value > 0) or (
             key in ("width", "particles") and value < 2) or (key in ("z", "gain") and not value >= 0) or (
             key == "depth" and value < 0) or (key == "sure" and not 0 < value <= 1) or (
             key in ("c", "puct") and not value >= 0) or not math.isfinite(value):
@@ -413,12 +422,17 @@ class MCTSBot(BotBase):
         def code(bot: Any) -> int | None:
             return policies.get(None if bot is None else type(bot))
 
+        # A network's priors and values are asked between calls where the game's kernel can park a simulation
+        # (agents/mcts_kernel_network.py); a network as rollout policy would be asked at every step: not taken.
+        answers = kernel.network_simulations is not None
+        prior_network = (answers and self._prior_bot is not None and code(self._prior_bot) is None
+                         and self._gives_probabilities(self._prior_bot))
         refused = [f"{role}={spec}" for role, spec, ok in (
             ("tree", options.tree, options.tree == "open" and not self.simultaneous),
             ("root", options.root, options.root == "tree"),
-            ("value", options.value, self._value_bot is None),
+            ("value", options.value, self._value_bot is None or answers),
             ("belief", options.belief, self._belief is None),
-            ("prior", options.prior, code(self._prior_bot) is not None),
+            ("prior", options.prior, code(self._prior_bot) is not None or prior_network),
             ("rollout", options.rollout, code(self._policy) is not None),
             ("others", options.others, self._others is _SAME or code(self._others) is not None)) if not ok]
         if hooks.value is not kernel.value:
@@ -428,12 +442,20 @@ class MCTSBot(BotBase):
         if reason is not None:
             if options.kernel == "on":
                 raise ValueError(f"mcts kernel=on: {reason} (kernel=auto searches on the Python rules instead)")
-            say_once(f"mcts: {reason}; searching on the Python rules (the same search, slower)")
+            say_once(f"mcts: {reason}; searching on the Python rules (the same search, slower"
+                     f"{'; one simulation at a time, batch= aside' if options.batch > 1 else ''})")
             return None
         rollout = code(self._policy)
-        return CompiledSearch(kernel, self.seats, options.c, options.depth, rollout,
-                              rollout if self._others is _SAME else code(self._others),
-                              code(self._prior_bot))
+        others = rollout if self._others is _SAME else code(self._others)
+        if prior_network or self._value_bot is not None:
+            from .mcts_kernel_network import NETWORK, NetworkSearch
+
+            return NetworkSearch(kernel, self.seats, options.c, options.depth, rollout, others,
+                                 NETWORK if prior_network else code(self._prior_bot), prior_bot=self._prior_bot,
+                                 value_bot=self._value_bot, puct=options.puct, root_temp=options.root_temp,
+                                 batch=options.batch, observation_size=self.game.encoder.observation_size(self.config),
+                                 actions=len(self.game.action_names(self.config)), tempered=_tempered)
+        return CompiledSearch(kernel, self.seats, options.c, options.depth, rollout, others, code(self._prior_bot))
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:
         if spec == none:

@@ -214,6 +214,12 @@ class GameSearchKernel:
     # The dealer's words (``mt``): the Mersenne Twister's, then any the game's determinization keeps beside it
     # (Wyvern's: the numpy generator of ``SearchChance.shuffle_deal``), zero before the first sample.
     dealer_room: int = MT_SIZE
+    # With a network's priors or values (agents/mcts_kernel_network.py): the loop that parks a simulation where the
+    # network must answer (None: the game's kernel takes no network), the compilation of it, and the tables its
+    # encoder reads, made before each search (Wyvern's decks' specialties; None: none).
+    network_simulations: Any = None
+    network_compile: Callable[[], None] | None = None
+    network_tables: Callable[[], np.ndarray] | None = None
 
 
 _SAID: set[str] = set()

@@ -392,7 +392,131 @@ def _unsupported(config: R.ConfigV1) -> str | None:
     return K.unsupported(config)
 
 
+# --- search with a network's priors and values (agents/mcts_kernel_network.py) -----------------------------------
+
+from ..envs.ministeel import kernel_encode as E  # noqa: E402 - kept with the section it serves
+from . import mcts_kernel_network as N  # noqa: E402
+
+MEMORY = K.KNOWN + K.P * K.P * R.NUM_KINDS  # the end of the rows of what each seat remembers
+
+
+def _network_argument_types() -> dict:
+    return {**_search_argument_types(), **E._argument_types(), **N._argument_types()}
+
+
+NETWORK_FUNCTIONS = K.Kernel(_network_argument_types, includes=(SEARCH_FUNCTIONS, E.ENCODER, N.NETWORK_TREE))
+
+
+@NETWORK_FUNCTIONS.compiled
+def _network_advance(seat, mt, rng, nodes, totals, children, counts, priors, explore, puct, depth, rollout, others,
+                     prior, value_net, virtual, sample, path, slot, legal, values_row, prior_observation, prior_mask,
+                     value_observations, estimates_row, k):
+    """The simulation in slot ``k`` goes on (``MCTSBot._simulate``) from where it was parked (a new one from its
+    sample's root) to its next question to the network or to its backup; 1 when it was backed up."""
+    n = sample[K.N]
+    node, length = slot[N.NODE], slot[N.LENGTH]
+    if slot[N.STATE] != N.FREE and virtual:
+        N.tree_virtual_loss(nodes, totals, path, length, n, -1)
+    if slot[N.STATE] == N.WANTS_VALUE:  # the value network's answer
+        for who in range(n):
+            values_row[who] = estimates_row[who]
+        T.tree_backup(nodes, totals, path, length, values_row, n)
+        slot[N.STATE] = N.FREE
+        return 1
+    while sample[K.PHASE] != R.GAME_OVER:
+        count = K.legal_actions(sample, legal)
+        asked = nodes[node, T.PRIOR]
+        if asked == T.NOT_ASKED:
+            if prior == N.NETWORK:  # park: the prior network answers for the seat to act
+                E.encode_row(sample, sample[K.TO_ACT], prior_observation)
+                prior_mask[:] = 0
+                for i in range(count):
+                    prior_mask[legal[i]] = 1
+                nodes[node, T.PRIOR] = N.PRIOR_PENDING
+                return _network_park(nodes, totals, path, length, slot, node, N.WANTS_PRIOR, virtual, n)
+            nodes[node, T.PRIOR] = heuristic_action(sample, legal, count) if prior == HEURISTIC_POLICY else T.NO_PRIOR
+        elif asked == N.PRIOR_PENDING:  # another slot asked: wait for its answer
+            return _network_park(nodes, totals, path, length, slot, node, N.WAITS, virtual, n)
+        if nodes[node, T.PRIOR] == N.PRIOR_PROBABILITIES:
+            action, node, expanded = N.tree_puct_step(nodes, totals, children, counts, priors, node, sample[K.TO_ACT],
+                                                      legal, count, puct)
+        else:
+            action, node, expanded = T.tree_step(nodes, totals, children, counts, rng, node, sample[K.TO_ACT], legal,
+                                                 count, explore)
+        K.apply_legal(sample, mt, action)
+        path[length] = node
+        length += 1
+        if expanded:
+            break
+    steps = 0
+    while sample[K.PHASE] != R.GAME_OVER and (depth == 0 or steps < depth) and not (value_net and depth == 0):
+        count = K.legal_actions(sample, legal)
+        policy = rollout if sample[K.TO_ACT] == seat else others
+        K.apply_legal(sample, mt, _policy_move(sample, rng, legal, count, policy))
+        steps += 1
+    if sample[K.PHASE] == R.GAME_OVER:
+        K.game_returns(sample, values_row)
+    elif value_net:  # park: the value network answers from every seat's observation
+        for who in range(n):
+            E.encode_row(sample, who, value_observations[k * n + who])
+        return _network_park(nodes, totals, path, length, slot, node, N.WANTS_VALUE, virtual, n)
+    else:
+        ministeel_value(sample, values_row)
+    T.tree_backup(nodes, totals, path, length, values_row, n)
+    slot[N.STATE] = N.FREE
+    return 1
+
+
+@NETWORK_FUNCTIONS.inlined
+def _network_park(nodes, totals, path, length, slot, node, state, virtual, n):
+    slot[N.STATE], slot[N.NODE], slot[N.LENGTH] = state, node, length
+    if virtual:
+        N.tree_virtual_loss(nodes, totals, path, length, n, 1)
+    return 0
+
+
+@NETWORK_FUNCTIONS.compiled_allocating
+def ministeel_network_simulations(info, seat, mt, rng, nodes, totals, children, counts, priors, sims, explore, puct,
+                                  depth, rollout, others, prior, value_net, virtual, samples, paths, slots,
+                                  prior_observations, prior_masks, value_observations, probabilities, estimates,
+                                  progress, tables):
+    """``ministeel_simulations`` where a network answers (agents/mcts_kernel_network.py): the last batch's priors
+    into the tree, every parked simulation on, then new ones (``progress[STARTED]`` up to ``sims``) into the free
+    slots, each to its end or its question. A sample keeps the seat's memory as ``rules.determinize`` leaves it
+    (its own rows; the others' empty) and tracks it, so that the compiled encoder writes the observation
+    ``encode.py`` writes of the Python search's sample. ``tables``: none (MiniSteel's encoder reads no table)."""
+    legal = np.empty(LEGAL_BUFFER, dtype=np.int64)
+    cards = np.empty(K.POOL_ROOM, dtype=np.int64)
+    values_row = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
+    batch = slots.shape[0]
+    for k in range(batch):
+        if slots[k, N.STATE] == N.WANTS_PRIOR:
+            count = K.legal_actions(samples[k], legal)
+            N.tree_set_priors(nodes, children, counts, priors, slots[k, N.NODE], legal, count, probabilities[k])
+    for k in range(batch):
+        if slots[k, N.STATE] != N.FREE:
+            progress[N.FINISHED] += _network_advance(
+                seat, mt, rng, nodes, totals, children, counts, priors, explore, puct, depth, rollout, others, prior,
+                value_net, virtual, samples[k], paths[k], slots[k], legal, values_row, prior_observations[k],
+                prior_masks[k], value_observations, estimates[k], k)
+    for k in range(batch):
+        while slots[k, N.STATE] == N.FREE and progress[N.STARTED] < sims:
+            sample = samples[k]
+            K.determinize(info, seat, mt, sample, cards)
+            sample[K.TRACK_KNOWN] = 1
+            for i in range(K.KNOWN, MEMORY):
+                sample[i] = info[i]
+            paths[k, 0] = 0
+            slots[k, N.NODE], slots[k, N.LENGTH] = 0, 1
+            progress[N.STARTED] += 1
+            progress[N.FINISHED] += _network_advance(
+                seat, mt, rng, nodes, totals, children, counts, priors, explore, puct, depth, rollout, others, prior,
+                value_net, virtual, sample, paths[k], slots[k], legal, values_row, prior_observations[k],
+                prior_masks[k], value_observations, estimates[k], k)
+
+
 SEARCH_KERNEL = T.GameSearchKernel(
     title="MiniSteel", policies={HeuristicBot: HEURISTIC_POLICY}, value=SEARCH.value, actions=R.NUM_ACTIONS,
     unsupported=_unsupported, information_row=K.information_row, simulations=ministeel_simulations,
-    compile=SEARCH_FUNCTIONS.compile)
+    compile=SEARCH_FUNCTIONS.compile, network_simulations=ministeel_network_simulations,
+    network_compile=NETWORK_FUNCTIONS.compile)

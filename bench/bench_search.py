@@ -1,6 +1,7 @@
 """Search speed: ``mcts`` simulations per second per game, from positions of random play.
 
     python bench/bench_search.py [--positions 6] [--spec mcts] [--game wyvern] [--repeats 3] [--kernel-sims 10000]
+    python bench/bench_search.py --game ministeel --spec mcts:prior=zoo:ministeel,value=zoo:ministeel --kernel-batch 16
     python bench/bench_search.py --regret 100 [--spec mcts]
     python bench/bench_search.py --paired 10 --spec mcts --spec mcts:tree=open,c=1,sims=2000
     python bench/bench_search.py --fingerprint
@@ -13,7 +14,11 @@ Python rules (``kernel=off``) and in the kernel (``kernel=on``) from the same po
 after the other at each position, ``--repeats`` rounds: each engine's rate, and the kernel's rate as a
 multiple of the Python search's (the median round, and the range over rounds); the two searches visit
 the same nodes, so the ratio is one of speed alone. ``--kernel-sims N`` times the kernel once more at N
-simulations a move (a deeper tree, the per-move overhead spread thinner), in the same rounds.
+simulations a move (a deeper tree, the per-move overhead spread thinner), in the same rounds. With a network as
+prior or value (``prior=zoo:ministeel,value=zoo:ministeel``) the kernel's search asks it between calls, one
+simulation at a time as the Python search does (the same visits); ``--kernel-batch B`` times it once more with B
+simulations under way and their questions answered in one batch (``batch=B``: agents/mcts_kernel_network.py),
+at the spec's simulations and, with ``--kernel-sims``, at N.
 A closed-loop search (Tiny Minotaur's default) keeps its table between the moves of one game; here every
 position starts afresh (``reset``). In a game a move costs somewhat more (the kept table makes
 simulations run deeper): ``--regret`` reports that CPU time per decision.
@@ -208,6 +213,9 @@ def main() -> None:
                         "game has a kernel (interleaved)")
     parser.add_argument("--kernel-sims", type=int, default=0, metavar="N",
                         help="also time the kernel at N simulations a move (with the spec's other options)")
+    parser.add_argument("--kernel-batch", type=int, action="append", default=[], metavar="B",
+                        help="also time the kernel with B simulations under way (batch=B: a network's questions "
+                             "answered in batches; repeatable)")
     parser.add_argument("--fingerprint", action="store_true",
                         help="print digests of seeded searches' moves and visit counts instead (compare checkouts)")
     args = parser.parse_args()
@@ -235,7 +243,7 @@ def main() -> None:
         config = game.make_config(overrides)
         states = positions(game, config, args.positions, rng)
         if search_hooks(game.name).kernel is not None and "kernel=" not in args.spec:
-            compare_kernel(game, config, args.spec, states, args.repeats, args.kernel_sims)
+            compare_kernel(game, config, args.spec, states, args.repeats, args.kernel_sims, args.kernel_batch)
             continue
         sims, seconds = time_searches(load_bot(args.spec, game, config, seed=1), game, states)
         print(f"{name:<16}{game.rules.num_seats(config):>6}{sims / seconds:>10.0f}{seconds / len(states):>9.3f}")
@@ -255,7 +263,7 @@ def time_searches(bot, game, states) -> tuple[int, float]:
     return sims, seconds
 
 
-def compare_kernel(game, config, spec: str, states, repeats: int, kernel_sims: int) -> None:
+def compare_kernel(game, config, spec: str, states, repeats: int, kernel_sims: int, batches: list[int] = ()) -> None:
     """The spec on the Python rules and in the game's compiled search, interleaved position by position over
     ``repeats`` rounds (the bots made afresh each round, so each round searches the same seeds); rates of
     the median round, the kernel's ratios to the Python search with their range over rounds."""
@@ -265,6 +273,10 @@ def compare_kernel(game, config, spec: str, states, repeats: int, kernel_sims: i
     engines = {"python": joined + "kernel=off", "kernel": joined + "kernel=on"}
     if kernel_sims:
         engines[f"kernel {kernel_sims} sims"] = f"{joined}kernel=on,sims={kernel_sims}"
+    for batch in batches:
+        engines[f"kernel batch={batch}"] = f"{joined}kernel=on,batch={batch}"
+        if kernel_sims:
+            engines[f"kernel {kernel_sims} sims batch={batch}"] = f"{joined}kernel=on,sims={kernel_sims},batch={batch}"
     load_bot(engines["kernel"], game, config, seed=1)  # compiled (or loaded from numba's cache) before timing
     rates: dict[str, list[float]] = {label: [] for label in engines}
     per_move: dict[str, list[float]] = {label: [] for label in engines}
