@@ -194,6 +194,7 @@ def test_measured_strength_goes_into_the_manifest(tiny_bot):
     strength = measure(tiny_bot, games=6, seed=1)
     manifest = json.loads(tiny_bot.with_suffix(".json").read_text())
     assert manifest["strength"] == strength and strength["seats"] == 2
+    assert (strength["results_version"], strength["seeding"]) == (2, "v2")
     for reference in ("random", "heuristic"):
         row = strength[reference]
         assert row["games"] == 6 and row["wins"] + row["draws"] + row["losses"] == 6
@@ -322,3 +323,5 @@ def test_the_zoo_listing_says_how_each_bot_was_trained():
     listing = subprocess.run([sys.executable, *CLI, "zoo"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "distilled from oracle" in listing.stdout and "PPO steps" in listing.stdout
+    # the bundled bots' figures predate results versions (2026-12-05): the listing says they are of seeding v1
+    assert "measured with seeding v1, before 2026-12-05" in listing.stdout and "zoo:ministeel" in listing.stdout

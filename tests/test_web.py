@@ -369,6 +369,8 @@ def test_a_crashing_program_forfeits_and_the_table_says_so(local_client):
     forfeit = summary["result"]["forfeit"]
     assert forfeit["seat"] == 1 and forfeit["kind"] == "crash" and "crashing on purpose" in forfeit["reason"]
     assert summary["result"]["verdict"] == "you win" and "forfeits: crash" in frames[-1]["note"]
+    # scored by the one tally (eval/tally.py score_game), as a tournament's game line: 0 and the last place
+    assert (summary["result"]["scores"], summary["result"]["places"]) == ([1.0, 0.0], [1, 2])
     assert local_client.get(f"/api/tables/{table['id']}/record").json()["forfeit"]["seat"] == 1
 
 
