@@ -61,9 +61,10 @@ class MatchResult:
 
 
 BLOCK_DEALS = 64
-"""Deals played by one set of bots: bots are built afresh (and reseeded) every block, so that blocks can be
-played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task). A match may
-ask for smaller blocks (``block_deals``): a slow match of a few dozen deals then has blocks for every worker."""
+"""Deals played as one job (a worker's, a Ray task's): bots are built afresh every deal (``v2``; once a block,
+``v1``), so that blocks can be played anywhere, in any order, with the same games (64 deals of a fast game
+are a good Ray task). A match may ask for smaller blocks (``block_deals``): a slow match of a few dozen deals
+then has blocks for every worker."""
 MAX_BLOCK_DEALS = 100_000
 
 class _BlockPlayer:
@@ -457,13 +458,14 @@ def _play_block(player: _BlockPlayer, block: MatchBlock) -> tuple[list, str]:
 
 
 def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
-            **where: Any) -> dict[str, Any]:
+            seeding: str = DEFAULT_SEEDING, **where: Any) -> dict[str, Any]:
     """An exported bot's strength against ``random`` and ``heuristic`` in every other seat, written into its
     manifest (``tavernzoo export --measure``).
 
     Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
     bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses; it says its
-    ``results_version`` and ``seeding`` (eval/deals.py: a manifest without them was measured with ``v1``).
+    ``results_version`` and ``seeding`` (``play_match``'s; eval/deals.py: a manifest without them was measured
+    with ``v1``).
     ``where``: ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are
     played).
     """
@@ -475,10 +477,10 @@ def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: b
     game = get_game(manifest["env"])
     config = game.make_config(manifest["game_config"])
     seats = game.rules.num_seats(config)
-    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats, **results_stamp(DEFAULT_SEEDING)}
+    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats, **results_stamp(seeding)}
     for reference in ("random", "heuristic"):
         result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
-                            progress=progress, **where)
+                            progress=progress, seeding=seeding, **where)
         row = result.rows[0]
         strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                                "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],

@@ -195,6 +195,8 @@ def test_measured_strength_goes_into_the_manifest(tiny_bot):
     manifest = json.loads(tiny_bot.with_suffix(".json").read_text())
     assert manifest["strength"] == strength and strength["seats"] == 2
     assert (strength["results_version"], strength["seeding"]) == (2, "v2")
+    old = measure(tiny_bot, games=6, seed=1, seeding="v1")  # the scheme of the figures before 2026-12-05
+    assert old["seeding"] == "v1" and old["random"]["games"] == 6
     for reference in ("random", "heuristic"):
         row = strength[reference]
         assert row["games"] == 6 and row["wins"] + row["draws"] + row["losses"] == 6
@@ -282,6 +284,12 @@ def test_export_and_zoo_commands(tmp_path):
                               capture_output=True, text=True, timeout=120)
     assert measured.returncode == 0 and "vs heuristic x1: score" in measured.stdout, measured.stderr
     assert json.loads((tmp_path / "measured.json").read_text())["strength"]["heuristic"]["games"] == 4
+    assert json.loads((tmp_path / "measured.json").read_text())["strength"]["seeding"] == "v2"
+    unmeasured = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
+                                 str(tmp_path / "unmeasured.onnx"), "--seeding", "v1"],
+                                capture_output=True, text=True, timeout=120)
+    assert unmeasured.returncode == 2 and "--seeding v1 seeds the measuring games: it needs --measure GAMES" in \
+        unmeasured.stderr and not list(tmp_path.glob("unmeasured*"))
     told = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out", str(tmp_path / "told.onnx"),
                            "--summary", "a random net, then 10 PPO steps", "--lineage", "runs/a: made",
                            "--lineage", "runs/b: runs/a trained on"], capture_output=True, text=True, timeout=120)

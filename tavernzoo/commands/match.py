@@ -43,9 +43,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
     match.add_argument("--block-deals", type=int, metavar="N",
-                       help="deals per block, the job one worker plays with one set of bots (default 64); with "
-                       "--workers, 1 makes each deal of a slow match a job of its own, its records written as it "
-                       "ends. The results depend on N only through bots that draw random numbers")
+                       help="deals per block, the job of one worker (default 64); with --workers, 1 makes each "
+                       "deal of a slow match a job of its own, its records written as it ends. The results do "
+                       "not depend on N (with --seeding v1, only through bots that draw random numbers)")
     match.add_argument("--seeding", choices=("v1", "v2"), default="v2",
                        help="the seed scheme (docs/tournaments.md, 'Deals and seeds'): v2 (default) the one scheme "
                        "of every host, bots built per deal and seeded per game: a tournament's games of the same "
@@ -169,8 +169,8 @@ def _corrected_cells(row: Any) -> tuple[str, str]:
 
 def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
     """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
-    is played by one set of bots in one process (what keeps the results the same for any --workers), so the
-    rest would sit idle, and a slow match of a few dozen deals runs in one process."""
+    is played in one process, so the rest would sit idle, and a slow match of a few dozen deals runs in one
+    process."""
     from tavernzoo.envs import get_game
     from tavernzoo.eval.deals import DealPlan
     from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS
