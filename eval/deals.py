@@ -49,7 +49,7 @@ DEFAULT_SEEDING = "v2"
 SEEDING_HELP = ("the seed scheme (docs/tournaments.md, 'Deals and seeds'): v2 (default) the one scheme of every "
                 "host, a tournament's games of the same seed; v1 deprecated, for figures published before "
                 "2026-12-05")
-"""What a command's seeding option says (``match --seeding``, ``expert --eval-seeding``)."""
+"""What ``export``'s ``--seeding`` says (``match --seeding`` and ``expert --eval-seeding`` say more)."""
 
 RESULTS_VERSION = 2
 """The version of a results document (see the module docstring): 2 since every host's default is ``v2``."""

@@ -49,7 +49,7 @@ from ..envs import Game
 from ..eval.backends import BACKENDS, map_tasks, progress_bar
 from ..eval.deals import DEFAULT_SEEDING, Deal, DealPlan, check_seeding, entry_labels, results_stamp, seating
 from ..eval.match import MatchResult
-from ..eval.table import tell_game_begins, tell_game_over
+from ..eval.table import takes_game_seed, tell_game_begins, tell_game_over
 from ..eval.tally import BotRow, add_deal, finish_rows
 from .selfplay import make_raw_env
 
@@ -236,7 +236,8 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
                 deal_bots[entry] = as_bot(maker(plan.bot_seed(deal.index, entry)))
             bots[seat] = deal_bots[entry]
         entries = seating(deal.table, rotation)
-        tell_game_begins(bots, {seat: plan.game_seed(deal.index, entries[seat], rotation) for seat in bots})
+        tell_game_begins(bots, {seat: plan.game_seed(deal.index, entries[seat], rotation)
+                                if takes_game_seed(bot) else None for seat, bot in bots.items()})
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         return _Lane(job, env, rotation, bots, seat_of, [0.0] * seats, deal_bots)
 

@@ -610,21 +610,19 @@ class Table:
         """The game's returns, each seat's win share and place (eval/tally.py ``score_game``, the one tally: a
         forfeit's seat 0 and last, the others sharing the win), the verdict for ``viewer`` (the table maker's
         seat by default), the forfeit and the game's reason for ending; shares and places None while it runs."""
-        count = len(self.agents)
+        state = self.env.unwrapped.game_state
         score = None
         if self.forfeit is not None or self.returns is not None:
-            state = self.env.unwrapped.game_state
             # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays
             # every loser alike, but the last one out finished second.
             seats_out = getattr(self.game.rules, "seats_out", None)
-            score = score_game(self.returns, count, None if self.forfeit is None else self.forfeit["seat"],
+            score = score_game(self.returns, len(self.agents), None if self.forfeit is None else self.forfeit["seat"],
                                seats_out(state) if seats_out is not None and self.forfeit is None else ())
         verdict = None
         you = self.human if viewer is None else viewer
         if you is not None and score is not None:
             share = score.scores[you]
             verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
-        state = self.env.unwrapped.game_state
         return {"returns": self.returns, "scores": None if score is None else score.scores,
                 "places": None if score is None else score.places, "verdict": verdict,
                 "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
