@@ -7,21 +7,27 @@ exploit's strength lines, and ``export --measure``) takes its deals, seatings an
 :class:`DealPlan`, so the same command gives the same games wherever it runs.
 
 Seedings
-    ``v2`` (the one scheme): every seed is :func:`derived_seed` of the run's seed and the deal (and the
-    entry, and the rotation), so a game depends on nothing but (seed, deal, rotation): not on workers,
-    blocks, lanes or the order games end. An entry's bot is built afresh for each deal, seeded by
+    ``v2`` (the one scheme, every host's default): every seed is :func:`derived_seed` of the run's seed and the
+    deal (and the entry, and the rotation), so a game depends on nothing but (seed, deal, rotation): not on
+    workers, blocks, lanes or the order games end. An entry's bot is built afresh for each deal, seeded by
     :meth:`DealPlan.bot_seed`, plays the deal's rotations in order, and each game's ``begin_game`` gets
     :meth:`DealPlan.game_seed` (a ``cmd:`` program reseeds its ``new_game`` seeds with it). It is the
-    tournament's scheme since its first version, so tournaments are unchanged; a match and a training
-    report of ``seeding="v2"`` (``tavernzoo match --seeding v2``) play exactly the tournament's games of
-    the same seed at the table of all entries.
+    tournament's scheme since its first version, so tournaments are unchanged; a match and a training report
+    play exactly the tournament's games of the same seed at the table of all entries.
 
-    ``v1`` (the default of the match and the training report, which their published figures used): the
-    deal seeds are drawn from ``random.Random(seed)`` after one seed per entry. The match builds its bots
-    once per block of deals (:meth:`DealPlan.blocks`: block 0's from those entry seeds), so bots that draw
-    random numbers draw other ones with another block size; the training report builds each game's bots
-    from the entry's seed and the game's index (:meth:`DealPlan.lockstep_bot_seed`). Against bots that draw
-    no random numbers the two agree; ``v1`` stays for reproducing those figures.
+    ``v1`` (deprecated, kept for one release to reproduce the match and training-report figures published
+    before 2026-12-05, when it was their default; ``tavernzoo match --seeding v1``): the deal seeds are drawn
+    from ``random.Random(seed)`` after one seed per entry. The match builds its bots once per block of deals
+    (:meth:`DealPlan.blocks`: block 0's from those entry seeds), so bots that draw random numbers draw other
+    ones with another block size; the training report builds each game's bots from the entry's seed and the
+    game's index (:meth:`DealPlan.lockstep_bot_seed`).
+
+Results versions
+    Every document that holds scores (a match's ``--json``, a training report, an expert round's strength
+    line, an exploiter's measure, an exported bot's measured strength, a tournament's ``results.json``) carries
+    :func:`results_stamp`: ``results_version`` (:data:`RESULTS_VERSION`) and the ``seeding`` it was played
+    under. A document without them was written before (version 1): a match's or a training report's was of
+    ``v1``, a tournament's of its own scheme, ``v2`` (:func:`results_seeding` reads either).
 
 A leaf of eval/ (it imports nothing else of tavernzoo).
 """
@@ -35,14 +41,42 @@ from functools import cached_property
 from typing import Any
 
 SEEDINGS = ("v1", "v2")
-"""The seed schemes (see the module docstring): ``v1`` the match's and training report's default, ``v2`` the
-one scheme every host offers (the tournament's)."""
+"""The seed schemes (see the module docstring): ``v2`` the one scheme, every host's default (the tournament's);
+``v1`` the match's and training report's before 2026-12-05, deprecated."""
+
+DEFAULT_SEEDING = "v2"
+
+SEEDING_HELP = ("the seed scheme (docs/tournaments.md, 'Deals and seeds'): v2 (default) the one scheme of every "
+                "host, a tournament's games of the same seed; v1 deprecated, for figures published before "
+                "2026-12-05")
+"""What ``export``'s ``--seeding`` says (``match --seeding`` and ``expert --eval-seeding`` say more)."""
+
+RESULTS_VERSION = 2
+"""The version of a results document (see the module docstring): 2 since every host's default is ``v2``."""
 
 
 def check_seeding(seeding: str) -> str:
     """``seeding``, or a ValueError naming the valid ones."""
     if seeding not in SEEDINGS:
         raise ValueError(f"seeding {seeding!r} is not one of {', '.join(SEEDINGS)}")
+    return seeding
+
+
+def results_stamp(seeding: str) -> dict[str, Any]:
+    """What a results document says of how it was made: ``{"results_version": 2, "seeding": seeding}``."""
+    return {"results_version": RESULTS_VERSION, "seeding": check_seeding(seeding)}
+
+
+def results_seeding(document: dict[str, Any], unstamped: str = "v1") -> str | None:
+    """The seed scheme ``document`` (a results document) was played under: its ``seeding`` (None where it names
+    none: a table counted from game records), or ``unstamped`` for one written before documents said (no
+    ``results_version``): ``v1`` for a match's or a training report's, ``v2`` for a tournament's. A seeding
+    that is no scheme is a ValueError naming it."""
+    if "results_version" not in document and "seeding" not in document:
+        return unstamped
+    seeding = document.get("seeding")
+    if seeding is not None and seeding not in SEEDINGS:
+        raise ValueError(f"the results name seeding {seeding!r}, not one of {', '.join(SEEDINGS)}")
     return seeding
 
 
@@ -102,7 +136,7 @@ class DealPlan:
     seed: int
     seats: int
     deals: int
-    seeding: str = "v2"
+    seeding: str = DEFAULT_SEEDING
     tables: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self):
@@ -116,7 +150,7 @@ class DealPlan:
 
     @cached_property
     def _v1_seeds(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """``v1``'s entry seeds and deal seeds, drawn in the order every match has drawn them."""
+        """``v1``'s entry seeds and deal seeds, drawn in the order every v1 match has drawn them."""
         seeds = random.Random(self.seed)
         entries = tuple(seeds.randrange(2**63) for _ in range(self.seats))
         return entries, tuple(seeds.randrange(2**63) for _ in range(self.deals))

@@ -29,7 +29,7 @@ from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from ..envs.records import end_torn_tail
 from .backends import BACKENDS, map_tasks, progress_bar
-from .deals import Deal, DealPlan, MatchBlock, check_seeding, entry_labels
+from .deals import DEFAULT_SEEDING, Deal, DealPlan, MatchBlock, check_seeding, entry_labels, results_stamp
 from .loop import play_game
 from .pool import WorkerPool
 from .stats import sequential_separation
@@ -51,7 +51,7 @@ class MatchResult:
     rows: list[BotRow]
     pooled: list[BotRow] = field(default_factory=list)
     """One row per bot spec entered more than once (eval/tally.py ``pooled_rows``)."""
-    seeding: str | None = "v1"
+    seeding: str | None = DEFAULT_SEEDING
     """The seed scheme the deals were played under (eval/deals.py); None for a table counted from records."""
     luck: str | None = None
     """The value bot that measured each game's luck (rows then carry ``corrected`` scores), or None."""
@@ -61,9 +61,10 @@ class MatchResult:
 
 
 BLOCK_DEALS = 64
-"""Deals played by one set of bots: bots are built afresh (and reseeded) every block, so that blocks can be
-played anywhere, in any order, with the same games (64 deals of a fast game are a good Ray task). A match may
-ask for smaller blocks (``block_deals``): a slow match of a few dozen deals then has blocks for every worker."""
+"""Deals played as one job (a worker's, a Ray task's): bots are built afresh every deal (``v2``; once a block,
+``v1``), so that blocks can be played anywhere, in any order, with the same games (64 deals of a fast game
+are a good Ray task). A match may ask for smaller blocks (``block_deals``): a slow match of a few dozen deals
+then has blocks for every worker."""
 MAX_BLOCK_DEALS = 100_000
 
 class _BlockPlayer:
@@ -163,7 +164,7 @@ def play_match(
     workers: int = 1,
     address: str | None = None,
     block_deals: int = BLOCK_DEALS,
-    seeding: str = "v1",
+    seeding: str = DEFAULT_SEEDING,
     luck: str | None = None,
     chance_samples: int = 4,
     sequential: bool = False,
@@ -181,9 +182,9 @@ def play_match(
     everywhere. Smaller blocks let a slow match of a few deals use every worker (``block_deals=1``: each
     deal a job of its own, its records written as it ends).
 
-    ``seeding`` (eval/deals.py): ``"v1"``, the seeds every match has used (bots built per block), or ``"v2"``,
-    the one scheme of every host (bots built per deal, each game seeded on its own; the tournament's games of
-    the same seed, and the same for every block size).
+    ``seeding`` (eval/deals.py): ``"v2"`` (the default), the one scheme of every host (bots built per deal,
+    each game seeded on its own; the tournament's games of the same seed, and the same for every block size),
+    or ``"v1"``, deprecated: the seeds of the match figures published before 2026-12-05 (bots built per block).
 
     ``luck``: a bot spec with a value head (``zoo:ministeel``) whose estimates measure each game's luck at its
     chance events, from ``chance_samples`` draws of each (eval/luck.py); each row then has ``corrected`` and
@@ -457,13 +458,16 @@ def _play_block(player: _BlockPlayer, block: MatchBlock) -> tuple[list, str]:
 
 
 def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: bool = False,
-            **where: Any) -> dict[str, Any]:
+            seeding: str = DEFAULT_SEEDING, **where: Any) -> dict[str, Any]:
     """An exported bot's strength against ``random`` and ``heuristic`` in every other seat, written into its
     manifest (``tavernzoo export --measure``).
 
     Played with the options the bot was trained with, seats rotated (``play_match``); each entry holds the
-    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses. ``where``:
-    ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are played).
+    bot's win share (``score``) with its 95% interval over deals, and its wins, draws and losses; it says its
+    ``results_version`` and ``seeding`` (``play_match``'s; eval/deals.py: a manifest without them was measured
+    with ``v1``).
+    ``where``: ``play_match``'s ``backend``, ``workers`` and ``address`` (the same results wherever they are
+    played).
     """
     from ..agents.export import manifest_path
     from ..envs.records import write_json_atomic
@@ -473,10 +477,10 @@ def measure(onnx_path: str | os.PathLike, games: int, seed: int = 0, progress: b
     game = get_game(manifest["env"])
     config = game.make_config(manifest["game_config"])
     seats = game.rules.num_seats(config)
-    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats}
+    strength: dict[str, Any] = {"games": games, "seed": seed, "seats": seats, **results_stamp(seeding)}
     for reference in ("random", "heuristic"):
         result = play_match(game, [str(onnx_path)] + [reference] * (seats - 1), games, seed=seed, config=config,
-                            progress=progress, **where)
+                            progress=progress, seeding=seeding, **where)
         row = result.rows[0]
         strength[reference] = {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                                "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],

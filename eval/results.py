@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .deals import results_stamp
 from .game_files import (  # noqa: F401 - importable from here, as before
     GAMES_FILE,
     PARTS_DIR,
@@ -182,6 +183,7 @@ class Tally:
             "config": settings.config,
             "format": settings.format,
             "seed": settings.seed,
+            **results_stamp("v2"),  # the tournament's one scheme, since its first version (eval/deals.py)
             "seats": seats,
             "bots": settings.labels,
             "specs": settings.bots,

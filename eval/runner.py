@@ -42,7 +42,7 @@ from .guard import Forfeit, Guard
 from .pool import WorkerPool
 from .results import Tally
 from .schedule import Settings
-from .table import Table, TableResult
+from .table import Table, TableResult, takes_game_seed
 from .tally import score_game
 
 __all__ = ["DealPlayer", "Forfeit", "GamesFile", "Guard", "batch_size", "encode_lines", "play_batch", "run_here",
@@ -128,8 +128,10 @@ class DealPlayer:
         try:
             for rotation, entries in enumerate(deal.seatings()):
                 labels = [self.labels[entry] for entry in entries]
-                # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it).
-                bot_seeds = [self.plan.game_seed(deal.index, entry, rotation) for entry in entries]
+                # Each bot's begin_game gets its per-game seed (a program reseeds its new_game seeds with it);
+                # one that ignores it gets None (takes_game_seed: deriving the seed is not free).
+                bot_seeds = [self.plan.game_seed(deal.index, entry, rotation) if takes_game_seed(bots[entry])
+                             else None for entry in entries]
                 result = Table(self.env, [bots[entry] for entry in entries], deal.seed, labels, bot_seeds,
                                forfeits=self.forfeits).play()
                 if rotation not in skip:

@@ -62,6 +62,7 @@ def test_replay_table_pools_the_records_of_matches_of_other_seeds(tmp_path):
     assert "left out:" in shown.stdout and "3 of the 4 games" in shown.stdout and "random x3" in shown.stdout
     document = json.loads(tavernzoo("replay", *map(str, files), "--table", "--json").stdout)
     assert document["deals"] == 3 and document["seed"] is None and document["files"] == list(map(str, files))
+    assert document["results_version"] == 2 and "seeding" not in document  # counted from records: no scheme
     assert [row["bot"] for row in document["rows"]] == ["heuristic", "random #1", "random #2", "random #3"]
     assert document["pooled"][0]["score"] == pytest.approx(1 - document["rows"][0]["score"])
     twice = tavernzoo("replay", str(files[0]), str(files[0]), "--table")
@@ -113,6 +114,22 @@ def test_match_of_two_pairs_prints_each_pair_pooled():
     assert pooled["random x2"]["score"] + pooled["heuristic x2"]["score"] == pytest.approx(1.0)
     alone = json.loads(tavernzoo("match", "--games", "2", "--json").stdout)
     assert "pooled" not in alone
+
+
+def test_a_match_says_its_results_version_and_seeding_and_v1_is_deprecated():
+    """Seeding v2 is the default (eval/deals.py); a match's JSON says so beside its results version, and
+    --seeding v1 still plays the old scheme, for the figures published before 2026-12-05, with a note."""
+    document = json.loads(tavernzoo("match", "--games", "4", "--json", "--no-progress").stdout)
+    assert document["results_version"] == 2 and document["seeding"] == "v2"
+    old = tavernzoo("match", "--games", "4", "--json", "--no-progress", "--seeding", "v1")
+    assert old.returncode == 0 and json.loads(old.stdout)["seeding"] == "v1"
+    assert "--seeding v1 is deprecated, for figures published before 2026-12-05" in old.stderr
+    table = tavernzoo("match", "--games", "4", "--no-progress", "--seeding", "v1")
+    assert ", seeding v1" in table.stdout and ", seeding" not in tavernzoo("match", "--games", "4").stdout
+    said = " ".join(tavernzoo("match", "--help").stdout.split())
+    assert "v1 deprecated, for figures published before 2026-12-05" in said
+    wrong = tavernzoo("match", "--seeding", "v3")
+    assert wrong.returncode == 2 and "invalid choice: 'v3'" in wrong.stderr and "Traceback" not in wrong.stderr
 
 
 def test_replay_refuses_a_tampered_record(tmp_path):

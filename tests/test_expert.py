@@ -618,6 +618,32 @@ def test_the_command_resumes_a_run_with_more_rounds(tmp_path, capsys):
     assert report["rounds"][1]["dagger"] == 0.5 and "strength" in report["rounds"][1]
 
 
+def test_a_run_from_before_the_seeding_option_resumes_measuring_with_v1(tmp_path, capsys):
+    """The strength lines use the same deals every round: a run whose recipe names no eval_seeding (written
+    before 2026-12-05, its lines unstamped) measured with v1 and keeps it; asking for another is refused."""
+    from tavernzoo.eval.deals import results_seeding
+
+    out = tmp_path / "run"
+    run_expert(tiny_config(), quick(rounds=1), out, log=lambda _: None)
+    report = json.loads((out / "expert.json").read_text())
+    strength = report["rounds"][0]["strength"]
+    assert report["recipe"]["eval_seeding"] == "v2" and (strength["results_version"], strength["seeding"]) == (2, "v2")
+    del report["recipe"]["eval_seeding"], strength["results_version"], strength["seeding"]
+    (out / "expert.json").write_text(json.dumps(report))
+    assert results_seeding(strength) == "v1"
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "2", "--eval-seeding", "v2")
+    assert code == 2 and err.count("\n") <= 2 and "--eval-seeding v2 (the run's: v1)" in err
+    code, err = _cli(capsys, "expert", "--resume", str(out), "--rounds", "2", "--no-progress")
+    assert code == 0, err
+    second = json.loads((out / "expert.json").read_text())["rounds"][1]["strength"]
+    assert (second["results_version"], second["seeding"]) == (2, "v1")
+    row = play_match("tiny_minotaur", [str(out / "expert" / "round_2"), "heuristic"], 4, seed=7, config=SMALL_TM,
+                     seeding="v1").rows[0]
+    assert (second["wins"], second["losses"], second["score"]) == (row.wins, row.losses, round(row.score, 4))
+    with pytest.raises(ValueError, match="eval_seeding='v0' is not a seed scheme"):
+        quick(eval_seeding="v0")
+
+
 @pytest.mark.parametrize("game_name", ["ministeel", "wyvern"])
 def test_four_player_expert_iteration_with_the_student_as_prior_and_value(tmp_path, game_name):
     """A 4-player smoke of the whole recipe: mcts teacher against heuristics, the student as prior and value

@@ -194,6 +194,9 @@ def test_measured_strength_goes_into_the_manifest(tiny_bot):
     strength = measure(tiny_bot, games=6, seed=1)
     manifest = json.loads(tiny_bot.with_suffix(".json").read_text())
     assert manifest["strength"] == strength and strength["seats"] == 2
+    assert (strength["results_version"], strength["seeding"]) == (2, "v2")
+    old = measure(tiny_bot, games=6, seed=1, seeding="v1")  # the scheme of the figures before 2026-12-05
+    assert old["seeding"] == "v1" and old["random"]["games"] == 6
     for reference in ("random", "heuristic"):
         row = strength[reference]
         assert row["games"] == 6 and row["wins"] + row["draws"] + row["losses"] == 6
@@ -281,6 +284,12 @@ def test_export_and_zoo_commands(tmp_path):
                               capture_output=True, text=True, timeout=120)
     assert measured.returncode == 0 and "vs heuristic x1: score" in measured.stdout, measured.stderr
     assert json.loads((tmp_path / "measured.json").read_text())["strength"]["heuristic"]["games"] == 4
+    assert json.loads((tmp_path / "measured.json").read_text())["strength"]["seeding"] == "v2"
+    unmeasured = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out",
+                                 str(tmp_path / "unmeasured.onnx"), "--seeding", "v1"],
+                                capture_output=True, text=True, timeout=120)
+    assert unmeasured.returncode == 2 and "--seeding v1 seeds the measuring games: it needs --measure GAMES" in \
+        unmeasured.stderr and not list(tmp_path.glob("unmeasured*"))
     told = subprocess.run([sys.executable, *CLI, "export", str(tmp_path / "run"), "--out", str(tmp_path / "told.onnx"),
                            "--summary", "a random net, then 10 PPO steps", "--lineage", "runs/a: made",
                            "--lineage", "runs/b: runs/a trained on"], capture_output=True, text=True, timeout=120)
@@ -322,3 +331,5 @@ def test_the_zoo_listing_says_how_each_bot_was_trained():
     listing = subprocess.run([sys.executable, *CLI, "zoo"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "distilled from oracle" in listing.stdout and "PPO steps" in listing.stdout
+    # the bundled bots' figures predate results versions (2026-12-05): the listing says they are of seeding v1
+    assert "measured with seeding v1, before 2026-12-05" in listing.stdout and "zoo:ministeel" in listing.stdout

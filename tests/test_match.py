@@ -57,20 +57,22 @@ def test_a_match_rotates_seats_over_whole_deals_and_appends_a_record_per_game(tm
         replay(record)
 
 
-def test_a_match_played_here_writes_each_record_as_its_game_ends(tmp_path, monkeypatch):
-    """A long match shows its progress in its records file, and one killed keeps the games it finished."""
-    import tavernzoo.eval.match as match_module
+@pytest.mark.parametrize("seeding", ["v2", "v1"])
+def test_a_match_played_here_writes_each_record_as_its_game_ends(tmp_path, monkeypatch, seeding):
+    """A long match shows its progress in its records file, and one killed keeps the games it finished (bots
+    built per deal, v2, or per block, v1: every game is played at the table engine's Table)."""
+    from tavernzoo.eval.table import Table
 
     path = tmp_path / "games.jsonl"
     lines_before_each_game = []
-    real_play_game = match_module.play_game
+    real_play = Table.play
 
-    def counting_play_game(*args, **kwargs):
+    def counting_play(self, *args, **kwargs):
         lines_before_each_game.append(len(path.read_text().splitlines()) if path.exists() else 0)
-        return real_play_game(*args, **kwargs)
+        return real_play(self, *args, **kwargs)
 
-    monkeypatch.setattr(match_module, "play_game", counting_play_game)
-    play_match("tiny_minotaur", ["heuristic", "random"], games=6, seed=2, records_path=path)
+    monkeypatch.setattr(Table, "play", counting_play)
+    play_match("tiny_minotaur", ["heuristic", "random"], games=6, seed=2, records_path=path, seeding=seeding)
     assert lines_before_each_game == [0, 1, 2, 3, 4, 5]
     assert len(path.read_text().splitlines()) == 6
 
@@ -117,14 +119,17 @@ def test_the_heuristic_beats_random_by_a_clear_margin():
 
 
 def test_a_match_of_one_block_plays_the_games_it_always_played():
-    # Up to BLOCK_DEALS deals the bots take the seeds they took before blocks existed: these numbers come
-    # from the match loop of the version before (tiny_minotaur, heuristic vs random, 100 games, seed 4).
-    result = play_match("tiny_minotaur", ["heuristic", "random"], games=100, seed=4)
+    # Seeding v1 (deprecated, kept for one release): up to BLOCK_DEALS deals the bots take the seeds they took
+    # before blocks existed: these numbers come from the match loop of the version before (tiny_minotaur,
+    # heuristic vs random, 100 games, seed 4).
+    result = play_match("tiny_minotaur", ["heuristic", "random"], games=100, seed=4, seeding="v1")
+    assert result.seeding == "v1"
     assert [(row.wins, row.draws, row.losses, row.total_return) for row in result.rows] == [(69, 0, 31, 38.0),
                                                                                             (31, 0, 69, -38.0)]
 
 
-def test_workers_play_the_same_games_records_and_results(tmp_path):
+@pytest.mark.parametrize("seeding", ["v2", "v1"])
+def test_workers_play_the_same_games_records_and_results(tmp_path, seeding):
     from dataclasses import asdict
 
     from tavernzoo.eval.deals import DealPlan
@@ -135,19 +140,22 @@ def test_workers_play_the_same_games_records_and_results(tmp_path):
     for workers in (1, 3):
         records = tmp_path / f"w{workers}.jsonl"
         results[workers] = play_match("ministeel", ["heuristic", "random", "random"], games, seed=2,
-                                      config={"num_players": 3}, records_path=records, workers=workers)
+                                      config={"num_players": 3}, records_path=records, workers=workers,
+                                      seeding=seeding)
     assert asdict(results[1]) == asdict(results[3]) and results[1].games == games
     assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w3.jsonl").read_bytes()
     seeds = [json.loads(line)["seed"] for line in (tmp_path / "w1.jsonl").read_text().splitlines()]
-    blocks = DealPlan(2, 3, games // 3, "v1").blocks(BLOCK_DEALS)
+    blocks = DealPlan(2, 3, games // 3, seeding).blocks(BLOCK_DEALS)
     assert seeds == [seed for block in blocks for seed in block.deal_seeds for _ in range(3)]  # in play order
     assert [len(block.deal_seeds) for block in blocks] == [BLOCK_DEALS, BLOCK_DEALS, 4]
-    assert len({block.bot_seeds for block in blocks}) == 3  # every block's bots are seeded afresh
+    # v1: every block's bots are seeded afresh; v2 builds them per deal (the blocks carry no bot seeds)
+    assert len({block.bot_seeds for block in blocks}) == (3 if seeding == "v1" else 1)
 
 
 def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tmp_path):
-    """block_deals=1: each deal a block (its bots seeded afresh), so 6 deals are 6 jobs for the workers; the
-    same games and records for any number of workers, and the deals the default block size plays."""
+    """block_deals=1 (seeding v1; v2's blocks: the next test): each deal a block (its bots seeded afresh), so
+    6 deals are 6 jobs for the workers; the same games and records for any number of workers, and the deals
+    the default block size plays."""
     from dataclasses import asdict
 
     from tavernzoo.eval.deals import DealPlan
@@ -157,7 +165,7 @@ def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tm
     for workers in (1, 2):
         results[workers] = play_match("ministeel", ["heuristic", "random", "random"], 18, seed=4,
                                       config={"num_players": 3}, records_path=tmp_path / f"w{workers}.jsonl",
-                                      workers=workers, block_deals=1)
+                                      workers=workers, block_deals=1, seeding="v1")
     assert asdict(results[1]) == asdict(results[2]) and results[1].deals == 6
     assert (tmp_path / "w1.jsonl").read_bytes() == (tmp_path / "w2.jsonl").read_bytes()
     blocks = DealPlan(4, 3, 6, "v1").blocks(1)
@@ -168,10 +176,11 @@ def test_smaller_blocks_spread_a_short_match_over_workers_with_the_same_deals(tm
         play_match("tiny_minotaur", ["heuristic", "random"], 2, block_deals=0)
 
 
-def test_seeding_v2_plays_the_tournaments_games_for_any_block_size(tmp_path):
-    """The one deal plan (eval/deals.py): a match of seeding v2 plays, game for game, the tournament of the same
-    seed at the table of its entries (random bots included: each is built per deal and reseeded per game), and
-    the same games whatever the block size and the workers (which v1 does not promise for random bots)."""
+def test_the_default_seeding_v2_plays_the_tournaments_games_for_any_block_size(tmp_path):
+    """The one deal plan (eval/deals.py): a match, by default of seeding v2, plays, game for game, the
+    tournament of the same seed at the table of its entries (random bots included: each is built per deal and
+    reseeded per game), and the same games whatever the block size and the workers (which v1 does not promise
+    for random bots)."""
     from dataclasses import asdict
 
     from tavernzoo.eval.tournament import make_settings, run_tournament
@@ -184,18 +193,34 @@ def test_seeding_v2_plays_the_tournaments_games_for_any_block_size(tmp_path):
     for workers, block_deals in ((1, 64), (1, 1), (2, 2)):
         path = tmp_path / f"m{workers}-{block_deals}.jsonl"
         results[workers, block_deals] = play_match("tiny_minotaur", bots, 12, seed=6, records_path=path,
-                                                   workers=workers, block_deals=block_deals, seeding="v2")
+                                                   workers=workers, block_deals=block_deals)
         records = [json.loads(line) for line in path.read_text().splitlines()]
         assert [record["actions"] for record in records] == [line["record"]["actions"] for line in lines]
         assert [record["returns"] for record in records] == [line["returns"] for line in lines]
     assert asdict(results[1, 64]) == asdict(results[1, 1]) == asdict(results[2, 2])
     assert results[1, 64].seeding == "v2"
-    v1 = play_match("tiny_minotaur", bots, 12, seed=6, records_path=tmp_path / "v1.jsonl")
+    assert asdict(play_match("tiny_minotaur", bots, 12, seed=6, seeding="v2")) == asdict(results[1, 64])
+    v1 = play_match("tiny_minotaur", bots, 12, seed=6, records_path=tmp_path / "v1.jsonl", seeding="v1")
     assert [json.loads(line)["seed"] for line in (tmp_path / "v1.jsonl").read_text().splitlines()] != \
-        [line["seed"] for line in lines]  # v1 keeps the seeds of the published figures
+        [line["seed"] for line in lines]  # v1 keeps the seeds of the figures published before 2026-12-05
     assert v1.seeding == "v1"
     with pytest.raises(ValueError, match="seeding 'v3' is not one of v1, v2"):
         play_match("tiny_minotaur", bots, 2, seeding="v3")
+
+
+def test_results_documents_say_their_scheme_and_older_ones_read_as_written_before():
+    """eval/deals.py: every results document is stamped with its results version and seeding; one from before
+    the stamp reads as the scheme its host used then (a match's v1, a tournament's v2)."""
+    from tavernzoo.eval.deals import DealPlan, results_seeding, results_stamp
+
+    assert DealPlan(0, 2, 4).seeding == "v2"
+    assert results_stamp("v2") == {"results_version": 2, "seeding": "v2"}
+    assert results_seeding({"game": "tiny_minotaur"}) == "v1" and results_seeding({}, unstamped="v2") == "v2"
+    assert results_seeding(results_stamp("v1")) == "v1" and results_seeding({"results_version": 2}) is None
+    with pytest.raises(ValueError, match="seeding 'v9', not one of v1, v2"):
+        results_seeding({"results_version": 2, "seeding": "v9"})
+    with pytest.raises(ValueError, match="seeding 'v0' is not one of v1, v2"):
+        results_stamp("v0")
 
 
 @pytest.mark.parametrize(("games", "workers", "block_deals", "noted"), [

@@ -576,8 +576,12 @@ def test_paired_search_plays_whole_games_in_process_and_served(game_name):
     local = play_match(game_name, [spec] + ["heuristic"] * (seats - 1), seats, seed=2, config=players)
     assert local.games == seats and sum(row.wins + row.draws + row.losses for row in local.rows) == seats * seats
     if game_name == "ministeel":
+        # The same games served and in process under seeding v1, where both keep the entry's seed; under v2 a
+        # program is reseeded every game and an in-process bot once a deal (eval/deals.py), other draws.
+        local = play_match(game_name, [spec] + ["heuristic"] * (seats - 1), seats, seed=2, config=players,
+                           seeding="v1")
         served = play_match(game_name, [f"cmd:tavernzoo bot {spec}"] + ["heuristic"] * (seats - 1), seats, seed=2,
-                            config=players)
+                            config=players, seeding="v1")
         assert [row.wins for row in served.rows] == [row.wins for row in local.rows]  # the same games
 
 

@@ -179,6 +179,31 @@ def test_a_program_hears_the_same_messages_under_every_host(host, tmp_path):
     assert text[0] == "hello" and text[-1] == "quit", (text[:3], text[-3:])
 
 
+def test_only_a_bot_that_may_read_the_game_seed_gets_one_derived():
+    """eval/table.py ``takes_game_seed``: the built-in bots keep BotBase's begin_game, which ignores its seed, so
+    the hosts skip deriving one for them; a program, a levelled bot and an object with its own begin_game get
+    theirs."""
+    from tavernzoo.agents.base import as_bot
+    from tavernzoo.agents.external import ExternalBot
+    from tavernzoo.agents.levels import CarelessBot
+    from tavernzoo.eval.table import takes_game_seed
+
+    game = get_game("tiny_minotaur")
+    config = game.make_config()
+    for spec in ("random", "heuristic", "oracle", "mcts:10"):
+        assert not takes_game_seed(load_bot(spec, game, config, seed=0)), spec
+
+    class OwnSeeds:
+        def begin_game(self, seat, seed=None):
+            self.seed = seed
+
+        def act(self, observation):
+            return legal_actions(observation)[0]
+
+    assert takes_game_seed(as_bot(OwnSeeds()))
+    assert takes_game_seed(object.__new__(ExternalBot)) and takes_game_seed(object.__new__(CarelessBot))
+
+
 def test_a_loaded_bot_runs_through_a_table():
     game, env = _env()
     bots = [load_bot("heuristic", game, game.make_config(), seed=0), load_bot("random", game, game.make_config(), 1)]

@@ -503,6 +503,27 @@ def test_a_directory_of_the_older_layout_resumes(tmp_path):
     assert sum(1 for _ in scan_games(old)) == 30
 
 
+def test_results_say_their_version_and_a_run_from_before_still_resumes_and_rates(tmp_path):
+    """results.json carries results_version 2 and the tournament's one seeding, v2 (eval/deals.py); a run from
+    before (its results.json without them) still rates in a leaderboard and resumes to the same results."""
+    from tavernzoo.eval.deals import results_seeding
+    from tavernzoo.eval.league import league_results, read_run
+    from tavernzoo.eval.results import RESULTS_FILE
+
+    whole = play(tmp_path, ["heuristic", "random"], 8, "whole", seed=3)
+    assert (whole["results_version"], whole["seeding"]) == (2, "v2")
+    assert json.loads((tmp_path / "whole" / RESULTS_FILE).read_text())["results_version"] == 2
+    old = tmp_path / "old"
+    play(tmp_path, ["heuristic", "random"], 4, "old", seed=3)
+    before = json.loads((old / RESULTS_FILE).read_text())
+    del before["results_version"], before["seeding"]
+    (old / RESULTS_FILE).write_text(json.dumps(before))
+    assert results_seeding(before, unstamped="v2") == "v2"  # tournaments have always seeded this way
+    assert league_results([read_run(old / RESULTS_FILE)])["games"] == 4
+    resumed = play(tmp_path, ["heuristic", "random"], 8, "old", seed=3, resume=True)
+    assert resumed == whole and json.loads((old / RESULTS_FILE).read_text())["seeding"] == "v2"
+
+
 def test_fast_openskill_equals_the_library_to_the_last_bit():
     import random
 

@@ -231,6 +231,9 @@ def test_bad_training_options_are_refused():
         TrainConfig(latest_share=1.5)
     with pytest.raises(ValueError, match="timesteps"):
         TrainConfig(timesteps=0)
+    with pytest.raises(ValueError, match=r"eval_seeding='v3' is not a seed scheme; valid: v1, v2 \(v1 deprecated\)"):
+        TrainConfig(eval_seeding="v3")
+    assert TrainConfig().eval_seeding == "v2"
 
 
 @pytest.mark.parametrize("game", sorted(games()))
@@ -291,6 +294,7 @@ def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
     assert int(resumed.split("_")[1]) >= 1024 > int(latest.split("_")[1])
     report = json.loads((run / "report.json").read_text())
     assert set(report["against"]) == {"random", "heuristic"} and report["timesteps"] >= 1024
+    assert (report["results_version"], report["seeding"]) == (2, "v2")
     seats = get_game(game).rules.num_seats(get_game(game).make_config(TrainConfig().game_config
                                                                         if game == "tiny_minotaur" else
                                                                         make_train_config(game).game_config))
@@ -570,39 +574,52 @@ def test_the_batched_report_plays_play_matchs_games_against_deterministic_bots(g
     policy = small_policy(game, config, 3, tmp_path)
     seats = game.rules.num_seats(config)
     specs = [str(tmp_path)] + ["heuristic"] * (seats - 1)
-    expected = play_match(game, specs, 60, seed=11, config=config)
-    for lanes in (1, 7):
-        batched = play_policy_match(game, TorchActor(policy), specs, 60, seed=11, config=config, lanes=lanes)
-        assert batched.rows == expected.rows
-        assert (batched.games, batched.deals, batched.seats) == (expected.games, expected.deals, expected.seats)
+    for seeding in ("v2", "v1"):  # the default, and the deprecated scheme of the reports before 2026-12-05
+        expected = play_match(game, specs, 60, seed=11, config=config, seeding=seeding)
+        for lanes in (1, 7):
+            batched = play_policy_match(game, TorchActor(policy), specs, 60, seed=11, config=config, lanes=lanes,
+                                        seeding=seeding)
+            assert batched.rows == expected.rows and batched.seeding == seeding
+            assert (batched.games, batched.deals, batched.seats) == (expected.games, expected.deals,
+                                                                     expected.seats)
 
 
 def test_the_batched_report_is_fixed_by_its_seed_whatever_the_lanes(tmp_path):
-    """Against a bot that draws random numbers each game has its own seeded bot (train/evaluate.py)."""
+    """Against a bot that draws random numbers (train/evaluate.py): the deal's bots reseeded every game (v2, the
+    default), or each game its own seeded bot (v1)."""
     config = TM.make_config()
     policy = small_policy(TM, config, 4, tmp_path)
     specs = [str(tmp_path), "random"]
-    first = play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=3)
-    assert first.rows == play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=64).rows
-    assert first.rows[0].games == 80 and first.rows[0].wins + first.rows[0].losses + first.rows[0].draws == 80
-    other = play_policy_match(TM, policy, specs, 80, seed=6, config=config, lanes=3)
-    assert other.rows != first.rows
+    for seeding in ("v2", "v1"):
+        first = play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=3, seeding=seeding)
+        assert first.rows == play_policy_match(TM, policy, specs, 80, seed=5, config=config, lanes=64,
+                                               seeding=seeding).rows
+        assert first.rows[0].games == 80 and first.rows[0].wins + first.rows[0].losses + first.rows[0].draws == 80
+        other = play_policy_match(TM, policy, specs, 80, seed=6, config=config, lanes=3, seeding=seeding)
+        assert other.rows != first.rows
     with pytest.raises(ValueError, match="backend 'spark'.*valid: local, ray"):
         play_policy_match(TM, policy, specs, 8, backend="spark")
 
 
-def test_the_batched_report_of_seeding_v2_plays_play_matchs_games_against_random_bots(tmp_path):
-    """Seeding v2 (eval/deals.py): each lane plays a deal's rotations in order with the deal's bots, reseeded
-    every game, so even against bots that draw random numbers the table is play_match's of the same seeding."""
+def test_the_batched_report_of_the_default_seeding_v2_plays_play_matchs_games_against_random_bots(tmp_path):
+    """Seeding v2 (eval/deals.py), the default: each lane plays a deal's rotations in order with the deal's bots,
+    reseeded every game, so even against bots that draw random numbers the table is play_match's; the report
+    says its seeding and results version."""
+    from tavernzoo.train.evaluate import strength_report
+
     game = get_game("ministeel")
     config = game.make_config({"num_players": 3})
     policy = small_policy(game, config, 5, tmp_path)
     specs = [str(tmp_path), "random", "heuristic"]
-    expected = play_match(game, specs, 30, seed=2, config=config, seeding="v2")
+    expected = play_match(game, specs, 30, seed=2, config=config)
+    assert expected.seeding == "v2"
     for lanes in (1, 4):
-        batched = play_policy_match(game, TorchActor(policy), specs, 30, seed=2, config=config, lanes=lanes,
-                                    seeding="v2")
+        batched = play_policy_match(game, TorchActor(policy), specs, 30, seed=2, config=config, lanes=lanes)
         assert batched.rows == expected.rows and batched.seeding == "v2"
+    report = strength_report(game, TorchActor(policy), "policy", 6, seed=2, config=config)
+    assert (report["results_version"], report["seeding"]) == (2, "v2")
+    old = strength_report(game, TorchActor(policy), "policy", 6, seed=2, config=config, seeding="v1")
+    assert (old["results_version"], old["seeding"]) == (2, "v1")
 
 
 def test_commands_that_do_not_train_do_not_import_torch():

@@ -369,6 +369,8 @@ def test_a_crashing_program_forfeits_and_the_table_says_so(local_client):
     forfeit = summary["result"]["forfeit"]
     assert forfeit["seat"] == 1 and forfeit["kind"] == "crash" and "crashing on purpose" in forfeit["reason"]
     assert summary["result"]["verdict"] == "you win" and "forfeits: crash" in frames[-1]["note"]
+    # scored by the one tally (eval/tally.py score_game), as a tournament's game line: 0 and the last place
+    assert (summary["result"]["scores"], summary["result"]["places"]) == ([1.0, 0.0], [1, 2])
     assert local_client.get(f"/api/tables/{table['id']}/record").json()["forfeit"]["seat"] == 1
 
 
@@ -483,7 +485,8 @@ def test_each_frame_carries_the_events_it_adds_and_identical_events_are_all_kept
 
     path = tmp_path / "games.jsonl"
     # Seed 3: player_0 drinks a potion at two steps running; both are told.
-    play_match("ministeel", ["heuristic", "heuristic"], 1, seed=3, config={"num_players": 2}, records_path=path)
+    play_match("ministeel", ["heuristic", "heuristic"], 1, seed=3, config={"num_players": 2}, records_path=path,
+               seeding="v1")  # the deal this test was written against
     record = json.loads(path.read_text().splitlines()[0])
     reply = client.post("/api/replays", content=json.dumps(record).encode()).json()
     timeline = Timeline(record)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..eval.deals import SEEDINGS
+
 
 @dataclass
 class TrainConfig:
@@ -65,6 +67,9 @@ class TrainConfig:
     eval_backend: str = "local"
     """Where the final report's games run: ``local`` (this process, in lockstep) or ``ray`` (Ray tasks of
     64 games each, joining ``$RAY_ADDRESS`` when it is set); the report is the same either way."""
+    eval_seeding: str = "v2"
+    """The seed scheme of the final report's games (docs/tournaments.md, "Deals and seeds"): ``v2``, every host's;
+    ``v1`` deprecated, for the reports published before 2026-12-05."""
     torch_threads: int = 1
     """Torch threads for the PPO update (small MLPs: 1 is fastest on 2 cores)."""
     privileged_critic: bool = False
@@ -94,6 +99,9 @@ class TrainConfig:
             raise ValueError(f"env_backend={self.env_backend!r} is not a backend; valid: python, kernel")
         if self.eval_backend not in ("local", "ray"):
             raise ValueError(f"eval_backend={self.eval_backend!r} is not a backend; valid: local, ray")
+        if self.eval_seeding not in SEEDINGS:
+            raise ValueError(f"eval_seeding={self.eval_seeding!r} is not a seed scheme; valid: {', '.join(SEEDINGS)} "
+                             "(v1 deprecated)")
         for name in ("learning_rate", "clip_range"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be above 0")

@@ -14,14 +14,15 @@ returns are summed as its ``play_game`` sums them and the table is tallied in ``
 policy plays its best legal action (as a checkpoint bot spec does in ``play_match``). Each lane plays a whole
 deal, its rotations in order, so what depends on that order is kept:
 
-* ``seeding="v2"`` (the one scheme): each entry's bot is built for the deal and reseeded every game, as
-  ``play_match`` and the tournament do: the table is ``play_match(..., seeding="v2")``'s exactly, random bots
-  included (tests/test_train.py);
-* ``seeding="v1"`` (the default, the published training reports'): ``play_match`` shares one bot per entry
-  across a block of games, so a game's draws depend on every game before it, which cannot be replayed in
-  lockstep; here every game gets its own bots, seeded from the entry's seed and the game's index
-  (``DealPlan.lockstep_bot_seed``). Against deterministic bots (``heuristic``, ``oracle``, policies) the table
-  is ``play_match``'s exactly; against ``random`` it is a different, equally distributed sample.
+* ``seeding="v2"`` (the one scheme, the default): each entry's bot is built for the deal and reseeded every
+  game, as ``play_match`` and the tournament do: the table is ``play_match``'s exactly, random bots included
+  (tests/test_train.py);
+* ``seeding="v1"`` (deprecated, for the training reports published before 2026-12-05): ``play_match(...,
+  seeding="v1")`` shares one bot per entry across a block of games, so a game's draws depend on every game
+  before it, which cannot be replayed in lockstep; here every game gets its own bots, seeded from the entry's
+  seed and the game's index (``DealPlan.lockstep_bot_seed``). Against deterministic bots (``heuristic``,
+  ``oracle``, policies) the table is ``play_match``'s of ``v1`` exactly; against ``random`` it is a different,
+  equally distributed sample.
 
 Either way each game's result depends on the seed alone: not on the lanes, the order games finish or the
 worker that plays it.
@@ -46,9 +47,9 @@ from ..agents.base import as_bot
 from ..agents.infoset import feed
 from ..envs import Game
 from ..eval.backends import BACKENDS, map_tasks, progress_bar
-from ..eval.deals import Deal, DealPlan, check_seeding, entry_labels, seating
+from ..eval.deals import DEFAULT_SEEDING, Deal, DealPlan, check_seeding, entry_labels, results_stamp, seating
 from ..eval.match import MatchResult
-from ..eval.table import tell_game_begins, tell_game_over
+from ..eval.table import takes_game_seed, tell_game_begins, tell_game_over
 from ..eval.tally import BotRow, add_deal, finish_rows
 from .selfplay import make_raw_env
 
@@ -72,7 +73,7 @@ class DealJob:
 def play_policy_match(game: Game, actor: Actor, bot_specs: Sequence[str], games: int, seed: int = 0,
                       config: Any = None, policy_entries: Sequence[int] = (0,), lanes: int = 64,
                       backend: str = "local", progress: bool = False, address: str | None = None,
-                      seeding: str = "v1") -> MatchResult:
+                      seeding: str = DEFAULT_SEEDING) -> MatchResult:
     """``play_match(game, bot_specs, games, seed, config, seeding=seeding)`` with ``actor`` playing the entries
     in ``policy_entries`` (their specs are only labels), ``lanes`` games at a time (see the module docstring
     for what is equal)."""
@@ -83,7 +84,7 @@ def play_policy_match(game: Game, actor: Actor, bot_specs: Sequence[str], games:
 def play_policy_matches(game: Game, actor: Actor, lineups: Sequence[Sequence[str]], games: int, seed: int = 0,
                         config: Any = None, policy_entries: Sequence[int] = (0,), lanes: int = 64,
                         backend: str = "local", progress: bool = False,
-                        address: str | None = None, seeding: str = "v1") -> list[MatchResult]:
+                        address: str | None = None, seeding: str = DEFAULT_SEEDING) -> list[MatchResult]:
     """One :func:`play_policy_match` per line-up (e.g. the policy against random, then against the
     heuristic), all their games in one lockstep: the envs are built once and the batches are wider.
     ``address`` is the Ray cluster to join with ``backend="ray"`` (default: ``$RAY_ADDRESS`` or an
@@ -131,14 +132,15 @@ REFERENCES = ("random", "heuristic")
 
 
 def strength_report(game: Game, actor: Actor, label: str, games: int, seed: int = 0, config: Any = None,
-                    backend: str = "local", progress: bool = False, seeding: str = "v1") -> dict[str, Any]:
+                    backend: str = "local", progress: bool = False, seeding: str = DEFAULT_SEEDING) -> dict[str, Any]:
     """A trained policy's final report: ``actor`` against each of :data:`REFERENCES` in every other seat,
     seats rotated over duplicate deals, ``games`` games each (``tavernzoo train`` and ``tavernzoo rllib``
     end with it). ``label`` names the policy in the tables (its checkpoint); ``seeding`` as in
-    :func:`play_policy_matches`."""
+    :func:`play_policy_matches`, said in the report with its ``results_version`` (eval/deals.py ``results_stamp``:
+    a report without them was played with ``v1``)."""
     config = game.make_config(config)
     seats = game.rules.num_seats(config)
-    report: dict[str, Any] = {"games": games, "against": {}}
+    report: dict[str, Any] = {"games": games, **results_stamp(seeding), "against": {}}
     results = play_policy_matches(game, actor, [[label] + [reference] * (seats - 1) for reference in REFERENCES],
                                   games, seed=seed, config=config, backend=backend, progress=progress,
                                   seeding=seeding)
@@ -234,7 +236,8 @@ def play_games(game: Game, config: Any, actor: Actor, makers: list[dict[int, Cal
                 deal_bots[entry] = as_bot(maker(plan.bot_seed(deal.index, entry)))
             bots[seat] = deal_bots[entry]
         entries = seating(deal.table, rotation)
-        tell_game_begins(bots, {seat: plan.game_seed(deal.index, entries[seat], rotation) for seat in bots})
+        tell_game_begins(bots, {seat: plan.game_seed(deal.index, entries[seat], rotation)
+                                if takes_game_seed(bot) else None for seat, bot in bots.items()})
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
         return _Lane(job, env, rotation, bots, seat_of, [0.0] * seats, deal_bots)
 

@@ -27,8 +27,9 @@ One round:
    (``rollout=expert/round_K``): with ``root=paired`` that is approximate policy iteration, each round's
    search improving on the student it models.
 5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
-   every other seat, duplicate deals with seats rotated (``eval.match.play_match`` over ``workers``
-   processes, the same deals every round): the round's strength line, kept in expert.json.
+   every other seat, duplicate deals with seats rotated (``eval.match.play_match`` of ``eval_seeding`` over
+   ``workers`` processes, the same deals every round): the round's strength line, kept in expert.json with
+   its ``seeding`` and ``results_version`` (eval/deals.py).
 6. **Commit**: expert.json, with the round appended, is written last. That is the resume rule
    (:func:`resume_expert`): a round is complete when expert.json lists it, and whatever a killed round
    wrote before (its samples, its ``round_K/``, the checkpoint) is redone and overwritten.
@@ -65,6 +66,7 @@ import numpy as np
 
 from ..agents.export import read_policy
 from ..agents.spec import BotSpec
+from ..eval.deals import SEEDINGS, results_stamp
 from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
 from .samples import Samples
 
@@ -220,6 +222,9 @@ class ExpertConfig:
     value_student: bool = False  # an mcts teacher scores leaves with the latest trained student's value head
     eval_games: int = EVAL_GAMES  # after each round, the student's games against eval_opponents (0: none)
     eval_opponents: str = "heuristic"  # the bot spec in every other seat of those games
+    # the seed scheme of those games (eval/deals.py): v2, every host's; v1 deprecated (a recipe written before
+    # 2026-12-05 names none and measured with v1: its resumed rounds keep it, so its rounds stay comparable)
+    eval_seeding: str = "v2"
 
     def __post_init__(self) -> None:
         if isinstance(self.samples, (list, tuple)):
@@ -235,6 +240,9 @@ class ExpertConfig:
                 raise ValueError(f"expert option {name}={value!r} must be a whole number of at least {least}"
                                  + (" (0 only with samples from an earlier run)" if name == "games" else "")
                                  + (" (0: no strength line)" if name == "eval_games" else ""))
+        if self.eval_seeding not in SEEDINGS:
+            raise ValueError(f"expert option eval_seeding={self.eval_seeding!r} is not a seed scheme; valid: "
+                             f"{', '.join(SEEDINGS)} (v1 deprecated)")
         if not 0.0 <= self.dagger <= 1.0:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
@@ -250,7 +258,8 @@ class ExpertConfig:
 
     @classmethod
     def from_recipe(cls, recipe: Any, where: str) -> ExpertConfig:
-        """The recipe an expert run recorded in its expert.json (options it predates take their defaults)."""
+        """The recipe an expert run recorded in its expert.json (options it predates take their defaults, but
+        ``eval_seeding``: ``v1``, what a run from before it measured its rounds with)."""
         known = set(cls.__dataclass_fields__)
         if not isinstance(recipe, dict):
             raise ValueError(f"{where}: its expert.json holds no recipe table")
@@ -258,6 +267,8 @@ class ExpertConfig:
         if unknown:
             raise ValueError(f"{where}: its expert.json recipe has options this tavernzoo does not know: "
                              f"{', '.join(unknown)}")
+        if "eval_seeding" not in recipe:  # a run from before the option measured its rounds with v1
+            recipe = {**recipe, "eval_seeding": "v1"}
         try:
             return cls(**recipe)
         except (TypeError, ValueError) as error:
@@ -312,17 +323,18 @@ def critic_trained(student_dir: Path) -> bool:
 def measure_student(game: Any, config: Any, student_dir: Path, expert: ExpertConfig, seed: int,
                     progress: bool = False) -> dict[str, Any]:
     """A round's strength line: the student against ``eval_opponents`` in every other seat, over
-    ``eval_games`` games of duplicate deals, seats rotated (``play_match``, on ``workers`` processes; the
-    same deals every round, so the rounds differ only by the student)."""
+    ``eval_games`` games of duplicate deals, seats rotated (``play_match`` of ``eval_seeding``, on ``workers``
+    processes; the same deals every round, so the rounds differ only by the student)."""
     from ..eval.match import play_match
 
     seats = game.rules.num_seats(config)
     result = play_match(game, [str(student_dir)] + [expert.eval_opponents] * (seats - 1), expert.eval_games,
-                        seed=seed, config=config, progress=progress, workers=expert.workers)
+                        seed=seed, config=config, progress=progress, workers=expert.workers,
+                        seeding=expert.eval_seeding)
     row = result.rows[0]
     return {"opponents": expert.eval_opponents, "seats": seats, "games": row.games, "deals": result.deals,
-            "seed": seed, "wins": row.wins, "draws": row.draws, "losses": row.losses,
-            "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
+            "seed": seed, **results_stamp(expert.eval_seeding), "wins": row.wins, "draws": row.draws,
+            "losses": row.losses, "score": round(row.score, 4), "score_ci": [round(v, 4) for v in row.score_ci],
             "fair_share": round(1 / seats, 4)}
 
 

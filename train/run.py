@@ -233,7 +233,8 @@ class Trainer:
 
         actor = TorchActor(MLPPolicy.load(checkpoint))
         return strength_report(self.game, actor, str(checkpoint), self.config.eval_games, seed=self.config.seed + 7,
-                               config=self.game_config, backend=self.config.eval_backend, progress=progress)
+                               config=self.game_config, backend=self.config.eval_backend, progress=progress,
+                               seeding=self.config.eval_seeding)
 
 
 class LeagueCallback(BaseCallback):

@@ -41,7 +41,7 @@ from ..eval.play import (
     offers_of,
 )
 from ..eval.table import Table as TableEngine
-from ..eval.tally import places_from_scores, score_of
+from ..eval.tally import score_game
 
 HUMAN = "human"
 OPEN = "open"
@@ -619,27 +619,24 @@ class Table:
         return self.status == "over" and self.end_fetched and (self.record_fetched or idle > grace)
 
     def result(self, viewer: int | None = None) -> dict[str, Any]:
-        count = len(self.agents)
-        if self.forfeit is not None:
-            lost = self.forfeit["seat"]
-            scores = [0.0 if seat == lost else 1.0 / (count - 1) for seat in range(count)]
-        elif self.returns is not None:
-            scores = [score_of(self.returns, seat) for seat in range(count)]
-        else:
-            scores = None
+        """The game's returns, each seat's win share and place (eval/tally.py ``score_game``, the one tally: a
+        forfeit's seat 0 and last, the others sharing the win), the verdict for ``viewer`` (the table maker's
+        seat by default), the forfeit and the game's reason for ending; shares and places None while it runs."""
+        state = self.env.unwrapped.game_state
+        score = None
+        if self.forfeit is not None or self.returns is not None:
+            # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays
+            # every loser alike, but the last one out finished second.
+            seats_out = getattr(self.game.rules, "seats_out", None)
+            score = score_game(self.returns, len(self.agents), None if self.forfeit is None else self.forfeit["seat"],
+                               seats_out(state) if seats_out is not None and self.forfeit is None else ())
         verdict = None
         you = self.human if viewer is None else viewer
-        if you is not None and scores is not None:
-            share = scores[you]
+        if you is not None and score is not None:
+            share = score.scores[you]
             verdict = "you win" if share == 1.0 else "you lose" if share == 0.0 else "you share the win"
-        state = self.env.unwrapped.game_state
-        # Places by the game's own order of going out (rules.seats_out) where it has one: Minefield pays every
-        # loser alike, but the last one out finished second.
-        seats_out = getattr(self.game.rules, "seats_out", None)
-        places = None
-        if self.returns is not None and self.forfeit is None:
-            places = places_from_scores(self.returns, seats_out(state) if seats_out is not None else ())
-        return {"returns": self.returns, "scores": scores, "places": places, "verdict": verdict,
+        return {"returns": self.returns, "scores": None if score is None else score.scores,
+                "places": None if score is None else score.places, "verdict": verdict,
                 "forfeit": self.forfeit, "end_reason": getattr(state, "end_reason", None) or None}
 
     def frames_since(self, since: int, seat: Any = None, limit: int = 64,

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from tavernzoo.eval.deals import SEEDINGS
 from tavernzoo.train.config import make_train_config
 from tavernzoo.train.expert import EVAL_GAMES, ExpertConfig, resume_expert, run_expert
 from tavernzoo.userio import parse_set
@@ -23,7 +24,7 @@ RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--
                 "dagger": "--dagger", "prior_student": "--prior-student", "rollout_student": "--rollout-student",
                 "value_student": "--value-student",
                 "learning_rate": "--lr", "init": "--init", "samples": "--samples", "eval_games": "--eval-games",
-                "eval_opponents": "--eval-opponents"}
+                "eval_opponents": "--eval-opponents", "eval_seeding": "--eval-seeding"}
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -72,6 +73,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
     parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "
                         f"(default {DEFAULTS.eval_opponents})")
+    parser.add_argument("--eval-seeding", choices=SEEDINGS, help="the seed scheme of those games (default "
+                        f"{DEFAULTS.eval_seeding}, every host's; v1 deprecated, for figures published before "
+                        "2026-12-05; a run resumed keeps its own: one from before then, v1)")
     parser.add_argument("--workers", type=int, help=f"processes playing games (default {DEFAULTS.workers}; "
                         "with --resume it may change: the samples do not depend on it)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from tavernzoo.eval.deals import DEFAULT_SEEDING, SEEDING_HELP, SEEDINGS
+
 from .common import add_backend_arguments, backend_options
 
 
@@ -31,6 +33,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="one stage of how the bot was made (the run and the command that made it), oldest "
                         "first; repeat for each stage. Stored as the manifest's provenance.lineage")
     parser.add_argument("--seed", type=int, default=0, help="seed of the measuring games (default 0)")
+    parser.add_argument("--seeding", choices=SEEDINGS, default=DEFAULT_SEEDING,
+                        help=f"with --measure, {SEEDING_HELP}")
     add_backend_arguments(parser, "the measuring games")
     parser.add_argument("--no-progress", action="store_true", help="hide the measuring games' progress bar "
                         "(hidden anyway when stderr is not a terminal)")
@@ -45,6 +49,8 @@ def run_export(args: argparse.Namespace) -> int:
         raise ValueError("exporting needs the onnx package (in the training extras): "
                          "pip install -c constraints/cpu.txt 'tavernzoo[train]'") from None
     where = backend_options(args)  # a bad combination fails before the export
+    if args.seeding != DEFAULT_SEEDING and not args.measure:
+        raise ValueError(f"--seeding {args.seeding} seeds the measuring games: it needs --measure GAMES")
     from tavernzoo.agents.export import export
     from tavernzoo.eval.match import measure
 
@@ -53,7 +59,8 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size:,} bytes) and {manifest} for {info['env']}: "
           f"{info['observation']['size']} observations -> {len(info['actions'])} actions")
     if args.measure:
-        strength = measure(onnx_path, args.measure, args.seed, progress=not args.no_progress, **where)
+        strength = measure(onnx_path, args.measure, args.seed, progress=not args.no_progress, seeding=args.seeding,
+                           **where)
         for reference in ("random", "heuristic"):
             row = strength[reference]
             print(f"vs {reference} x{strength['seats'] - 1}: score {row['score']:.3f} "

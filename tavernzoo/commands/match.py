@@ -43,14 +43,14 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
     add_backend_arguments(match)
     match.add_argument("--block-deals", type=int, metavar="N",
-                       help="deals per block, the job one worker plays with one set of bots (default 64); with "
-                       "--workers, 1 makes each deal of a slow match a job of its own, its records written as it "
-                       "ends. The results depend on N only through bots that draw random numbers")
-    match.add_argument("--seeding", choices=("v1", "v2"), default="v1",
-                       help="the seed scheme (docs/tournaments.md, 'Deals and seeds'): v1 (default) the seeds of every "
-                       "published match figure, bots built per block; v2 the one scheme of every host, bots built per "
-                       "deal and seeded per game: a tournament's games of the same --seed, the same for any "
-                       "--block-deals")
+                       help="deals per block, the job of one worker (default 64); with --workers, 1 makes each "
+                       "deal of a slow match a job of its own, its records written as it ends. The results do "
+                       "not depend on N (with --seeding v1, only through bots that draw random numbers)")
+    match.add_argument("--seeding", choices=("v1", "v2"), default="v2",
+                       help="the seed scheme (docs/tournaments.md, 'Deals and seeds'): v2 (default) the one scheme "
+                       "of every host, bots built per deal and seeded per game: a tournament's games of the same "
+                       "--seed, the same for any --block-deals; v1 deprecated, for figures published before "
+                       "2026-12-05 (bots built per block), kept for one release")
     match.add_argument("--variance-reduction", metavar="BOT",
                        help="measure each game's luck with BOT's value network (a bot with a value head: "
                        "zoo:ministeel, an ONNX file, a checkpoint) at every chance event, and print the luck-corrected "
@@ -78,6 +78,9 @@ def run_match(args: argparse.Namespace) -> int:
     if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
         raise ValueError("--chance-samples needs --variance-reduction BOT, and --alpha needs --sequential")
     _note_idle_workers(args, config)
+    if args.seeding == "v1":
+        console(stderr=True).print("note: --seeding v1 is deprecated, for figures published before 2026-12-05; "
+                                   "v2, the default, is every host's scheme (docs/tournaments.md)", highlight=False)
     if args.records and (mended := end_torn_tail(args.records)):  # play_match would do it too, unsaid
         console(stderr=True).print(f"note: {escape(mended)}", highlight=False, soft_wrap=True)
     result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
@@ -95,6 +98,8 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
     alike entries, or as one JSON document (``extra``'s keys added to it); ``title`` replaces the table's
     first line (``replay --table``)."""
     if as_json:
+        from tavernzoo.eval.deals import RESULTS_VERSION
+
         def row_json(row: Any) -> dict[str, Any]:
             return {"bot": row.bot, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                     "score": row.score, "score_ci": list(row.score_ci), "mean_return": row.mean_return,
@@ -106,14 +111,15 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
         pooled = [{**row_json(row), "entries": _entries(row, result),
                    "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
-                          "seed": result.seed, **({"seeding": result.seeding} if result.seeding else {}),
+                          "seed": result.seed, "results_version": RESULTS_VERSION,
+                          **({"seeding": result.seeding} if result.seeding else {}),
                           "config": config, **({"variance_reduction": result.luck} if result.luck else {}),
                           **({"sequential": result.sequential} if result.sequential else {}),
                           **(extra or {}), "rows": rows,
                           **({"pooled": pooled} if pooled else {})}, indent=1))
         return
     table = Table(title=title or f"{result.game}: {result.games} games ({result.deals} deals x {result.seats} "
-                  f"seatings), seed {result.seed}" + (", seeding v2" if result.seeding == "v2" else ""),
+                  f"seatings), seed {result.seed}" + (", seeding v1" if result.seeding == "v1" else ""),
                   title_justify="left")
     from rich.markup import escape
 
@@ -163,8 +169,8 @@ def _corrected_cells(row: Any) -> tuple[str, str]:
 
 def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
     """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
-    is played by one set of bots in one process (what keeps the results the same for any --workers), so the
-    rest would sit idle, and a slow match of a few dozen deals runs in one process."""
+    is played in one process, so the rest would sit idle, and a slow match of a few dozen deals runs in one
+    process."""
     from tavernzoo.envs import get_game
     from tavernzoo.eval.deals import DealPlan
     from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS

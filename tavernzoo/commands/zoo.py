@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from tavernzoo.agents.onnx_bot import read_manifest, zoo_bots
+from tavernzoo.eval.deals import results_seeding
 from tavernzoo.userio import console
 
 
@@ -51,6 +52,11 @@ def run_zoo(args: argparse.Namespace) -> int:
     console().print(table)
     print("vs X: the bot's score (win share, 95% interval) with X in every other seat; fair: the score of an "
           "equal bot. See docs/zoo.md.")
+    old = [f"zoo:{name}" for name, manifest in manifests.items()
+           if manifest.get("strength") and results_seeding(manifest["strength"]) == "v1"]
+    if old:
+        print(f"measured with seeding v1, before 2026-12-05 (`tavernzoo match --seeding v1` reproduces their figures): "
+              f"{', '.join(old)}")
     return 0
 
 
