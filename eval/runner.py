@@ -107,7 +107,8 @@ class DealPlayer:
         if settings.luck is not None:  # each game's luck, measured where it is played (eval/luck.py)
             from .luck import value_bot_meter
 
-            player.meter = value_bot_meter(settings.luck, game, player.config, settings.chance_samples)
+            player.meter = value_bot_meter(settings.luck, game, player.config, settings.chance_samples,
+                                           dict(zip(settings.labels, settings.bots, strict=True)))
         return player
 
     def _bot(self, entry: int, deal: int) -> Any:
