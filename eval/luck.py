@@ -24,6 +24,12 @@ no bias, since the actual outcome and the samples are drawn alike. Everything is
 record after the game (its actions and chance log replayed), so the bots and the table engine are untouched.
 The samples' seeds come from the record's seed and seats, so a luck figure is repeatable.
 
+The same holds at the decisions of a bot that draws its moves from probabilities it states (agents/base.py
+``move_probabilities``: ``random``, a policy played with ``@sample``), AIVAT's decision term: the value after
+the drawn move less the probability-weighted value after every move it might have drawn (``movers``). Bots
+that name their moves add nothing. The match (eval/match.py) and the tournament (eval/runner.py, one number
+per seat in each game line) both measure with :func:`value_bot_meter`.
+
 Measured and proved in docs/strength.md ("Luck taken out"); tests/test_luck.py checks by simulation that the
 luck has mean zero and the corrected score the plain one's expectation.
 """
