@@ -39,6 +39,12 @@ method                                        what                              
                                               return, shape (batch,)
 ============================================  =======================================================  =========
 
+The luck meter (eval/luck.py) asks one more: ``move_probabilities(observations, masks)``, the distribution the
+bot draws its moves from, per row, where the bot draws them from a known distribution given the observation
+alone (the random bot, a policy that samples); None (the default) for a bot that names its move without a draw
+(the heuristics, a network's best action) or does not say. A policy's ``action_probabilities`` are its network's
+wherever it plays its best action; ``move_probabilities`` are what it plays.
+
 Built-in bots subclass :class:`BotBase`. Hosts take any object with ``act`` and ``reset`` (the ``Bot``
 protocol: a bot someone writes for themselves need not subclass anything) through :func:`as_bot`, the
 one place that asks an object which hooks it has. Programs speaking the bot protocol (``cmd:``) are
@@ -101,6 +107,11 @@ class BotBase:
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """The policy's action probabilities per row (0 where masked), or None: this bot only names a move."""
+        return None
+
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        """The probabilities the bot draws its moves from per row (0 where masked), where it draws them from a
+        known distribution given the observation alone; None: it names its move without a draw, or does not say."""
         return None
 
     def check_value_head(self) -> None:
@@ -167,6 +178,10 @@ class HookedBot(BotBase):
 
     def act(self, observation: dict[str, Any]) -> int:
         return self.bot.act(observation)
+
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        probabilities = getattr(self.bot, "move_probabilities", None)
+        return probabilities(observations, masks) if probabilities is not None else None
 
     def game_over(self, returns: Any, seat: int) -> None:
         game_over = getattr(self.bot, "game_over", None)

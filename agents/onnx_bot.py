@@ -173,6 +173,9 @@ class OnnxBot(BotBase):
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return masked_softmax(self.run(observations, masks)[1], masks)
 
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        return None if self.deterministic else self.action_probabilities(observations, masks)
+
     def check_value_head(self) -> None:
         if not self.has_value:
             raise ValueError(f"{self.path} has no value output (it was exported before bots carried the value "

@@ -248,6 +248,9 @@ class PolicyBot(BotBase):
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return masked_softmax(self.policy.logits(observations), masks)
 
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        return None if self.deterministic else self.action_probabilities(observations, masks)
+
     def check_value_head(self) -> None:
         if not self.policy.has_value:
             raise ValueError(f"{self._path} has no value head (its policy.npz was written before checkpoints kept "

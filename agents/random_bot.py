@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from .base import BotBase, legal_actions
 
 
@@ -19,3 +21,7 @@ class RandomBot(BotBase):
     def act(self, observation: dict[str, Any]) -> int:
         legal = legal_actions(observation, self.name)
         return legal[self._random.randrange(len(legal))]
+
+    def move_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        legal = np.asarray(masks, dtype=np.float64) > 0
+        return legal / legal.sum(axis=1, keepdims=True)

@@ -20,6 +20,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
              f"{results['seats']} seatings, seed {results['seed']}")
     table = Table(title=title, title_justify="left")
     columns = ["#", "bot", "games", "W-D-L", "forfeits", "score [95%]", "deal score [95%]"]
+    corrected = results.get("variance_reduction") is not None
+    columns += ["luck-corrected [95%]"] if corrected else []
     columns += ["Elo", "LOS"] if duel else ["avg place", "mu", "sigma", "ordinal"]
     stats = [row.get("bot_stats") for row in results["leaderboard"]]
     llm = llm_columns(stats) if any(stats) else ()
@@ -31,6 +33,8 @@ def print_results(results: dict[str, Any], file=None) -> None:
         cells = [str(row["rank"]), Text(row["bot"]), str(row["games"]), f"{row['wins']}-{row['draws']}-{row['losses']}",
                  str(row["forfeits"]), _with_ci(row["score"], row["score_ci"]),
                  _with_ci(row["deal_score"], row["deal_score_ci"])]
+        if corrected:
+            cells.append(_with_ci(row.get("corrected_score"), row.get("corrected_ci") or (None, None)))
         if duel:
             elo, error = row.get("elo"), row.get("elo_error")
             cells += [("-" if elo is None else f"{elo:+.0f}") + ("" if error is None else f" ± {error:.0f}"),
@@ -44,6 +48,20 @@ def print_results(results: dict[str, Any], file=None) -> None:
     if not results["cycle"]["complete"]:
         console.print(f"[yellow]note:[/] the schedule covers every pair in every seat after "
                       f"{results['cycle']['deals']} deals; this run has {results['deals']}", highlight=False)
+    if corrected:
+        console.print(f"luck-corrected: the deal score less each game's luck at its chance events, measured by "
+                      f"{results['variance_reduction']['bot']}'s value network (docs/strength.md, 'Luck taken out'); "
+                      "the ratings count the plain outcomes", highlight=False, markup=False, soft_wrap=True)
+    sequential = results.get("sequential")
+    if sequential:
+        if sequential["decided_at"] is None:
+            line = (f"sequential test (alpha {sequential['alpha']:g}): no entry separated from the fair share "
+                    f"{1 / results['seats']:.3f} within {results['deals']} deals")
+        else:
+            sides = ", ".join(f"{label} {'above' if side > 0 else 'below'}" for label, side in sequential["separated"])
+            line = (f"sequential test (alpha {sequential['alpha']:g}): stopped after {sequential['decided_at']} of at "
+                    f"most {sequential['planned']} deals: {sides} the fair share {1 / results['seats']:.3f}")
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     sprt = results.get("sprt")
     if sprt:
         verdict = {"H1": "H1 accepted (the first bot is better)", "H0": "H0 accepted (not better)"}.get(
@@ -58,9 +76,11 @@ def print_results(results: dict[str, Any], file=None) -> None:
                           f"{item['reason']}", highlight=False, markup=False)
 
 
-def _with_ci(value: float | None, interval: Sequence[float]) -> str:
+def _with_ci(value: float | None, interval: Sequence[float | None]) -> str:
     if value is None:
         return "-"
+    if None in interval:  # a corrected score of fewer than two deals
+        return f"{value:.3f}"
     return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 

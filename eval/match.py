@@ -85,7 +85,8 @@ class _BlockPlayer:
         if luck is not None:  # the value bot and its chance samples (eval/luck.py)
             from .luck import value_bot_meter
 
-            self.meter = value_bot_meter(luck[0], self.game, self.config, luck[1])
+            self.meter = value_bot_meter(luck[0], self.game, self.config, luck[1],
+                                         dict(zip(self.labels, self.specs, strict=True)))
         self.dealer = None
         if plan.seeding != "v1":
             from .runner import DealPlayer

@@ -86,7 +86,8 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     from .game_files import GamesFile
     from .shipping import gather
 
-    shipment = gather(get_game(settings.game), settings.bots, settings.config)
+    luck = [settings.luck] if settings.luck else []  # the value bot measures luck on the nodes too
+    shipment = gather(get_game(settings.game), [*settings.bots, *luck], settings.config)
     ray = connect(address)
     files = ray.put(shipment) if shipment else None  # once: every task gets the reference
     cpus = cluster_cpus(ray)

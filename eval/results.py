@@ -39,7 +39,7 @@ from .game_files import (  # noqa: F401 - importable from here, as before
 from .leaderboard import print_results  # noqa: F401 - importable from here, as before
 from .ratings import PlackettLuceTally, Sprt, elo_estimate
 from .schedule import Settings, make_tables
-from .stats import counted_mean_interval
+from .stats import control_variate_values, counted_mean_interval, mean_interval, sequential_separation
 from .tally import DRAW, LOSS, WIN, add_stats, outcome
 
 RESULTS_FILE = "results.json"
@@ -66,13 +66,18 @@ class Tally:
         self.llr = 0.0
         self.decision: str | None = None
         self.decided_at: int | None = None
-        self._entries = [_EntryTally() for _ in range(entries)]
+        # Each deal's figures in order, for the luck correction and the sequential stop (only with them: else
+        # every figure comes from counts).
+        self.luck, self.sequential = settings.luck is not None, settings.sequential
+        self._entries = [_EntryTally(keep_deals=self.luck or self.sequential is not None) for _ in range(entries)]
         self._pairs = [[[0, 0, 0] for _ in range(entries)] for _ in range(entries)]
         self._ratings = PlackettLuceTally(entries)
         self.forfeits: list[dict] = []
         self._pending: dict[tuple[int, int], dict] = {}
         self._next = (0, 0)
         self._deal_shares: dict[int, list[float]] = {}
+        self._deal_luck: dict[int, list[float]] = {}
+        self.separated: list[tuple[int, int]] = []
         self.counted = 0
         self.deals_counted = 0
         self.added = 0
@@ -102,6 +107,8 @@ class Tally:
             self._end_deal()
             if self.sprt is not None and self.decided_at is None:
                 self._sprt_deal(deal)
+            if self.sequential is not None:
+                self._sequential_deal(deal)
         if self.decided_at is not None and self._pending:
             self._pending.clear()  # beyond the deciding deal: kept in the files, not counted
 
@@ -110,6 +117,8 @@ class Tally:
         for seat, entry in enumerate(entries):
             self._entries[entry].add(game, seat)
             self._deal_shares.setdefault(entry, []).append(scores[seat])
+            if self.luck:
+                self._deal_luck.setdefault(entry, []).append(game["luck"][seat])
             mine = places[seat]
             for other_seat, other in enumerate(entries):
                 if other != entry:
@@ -125,8 +134,8 @@ class Tally:
         if not self._deal_shares:
             return
         for entry, shares in self._deal_shares.items():
-            self._entries[entry].end_deal(shares, self.seats)
-        self._deal_shares = {}
+            self._entries[entry].end_deal(shares, self.seats, self._deal_luck.get(entry))
+        self._deal_shares, self._deal_luck = {}, {}
         self.deals_counted += 1
 
     def _sprt_deal(self, deal: int) -> None:
@@ -136,6 +145,14 @@ class Tally:
         self.llr = self.sprt.llr(*self.wdl)
         self.decision = self.sprt.decision(self.llr)
         if self.decision is not None:
+            self.decided_at = deal
+
+    def _sequential_deal(self, deal: int) -> None:
+        """The sequential stop after a whole deal (just counted): every entry's deal scores so far, luck-corrected
+        with ``luck``, against the fair share (eval/stats.py ``sequential_separation``)."""
+        self.separated = sequential_separation([tally.deal_values() for tally in self._entries], 1.0 / self.seats,
+                                               self.sequential, planned=self.settings.deals)
+        if self.separated:
             self.decided_at = deal
 
     def _finish(self) -> None:
@@ -199,6 +216,13 @@ class Tally:
             "forfeits": list(self.forfeits),
             "sprt": None,
         }
+        if self.luck:
+            results["variance_reduction"] = {"bot": settings.luck, "chance_samples": settings.chance_samples}
+        if self.sequential is not None:
+            results["sequential"] = {
+                "alpha": self.sequential, "planned": settings.deals,
+                "decided_at": None if self.decided_at is None else self.decided_at + 1,
+                "separated": [[settings.labels[entry], side] for entry, side in self.separated]}
         if self.sprt is not None:
             results["sprt"] = {**self.sprt.as_dict(), "llr": self.llr, "decision": self.decision,
                                "wins": self.wdl[0], "draws": self.wdl[1], "losses": self.wdl[2],
@@ -217,7 +241,10 @@ def compute_results(settings: Settings, lines: Iterable[dict],
 class _EntryTally:
     """One entry's counts over the counted games: counts of each value, not lists of games."""
 
-    def __init__(self):
+    def __init__(self, keep_deals: bool = False):
+        self.deal_scores: list[float] | None = [] if keep_deals else None
+        """Each deal's mean share in order (with luck or the sequential stop), and its mean luck (with luck)."""
+        self.deal_luck: list[float] = []
         self.games = self.wins = self.draws = self.losses = self.forfeits = 0
         self.shares: Counter[float] = Counter()
         self.place_sum = 0
@@ -245,15 +272,26 @@ class _EntryTally:
         if isinstance(stats, list) and len(stats) > seat and isinstance(stats[seat], dict):
             add_stats(self.bot_stats, stats[seat])
 
-    def end_deal(self, shares: list[float], seats: int) -> None:
-        """The entry's shares in one deal's counted games, in rotation order."""
+    def end_deal(self, shares: list[float], seats: int, luck: list[float] | None = None) -> None:
+        """The entry's shares in one deal's counted games, in rotation order (and its luck in each, measured)."""
         self.last_deal_shares = shares
         mean = sum(shares) / len(shares)
+        if self.deal_scores is not None:
+            self.deal_scores.append(mean)
+            if luck is not None:
+                self.deal_luck.append(math.fsum(luck) / len(luck))
         self.deal_means[mean] += 1
         fair = 1.0 / seats
         self.deal_wins += mean > fair + 1e-9
         self.deal_draws += abs(mean - fair) <= 1e-9
         self.deal_losses += mean < fair - 1e-9
+
+    def deal_values(self) -> list[float]:
+        """The per-deal samples of the entry's score in order: luck-corrected where luck was measured (eval/stats.py
+        ``control_variate_values``, as a match's :class:`~.tally.BotRow`), else plain."""
+        if self.deal_luck:
+            return control_variate_values(self.deal_scores, self.deal_luck)
+        return list(self.deal_scores or [])
 
     def summary(self, seats: int) -> dict[str, Any]:
         score, low, high = counted_mean_interval(self.shares)
@@ -268,7 +306,16 @@ class _EntryTally:
             "mean_return": _number(self.return_sum / self.returns) if self.returns else None,
             "avg_place": _number(self.place_sum / self.games) if self.games else None,
             **({"bot_stats": dict(self.bot_stats)} if self.bot_stats else {}),
+            **self._corrected(),
         }
+
+    def _corrected(self) -> dict[str, Any]:
+        """The luck-corrected deal score and its 95% interval (unclipped: a corrected sample may leave 0 - 1)."""
+        if not self.deal_luck:
+            return {}
+        mean, low, high = mean_interval(self.deal_values())
+        finite = [value if math.isfinite(value) else None for value in (low, high)]
+        return {"corrected_score": _number(mean), "corrected_ci": finite}
 
 
 def _number(value: float) -> float | None:

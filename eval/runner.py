@@ -94,14 +94,22 @@ class DealPlayer:
         self._external: dict[int, Any] = {}
         self._builtin = builtin_bots(self.game)
         self._specs = [BotSpec.parse(spec) for spec in bot_specs]
+        self.meter: Any = None
+        """A tournament's luck meter (eval/luck.py ``LuckMeter``) with ``--variance-reduction``, else None."""
 
     @classmethod
     def for_tournament(cls, settings: Settings) -> DealPlayer:
         from ..envs import get_game
 
         game = get_game(settings.game)
-        return cls(game, game.make_config(settings.config), settings.bots, settings.plan(), settings.labels,
-                   forfeits=True, move_timeout=settings.move_timeout)
+        player = cls(game, game.make_config(settings.config), settings.bots, settings.plan(), settings.labels,
+                     forfeits=True, move_timeout=settings.move_timeout)
+        if settings.luck is not None:  # each game's luck, measured where it is played (eval/luck.py)
+            from .luck import value_bot_meter
+
+            player.meter = value_bot_meter(settings.luck, game, player.config, settings.chance_samples,
+                                           dict(zip(settings.labels, settings.bots, strict=True)))
+        return player
 
     def _bot(self, entry: int, deal: int) -> Any:
         from ..agents import load_bot
@@ -166,8 +174,13 @@ def game_line(played: PlayedGame) -> dict:
 
 
 def deal_lines(player: DealPlayer, deal: int, skip: Sequence[int] = ()) -> list[dict]:
-    """The tournament lines of ``deal``'s rotations not in ``skip``."""
-    return [game_line(played) for played in player.play_deal(player.plan.deal(deal), frozenset(skip))]
+    """The tournament lines of ``deal``'s rotations not in ``skip``; with the player's luck meter, each line has
+    each seat's ``luck`` (eval/luck.py; a forfeited game's up to the forfeit)."""
+    lines = [game_line(played) for played in player.play_deal(player.plan.deal(deal), frozenset(skip))]
+    if player.meter is not None:
+        for line in lines:
+            line["luck"] = player.meter.luck(line["record"])
+    return lines
 
 
 def play_batch(player: DealPlayer, batch: Sequence[Task], games: GamesFile) -> list[dict]:

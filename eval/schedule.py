@@ -109,8 +109,17 @@ class Settings:
     sprt: list[float] | None = None
     labels: list[str] = field(default_factory=list)
     seats: int = 0
+    luck: str | None = None
+    """The value bot that measures each game's luck (``--variance-reduction``, eval/luck.py), or None."""
+    chance_samples: int | None = None
+    """With ``luck``: the draws of each chance event that estimate its expected value."""
+    sequential: float | None = None
+    """The alpha of the sequential stop (``--sequential``), or None: stop at the first deal where an entry's
+    confidence sequence excludes the fair share (eval/stats.py ``sequential_separation``)."""
 
-    IDENTITY = ("game", "bots", "config", "format", "seed", "sprt")
+    IDENTITY = ("game", "bots", "config", "format", "seed", "sprt", "luck", "chance_samples", "sequential")
+    LATER = ("luck", "chance_samples", "sequential")
+    """Keys of the identity that a settings file written before them lacks (read as None, what they are off)."""
 
     def identity(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in self.IDENTITY}
@@ -126,8 +135,11 @@ class Settings:
 
 
 def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = None, fmt: str = "round-robin",
-                  seed: int = 0, move_timeout: float = 10.0, sprt: Sequence[float] | None = None) -> Settings:
-    """Validated settings: the game and config exist, every spec loads, the sizes fit."""
+                  seed: int = 0, move_timeout: float = 10.0, sprt: Sequence[float] | None = None,
+                  luck: str | None = None, chance_samples: int | None = None,
+                  sequential: float | None = None) -> Settings:
+    """Validated settings: the game and config exist, every spec loads, the sizes fit; ``luck`` (a bot with a
+    value head, eval/luck.py) with ``chance_samples`` (default 4), ``sequential`` (an alpha) apart from an SPRT."""
     from ..agents import load_bot
     from ..agents.base import as_bot
     from ..envs import get_game
@@ -148,13 +160,26 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
         if len(bots) != 2 or seats != 2:
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
                              f"(candidate, then champion); got {len(bots)} bots and {seats} seats")
+    if chance_samples is not None and luck is None:
+        raise ValueError("--chance-samples needs --variance-reduction BOT")
+    if luck is not None:
+        from .luck import DEFAULT_SAMPLES, value_bot_meter
+
+        chance_samples = DEFAULT_SAMPLES if chance_samples is None else chance_samples
+        value_bot_meter(luck, spec_game, validated, chance_samples)  # a bot without a value head fails here, once
+    if sequential is not None:
+        if isinstance(sequential, bool) or not isinstance(sequential, float | int) or not 0.0 < sequential < 0.5:
+            raise ValueError(f"--sequential alpha={sequential!r} must lie strictly between 0 and 0.5")
+        if sprt is not None:
+            raise ValueError("--sequential and --sprt are two stopping rules: pass one of them")
     for spec in bots:  # fail here, on a typo, rather than in a worker
         as_bot(load_bot(spec, spec_game, validated, seed=0)).close()
     # An earlier version a game still plays (ministeel_v1) is kept by its env name: by the game's name
     # alone the workers would play the current version.
     name = spec_game.name if get_game(spec_game.name) is spec_game else spec_game.env_name
     return Settings(name, list(bots), config_to_dict(validated), fmt, seed, games, float(move_timeout),
-                    list(sprt) if sprt is not None else None, entry_labels(list(bots)), seats)
+                    list(sprt) if sprt is not None else None, entry_labels(list(bots)), seats, luck, chance_samples,
+                    None if sequential is None else float(sequential))
 
 
 def read_settings(out: str | Path) -> dict[str, Any]:
@@ -166,9 +191,10 @@ def read_settings(out: str | Path) -> dict[str, Any]:
         raise ValueError(f"nothing to resume in {out}: no {SETTINGS_FILE} there")
     stored = read_table_file(path, "--resume:", "tournament settings")
     names = {item.name for item in dataclasses.fields(Settings)}
-    if not names >= set(stored) or not set(Settings.IDENTITY) <= set(stored):
+    required = [key for key in Settings.IDENTITY if key not in Settings.LATER]
+    if not names >= set(stored) or not set(required) <= set(stored):
         raise ValueError(f"--resume: {path} is not a tournament's settings file (it needs the keys "
-                         f"{', '.join(Settings.IDENTITY)} and no others but {', '.join(sorted(names))})")
+                         f"{', '.join(required)} and no others but {', '.join(sorted(names))})")
     bots, config = stored["bots"], stored["config"]
     if not (isinstance(bots, list) and bots and all(isinstance(spec, str) for spec in bots)
             and isinstance(config, dict)):

@@ -124,12 +124,13 @@ def sequential_separation(samples: Sequence[Sequence[float]], fair: float, alpha
     ``(entry, +1 above / -1 below)`` for each entry whose :func:`confidence_sequence` at level
     ``alpha / entries`` (Bonferroni over the entries) excludes ``fair``; empty before ``min_samples`` samples.
 
-    ``samples[entry]``: the entry's per-deal scores so far (plain, or luck-corrected). Where every entry's
+    ``samples[entry]``: the entry's per-deal scores so far (plain, or luck-corrected; in a tournament, of the
+    deals at its tables only, so the entries' counts may differ). Where every entry's
     expected score is the fair share (equal bots), a match stopped at the first deal where this is not empty
     stops with probability at most about ``alpha`` over its whole run, however long and however often it looks
     (tests/test_luck.py checks it by simulation); with two entries, one above is the other below."""
     entries = len(samples)
-    if entries == 0 or len(samples[0]) < min_samples:
+    if entries == 0 or min(map(len, samples)) < min_samples:  # a tournament's entries sit at some deals only
         return []
     separated = []
     for entry, values in enumerate(samples):

@@ -2,7 +2,8 @@
 
     tavernzoo tournament GAME --bots SPEC [SPEC ...] [--games N] [--workers K]
                          [--format round-robin|gauntlet] [--seed S] [--out DIR] [--resume]
-                         [--sprt ELO0 ELO1 ALPHA BETA] [--move-timeout SECONDS] [--set KEY=VALUE]
+                         [--sprt ELO0 ELO1 ALPHA BETA | --sequential [--alpha A]]
+                         [--variance-reduction BOT [--chance-samples K]] [--move-timeout SECONDS] [--set KEY=VALUE]
                          [--backend local|ray [--address ADDR]]
 
 This module is the entry point, :func:`run_tournament` (the command is tavernzoo/commands/tournament.py).
@@ -12,7 +13,8 @@ The parts live beside it: :mod:`.schedule` (entries, tables, seatings, seeds, se
 
 Files (``--out DIR``)
     ``tournament.json`` the settings; ``games.jsonl`` one line per finished game (deal, rotation, seed,
-    entries by seat, returns, scores, places, forfeit, the full replayable record), appended by the one
+    entries by seat, returns, scores, places, forfeit, with ``--variance-reduction`` each seat's luck
+    (eval/luck.py), the full replayable record), appended by the one
     process that plays, or by each worker to its own part ``games/part-K.jsonl`` that is appended to
     ``games.jsonl`` when the run ends (:mod:`.results` has the layout); ``results.json`` the leaderboard and
     pairwise results, tallied as games end (:class:`~.results.Tally`), never by reading the games back;

@@ -155,3 +155,54 @@ def test_cli_prints_the_corrected_score_beside_the_plain_one():
 def _variance(values) -> float:
     mean = math.fsum(values) / len(values)
     return math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+def test_decision_luck_of_a_bot_that_draws_its_moves_has_mean_zero(tmp_path):
+    """AIVAT's decision term: at each move of a bot whose move probabilities are known (the random bot), the
+    value after the drawn move less the probability-weighted value after every move it might have drawn. Over
+    many games it has mean zero; a bot that names its moves (the heuristic) adds none."""
+    import json
+
+    from tavernzoo.envs import get_game
+    from tavernzoo.eval.luck import value_bot_meter
+
+    records = tmp_path / "games.jsonl"
+    play_match("tiny_minotaur", ["heuristic", "random"], 240, seed=13, records_path=records)
+    game = get_game("tiny_minotaur")
+    seats = {"heuristic": "heuristic", "random": "random"}
+    chance_only = value_bot_meter("zoo:tiny_minotaur", game, None, 2)
+    with_decisions = value_bot_meter("zoo:tiny_minotaur", game, None, 2, seats)
+    named_only = value_bot_meter("zoo:tiny_minotaur", game, None, 2, {"heuristic": "heuristic"})
+    assert with_decisions.movers["random"].move_probabilities is not None
+    decisions = []
+    for line in records.read_text().splitlines():
+        record = json.loads(line)
+        plain = chance_only.luck(record)
+        assert named_only.luck(record) == plain
+        decisions += [a - b for a, b in zip(with_decisions.luck(record), plain, strict=True)]
+    mean, low, high = mean_interval(decisions, confidence=0.999)
+    assert low < 0.0 < high, (mean, low, high)
+    assert any(abs(value) > 0.05 for value in decisions)  # it measures something
+
+
+def test_move_probabilities_are_what_a_bot_plays():
+    import numpy as np
+
+    from tavernzoo.agents import load_bot
+    from tavernzoo.agents.base import as_bot
+    from tavernzoo.envs import get_game
+
+    game = get_game("tiny_minotaur")
+    config = game.make_config()
+    observations = np.zeros((2, game.encoder.observation_size(config)), dtype=np.float32)
+    masks = np.zeros((2, len(game.action_names(config))), dtype=np.int8)
+    masks[0, [0, 2]] = masks[1, 1] = 1
+
+    def probabilities(spec):
+        return as_bot(load_bot(spec, game, config, seed=0)).move_probabilities(observations, masks)
+
+    assert probabilities("heuristic") is None and probabilities("zoo:tiny_minotaur") is None  # named, not drawn
+    uniform = probabilities("random")
+    assert uniform[0, 0] == uniform[0, 2] == 0.5 and uniform[1, 1] == 1.0 and uniform.sum() == 2.0
+    sampled = probabilities("zoo:tiny_minotaur@sample")
+    assert np.allclose(sampled.sum(axis=1), 1.0) and not sampled[masks == 0].any()

@@ -549,3 +549,82 @@ def test_counted_intervals_equal_the_interval_of_the_samples():
         samples = [rng.choice([0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.25, 0.1]) for _ in range(size)]
         assert counted_mean_interval(Counter(samples)) == mean_interval(samples) or size == 0
     assert counted_mean_interval(Counter())[1:] == (float("-inf"), float("inf"))
+
+
+# --- luck taken out and the sequential stop (eval/luck.py, docs/strength.md "Luck taken out") -------------------
+
+
+def test_variance_reduction_gives_every_entry_a_corrected_score_from_its_games_luck(tmp_path):
+    from tavernzoo.eval.stats import control_variate_values, mean_interval
+
+    bots = ["heuristic", "random", "random"]
+    results = play(tmp_path, bots, 240, seed=5, luck="zoo:tiny_minotaur", chance_samples=2)
+    assert results["variance_reduction"] == {"bot": "zoo:tiny_minotaur", "chance_samples": 2}
+    lines = sorted(games_of(tmp_path), key=game_key)
+    assert all(len(line["luck"]) == 2 for line in lines)
+    # Each entry's corrected score is the match's: its deals' mean share less the fitted slope times their luck.
+    for row in results["leaderboard"]:
+        entry = results["bots"].index(row["bot"])
+        deals: dict[int, list[tuple[float, float]]] = {}
+        for line in lines:
+            if entry in line["entries"]:
+                seat = line["entries"].index(entry)
+                deals.setdefault(line["deal"], []).append((line["scores"][seat], line["luck"][seat]))
+        scores = [sum(s for s, _ in games) / len(games) for _, games in sorted(deals.items())]
+        luck = [sum(x for _, x in games) / len(games) for _, games in sorted(deals.items())]
+        mean, low, high = mean_interval(control_variate_values(scores, luck))
+        assert row["corrected_score"] == pytest.approx(mean) and row["corrected_ci"] == pytest.approx([low, high])
+        assert row["deal_score"] == pytest.approx(sum(scores) / len(scores))
+        assert "mu" in row  # the ratings stay on the plain outcomes
+    # The luck of a game has mean zero whatever the bots do (the proof by simulation is tests/test_luck.py's).
+    mean, low, high = mean_interval([value for line in lines for value in line["luck"]], confidence=0.999)
+    assert low < 0.0 < high and any(abs(value) > 0.05 for line in lines for value in line["luck"])
+
+
+def test_variance_reduction_results_are_the_same_with_workers_and_resume(tmp_path):
+    options = {"seed": 2, "luck": "zoo:tiny_minotaur", "chance_samples": 1}
+    whole = play(tmp_path, ["heuristic", "random"], 16, "whole", **options)
+    play(tmp_path, ["heuristic", "random"], 6, "parts", **options)
+    resumed = play(tmp_path, ["heuristic", "random"], 16, "parts", workers=2, resume=True, **options)
+    assert resumed["leaderboard"] == whole["leaderboard"]
+    assert _game_lines(tmp_path, "parts") == _game_lines(tmp_path, "whole")
+    with pytest.raises(ValueError, match="differs in luck"):
+        play(tmp_path, ["heuristic", "random"], 16, "parts", seed=2, resume=True)
+
+
+def test_sequential_stops_a_tournament_at_the_first_deal_that_separates_an_entry(tmp_path):
+    from tavernzoo.eval.stats import sequential_separation
+
+    results = play(tmp_path, ["heuristic", "random", "random"], 3000, seed=1, sequential=0.05)
+    verdict = results["sequential"]
+    assert verdict["decided_at"] == results["deals"] < 200 and verdict["planned"] == 1500
+    assert ["heuristic", 1] in verdict["separated"]
+    lines = sorted(games_of(tmp_path), key=game_key)
+    per_entry: dict[int, dict[int, list[float]]] = {}
+    for line in lines:
+        for seat, entry in enumerate(line["entries"]):
+            per_entry.setdefault(entry, {}).setdefault(line["deal"], []).append(line["scores"][seat])
+
+    def separated_after(deals: int) -> list:
+        samples = [[sum(s) / len(s) for deal, s in sorted(per_entry[entry].items()) if deal < deals]
+                   for entry in range(3)]
+        return sequential_separation(samples, 0.5, 0.05, planned=1500)
+
+    assert separated_after(results["deals"]) and not separated_after(results["deals"] - 1)
+
+
+def test_variance_reduction_and_sequential_refuse_bad_input_in_one_line(tmp_path, capsys):
+    from tavernzoo.commands.tournament import main
+
+    for args, words in [
+        (["--variance-reduction", "heuristic"], "has no value head"),
+        (["--chance-samples", "3"], "--chance-samples needs --variance-reduction"),
+        (["--variance-reduction", "zoo:tiny_minotaur", "--chance-samples", "0"], "from 1 to 256"),
+        (["--alpha", "0.1"], "--alpha needs --sequential"),
+        (["--sequential", "--alpha", "0.7"], "alpha=0.7"),
+        (["--sequential", "--sprt", "0", "100", "0.05", "0.05"], "two stopping rules"),
+    ]:
+        code = main(["tiny_minotaur", "--bots", "heuristic", "random", "--games", "2", "--no-progress",
+                     "--out", str(tmp_path / "x"), *args])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and words in err[0], (args, err)

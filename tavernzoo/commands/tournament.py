@@ -2,7 +2,8 @@
 
     tavernzoo tournament GAME --bots SPEC [SPEC ...] [--games N] [--workers K]
                          [--format round-robin|gauntlet] [--seed S] [--out DIR] [--resume]
-                         [--sprt ELO0 ELO1 ALPHA BETA] [--move-timeout SECONDS] [--set KEY=VALUE]
+                         [--sprt ELO0 ELO1 ALPHA BETA | --sequential [--alpha A]]
+                         [--variance-reduction BOT [--chance-samples K]] [--move-timeout SECONDS] [--set KEY=VALUE]
                          [--backend local|ray [--address ADDR]]
 """
 
@@ -50,6 +51,19 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true", help="continue the killed or finished tournament in --out")
     parser.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
                         help="stop once the first bot is shown ELO1 better (H1) or not ELO0 better (H0)")
+    parser.add_argument("--variance-reduction", metavar="BOT",
+                        help="measure each game's luck with BOT's value network (a bot with a value head: "
+                        "zoo:ministeel, an ONNX file, a checkpoint) at every chance event, and print each entry's "
+                        "luck-corrected deal score and its interval beside the plain ones (unbiased; the ratings stay "
+                        "on the plain outcomes; docs/strength.md, 'Luck taken out')")
+    parser.add_argument("--chance-samples", type=int, metavar="K",
+                        help="with --variance-reduction: draws of each chance event that estimate its expected value "
+                        "(default 4)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="stop at the first deal where an entry's confidence sequence excludes the fair share "
+                        "(the luck-corrected one with --variance-reduction); --games is then the most")
+    parser.add_argument("--alpha", type=float,
+                        help="with --sequential: the chance of stopping between equal bots (default 0.05)")
     parser.add_argument("--move-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="time limit of one decision of an external bot (default 10)")
     add_config_arguments(parser)
@@ -66,6 +80,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
 def run_command(args: argparse.Namespace) -> int:
     out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
     config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
+    if args.alpha is not None and not args.sequential:
+        raise ValueError("--alpha needs --sequential")
+    luck, samples = args.variance_reduction, args.chance_samples
+    alpha = (0.05 if args.alpha is None else args.alpha) if args.sequential else None
     if args.resume:
         # What --resume is not told again comes from the stored settings.
         stored = read_settings(out)
@@ -73,11 +91,15 @@ def run_command(args: argparse.Namespace) -> int:
         fmt = fmt or stored["format"]
         seed = stored["seed"] if seed is None else seed
         sprt = sprt or stored["sprt"]
+        luck = luck or stored.get("luck")
+        samples = stored.get("chance_samples") if samples is None else samples
+        alpha = stored.get("sequential") if alpha is None else alpha
     if not bots:
         raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
     bots = sandboxed(bots, args.sandbox)
     settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
-                             move_timeout=args.move_timeout, sprt=sprt)
+                             move_timeout=args.move_timeout, sprt=sprt, luck=luck, chance_samples=samples,
+                             sequential=alpha)
     if args.address and args.backend != "ray":
         raise ValueError("--address names a Ray cluster: it needs --backend ray")
     results = run_tournament(settings, out, workers=args.workers, resume=args.resume, progress=not args.no_progress,
