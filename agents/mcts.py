@@ -331,6 +331,8 @@ class MCTSBot(BotBase):
                                           self._rollout, self._prior if self._prior_bot is not None else None,
                                           PRIOR_BIAS, options.puct)
         self._compiled = self._compiled_search(hooks)  # None: this bot searches on the Python rules
+        if self._compiled is not None:  # the same generator, its state kept in the search's words between moves
+            self._random = self._compiled.generator(self._random)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)

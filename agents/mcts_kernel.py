@@ -21,7 +21,8 @@ The same streams as the Python search: the dealer (the sample's cards and dice: 
 bot's ``random.Random`` (untried actions, random rollout moves) run the generators of envs/compiled.py, so
 the compiled search of a seed visits exactly what the Python search of that seed visits (the test checks
 moves and visit counts at equal simulations), and the bot's generator is handed back advanced as the
-Python search would have left it. :class:`CompiledSearch` is the Python side: the arrays, kept and grown
+Python search would have left it (a :class:`KernelRandom` keeps its state in the search's words until Python
+needs it). :class:`CompiledSearch` is the Python side: the arrays, kept and grown
 between moves, and calls of the game's loop in chunks, between which the time limit and ``close()`` are
 checked.
 """
@@ -79,6 +80,12 @@ def randbelow(rng, n):
     while r >= n:
         r = next_word(rng) >> (32 - bits)
     return r
+
+
+@TREE.compiled
+def draw_word(rng):
+    """The generator's next 32-bit output (a Python draw served from a search's words: :class:`KernelRandom`)."""
+    return next_word(rng)
 
 
 @TREE.compiled
@@ -235,6 +242,59 @@ def _cached(dispatcher: Any) -> bool:
         return True
 
 
+class KernelRandom(random.Random):
+    """A bot's ``random.Random`` whose state may sit in a compiled search's words between moves.
+
+    Handing the generator to compiled code and back costs two conversions of its 625 words (``getstate``
+    into a uint32 array, ``tolist`` into ``setstate``: about 35 µs a move, more than a tenth of a 60-
+    simulation Wyvern move). This generator converts lazily: :meth:`search_words` gives a search its
+    state as words, which the search advances in place and which then *are* the generator's state; the
+    Mersenne Twister inside ``random.Random`` is brought up to them only when Python code needs it
+    (``random()``, ``getstate()``, a draw of more than 32 bits). A draw of up to 32 bits (``randrange``
+    below 2**32, as the search's dealer seed) is served from the words, as CPython's ``getrandbits`` would
+    serve it: the next output, shifted. Every draw and state is the plain generator's of the same seed
+    (tests/test_search_kernel.py checks it draw by draw)."""
+
+    _words: np.ndarray | None = None  # uint32[MT_SIZE] as getstate holds them, once a search has asked
+    _ahead = False  # the words are the state; the generator inside random.Random is behind them
+
+    def search_words(self) -> np.ndarray:
+        """The state as words for compiled code to draw from in place; after it, they are the state."""
+        if not self._ahead:
+            if self._words is None:
+                self._words = np.empty(MT_SIZE, dtype=np.uint32)
+            self._words[:] = array.array("I", super(random.Random, self).getstate())  # the C generator's words
+            self._ahead = True
+        return self._words
+
+    def _catch_up(self) -> None:
+        if self._ahead:
+            self._ahead = False
+            super(random.Random, self).setstate(tuple(self._words.tolist()))
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        self._ahead = False
+        super().seed(*args, **kwargs)
+
+    def setstate(self, state: tuple) -> None:
+        self._ahead = False
+        super().setstate(state)
+
+    def getstate(self) -> tuple:
+        self._catch_up()
+        return super().getstate()
+
+    def random(self) -> float:
+        self._catch_up()
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        if self._ahead and 0 < k <= 32:
+            return int(draw_word(self._words)) >> (32 - k)  # CPython's getrandbits(k <= 32): one output
+        self._catch_up()
+        return super().getrandbits(k)
+
+
 FIRST_CHUNK = 128  # simulations in the first call (about a millisecond): a closed search answers after as many
 CHUNK_SECONDS = 0.01  # later calls last about this long, or a twentieth of a time limit if shorter
 
@@ -252,6 +312,14 @@ class CompiledSearch:
             say_once(f"mcts: compiling the {kernel.title} search kernel (once: numba keeps it; up to a minute)")
         kernel.compile()
         self._grow(self.FIRST_ROOM)
+
+    @staticmethod
+    def generator(rng: random.Random) -> KernelRandom:
+        """A :class:`KernelRandom` in ``rng``'s state: the bot's generator from then on (the same draws, no
+        conversion of its state at every move)."""
+        lazy = KernelRandom()
+        lazy.setstate(rng.getstate())
+        return lazy
 
     def _grow(self, nodes: int) -> None:
         """Arrays for ``nodes`` nodes and as many rows of children (kept between moves, grown as needed)."""
@@ -286,8 +354,11 @@ class CompiledSearch:
         row = kernel.information_row(info)
         mt = np.zeros(kernel.dealer_room, dtype=np.uint32)
         seed_generator(mt, dealer_seed)  # random.Random(dealer_seed), without its 625 words crossing over
-        version, words, gauss = rng.getstate()
-        bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32).copy()
+        if isinstance(rng, KernelRandom):
+            bot_mt = rng.search_words()  # advanced in place, they stay its state
+        else:
+            version, words, gauss = rng.getstate()
+            bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32)
         tree_clear(self.nodes, self.totals, self.counts)
         done, chunk = 0, FIRST_CHUNK
         limit = min(CHUNK_SECONDS, (deadline - time.perf_counter()) / 20) if deadline < math.inf else CHUNK_SECONDS
@@ -303,7 +374,8 @@ class CompiledSearch:
                 break
             spent = now - start
             chunk = max(1, min(chunk * 4, int(count * limit / spent) if spent > 0 else chunk * 4))
-        rng.setstate((version, tuple(bot_mt.tolist()), gauss))
+        if not isinstance(rng, KernelRandom):
+            rng.setstate((version, tuple(bot_mt.tolist()), gauss))
         nodes, totals = self.nodes, self.totals
         best, best_key = -1, None
         visits = {}
