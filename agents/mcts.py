@@ -517,15 +517,14 @@ class MCTSBot(BotBase):
         if options.root == "paired":
             return self._search_paired(info, seat)
         self._seat = seat  # the searching seat, whose rollouts use ``rollout`` where ``others`` differs
-        dealer_seed = self._random.randrange(2**31)
         deadline = time.perf_counter() + options.time if options.time else math.inf
         sims = options.sims or 2**62
-        if self._compiled is not None:
-            best, done, visits = self._compiled.search(info, seat, dealer_seed, self._random, sims, deadline,
+        if self._compiled is not None:  # it draws the dealer's seed from self._random first, as below
+            best, done, visits = self._compiled.search(info, seat, self._random, sims, deadline,
                                                        lambda: self._stopped)
             self.last_search = {"simulations": done, "visits": visits}
             return best
-        chance = SearchChance(dealer_seed)
+        chance = SearchChance(self._random.randrange(2**31))
         root = Node(self.seats)
         simulate = self._simulate_joint if self.simultaneous else self._simulate
         determinize = self._determinizer()

@@ -47,6 +47,7 @@ re-rolls (far below one in a billion) plays on in the kernel but has no State to
 
 from __future__ import annotations
 
+import array
 import random
 import sys
 from collections.abc import Sequence
@@ -127,7 +128,12 @@ def _argument_types() -> dict:
             "steps": types.int64[::1], "rng_seeds": types.uint64[::1], "values_row": types.float64[::1],
             "states": types.int64[:, ::1], "chances": types.uint32[:, ::1], "masks": types.boolean[:, ::1],
             "values": types.float64[:, ::1], "deck_cards": types.int64[:, ::1], "deck_facts": types.int64[:, ::1],
-            "with_draw": types.boolean, "alone": types.boolean, "cards": types.uint8[::1]}
+            "with_draw": types.boolean, "alone": types.boolean,
+            # _place_state's: whether to zero the row, a read-only options row, the places of the fields, and
+            # two Python buffers (array.array, bytearray) read as they are
+            "clear": types.boolean, "options": types.Array(types.int64, 1, "C", readonly=True),
+            "places": types.int64[::1], "fields": types.PyArray(types.int64, 1, "C"),
+            "cards": types.ByteArray(types.uint8, 1, "C")}
 
 
 # Every compiled function of Wyvern: this file's, then its users' (a bot's rollout policy names its parameters
@@ -1721,10 +1727,6 @@ def _options(config: rules.Config) -> np.ndarray:
     return row
 
 
-def _write_options(row: np.ndarray, config: rules.Config) -> None:
-    row[:RACES] = _options(config)
-
-
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
     kernel_batch.require_kernel("Wyvern", unsupported(config, chance), compile_kernel)
 
@@ -1746,17 +1748,16 @@ def from_states(states: Sequence[rules.State]) -> Batch:
     return Batch(rows, chances, [state.config for state in states])
 
 
-def _write_state(row: np.ndarray, state: rules.State) -> None:
-    """``state`` into ``row``, a zero row (each zone is written up to its length). A search writes its
-    information state's row every move, so this is written for speed: every number field in one
-    assignment, every list (the zones, looters, table, rolls) in one byte string that :func:`_place_cards`
-    deals out (half the time of a slice assignment per list)."""
-    n = state.n
-    _write_options(row, state.config)
+def _write_state(row: np.ndarray, state: rules.State, clear: bool = False) -> None:
+    """``state`` into ``row``, a zero row (each zone is written up to its length; ``clear``: zeroed first,
+    whatever it held). A search writes its
+    information state's row every move, so this is written for speed: the numbers handed to compiled code
+    in two buffers it reads as they are (no numpy assignment from lists, about 15 µs of a move's fixed cost),
+    :func:`_place_state` putting them in their places."""
     if len(state.order_rolls) > MAX_ROLL_ROUNDS:
         raise ValueError(f"the kernel keeps {MAX_ROLL_ROUNDS} rounds of turn-order rolls; this game had "
                          f"{len(state.order_rolls)}")
-    row[_FIELD_INDEX[n]] = [
+    fields = array.array("q", [
         *state.races, *state.classes, *[deck_index(name) for name in state.deck_names], *state.static_bonus,
         *map(len, state.deck), *map(len, state.discard), *map(len, state.hand), *map(len, state.equipped),
         *state.summon, *state.level, *state.dead, *state.paralyzed, *state.slow_turn, *state.confused_turn,
@@ -1767,11 +1768,11 @@ def _write_state(row: np.ndarray, state: rules.State) -> None:
         state.run_bonus, state.passes, state.dying, state.death_kind, len(state.looters), state.looter,
         state.resume_phase, state.resume_seat, state.shed_phase, state.shed_seat, state.winner,
         END_REASONS.index(state.end_reason), state.events_logged, state.step_first_event, len(state.chance.outcomes),
-        len(state.order_rolls), len(state.table)]
-    # The lists, in _place_cards' order; each of their numbers (a card id below NUM_CARDS = 64, a seat, a
+        len(state.order_rolls), len(state.table)])
+    # The lists, in _place_state's order; each of their numbers (a card id below NUM_CARDS = 64, a seat, a
     # die's face, a length up to six) fits a byte (bytearray raises a ValueError for one that does not).
     cards: list[int] = []
-    for seat in range(n):
+    for seat in range(state.n):
         cards += state.deck[seat]
         cards += state.discard[seat]
         cards += state.hand[seat]
@@ -1782,15 +1783,34 @@ def _write_state(row: np.ndarray, state: rules.State) -> None:
     for faces in state.order_rolls:
         cards.append(len(faces))
         cards += faces
-    _place_cards(row, np.frombuffer(bytearray(cards), dtype=np.uint8))
+    _place_state(row, clear, _options_of(state.config), _FIELD_INDEX[state.n], fields, bytearray(cards))
+
+
+_LAST_OPTIONS: tuple = (None, None)  # the config whose options were written last, and them (one tuple: atomic)
+
+
+def _options_of(config: rules.Config) -> np.ndarray:
+    """:func:`_options`, the last config's without hashing it again (a search writes rows of one config)."""
+    global _LAST_OPTIONS
+    last = _LAST_OPTIONS
+    if last[0] is not config:
+        last = _LAST_OPTIONS = (config, _options(config))
+    return last[1]
 
 
 @KERNEL.compiled
-def _place_cards(row, cards):
-    """:func:`_write_state`'s lists from ``cards`` into their places in ``row``, whose lengths are already
-    written: every seat's deck, discard pile, hand and equipment (each in the State's order, the seats in
+def _place_state(row, clear, options, places, fields, cards):
+    """:func:`_write_state`'s numbers into ``row`` (zeroed first where ``clear``): the ``options`` part, each
+    of ``fields`` at its place in ``places``, then the lists from ``cards`` (their lengths among the
+    fields): every seat's deck, discard pile, hand and equipment (each in the State's order, the seats in
     turn), the looters, the table's (owner, card) pairs, each round of turn-order rolls (its length, then
     its faces)."""
+    if clear:
+        row[:] = 0
+    for i in range(RACES):
+        row[i] = options[i]
+    for i in range(len(places)):
+        row[places[i]] = fields[i]
     at = 0
     for seat in range(row[N]):
         piles = PILES + seat * PILE_ROOM
@@ -2228,12 +2248,16 @@ def _determinize_many(row, seat, mt, states):
         determinize(row, seat, mt, states[g], pool, mixer)
 
 
-def information_row(state: rules.State) -> np.ndarray:
+def information_row(state: rules.State, out: np.ndarray | None = None) -> np.ndarray:
     """An information state (``rules.information_state``) as the kernel's row; its Chance is not read (a search
-    deals from its own)."""
-    row = np.zeros(ROW_SIZE, dtype=np.int64)
-    _write_state(row, state)
-    return row
+    deals from its own). Written over ``out`` (a row, whatever it held; cleared in the compiled call that
+    writes it) where given, else into a new row."""
+    if out is None:
+        row = np.zeros(ROW_SIZE, dtype=np.int64)
+        _write_state(row, state)
+        return row
+    _write_state(out, state, clear=True)
+    return out
 
 
 def new_dealer(seed: int) -> np.ndarray:
