@@ -392,11 +392,14 @@ class CompiledSearch:
         limit = min(CHUNK_SECONDS, (deadline - time.perf_counter()) / 20) if deadline < math.inf else CHUNK_SECONDS
         while done < sims:
             count = min(chunk, sims - done)
-            self._make_room(count)
+            if done or count >= len(self.nodes) or count > len(self.children):  # else the fresh tree has room
+                self._make_room(count)
             start = time.perf_counter()
             kernel.simulations(row, seat, mt, bot_mt, self.nodes, self.totals, self.children, self.counts, count,
                                self.c, self.depth, self.rollout, self.others, self.prior)
             done += count
+            if done >= sims:
+                break
             now = time.perf_counter()
             if stopped() or now >= deadline:
                 break
