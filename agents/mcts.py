@@ -340,6 +340,8 @@ class MCTSBot(BotBase):
                                           self._rollout, self._prior if self._prior_bot is not None else None,
                                           PRIOR_BIAS, options.puct)
         self._compiled = self._compiled_search(hooks)  # None: this bot searches on the Python rules
+        if self._compiled is not None:  # the same generator, its state kept in the search's words between moves
+            self._random = self._compiled.generator(self._random)
         self._buffer = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
         self._observer = game.make_observer()  # the search's own encoder (its caches are per consumer)
         self._mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
@@ -537,15 +539,14 @@ class MCTSBot(BotBase):
         if options.root == "paired":
             return self._search_paired(info, seat)
         self._seat = seat  # the searching seat, whose rollouts use ``rollout`` where ``others`` differs
-        dealer_seed = self._random.randrange(2**31)
         deadline = time.perf_counter() + options.time if options.time else math.inf
         sims = options.sims or 2**62
-        if self._compiled is not None:
-            best, done, visits = self._compiled.search(info, seat, dealer_seed, self._random, sims, deadline,
+        if self._compiled is not None:  # it draws the dealer's seed from self._random first, as below
+            best, done, visits = self._compiled.search(info, seat, self._random, sims, deadline,
                                                        lambda: self._stopped)
             self.last_search = {"simulations": done, "visits": visits}
             return best
-        chance = SearchChance(dealer_seed)
+        chance = SearchChance(self._random.randrange(2**31))
         root = Node(self.seats)
         simulate = self._simulate_joint if self.simultaneous else self._simulate
         determinize = self._determinizer()

@@ -21,7 +21,8 @@ The same streams as the Python search: the dealer (the sample's cards and dice: 
 bot's ``random.Random`` (untried actions, random rollout moves) run the generators of envs/compiled.py, so
 the compiled search of a seed visits exactly what the Python search of that seed visits (the test checks
 moves and visit counts at equal simulations), and the bot's generator is handed back advanced as the
-Python search would have left it. :class:`CompiledSearch` is the Python side: the arrays, kept and grown
+Python search would have left it (a :class:`KernelRandom` keeps its state in the search's words until Python
+needs it). :class:`CompiledSearch` is the Python side: the arrays, kept and grown
 between moves, and calls of the game's loop in chunks, between which the time limit and ``close()`` are
 checked.
 """
@@ -82,6 +83,18 @@ def randbelow(rng, n):
 
 
 @TREE.compiled
+def draw_word(rng):
+    """The generator's next 32-bit output (a Python draw served from a search's words: :class:`KernelRandom`)."""
+    return next_word(rng)
+
+
+@TREE.compiled
+def draw_below(rng, n):
+    """:func:`randbelow` called from Python (:class:`KernelRandom`)."""
+    return randbelow(rng, n)
+
+
+@TREE.compiled
 def tree_clear(nodes, totals, counts):
     """An empty tree: the root alone."""
     counts[NODES] = 1
@@ -101,6 +114,19 @@ def _node_init(nodes, totals, node, action):
     nodes[node, LAST_CHILD] = -1
     for seat in range(totals.shape[1]):
         totals[node, seat] = 0.0
+
+
+@TREE.compiled
+def search_start(rng, mt, nodes, totals, counts):
+    """A search's start in one call (each call into compiled code costs several microseconds when the caches
+    are cold): the dealer's seed drawn from the bot's generator ``rng`` (``randrange(2**31)``, where
+    ``MCTSBot.search`` draws it for the Python search), the dealer ``mt`` made ``SearchChance(seed)``'s
+    (``random.Random(seed)``'s words, then zeros), the tree emptied."""
+    seed = randbelow(rng, 1 << 31)
+    for i in range(MT_SIZE, len(mt)):
+        mt[i] = 0
+    seed_generator(mt, seed)
+    tree_clear(nodes, totals, counts)
 
 
 @TREE.compiled
@@ -197,7 +223,8 @@ class GameSearchKernel:
     """A game's compiled search (``SEARCH_KERNEL`` in the module its search hooks name).
 
     ``simulations(info, seat, mt, rng, nodes, totals, children, counts, sims, explore, depth, rollout, others,
-    prior)`` runs ``sims`` simulations from the information state's row ``info`` (``information_row``), the
+    prior)`` runs ``sims`` simulations from the information state's row ``info`` (``information_row(info,
+    out)``: written over ``out``, a row it made before, whatever that held; a new row where ``out`` is None), the
     dealer's generator ``mt`` and the bot's ``rng`` (both advanced in place), each one
     ``MCTSBot._simulate`` and its rollout: ``rollout`` and ``others`` are the policies of the searching seat
     and of the rest (RANDOM or a code of ``policies``), ``prior`` the prior's (RANDOM: none), ``depth`` the
@@ -208,7 +235,7 @@ class GameSearchKernel:
     value: Callable[[Any], list[float]] | None  # the game's value estimate (search hooks) that the kernel follows
     actions: int  # the game's action count: a row of ``children``
     unsupported: Callable[[Any], str | None]  # why the kernel cannot take this config (None: it can)
-    information_row: Callable[[Any], np.ndarray]
+    information_row: Callable[[Any, np.ndarray | None], np.ndarray]  # (info, out): out rewritten, or a new row
     simulations: Any
     compile: Callable[[], None]
     # The dealer's words (``mt``): the Mersenne Twister's, then any the game's determinization keeps beside it
@@ -241,6 +268,66 @@ def _cached(dispatcher: Any) -> bool:
         return True
 
 
+class KernelRandom(random.Random):
+    """A bot's ``random.Random`` whose state may sit in a compiled search's words between moves.
+
+    Handing the generator to compiled code and back costs two conversions of its 625 words (``getstate``
+    into a uint32 array, ``tolist`` into ``setstate``: about 35 µs a move, more than a tenth of a 60-
+    simulation Wyvern move). This generator converts lazily: :meth:`search_words` gives a search its
+    state as words, which the search advances in place and which then *are* the generator's state; the
+    Mersenne Twister inside ``random.Random`` is brought up to them only when Python code needs it
+    (``random()``, ``getstate()``, a draw of more than 32 bits). A draw below a bound under 2**32
+    (``randrange``, as the search's dealer seed; ``choice``, ``shuffle``) or of up to 32 bits is served
+    from the words in compiled code, as CPython draws it. Every draw and state is the plain generator's of
+    the same seed (tests/test_search_kernel.py checks it draw by draw)."""
+
+    _words: np.ndarray | None = None  # uint32[MT_SIZE] as getstate holds them, once a search has asked
+    _ahead = False  # the words are the state; the generator inside random.Random is behind them
+
+    def search_words(self) -> np.ndarray:
+        """The state as words for compiled code to draw from in place; after it, they are the state."""
+        if not self._ahead:
+            if self._words is None:
+                self._words = np.empty(MT_SIZE, dtype=np.uint32)
+            self._words[:] = array.array("I", super(random.Random, self).getstate())  # the C generator's words
+            self._ahead = True
+        return self._words
+
+    def _catch_up(self) -> None:
+        if self._ahead:
+            self._ahead = False
+            super(random.Random, self).setstate(tuple(self._words.tolist()))
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        self._ahead = False
+        super().seed(*args, **kwargs)
+
+    def setstate(self, state: tuple) -> None:
+        self._ahead = False
+        super().setstate(state)
+
+    def getstate(self) -> tuple:
+        self._catch_up()
+        return super().getstate()
+
+    def random(self) -> float:
+        self._catch_up()
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        if self._ahead and 0 < k <= 32:
+            return int(draw_word(self._words)) >> (32 - k)  # CPython's getrandbits(k <= 32): one output
+        self._catch_up()
+        return super().getrandbits(k)
+
+    def _randbelow(self, n: int) -> int:
+        """``randrange(n)`` and what else draws below a bound (``choice``, ``shuffle``): from the words in one
+        compiled call where they are the state and ``n < 2**32`` (``randbelow``, CPython's draws exactly)."""
+        if self._ahead and 0 < n < 2**32:
+            return int(draw_below(self._words, n))
+        return self._randbelow_with_getrandbits(n)
+
+
 FIRST_CHUNK = 128  # simulations in the first call (about a millisecond): a closed search answers after as many
 CHUNK_SECONDS = 0.01  # later calls last about this long, or a twentieth of a time limit if shorter
 
@@ -258,6 +345,16 @@ class CompiledSearch:
             say_once(f"mcts: compiling the {kernel.title} search kernel (once: numba keeps it; up to a minute)")
         kernel.compile()
         self._grow(self.FIRST_ROOM)
+        self._row: np.ndarray | None = None  # the information state's row, rewritten each move
+        self._dealer = np.zeros(kernel.dealer_room, dtype=np.uint32)  # the dealer's words, seeded each move
+
+    @staticmethod
+    def generator(rng: random.Random) -> KernelRandom:
+        """A :class:`KernelRandom` in ``rng``'s state: the bot's generator from then on (the same draws, no
+        conversion of its state at every move)."""
+        lazy = KernelRandom()
+        lazy.setstate(rng.getstate())
+        return lazy
 
     def _grow(self, nodes: int) -> None:
         """Arrays for ``nodes`` nodes and as many rows of children (kept between moves, grown as needed)."""
@@ -282,34 +379,40 @@ class CompiledSearch:
             self.children = np.zeros((max(2 * len(children), blocks + more), self.kernel.actions), dtype=np.int32)
             self.children[:blocks] = children[:blocks]
 
-    def search(self, info: Any, seat: int, dealer_seed: int, rng: random.Random, sims: int, deadline: float,
+    def search(self, info: Any, seat: int, rng: random.Random, sims: int, deadline: float,
                stopped: Callable[[], bool]) -> tuple[int, int, dict[int, int]]:
         """``(best action, simulations, root visits by action)`` after ``sims`` simulations or the deadline
-        (``math.inf``: none) or ``stopped()``. The samples are dealt, and their dice rolled, by the generator of
-        ``SearchChance(dealer_seed)``; ``rng`` is the bot's generator, which comes back advanced as the
-        Python search leaves it."""
+        (``math.inf``: none) or ``stopped()``. ``rng`` is the bot's generator: first the dealer's seed is
+        drawn from it (``randrange(2**31)``; the samples are dealt, and their dice rolled, by the generator
+        of ``SearchChance(seed)``), and it comes back advanced as the Python search leaves it."""
         kernel = self.kernel
-        row = kernel.information_row(info)
-        mt = np.zeros(kernel.dealer_room, dtype=np.uint32)
-        seed_generator(mt, dealer_seed)  # random.Random(dealer_seed), without its 625 words crossing over
-        version, words, gauss = rng.getstate()
-        bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32).copy()
-        tree_clear(self.nodes, self.totals, self.counts)
+        row = self._row = kernel.information_row(info, self._row)
+        if isinstance(rng, KernelRandom):
+            bot_mt = rng.search_words()  # advanced in place, they stay its state
+        else:
+            version, words, gauss = rng.getstate()
+            bot_mt = np.frombuffer(array.array("I", words), dtype=np.uint32)
+        mt = self._dealer
+        search_start(bot_mt, mt, self.nodes, self.totals, self.counts)
         done, chunk = 0, FIRST_CHUNK
         limit = min(CHUNK_SECONDS, (deadline - time.perf_counter()) / 20) if deadline < math.inf else CHUNK_SECONDS
         while done < sims:
             count = min(chunk, sims - done)
-            self._make_room(count)
+            if done or count >= len(self.nodes) or count > len(self.children):  # else the fresh tree has room
+                self._make_room(count)
             start = time.perf_counter()
             kernel.simulations(row, seat, mt, bot_mt, self.nodes, self.totals, self.children, self.counts, count,
                                self.c, self.depth, self.rollout, self.others, self.prior)
             done += count
+            if done >= sims:
+                break
             now = time.perf_counter()
             if stopped() or now >= deadline:
                 break
             spent = now - start
             chunk = max(1, min(chunk * 4, int(count * limit / spent) if spent > 0 else chunk * 4))
-        rng.setstate((version, tuple(bot_mt.tolist()), gauss))
+        if not isinstance(rng, KernelRandom):
+            rng.setstate((version, tuple(bot_mt.tolist()), gauss))
         nodes, totals = self.nodes, self.totals
         best, best_key = -1, None
         visits = {}

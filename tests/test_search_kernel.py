@@ -87,6 +87,75 @@ def test_the_compiled_search_visits_what_the_python_search_visits(spec, options)
         assert got[2] == expected[2], f"{spec} {options}, position {number}: the bot's generator"
 
 
+def test_the_generator_carried_in_the_search_words_from_move_to_move_is_the_python_searchs():
+    """The bot's generator stays in the compiled search's words between moves (KernelRandom), nothing reading
+    it in between: move after move the same searches, and at the end the same generator state."""
+    config = GAME.make_config({"num_players": 4})
+    compiled = load_bot("mcts:30,kernel=on", GAME, config, seed=12)
+    python = load_bot("mcts:30,kernel=off", GAME, config, seed=12)
+    assert isinstance(compiled._random, T.KernelRandom)
+    for state in positions(config, seed=4, per_phase=2):
+        seat = R.current_seat(state)
+        for bot in (compiled, python):
+            bot.search(R.information_state(state, seat), seat)
+        assert compiled._random._ahead  # still in the words: the next search takes them as they are
+        assert compiled.last_search == python.last_search
+    assert compiled._random.getstate() == python._random.getstate()
+
+
+def test_a_kernel_random_draws_what_random_random_draws():
+    """KernelRandom against random.Random of the same seed, draw by draw, its state handed to a search's
+    words (advanced there, in compiled code, across the twist of the 624 words) and back by every way in:
+    draws of up to 32 bits served from the words, every other draw, getstate, setstate, seed, copies."""
+    import copy
+    import pickle
+
+    T.TREE.compile()
+    for seed in (0, 7, 2**40 + 3):
+        plain, lazy = random.Random(seed), T.CompiledSearch.generator(random.Random(seed))
+        choose = random.Random(seed + 1)  # which draws, in which order
+        for step in range(2500):
+            kind = choose.randrange(9)
+            if kind <= 1:  # a search's draws: compiled next_word on the words, as tree_step's randbelow
+                words = lazy.search_words()
+                for _ in range(choose.randrange(1, 700)):
+                    assert T.draw_word(words) == plain.getrandbits(32), step
+            elif kind == 2:
+                assert lazy.randrange(2**31) == plain.randrange(2**31), step  # the dealer seed of a move
+                bound = choose.choice([1, 2, 3, 1000, 2**32 - 1, 2**32, 2**40])
+                assert lazy.randrange(bound) == plain.randrange(bound), (step, bound)
+                assert lazy.choice("abcdefg") == plain.choice("abcdefg"), step
+            elif kind == 3:
+                bits = choose.choice([1, 5, 31, 32, 33, 64, 100])
+                assert lazy.getrandbits(bits) == plain.getrandbits(bits), (step, bits)
+            elif kind == 4:
+                assert lazy.random() == plain.random(), step
+            elif kind == 5:
+                cards = list(range(choose.randrange(2, 90)))
+                mine = cards.copy()
+                lazy.shuffle(mine)
+                plain.shuffle(cards)
+                assert mine == cards, step
+            elif kind == 6:
+                assert lazy.getstate() == plain.getstate(), step
+            elif kind == 7:  # copies (pickle, copy) carry the state on, the original unchanged
+                twin = pickle.loads(pickle.dumps(lazy)) if step % 2 else copy.deepcopy(lazy)
+                assert type(twin) is T.KernelRandom and twin.getstate() == plain.getstate(), step
+                reference = random.Random()
+                reference.setstate(plain.getstate())
+                assert [twin.getrandbits(32) for _ in range(700)] == [reference.getrandbits(32) for _ in range(700)]
+            else:  # the state set from outside replaces what the words held
+                fresh = choose.randrange(2**31)
+                if step % 2:
+                    lazy.seed(fresh)
+                    plain.seed(fresh)
+                else:
+                    state = random.Random(fresh).getstate()
+                    lazy.setstate(state)
+                    plain.setstate(state)
+        assert lazy.getstate() == plain.getstate()
+
+
 def test_a_tree_outgrowing_its_arrays_searches_alike(monkeypatch):
     monkeypatch.setattr(T.CompiledSearch, "FIRST_ROOM", 8)  # every search grows its arrays several times
     config = GAME.make_config({"num_players": 4})

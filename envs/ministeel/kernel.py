@@ -1440,10 +1440,15 @@ def _determinize_many(row, seat, mt, states):
         determinize(row, seat, mt, states[g], cards)
 
 
-def information_row(state: rules.State) -> np.ndarray:
+def information_row(state: rules.State, out: np.ndarray | None = None) -> np.ndarray:
     """An information state (``rules.information_state``) as the kernel's row, with the seat's memory (the
-    KNOWN rows, which a determinization keeps); its Chance is not read (a search deals from its own)."""
-    row = np.zeros(ROW_SIZE, dtype=np.int64)
+    KNOWN rows, which a determinization keeps); its Chance is not read (a search deals from its own). Written
+    over ``out`` (a row, whatever it held) where given, else into a new row."""
+    if out is None:
+        row = np.zeros(ROW_SIZE, dtype=np.int64)
+    else:
+        row = out
+        row[:] = 0
     _write_state(row, state, track_known=True)
     return row
 

@@ -47,6 +47,7 @@ re-rolls (far below one in a billion) plays on in the kernel but has no State to
 
 from __future__ import annotations
 
+import array
 import random
 import sys
 from collections.abc import Sequence
@@ -127,7 +128,12 @@ def _argument_types() -> dict:
             "steps": types.int64[::1], "rng_seeds": types.uint64[::1], "values_row": types.float64[::1],
             "states": types.int64[:, ::1], "chances": types.uint32[:, ::1], "masks": types.boolean[:, ::1],
             "values": types.float64[:, ::1], "deck_cards": types.int64[:, ::1], "deck_facts": types.int64[:, ::1],
-            "with_draw": types.boolean, "alone": types.boolean}
+            "with_draw": types.boolean, "alone": types.boolean,
+            # _place_state's: whether to zero the row, a read-only options row, the places of the fields, and
+            # two Python buffers (array.array, bytearray) read as they are
+            "clear": types.boolean, "options": types.Array(types.int64, 1, "C", readonly=True),
+            "places": types.int64[::1], "fields": types.PyArray(types.int64, 1, "C"),
+            "cards": types.ByteArray(types.uint8, 1, "C")}
 
 
 # Every compiled function of Wyvern: this file's, then its users' (a bot's rollout policy names its parameters
@@ -1721,10 +1727,6 @@ def _options(config: rules.Config) -> np.ndarray:
     return row
 
 
-def _write_options(row: np.ndarray, config: rules.Config) -> None:
-    row[:RACES] = _options(config)
-
-
 def _require_kernel(config: rules.Config | None = None, chance: Chance | None = None) -> None:
     kernel_batch.require_kernel("Wyvern", unsupported(config, chance), compile_kernel)
 
@@ -1746,52 +1748,108 @@ def from_states(states: Sequence[rules.State]) -> Batch:
     return Batch(rows, chances, [state.config for state in states])
 
 
-def _write_state(row: np.ndarray, state: rules.State) -> None:
-    n = state.n
-    _write_options(row, state.config)
+def _write_state(row: np.ndarray, state: rules.State, clear: bool = False) -> None:
+    """``state`` into ``row``, a zero row (each zone is written up to its length; ``clear``: zeroed first,
+    whatever it held). A search writes its
+    information state's row every move, so this is written for speed: the numbers handed to compiled code
+    in two buffers it reads as they are (no numpy assignment from lists, about 15 µs of a move's fixed cost),
+    :func:`_place_state` putting them in their places."""
     if len(state.order_rolls) > MAX_ROLL_ROUNDS:
         raise ValueError(f"the kernel keeps {MAX_ROLL_ROUNDS} rounds of turn-order rolls; this game had "
                          f"{len(state.order_rolls)}")
-    row[_SEAT_INDEX[n]] = [
+    fields = array.array("q", [
         *state.races, *state.classes, *[deck_index(name) for name in state.deck_names], *state.static_bonus,
         *map(len, state.deck), *map(len, state.discard), *map(len, state.hand), *map(len, state.equipped),
         *state.summon, *state.level, *state.dead, *state.paralyzed, *state.slow_turn, *state.confused_turn,
-        *state.offers_to, *state.best_offer, *state.asks_from, *state.last_ask]
-    row[LOOTERS:LOOTERS + len(state.looters)] = state.looters
-    for seat in range(n):
-        base = PILES + seat * PILE_ROOM
-        row[base:base + len(state.deck[seat])] = state.deck[seat]
-        discard = state.discard[seat]
-        row[base + PILE_ROOM - len(discard):base + PILE_ROOM] = discard[::-1]
-        row[HAND + seat * HAND_ROOM:HAND + seat * HAND_ROOM + len(state.hand[seat])] = state.hand[seat]
-        equipped = state.equipped[seat]
-        row[EQUIPPED + seat * EQUIP_ROOM:EQUIPPED + seat * EQUIP_ROOM + len(equipped)] = equipped
-    row[ROLL_ROUNDS] = len(state.order_rolls)
-    for round_, faces in enumerate(state.order_rolls):
-        row[ROLL_LENS + round_] = len(faces)
-        row[ROLLS + round_ * P:ROLLS + round_ * P + len(faces)] = faces
-    row[TABLE_LEN] = len(state.table)
-    for i, (owner, cid) in enumerate(state.table):
-        row[TABLE + 2 * i], row[TABLE + 2 * i + 1] = owner, cid
-    row[_SCALAR_INDEX] = [
+        *state.offers_to, *state.best_offer, *state.asks_from, *state.last_ask,
         state.phase, state.to_act, state.active, state.turn, state.steps, state.first_seat, state.door_card,
         state.gold, state.halfling_sold, state.helped_by, state.monster, state.source, state.fighter, state.helper,
         state.split, state.ask_seat, state.ask_split, state.bid, state.monster_bonus, state.party_bonus,
         state.run_bonus, state.passes, state.dying, state.death_kind, len(state.looters), state.looter,
         state.resume_phase, state.resume_seat, state.shed_phase, state.shed_seat, state.winner,
-        END_REASONS.index(state.end_reason), state.events_logged, state.step_first_event, len(state.chance.outcomes)]
+        END_REASONS.index(state.end_reason), state.events_logged, state.step_first_event, len(state.chance.outcomes),
+        len(state.order_rolls), len(state.table)])
+    # The lists, in _place_state's order; each of their numbers (a card id below NUM_CARDS = 64, a seat, a
+    # die's face, a length up to six) fits a byte (bytearray raises a ValueError for one that does not).
+    cards: list[int] = []
+    for seat in range(state.n):
+        cards += state.deck[seat]
+        cards += state.discard[seat]
+        cards += state.hand[seat]
+        cards += state.equipped[seat]
+    cards += state.looters
+    for owner_card in state.table:
+        cards += owner_card
+    for faces in state.order_rolls:
+        cards.append(len(faces))
+        cards += faces
+    _place_state(row, clear, _options_of(state.config), _FIELD_INDEX[state.n], fields, bytearray(cards))
 
 
-# Where _write_state puts the State's fields: the per-seat lists (for each table size), then the single values.
-_SEAT_INDEX = [np.array([start + seat for start in (
+_LAST_OPTIONS: tuple = (None, None)  # the config whose options were written last, and them (one tuple: atomic)
+
+
+def _options_of(config: rules.Config) -> np.ndarray:
+    """:func:`_options`, the last config's without hashing it again (a search writes rows of one config)."""
+    global _LAST_OPTIONS
+    last = _LAST_OPTIONS
+    if last[0] is not config:
+        last = _LAST_OPTIONS = (config, _options(config))
+    return last[1]
+
+
+@KERNEL.compiled
+def _place_state(row, clear, options, places, fields, cards):
+    """:func:`_write_state`'s numbers into ``row`` (zeroed first where ``clear``): the ``options`` part, each
+    of ``fields`` at its place in ``places``, then the lists from ``cards`` (their lengths among the
+    fields): every seat's deck, discard pile, hand and equipment (each in the State's order, the seats in
+    turn), the looters, the table's (owner, card) pairs, each round of turn-order rolls (its length, then
+    its faces)."""
+    if clear:
+        row[:] = 0
+    for i in range(RACES):
+        row[i] = options[i]
+    for i in range(len(places)):
+        row[places[i]] = fields[i]
+    at = 0
+    for seat in range(row[N]):
+        piles = PILES + seat * PILE_ROOM
+        for i in range(row[DECK_LEN + seat]):
+            row[piles + i] = cards[at]
+            at += 1
+        top = piles + PILE_ROOM - 1  # the discard pile's first card; its i-th at top - i
+        for i in range(row[DISCARD_LEN + seat]):
+            row[top - i] = cards[at]
+            at += 1
+        hand = HAND + seat * HAND_ROOM
+        for i in range(row[HAND_LEN + seat]):
+            row[hand + i] = cards[at]
+            at += 1
+        equipped = EQUIPPED + seat * EQUIP_ROOM
+        for i in range(row[EQUIPPED_LEN + seat]):
+            row[equipped + i] = cards[at]
+            at += 1
+    for i in range(row[LOOTERS_LEN]):
+        row[LOOTERS + i] = cards[at]
+        at += 1
+    for i in range(2 * row[TABLE_LEN]):
+        row[TABLE + i] = cards[at]
+        at += 1
+    for round_ in range(row[ROLL_ROUNDS]):
+        row[ROLL_LENS + round_] = cards[at]
+        for i in range(cards[at]):
+            row[ROLLS + round_ * P + i] = cards[at + 1 + i]
+        at += 1 + cards[at]
+
+
+# Where _write_state puts the State's fields, for each table size: the per-seat lists, then the single values.
+_FIELD_INDEX = [np.array([start + seat for start in (
     RACES, CLASSES, DECK_IDS, STATIC_BONUS, DECK_LEN, DISCARD_LEN, HAND_LEN, EQUIPPED_LEN, SUMMON, LEVEL, DEAD,
-    PARALYZED, SLOW_TURN, CONFUSED_TURN, OFFERS_TO, BEST_OFFER, ASKS_FROM, LAST_ASK) for seat in range(n)],
-    dtype=np.int64) for n in range(P + 1)]
-_SCALAR_INDEX = np.array([
+    PARALYZED, SLOW_TURN, CONFUSED_TURN, OFFERS_TO, BEST_OFFER, ASKS_FROM, LAST_ASK) for seat in range(n)] + [
     PHASE, TO_ACT, ACTIVE, TURN, STEPS, FIRST_SEAT, DOOR_CARD, GOLD, HALFLING_SOLD, HELPED_BY, MONSTER, SOURCE,
     FIGHTER, HELPER, SPLIT, ASK_SEAT, ASK_SPLIT, BID, MONSTER_BONUS, PARTY_BONUS, RUN_BONUS, PASSES, DYING,
     DEATH_KIND, LOOTERS_LEN, LOOTER, RESUME_PHASE, RESUME_SEAT, SHED_PHASE, SHED_SEAT, WINNER, END_REASON,
-    EVENTS_LOGGED, STEP_FIRST_EVENT, DRAWS], dtype=np.int64)
+    EVENTS_LOGGED, STEP_FIRST_EVENT, DRAWS, ROLL_ROUNDS, TABLE_LEN], dtype=np.int64) for n in range(P + 1)]
 
 
 def _specialties(config: rules.Config, deck_names: Sequence[str]) -> tuple[tuple[str, ...], ...]:
@@ -2190,12 +2248,16 @@ def _determinize_many(row, seat, mt, states):
         determinize(row, seat, mt, states[g], pool, mixer)
 
 
-def information_row(state: rules.State) -> np.ndarray:
+def information_row(state: rules.State, out: np.ndarray | None = None) -> np.ndarray:
     """An information state (``rules.information_state``) as the kernel's row; its Chance is not read (a search
-    deals from its own)."""
-    row = np.zeros(ROW_SIZE, dtype=np.int64)
-    _write_state(row, state)
-    return row
+    deals from its own). Written over ``out`` (a row, whatever it held; cleared in the compiled call that
+    writes it) where given, else into a new row."""
+    if out is None:
+        row = np.zeros(ROW_SIZE, dtype=np.int64)
+        _write_state(row, state)
+        return row
+    _write_state(out, state, clear=True)
+    return out
 
 
 def new_dealer(seed: int) -> np.ndarray:
