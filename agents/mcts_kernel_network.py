@@ -209,11 +209,14 @@ class NetworkSearch(T.CompiledSearch):
             self.paths = np.zeros((self.batch, len(self.nodes) + 1), dtype=np.int64)
             self.paths[:, :paths.shape[1]] = paths
 
-    def search(self, info: Any, seat: int, dealer_seed: int, rng: random.Random, sims: int, deadline: float,
+    def search(self, info: Any, seat: int, rng: random.Random, sims: int, deadline: float,
                stopped: Callable[[], bool]) -> tuple[int, int, dict[int, int]]:
         """``CompiledSearch.search`` with the networks answering between calls: ``(best action, simulations,
         root visits by action)``. Past the deadline (or once ``stopped()``) no simulation starts, and those under
-        way are finished (their questions answered: at most two more batches)."""
+        way are finished (their questions answered: at most two more batches). The dealer's seed is the bot's
+        first draw, as the Python search's; the generator goes in and out whole (a network's answers cost far
+        more than the round trip that ``KernelRandom`` spares the heuristic search)."""
+        dealer_seed = rng.randrange(2**31)
         kernel = self.kernel
         row = kernel.information_row(info)
         mt = np.zeros(kernel.dealer_room, dtype=np.uint32)
