@@ -126,7 +126,7 @@ class LuckMeter:
             sample = self.rules.clone(before)
             sample.chance = Chance(draws.randrange(2**63))
             for name in self.unseen:
-                _shuffle(getattr(sample, name), draws)
+                shuffle_pile(getattr(sample, name), draws)
             piles = self._piles(sample) if samples is None else None
             self._apply(sample, move)
             outcomes.append(sample)
@@ -201,7 +201,7 @@ class LuckMeter:
         return out
 
 
-def _shuffle(pile: list, draws: random.Random) -> None:
+def shuffle_pile(pile: list, draws: random.Random) -> None:
     """Shuffle a pile of unseen order in place (each list of a list of piles)."""
     if pile and isinstance(pile[0], list):
         for inner in pile:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..envs import Chance, Game
 from ..envs.records import record_game
+from .luck import shuffle_pile
 from .play import move_label
 
 SAMPLES = 4
@@ -111,7 +112,7 @@ class SampledJudge(Judge):
             sample = rules.determinize(state, seat, Chance(draws.randrange(2**63)))
         sample.chance = Chance(draws.randrange(2**63))
         for name in self.unseen:
-            _shuffle(getattr(sample, name), draws)
+            shuffle_pile(getattr(sample, name), draws)
         move(sample, action)
         return sample
 
@@ -148,14 +149,6 @@ class SampledJudge(Judge):
                 legal = rules.legal_actions(state)
                 rules.apply(state, legal[draws.randrange(len(legal))])
         return float(rules.returns(state)[seat])
-
-
-def _shuffle(pile: list, draws: random.Random) -> None:
-    if pile and isinstance(pile[0], list):
-        for inner in pile:
-            draws.shuffle(inner)
-    else:
-        draws.shuffle(pile)
 
 
 def judge_for(game: Game, config: Any, seed: int = 0, samples: int = SAMPLES) -> Judge:
