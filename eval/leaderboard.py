@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .stats import sequential_line
+
 
 def print_results(results: dict[str, Any], file=None) -> None:
     """The leaderboard (and SPRT, forfeits) as a rich table."""
@@ -54,13 +56,7 @@ def print_results(results: dict[str, Any], file=None) -> None:
                       "the ratings count the plain outcomes", highlight=False, markup=False, soft_wrap=True)
     sequential = results.get("sequential")
     if sequential:
-        if sequential["decided_at"] is None:
-            line = (f"sequential test (alpha {sequential['alpha']:g}): no entry separated from the fair share "
-                    f"{1 / results['seats']:.3f} within {results['deals']} deals")
-        else:
-            sides = ", ".join(f"{label} {'above' if side > 0 else 'below'}" for label, side in sequential["separated"])
-            line = (f"sequential test (alpha {sequential['alpha']:g}): stopped after {sequential['decided_at']} of at "
-                    f"most {sequential['planned']} deals: {sides} the fair share {1 / results['seats']:.3f}")
+        line = sequential_line(sequential, results["seats"])
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     sprt = results.get("sprt")
     if sprt:

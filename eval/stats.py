@@ -138,3 +138,15 @@ def sequential_separation(samples: Sequence[Sequence[float]], fair: float, alpha
         if low > fair or high < fair:
             separated.append((entry, 1 if low > fair else -1))
     return separated
+
+
+def sequential_line(verdict: dict, seats: int) -> str:
+    """The sequential test's verdict (``{"alpha", "planned", "decided_at", "separated"}``, as match and
+    tournament results hold it) in one line, for the match's and the tournament's tables alike."""
+    fair = f"the fair share {1 / seats:.3f}"
+    if verdict["decided_at"] is None:
+        return (f"sequential test (alpha {verdict['alpha']:g}): no entry separated from {fair} within "
+                f"{verdict['planned']} deals")
+    sides = ", ".join(f"{label} {'above' if side > 0 else 'below'}" for label, side in verdict["separated"])
+    return (f"sequential test (alpha {verdict['alpha']:g}): stopped after {verdict['decided_at']} of at most "
+            f"{verdict['planned']} deals: {sides} {fair}")

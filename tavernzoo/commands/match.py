@@ -124,6 +124,7 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
     from rich.markup import escape
 
     from tavernzoo.eval.leaderboard import llm_cells, llm_columns  # llm: bots' columns (agents/llm.py)
+    from tavernzoo.eval.stats import sequential_line
 
     llm = llm_columns(row.bot_stats for row in result.rows) if any(row.bot_stats for row in result.rows) else ()
     corrected = any(row.corrected is not None for row in result.rows)
@@ -140,14 +141,7 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
                         "value network and taken out of the score (docs/strength.md, 'Luck taken out')",
                         highlight=False, soft_wrap=True)
     if result.sequential:
-        verdict = result.sequential
-        if verdict["decided_at"] is None:
-            line = (f"sequential test (alpha {verdict['alpha']}): no entry separated from the fair share "
-                    f"{1 / result.seats:.3f} within {verdict['planned']} deals")
-        else:
-            sides = ", ".join(f"{label} {'above' if side > 0 else 'below'}" for label, side in verdict["separated"])
-            line = (f"sequential test (alpha {verdict['alpha']}): stopped after {verdict['decided_at']} of at most "
-                    f"{verdict['planned']} deals: {sides} the fair share {1 / result.seats:.3f}")
+        line = sequential_line(result.sequential, result.seats)
         console().print(escape(line), highlight=False, soft_wrap=True)
     if result.pooled:  # a spec entered more than once: how its entries did together (A B A B: each pair)
         teams = Table(title="pooled by bot spec: the entries' share of the wins together", title_justify="left")
