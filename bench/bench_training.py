@@ -21,11 +21,13 @@ go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``t
 
 ``--backends`` instead times ``tavernzoo train ministeel``'s setup (the recipe: 4 players, 64 games x 32
 steps; ``--net-arch``, default 256 x 256, zoo:ministeel's size) on each ``env_backend`` (python:
-SelfPlayVecEnv; kernel: train/kernel_env.py), the league of the defaults (latest self for 80% of the seats,
-random and heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO
-update, the learner's rollout forward, the opponents' batched forwards (the network's share: these three),
-the env's game code (its ``step_wait``/``reset`` less the opponents' forwards) and SB3's rollout glue (the
-rest: its buffer, callbacks, tensors per step).
+SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's rollout loop and with train/shared_forward.py's, which
+``tavernzoo train`` uses), the league of the defaults (latest self for 80% of the seats, random and
+heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the
+learner's rollout forward (on the shared loop: the learner's rows and its latest self's, in one forward),
+the other opponents' batched forwards (the network's share: these three), the env's game code (its calls
+less the opponents' forwards) and the rollout glue (the rest: SB3's buffer, callbacks and tensors per step,
+or the shared loop's bookkeeping).
 """
 
 from __future__ import annotations
@@ -144,24 +146,33 @@ def report_timings(game_name: str, options: dict, games: int, repeats: int, dire
           f"({ratio:.1f}x)")
 
 
+BACKENDS = {
+    "python": "python",
+    "kernel": "kernel (SB3's rollout loop: the learner's forward per step, its latest self's per round)",
+    "kernel shared": "kernel, shared forward (train/shared_forward.py: learner and latest self per round)",
+}
+"""The setups ``--backends`` times: ``env_backend=python``, and the kernel with SB3's rollout loop and with
+today's collector (``tavernzoo train``'s on the kernel)."""
+
+
 def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tuple[float, float, dict[str, float]]:
-    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend``
-    with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`)."""
+    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend`` (a key
+    of :data:`BACKENDS`) with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`)."""
     from tavernzoo.train import kernel_env
     from tavernzoo.train.config import make_train_config
     from tavernzoo.train.lean_policy import TorchActor
 
     game = get_game("ministeel")
-    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend, eval_games=0,
+    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
                                net_arch=net_arch)
     game_config = game.make_config(config.game_config)
     league = League.create(game, game_config, config)
-    if backend == "kernel":
+    if backend == "python":
+        env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
+    else:
         env = kernel_env.KernelSelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed,
                                               config.game_config)
-    else:
-        env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
-    model = make_model(config, env)
+    model = make_model(config, env, shared_forward=backend == "kernel shared")
     league.set_latest(policy_from_sb3(model.policy, {}))
     spent = {"env": 0.0, "opponents": 0.0, "learner": 0.0, "update": 0.0}
 
@@ -174,10 +185,14 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tu
                 spent[key] += time.perf_counter() - start
         return wrapper
 
-    env.step_wait = timed(env.step_wait, "env")
-    env.reset = timed(env.reset, "env")
+    for name in ("step_wait", "reset", "play_round", "answer", "deciders"):  # the env's calls on either loop
+        if hasattr(env, name):
+            setattr(env, name, timed(getattr(env, name), "env"))
     model.train = timed(model.train, "update")
-    model.policy.forward = timed(model.policy.forward, "learner")  # the rollout's forward (the update's is not it)
+    # The rollout's forwards (the update's are not these): SB3's per step, or the shared one per round (the
+    # learner's rows and its latest self's).
+    model.policy.forward = timed(model.policy.forward, "learner")
+    model.policy.act_and_evaluate = timed(model.policy.act_and_evaluate, "learner")
     original_act = TorchActor.act
     TorchActor.act = timed(original_act, "opponents")
     try:
@@ -188,7 +203,7 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tu
         TorchActor.act = original_act
     shares = {"update": spent["update"], "learner forward": spent["learner"], "opponent forwards": spent["opponents"],
               "game code": spent["env"] - spent["opponents"],
-              "SB3 rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}
+              "rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}
     return model.num_timesteps / wall, model.num_timesteps / cpu, {name: t / wall for name, t in shares.items()}
 
 
@@ -197,32 +212,33 @@ NETWORK_SHARES = ("update", "learner forward", "opponent forwards")
 
 
 def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...]) -> None:
-    rates: dict[str, list[float]] = {"python": [], "kernel": []}
-    cpu_rates: dict[str, list[float]] = {"python": [], "kernel": []}
-    shares: dict[str, list[dict[str, float]]] = {"python": [], "kernel": []}
-    backend_setup(2048, "kernel", net_arch)  # compiles (or loads) the kernel before any timing
+    rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
+    cpu_rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
+    shares: dict[str, list[dict[str, float]]] = {backend: [] for backend in BACKENDS}
+    backend_setup(2048, "kernel shared", net_arch)  # compiles (or loads) the kernel before any timing
     for round_ in range(repeats):
-        for backend in rates:
+        for backend in BACKENDS:
             rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch)
             rates[backend].append(rate)
             cpu_rates[backend].append(cpu_rate)
             shares[backend].append(share)
-        print(f"round {round_ + 1}: python {rates['python'][-1]:,.0f}/s, kernel {rates['kernel'][-1]:,.0f}/s "
-              f"({rates['kernel'][-1] / rates['python'][-1]:.2f}x; per CPU-second "
-              f"{cpu_rates['kernel'][-1] / cpu_rates['python'][-1]:.2f}x)", flush=True)
+        now = {backend: cpu_rates[backend][-1] for backend in BACKENDS}
+        line = ", ".join(f"{backend} {rate:,.0f} ({rate / now['python']:.2f}x)" for backend, rate in now.items())
+        print(f"round {round_ + 1}, learner-steps per CPU-second: {line}", flush=True)
     arch = " x ".join(map(str, net_arch))
     print(f"\ntavernzoo train ministeel (4 players, 64 x 32, {arch}), {timesteps:,} learner-steps per run, "
           f"{repeats} interleaved rounds, torch threads 1:")
-    for backend in rates:
+    for backend, label in BACKENDS.items():
         median = {name: statistics.median(s[name] for s in shares[backend]) for name in shares[backend][0]}
         split = ", ".join(f"{name} {share:.0%}" for name, share in median.items())
         network = sum(median[name] for name in NETWORK_SHARES)
-        print(f"  env_backend={backend:<7} {statistics.median(rates[backend]):>7,.0f} learner-steps/s "
+        print(f"  {label}:\n    {statistics.median(rates[backend]):>7,.0f} learner-steps/s "
               f"({statistics.median(cpu_rates[backend]):,.0f} per CPU-second)  network {network:.0%}: {split}")
-    for label, table in (("wall", rates), ("CPU", cpu_rates)):
-        ratios = [k / p for k, p in zip(table["kernel"], table["python"], strict=True)]
-        print(f"  kernel vs python per {label} second: {statistics.median(ratios):.2f}x (median of the rounds' "
-              f"ratios; {', '.join(f'{r:.2f}' for r in ratios)})")
+    for backend in list(BACKENDS)[1:]:
+        for label, table in (("wall", rates), ("CPU", cpu_rates)):
+            ratios = [k / p for k, p in zip(table[backend], table["python"], strict=True)]
+            print(f"  {backend} vs python per {label} second: {statistics.median(ratios):.2f}x (median of the "
+                  f"rounds' ratios; {', '.join(f'{r:.2f}' for r in ratios)})")
 
 
 STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])

@@ -145,3 +145,136 @@ def test_tavernzoo_train_runs_on_the_kernel(tmp_path):
                               "--set", "env_backend=kernel", "--set", "pool_bots=random,mcts"],
                              capture_output=True, text=True, timeout=600)
     assert refused.returncode != 0 and "not 'mcts'" in refused.stderr and "Traceback" not in refused.stderr
+
+
+# --- the shared-forward rollouts (train/shared_forward.py) -------------------------------------------------
+
+BUFFER_FIELDS = ("observations", "actions", "action_masks", "rewards", "episode_starts", "values", "log_probs",
+                 "advantages", "returns")
+
+
+def collected(shared: bool, rollouts: int = 2, snapshot: bool = False, game_options: dict = OPTIONS,
+              update: bool = True, **options):
+    """A seeded run's rollout buffers (as the update reads them) collected by SB3's loop or by the shared-
+    forward rounds, with the episodes its callbacks saw and the policy's own values and log-probabilities of
+    each buffer's decisions (evaluated before the update); and the league (with a snapshot in its pool if
+    ``snapshot``: a network answered in batches of its own). ``game_options``: MiniSteel's. Without
+    ``update`` the policy stays as it started (no PPO update between the rollouts)."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from tavernzoo.train.run import make_model, policy_from_sb3
+
+    class Capture(BaseCallback):
+        def __init__(self, league):
+            super().__init__()
+            self.league, self.buffers, self.evaluated, self.episodes = league, [], [], []
+
+        def _on_rollout_start(self):  # the latest self is the learner's network, as LeagueCallback keeps it
+            if self.league.latest is not None:
+                self.league.set_latest(policy_from_sb3(self.model.policy, {}))
+
+        def _on_step(self):
+            self.episodes += [info for info in self.locals["infos"] if "episode_result" in info]
+            return True
+
+        def _on_rollout_end(self):
+            buffer = self.model.rollout_buffer
+            self.buffers.append({name: getattr(buffer, name).copy() for name in BUFFER_FIELDS})
+            flat = {name: value.reshape(-1, *value.shape[2:]) for name, value in self.buffers[-1].items()}
+            with torch.no_grad():
+                values, log_prob, _ = self.model.policy.evaluate_actions(
+                    torch.as_tensor(flat["observations"]), torch.as_tensor(flat["actions"][:, 0]),
+                    action_masks=flat["action_masks"])
+            self.evaluated.append((values.numpy().reshape(buffer.values.shape),
+                                   log_prob.numpy().reshape(buffer.log_probs.shape)))
+
+    config = TrainConfig(game="ministeel", game_config=game_options, n_envs=8, n_steps=32, batch_size=64,
+                         net_arch=(32, 32), seed=3, snapshot_every=10**9, **options)
+    league = League.create(MS, MS.make_config(game_options), config)
+    env = KernelSelfPlayVecEnv(MS, MS.make_config(game_options), league, config.n_envs, config.seed, game_options)
+    model = make_model(config, env, shared_forward=shared)
+    if config.latest_share:
+        league.set_latest(policy_from_sb3(model.policy, {}))
+    if snapshot:
+        league.add_snapshot(random_policy(2), 100)
+    if not update:
+        model.train = lambda: None
+    capture = Capture(league)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(config.torch_threads)  # as the trainer runs: more threads wait on a busy machine
+    try:
+        model.learn(config.n_envs * config.n_steps * rollouts, callback=capture)
+    finally:
+        torch.set_num_threads(threads)
+    return capture, league
+
+
+def results(episodes: list[dict]) -> list[str]:
+    """What the callbacks saw of each ended episode (its result, whether it was cut off), in a sorted list:
+    games at their own pace end in another order."""
+    return sorted(repr((info["episode_result"], info["TimeLimit.truncated"])) for info in episodes)
+
+
+def test_with_compiled_bots_only_the_shared_rollouts_are_sb3s_exactly():
+    # No network opponent: every game waits on the learner at every round, so the rounds are SB3's steps, the
+    # forward sees the same rows and draws the same numbers: the same buffers, bit for bit, the second
+    # rollout (after an update) too.
+    options = {"pool_bots": ("random", "heuristic"), "latest_share": 0.0}
+    (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
+    for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
+        for name in BUFFER_FIELDS:
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"rollout {k}: {name}")
+    assert len(shared.episodes) >= 10 and results(shared.episodes) == results(sb3.episodes)
+    assert shared_league.stats() == sb3_league.stats()
+
+
+def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_sb3s(monkeypatch):
+    # The latest self answered in the learner's forward instead of in batches of its own: with every choice
+    # an argmax the games are the same, so the buffers are, but for float rounding in the values (the critic
+    # sees other batches). Each game's column fills at its own pace; episodes end mid-rollout, some of them
+    # cut off at 30 turns (the reward bootstrapped from the final view's value, as SB3 does). No update between
+    # the rollouts: a game whose episode ended at its column's last row waits mid-deal for the next rollout,
+    # where SB3's loop has already played its opponents to the learner's first decision; with the policy
+    # unchanged, those moves are the same.
+    from tavernzoo.train import lean_policy
+
+    monkeypatch.setattr(lean_policy, "sample_actions", lambda probabilities: probabilities.argmax(axis=1))
+    act = lean_policy.TorchActor.act
+    monkeypatch.setattr(lean_policy.TorchActor, "act", lambda self, observations, masks, rng=None,
+                        deterministic=True: act(self, observations, masks, rng, deterministic=True))
+    options = {"rollouts": 3, "pool_bots": ("heuristic",), "latest_share": 1.0, "update": False,
+               "game_options": {**OPTIONS, "max_turns": 30}}
+    (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
+    for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
+        for name in ("observations", "actions", "action_masks", "rewards", "episode_starts"):
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"rollout {k}: {name}")
+        for name in ("values", "log_probs", "advantages", "returns"):
+            np.testing.assert_allclose(got[name], expected[name], atol=1e-5, err_msg=f"rollout {k}: {name}")
+    assert results(shared.episodes) == results(sb3.episodes)
+    cut = sum(info["TimeLimit.truncated"] for info in shared.episodes)
+    assert cut >= 5 and len(shared.episodes) - cut >= 5, "episodes cut off and episodes over by the rules"
+    assert shared_league.stats() == sb3_league.stats() and shared_league.latest.games == len(shared.episodes)
+
+
+def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants():
+    # Sampled play against the latest self, a snapshot and both compiled bots draws other numbers than SB3's
+    # loop: the buffer is checked for what it must hold.
+    shared, league = collected(True, rollouts=1, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.6)
+    buffer, (values, log_probs) = shared.buffers[0], shared.evaluated[0]
+    assert (buffer["observations"] != 0).any(axis=2).all(), "every row of every column was written"
+    rows, columns = np.indices(buffer["rewards"].shape)
+    assert buffer["action_masks"][rows, columns, buffer["actions"][..., 0].astype(int)].all(), "legal actions"
+    # the values and log-probabilities the rollout stored are the policy's for those decisions
+    np.testing.assert_allclose(buffer["values"], values, atol=1e-5)
+    np.testing.assert_allclose(buffer["log_probs"], log_probs, atol=1e-5)
+    np.testing.assert_allclose(buffer["returns"], buffer["advantages"] + buffer["values"], atol=1e-6)
+    # a reward only where the learner's episode ends (the column's next row starts one), its result there
+    ends = buffer["episode_starts"][1:] == 1
+    assert (buffer["rewards"][:-1][~ends] == 0).all()
+    assert ends.sum() >= 5 and (buffer["rewards"][:-1][ends] != 0).any()
+    # each ended episode booked once: those inside the buffer, and up to one a column at its last row
+    assert ends.sum() <= len(shared.episodes) <= ends.sum() + buffer["rewards"].shape[1]
+    seen = {name for info in shared.episodes for name in info["episode_result"]["opponents"]}
+    assert seen == {"latest", "snapshot@100", "random", "heuristic"}
+    assert league.latest.games == sum("latest" in info["episode_result"]["opponents"] for info in shared.episodes)

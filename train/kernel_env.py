@@ -160,17 +160,22 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             waiting = np.flatnonzero((ends == 0) & (to_act != table.learners))
             if not waiting.size:
                 return ends
-            members = self._member_at[waiting, to_act[waiting]]
             moves = np.full(self.num_envs, vector.SKIP, dtype=np.int64)
-            for index in np.unique(members).tolist():
-                games = waiting[members == index]
-                member = self._members[index]
-                if member.policy is None:  # a pool network: its bot chooses, as it would at any table
-                    moves[games] = member.bot.act_batch(table.observations[games], table.masks[games])
-                    continue
-                moves[games] = member.batched_actor().act(table.observations[games], table.masks[games],
-                                                          self._np_rng, deterministic=False)
+            self.answer(waiting, self._member_at[waiting, to_act[waiting]], moves)
             ends = table.play(moves)
+
+    def answer(self, games: np.ndarray, members: np.ndarray, moves: np.ndarray) -> None:
+        """Each network member answers its seats in ``games`` (``members``: the member at each one's deciding
+        seat, an index into :attr:`members`) in one batched call, into ``moves``."""
+        table = self.table
+        for index in np.unique(members).tolist():
+            chosen = games[members == index]
+            member = self._members[index]
+            if member.policy is None:  # a pool network: its bot chooses, as it would at any table
+                moves[chosen] = member.bot.act_batch(table.observations[chosen], table.masks[chosen])
+                continue
+            moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
+                                                       self._np_rng, deterministic=False)
 
     def _start(self, games: list[int]) -> None:
         """Deal these games and play them to the learner's first decision, dealing again any game that ends
@@ -208,20 +213,65 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 infos[g] = {"terminal_observation": self._observations[g].copy(), "TimeLimit.truncated": False,
                             "illegal_action": int(moves[g])}
                 continue
-            # Only the end of its episode pays the learner (knocked out, or the game over): its return then.
-            reward = float(table.values[g, table.learners[g]])
-            rewards[g] = reward
-            score = outcome_score(reward)
-            opponents = [member for member in self._opponents[g] if member is not None]
-            self.league.record(opponents, score)
-            result = {"r": reward, "l": int(self._lengths[g]), "score": score,
-                      "opponents": sorted({member.name for member in opponents})}
-            infos[g] = {"terminal_observation": table.observations[g].copy(),
-                        "TimeLimit.truncated": bool(ends[g] & vector.TRUNCATED),
-                        "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+            rewards[g], infos[g] = self._finish(g, int(ends[g]))
         going = np.flatnonzero(~dones)
         self._observations[going] = table.observations[going]
         self._masks[going] = table.masks[going]
         if finished:
             self._start(finished)
         return self._observations.copy(), rewards, dones, infos
+
+    def _finish(self, g: int, ends: int) -> tuple[float, dict[str, Any]]:
+        """Book game ``g``'s finished episode with the league: the learner's reward (only the end of its
+        episode pays it: knocked out, or the game over: its return then) and the episode's info."""
+        table = self.table
+        reward = float(table.values[g, table.learners[g]])
+        score = outcome_score(reward)
+        opponents = [member for member in self._opponents[g] if member is not None]
+        self.league.record(opponents, score)
+        result = {"r": reward, "l": int(self._lengths[g]), "score": score,
+                  "opponents": sorted({member.name for member in opponents})}
+        return reward, {"terminal_observation": table.observations[g].copy(),
+                        "TimeLimit.truncated": bool(ends & self._vector.TRUNCATED),
+                        "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+
+    # -- rounds: the collector of train/shared_forward.py --
+    # Between calls every game waits on a Python seat (the learner's or a network opponent's): after reset(),
+    # and after each play_round, which deals a game afresh the moment the learner's episode ends. A game's
+    # own pace is its own: some wait on the learner while others wait on opponents.
+
+    @property
+    def members(self) -> list[Opponent]:
+        """The network members that have held a seat, by the index :meth:`deciders` gives."""
+        return self._members
+
+    def index_of(self, member: Opponent | None) -> int | None:
+        """``member``'s index in :attr:`members`, or None where it has not held a seat."""
+        return self._member_index.get(id(member))
+
+    def deciders(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game: whether the learner decides now, and the index (into :attr:`members`) of the network
+        member holding the deciding seat (-1 where it is the learner's)."""
+        to_act = self.table.to_act()
+        return to_act == self.table.learners, self._member_at[np.arange(self.num_envs), to_act]
+
+    def play_round(self, moves: np.ndarray) -> list[tuple[int, float, dict[str, Any]]]:
+        """Play ``moves`` (one per game: the deciding seat's action, or ``SKIP`` to leave the game as it is)
+        in one kernel call; every game in which the learner's episode ended is booked (as ``step_wait``
+        books it) and dealt afresh, played to its first Python seat. Returns ``(game, reward, info)`` for
+        each episode that ended, in game order; a game over before the learner's first decision gives none
+        (it is dealt again, as ``reset`` deals again)."""
+        learner_turn, _ = self.deciders()
+        played = moves != self._vector.SKIP
+        self._lengths[played & learner_turn] += 1
+        ends = self.table.play(moves)
+        ended = np.flatnonzero(played & (ends != 0)).tolist()
+        finished = [(g, *self._finish(g, int(ends[g]))) for g in ended if self._lengths[g]]
+        pending = ended
+        while pending:
+            self._deal(pending)
+            moves = np.full(self.num_envs, self._vector.SKIP, dtype=np.int64)
+            moves[pending] = self._vector.NO_ACTION
+            ends = self.table.play(moves)
+            pending = [g for g in pending if ends[g]]
+        return finished

@@ -1,4 +1,4 @@
-"""MaskablePPO's actor-critic with a lean forward pass for collecting rollouts.
+"""MaskablePPO's actor-critic with a lean forward pass for collecting rollouts, and lean arithmetic.
 
 During a rollout MaskablePPO calls ``policy(obs, action_masks=masks)`` once per vectorised step. The stock
 forward builds a ``MaskableCategorical`` (a torch ``Distribution`` with argument validation), masks it,
@@ -8,22 +8,38 @@ same thing directly under ``torch.inference_mode``:
 
     latent_pi, latent_vf = mlp_extractor(obs)
     logits   = where(mask, action_net(latent_pi), -1e8)     # SB3's HUGE_NEG, so the same numbers
-    log_pi   = logits - logsumexp(logits)                   # the masked distribution's log-probabilities
-    action   = multinomial(exp(log_pi))   or argmax when deterministic
+    log_pi   = log_softmax(logits)                          # the masked distribution's log-probabilities
+    action   = sample_actions(exp(log_pi))   or argmax when deterministic
     returns    action, value_net(latent_vf), log_pi[action]
 
-The modules (and so the ``state_dict``, ``model.zip`` and ``policy_from_sb3``) are exactly those of
-``MaskableActorCriticPolicy``; only the rollout forward is replaced. When gradients are on (someone
-trains through ``forward``) the stock forward runs instead.
+(:func:`choose`, in numpy: a handful of small operations, each cheaper than a torch call.)
+:meth:`LeanMaskablePolicy.act_and_evaluate` is the forward of train/shared_forward.py's rollouts: the
+learner's seats and its latest self's in one batch, the critic evaluated on the learner's rows only.
 
 The PPO update's ``evaluate_actions`` is lean the same way: SB3's builds a ``MaskableCategorical`` per
 minibatch (argument checks, masking, normalisation and probabilities each a pass of their own: a sixth of
 the update at MiniSteel's 256 x 256, docs/performance.md); this one computes the same log-probabilities
-and entropy from the masked logits, with gradients, in the operations the distribution uses:
+and entropy from the masked logits, with gradients:
 
-    log_pi   = logits - logsumexp(logits)                   # MaskableCategorical's normalised logits
+    log_pi   = log_softmax(logits)                          # MaskableCategorical's normalised logits
     log_prob = log_pi[action]
-    entropy  = -sum over legal actions of log_pi * softmax(log_pi)
+    entropy  = -sum over legal actions of log_pi * exp(log_pi)
+
+Three kinds of arithmetic are written around what torch does slowly on this machine's CPUs (measured
+there, docs/performance.md, "Training on the compiled kernel"): ``exp`` of an input whose result
+underflows (a masked logit's -1e8) takes a slow path, ten times the cost of an ordinary one, so
+:func:`log_softmax` exponentiates the shifted logits clamped at ``EXP_FLOOR`` (a masked action's share
+then stays below 1e-34, far under float32's resolution of a sum of at least 1; it is masked out wherever it
+is used); ``torch.tanh`` runs at a sixth of numpy's speed, so the hidden layers' activations are
+:class:`FastTanh` (numpy's tanh forward, torch's own tanh gradient); :func:`sample_actions` inverts the
+cumulative distribution at one uniform number per row (torch's generator, so ``set_random_seed`` fixes
+it) instead of ``torch.multinomial``'s exponential draw per action. The distributions are the same; the
+numbers agree with SB3's within float rounding (tests/test_train.py). The update's Adam is torch's fused
+one where torch has it (2.4 on): one pass over the parameters instead of a loop of small operations.
+
+The modules (and so the ``state_dict``, ``model.zip`` and ``policy_from_sb3``) are exactly those of
+``MaskableActorCriticPolicy`` (:class:`FastTanh` is an ``nn.Tanh``); only the arithmetic differs. When
+gradients are on (someone trains through ``forward``) the stock forward runs instead.
 """
 
 from __future__ import annotations
@@ -37,24 +53,93 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 
 # The logit SB3's MaskableCategorical gives a masked action: the log-probabilities match it exactly.
 MASKED_LOGIT = -1e8
+# Where log_softmax stops exponentiating: exp(-80) is still a normal float32 (exp(-88) is not).
+EXP_FLOOR = -80.0
+# torch's fused Adam on CPUs (torch 2.4 on); the same update as the loop over parameters, in one pass.
+FUSED_ADAM = tuple(int(part) for part in torch.__version__.split(".")[:2]) >= (2, 4)
+
+
+class _NumpyTanh(torch.autograd.Function):
+    """tanh computed by numpy (six times torch's speed here); its gradient torch's own ``tanh_backward``."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = torch.from_numpy(np.tanh(x.detach().numpy()))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+class FastTanh(torch.nn.Tanh):
+    """``nn.Tanh`` computed by numpy on CPU tensors (module docstring); elsewhere torch's."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.device.type != "cpu" or x.dtype != torch.float32:
+            return torch.tanh(x)
+        if x.requires_grad and torch.is_grad_enabled():
+            return _NumpyTanh.apply(x)
+        return torch.from_numpy(np.tanh(x.detach().numpy()))
+
+
+def fast_activations(module: torch.nn.Module) -> None:
+    """Make every ``nn.Tanh`` inside ``module`` a :class:`FastTanh` (no parameters: the same state_dict)."""
+    for name, child in module.named_children():
+        if type(child) is torch.nn.Tanh:
+            setattr(module, name, FastTanh())
+        else:
+            fast_activations(child)
+
+
+def log_softmax(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probabilities and probabilities of each row's (masked) logits, without exponentiating the
+    masked actions' -1e8 (module docstring); gradients flow as through ``torch.log_softmax``."""
+    shifted = logits - logits.detach().amax(dim=1, keepdim=True)
+    exps = shifted.clamp(min=EXP_FLOOR).exp()
+    totals = exps.sum(dim=1, keepdim=True)
+    return shifted - totals.log(), exps / totals
 
 
 class LeanMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose gradient-free ``forward`` skips the distribution objects."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        if kwargs.get("optimizer_kwargs") is None and FUSED_ADAM:
+            kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}  # SB3's eps for Adam, fused
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        super()._build_mlp_extractor()
+        fast_activations(self.mlp_extractor)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False,
                 action_masks: np.ndarray | torch.Tensor | None = None):
         if torch.is_grad_enabled() or not self.share_features_extractor:
             return super().forward(obs, deterministic, action_masks)
         with torch.inference_mode():
-            logits, values = self.masked_logits_and_values(obs, action_masks)
-            log_pi = logits - torch.logsumexp(logits, dim=1, keepdim=True)
-            if deterministic:
-                actions = log_pi.argmax(dim=1)
-            else:
-                actions = torch.multinomial(log_pi.exp(), 1).squeeze(1)
-            log_prob = log_pi.gather(1, actions.unsqueeze(1)).squeeze(1)
-        return actions, values, log_prob
+            latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
+            masks = None if action_masks is None else np.asarray(action_masks, dtype=bool).reshape(len(obs), -1)
+            actions, log_prob = choose(self.action_net(latent_pi).numpy(), masks, deterministic)
+            values = self.value_net(latent_vf)
+        return torch.from_numpy(actions), values, torch.from_numpy(log_prob)
+
+    def act_and_evaluate(self, observations: np.ndarray, masks: np.ndarray,
+                         critic_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A sampled action and its log-probability for every row (as ``forward`` samples them), and the
+        value of the rows where ``critic_rows`` (booleans) is set, in row order: the learner's decisions and
+        its latest self's answered in one forward (train/shared_forward.py), the critic skipped for the
+        latest self's rows, whose values nobody reads. Returns numpy arrays."""
+        with torch.inference_mode():
+            features = self.extract_features(torch.as_tensor(observations))
+            logits = self.action_net(self.mlp_extractor.forward_actor(features))
+            actions, log_prob = choose(logits.numpy(), np.asarray(masks, dtype=bool), deterministic=False)
+            if not critic_rows.all():
+                features = features[torch.as_tensor(critic_rows)]
+            values = self.value_net(self.mlp_extractor.forward_critic(features)).squeeze(1)
+        return actions, log_prob, values.numpy()
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
                          action_masks: np.ndarray | torch.Tensor | None = None):
@@ -65,10 +150,9 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
         latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
         logits = self.action_net(latent_pi)
         masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-        logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
-        log_pi = logits - logits.logsumexp(dim=1, keepdim=True)
+        log_pi, probabilities = log_softmax(torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype)))
         log_prob = log_pi.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
-        p_log_p = torch.where(masks, log_pi * torch.softmax(log_pi, dim=1), torch.tensor(0.0, dtype=logits.dtype))
+        p_log_p = torch.where(masks, log_pi * probabilities, torch.tensor(0.0, dtype=logits.dtype))
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(dim=1)
 
     def masked_logits_and_values(self, obs: torch.Tensor, action_masks: np.ndarray | torch.Tensor | None):
@@ -79,6 +163,36 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
             masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
             logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
         return logits, self.value_net(latent_vf)
+
+
+def choose(logits: np.ndarray, masks: np.ndarray | None, deterministic: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The rollout's choice from a batch of logits (numpy: a few small operations, each cheaper than torch's
+    dispatch): actions (sampled, or the argmax when ``deterministic``) and their log-probabilities under the
+    masked distribution (masked actions at ``MASKED_LOGIT``, SB3's numbers)."""
+    if masks is not None:
+        logits = np.where(masks, logits, np.float32(MASKED_LOGIT))
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exps = np.exp(shifted)  # a masked action's is exactly 0 (numpy's exp underflows fast)
+    totals = exps.sum(axis=1, keepdims=True)
+    log_pi = shifted - np.log(totals)
+    actions = log_pi.argmax(axis=1) if deterministic else sample_actions(exps / totals)
+    return actions, log_pi[np.arange(len(actions)), actions]
+
+
+def sample_actions(probabilities: np.ndarray) -> np.ndarray:
+    """One action per row of ``probabilities`` (shape (rows, actions), rows summing to about 1): the first
+    action whose cumulative probability exceeds a uniform draw scaled to the row's total (so float rounding in
+    the sum moves no probability to a masked action). An action of probability 0 (masked) is never drawn.
+    The draws come from torch's generator (``set_random_seed`` fixes them)."""
+    cumulative = np.cumsum(probabilities, axis=1)
+    totals = cumulative[:, -1]
+    draws = torch.rand(len(totals)).numpy() * totals
+    actions = (cumulative <= draws[:, None]).sum(axis=1)
+    over = actions >= cumulative.shape[1]
+    if over.any():  # a draw rounded up to its row's total: the last action that has any probability
+        positive = cumulative[over] < totals[over, None]
+        actions[over] = positive.sum(axis=1)
+    return actions.astype(np.int64)
 
 
 class OwnViewActor(MlpExtractor):
@@ -111,6 +225,7 @@ class PrivilegedCriticPolicy(LeanMaskablePolicy):
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = OwnViewActor(self.features_dim, self.net_arch, self.activation_fn, self.device,
                                           self.own_size)
+        fast_activations(self.mlp_extractor)
 
 
 class TorchActor:
@@ -126,7 +241,7 @@ class TorchActor:
         self.policy = policy
         self._weights = [torch.as_tensor(np.asarray(w, dtype=np.float32)) for w in policy.weights]
         self._biases = [torch.as_tensor(np.asarray(b, dtype=np.float32)) for b in policy.biases]
-        self._activate = {"tanh": torch.tanh, "relu": torch.relu}[policy.activation]
+        self._activate = {"tanh": FastTanh(), "relu": torch.relu}[policy.activation]
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """Logits for a batch of observations, shape (batch, num_actions), as ``MLPPolicy.logits``."""
