@@ -175,14 +175,18 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tu
     model = make_model(config, env, shared_forward=backend == "kernel shared")
     league.set_latest(policy_from_sb3(model.policy, {}))
     spent = {"env": 0.0, "opponents": 0.0, "learner": 0.0, "update": 0.0}
+    depth = dict.fromkeys(spent, 0)
 
     def timed(function, key):
-        def wrapper(*args, **kwargs):
+        def wrapper(*args, **kwargs):  # the outermost call of each kind only (the env's calls nest)
+            depth[key] += 1
             start = time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
-                spent[key] += time.perf_counter() - start
+                depth[key] -= 1
+                if not depth[key]:
+                    spent[key] += time.perf_counter() - start
         return wrapper
 
     for name in ("step_wait", "reset", "play_round", "answer", "deciders"):  # the env's calls on either loop
@@ -190,9 +194,9 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tu
             setattr(env, name, timed(getattr(env, name), "env"))
     model.train = timed(model.train, "update")
     # The rollout's forwards (the update's are not these): SB3's per step, or the shared one per round (the
-    # learner's rows and its latest self's).
-    model.policy.forward = timed(model.policy.forward, "learner")
-    model.policy.act_and_evaluate = timed(model.policy.act_and_evaluate, "learner")
+    # learner's rows and its latest self's) and the critic's once per rollout.
+    for name in ("forward", "act", "predict_values"):
+        setattr(model.policy, name, timed(getattr(model.policy, name), "learner"))
     original_act = TorchActor.act
     TorchActor.act = timed(original_act, "opponents")
     try:

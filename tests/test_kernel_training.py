@@ -216,17 +216,24 @@ def results(episodes: list[dict]) -> list[str]:
     return sorted(repr((info["episode_result"], info["TimeLimit.truncated"])) for info in episodes)
 
 
-def test_with_compiled_bots_only_the_shared_rollouts_are_sb3s_exactly():
+def test_with_compiled_bots_only_the_shared_rollouts_are_sb3s_draw_for_draw():
     # No network opponent: every game waits on the learner at every round, so the rounds are SB3's steps, the
-    # forward sees the same rows and draws the same numbers: the same buffers, bit for bit, the second
-    # rollout (after an update) too.
+    # forward sees the same rows and draws the same numbers: the same games, decisions and rewards bit for
+    # bit, the second rollout (after an update) too; the values to float rounding (the critic runs once over
+    # the rollout, in other batches than SB3's per step), and what the update computes from them.
     options = {"pool_bots": ("random", "heuristic"), "latest_share": 0.0}
     (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
     for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
-        for name in BUFFER_FIELDS:
-            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"rollout {k}: {name}")
+        assert_same_buffers(got, expected, f"rollout {k}")
     assert len(shared.episodes) >= 10 and results(shared.episodes) == results(sb3.episodes)
     assert shared_league.stats() == sb3_league.stats()
+
+
+def assert_same_buffers(got: dict, expected: dict, where: str) -> None:
+    for name in ("observations", "actions", "action_masks", "rewards", "episode_starts"):
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=f"{where}: {name}")
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(got[name], expected[name], atol=1e-5, err_msg=f"{where}: {name}")
 
 
 def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_sb3s(monkeypatch):
@@ -239,7 +246,8 @@ def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_
     # unchanged, those moves are the same.
     from tavernzoo.train import lean_policy
 
-    monkeypatch.setattr(lean_policy, "sample_actions", lambda probabilities: probabilities.argmax(axis=1))
+    choose = lean_policy.choose
+    monkeypatch.setattr(lean_policy, "choose", lambda logits, masks, deterministic: choose(logits, masks, True))
     act = lean_policy.TorchActor.act
     monkeypatch.setattr(lean_policy.TorchActor, "act", lambda self, observations, masks, rng=None,
                         deterministic=True: act(self, observations, masks, rng, deterministic=True))
@@ -247,10 +255,7 @@ def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_
                "game_options": {**OPTIONS, "max_turns": 30}}
     (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
     for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
-        for name in ("observations", "actions", "action_masks", "rewards", "episode_starts"):
-            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"rollout {k}: {name}")
-        for name in ("values", "log_probs", "advantages", "returns"):
-            np.testing.assert_allclose(got[name], expected[name], atol=1e-5, err_msg=f"rollout {k}: {name}")
+        assert_same_buffers(got, expected, f"rollout {k}")
     assert results(shared.episodes) == results(sb3.episodes)
     cut = sum(info["TimeLimit.truncated"] for info in shared.episodes)
     assert cut >= 5 and len(shared.episodes) - cut >= 5, "episodes cut off and episodes over by the rules"

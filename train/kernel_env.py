@@ -119,6 +119,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self._observations = np.zeros((n_envs, size), dtype=np.float32)
         self._masks = np.ones((n_envs, action_space.n), dtype=bool)
         self._actions: list[int] | None = None
+        self._games = np.arange(n_envs)
+        self._deciders: tuple[np.ndarray, np.ndarray] | None = None  # deciders() until the tables move
 
     # -- the batched heart --
 
@@ -141,6 +143,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 else:
                     self._member_at[g, seat] = self._member_index_of(member)
             self._lengths[g] = 0
+        self._deciders = None
         self.table.deal(games, seeds, learners, controllers)
 
     def _member_index_of(self, member: Opponent) -> int:
@@ -154,7 +157,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         """One kernel call with these actions, then rounds of the network opponents' batched forwards and
         kernel calls until every game played waits for the learner or has ended for it; the ends bits."""
         vector, table = self._vector, self.table
-        ends = table.play(actions)
+        ends = self._table_play(actions)
         while True:
             to_act = table.to_act()
             waiting = np.flatnonzero((ends == 0) & (to_act != table.learners))
@@ -162,7 +165,11 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 return ends
             moves = np.full(self.num_envs, vector.SKIP, dtype=np.int64)
             self.answer(waiting, self._member_at[waiting, to_act[waiting]], moves)
-            ends = table.play(moves)
+            ends = self._table_play(moves)
+
+    def _table_play(self, moves: np.ndarray) -> np.ndarray:
+        self._deciders = None
+        return self.table.play(moves)
 
     def answer(self, games: np.ndarray, members: np.ndarray, moves: np.ndarray) -> None:
         """Each network member answers its seats in ``games`` (``members``: the member at each one's deciding
@@ -251,9 +258,14 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
 
     def deciders(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game: whether the learner decides now, and the index (into :attr:`members`) of the network
-        member holding the deciding seat (-1 where it is the learner's)."""
-        to_act = self.table.to_act()
-        return to_act == self.table.learners, self._member_at[np.arange(self.num_envs), to_act]
+        member holding the deciding seat (-1 where it is the learner's). Read-only arrays, kept until the
+        tables move."""
+        if self._deciders is None:
+            to_act = self.table.to_act()
+            self._deciders = (to_act == self.table.learners, self._member_at[self._games, to_act])
+            for array in self._deciders:
+                array.flags.writeable = False
+        return self._deciders
 
     def play_round(self, moves: np.ndarray) -> list[tuple[int, float, dict[str, Any]]]:
         """Play ``moves`` (one per game: the deciding seat's action, or ``SKIP`` to leave the game as it is)
@@ -264,7 +276,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         learner_turn, _ = self.deciders()
         played = moves != self._vector.SKIP
         self._lengths[played & learner_turn] += 1
-        ends = self.table.play(moves)
+        ends = self._table_play(moves)
         ended = np.flatnonzero(played & (ends != 0)).tolist()
         finished = [(g, *self._finish(g, int(ends[g]))) for g in ended if self._lengths[g]]
         pending = ended
@@ -272,6 +284,6 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             self._deal(pending)
             moves = np.full(self.num_envs, self._vector.SKIP, dtype=np.int64)
             moves[pending] = self._vector.NO_ACTION
-            ends = self.table.play(moves)
+            ends = self._table_play(moves)
             pending = [g for g in pending if ends[g]]
         return finished

@@ -8,29 +8,29 @@ same thing directly under ``torch.inference_mode``:
 
     latent_pi, latent_vf = mlp_extractor(obs)
     logits   = where(mask, action_net(latent_pi), -1e8)     # SB3's HUGE_NEG, so the same numbers
-    log_pi   = log_softmax(logits)                          # the masked distribution's log-probabilities
-    action   = sample_actions(exp(log_pi))   or argmax when deterministic
-    returns    action, value_net(latent_vf), log_pi[action]
+    shifted  = logits - max(logits)
+    action   = sample_actions(cumsum(exp(shifted)))   or argmax when deterministic
+    returns    action, value_net(latent_vf), shifted[action] - log(sum(exp(shifted)))   # log_pi[action]
 
 (:func:`choose`, in numpy: a handful of small operations, each cheaper than a torch call.)
-:meth:`LeanMaskablePolicy.act_and_evaluate` is the forward of train/shared_forward.py's rollouts: the
-learner's seats and its latest self's in one batch, the critic evaluated on the learner's rows only.
+:meth:`LeanMaskablePolicy.act` is the forward of train/shared_forward.py's rollouts: the learner's seats
+and its latest self's in one batch, without the critic (evaluated there once per rollout).
 
 The PPO update's ``evaluate_actions`` is lean the same way: SB3's builds a ``MaskableCategorical`` per
 minibatch (argument checks, masking, normalisation and probabilities each a pass of their own: a sixth of
 the update at MiniSteel's 256 x 256, docs/performance.md); this one computes the same log-probabilities
 and entropy from the masked logits, with gradients:
 
-    log_pi   = log_softmax(logits)                          # MaskableCategorical's normalised logits
-    log_prob = log_pi[action]
-    entropy  = -sum over legal actions of log_pi * exp(log_pi)
+    shifted  = logits - max(logits)                          # MaskableCategorical's logits, less a constant
+    log_prob = shifted[action] - log(sum(exp(shifted)))
+    entropy  = log(sum(exp(shifted))) - sum(exp(shifted) * shifted) / sum(exp(shifted))    # -sum p log p
 
 Three kinds of arithmetic are written around what torch does slowly on this machine's CPUs (measured
 there, docs/performance.md, "Training on the compiled kernel"): ``exp`` of an input whose result
-underflows (a masked logit's -1e8) takes a slow path, ten times the cost of an ordinary one, so
-:func:`log_softmax` exponentiates the shifted logits clamped at ``EXP_FLOOR`` (a masked action's share
-then stays below 1e-34, far under float32's resolution of a sum of at least 1; it is masked out wherever it
-is used); ``torch.tanh`` runs at a sixth of numpy's speed, so the hidden layers' activations are
+underflows (a masked logit's -1e8) takes a slow path, ten times the cost of an ordinary one, so the
+update exponentiates the shifted logits clamped at ``EXP_FLOOR`` (a masked action's share then stays below
+1e-34, far under float32's resolution of a sum of at least 1) and the rollouts' choice is numpy's
+(:func:`choose`); ``torch.tanh`` runs at a sixth of numpy's speed, so the hidden layers' activations are
 :class:`FastTanh` (numpy's tanh forward, torch's own tanh gradient); :func:`sample_actions` inverts the
 cumulative distribution at one uniform number per row (torch's generator, so ``set_random_seed`` fixes
 it) instead of ``torch.multinomial``'s exponential draw per action. The distributions are the same; the
@@ -94,15 +94,6 @@ def fast_activations(module: torch.nn.Module) -> None:
             fast_activations(child)
 
 
-def log_softmax(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probabilities and probabilities of each row's (masked) logits, without exponentiating the
-    masked actions' -1e8 (module docstring); gradients flow as through ``torch.log_softmax``."""
-    shifted = logits - logits.detach().amax(dim=1, keepdim=True)
-    exps = shifted.clamp(min=EXP_FLOOR).exp()
-    totals = exps.sum(dim=1, keepdim=True)
-    return shifted - totals.log(), exps / totals
-
-
 class LeanMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose gradient-free ``forward`` skips the distribution objects."""
 
@@ -126,20 +117,14 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
             values = self.value_net(latent_vf)
         return torch.from_numpy(actions), values, torch.from_numpy(log_prob)
 
-    def act_and_evaluate(self, observations: np.ndarray, masks: np.ndarray,
-                         critic_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A sampled action and its log-probability for every row (as ``forward`` samples them), and the
-        value of the rows where ``critic_rows`` (booleans) is set, in row order: the learner's decisions and
-        its latest self's answered in one forward (train/shared_forward.py), the critic skipped for the
-        latest self's rows, whose values nobody reads. Returns numpy arrays."""
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A sampled action and its log-probability for every row, as ``forward`` samples them, without the
+        critic: the rollouts of train/shared_forward.py answer the learner's decisions and its latest self's
+        in one batch of these and evaluate the critic once per rollout. Returns numpy arrays."""
         with torch.inference_mode():
             features = self.extract_features(torch.as_tensor(observations))
             logits = self.action_net(self.mlp_extractor.forward_actor(features))
-            actions, log_prob = choose(logits.numpy(), np.asarray(masks, dtype=bool), deterministic=False)
-            if not critic_rows.all():
-                features = features[torch.as_tensor(critic_rows)]
-            values = self.value_net(self.mlp_extractor.forward_critic(features)).squeeze(1)
-        return actions, log_prob, values.numpy()
+            return choose(logits.numpy(), np.asarray(masks, dtype=bool), deterministic=False)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
                          action_masks: np.ndarray | torch.Tensor | None = None):
@@ -150,10 +135,15 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
         latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
         logits = self.action_net(latent_pi)
         masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-        log_pi, probabilities = log_softmax(torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype)))
-        log_prob = log_pi.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
-        p_log_p = torch.where(masks, log_pi * probabilities, torch.tensor(0.0, dtype=logits.dtype))
-        return self.value_net(latent_vf), log_prob, -p_log_p.sum(dim=1)
+        logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
+        # log p = shifted - log(total), with the masked actions' exp never taken (module docstring)
+        shifted = (logits - logits.detach().amax(dim=1, keepdim=True)).clamp(min=EXP_FLOOR)
+        exps = shifted.exp()
+        totals = exps.sum(dim=1)
+        log_totals = totals.log()
+        log_prob = shifted.gather(1, actions.long().reshape(-1, 1)).squeeze(1) - log_totals
+        entropy = log_totals - (exps * shifted).sum(dim=1) / totals  # -sum p log p; a masked p is below 1e-34
+        return self.value_net(latent_vf), log_prob, entropy
 
     def masked_logits_and_values(self, obs: torch.Tensor, action_masks: np.ndarray | torch.Tensor | None):
         """Logits with masked actions at ``MASKED_LOGIT`` (shape (batch, actions)) and values (batch, 1)."""
@@ -173,18 +163,18 @@ def choose(logits: np.ndarray, masks: np.ndarray | None, deterministic: bool) ->
         logits = np.where(masks, logits, np.float32(MASKED_LOGIT))
     shifted = logits - logits.max(axis=1, keepdims=True)
     exps = np.exp(shifted)  # a masked action's is exactly 0 (numpy's exp underflows fast)
-    totals = exps.sum(axis=1, keepdims=True)
-    log_pi = shifted - np.log(totals)
-    actions = log_pi.argmax(axis=1) if deterministic else sample_actions(exps / totals)
-    return actions, log_pi[np.arange(len(actions)), actions]
+    cumulative = np.cumsum(exps, axis=1)
+    actions = shifted.argmax(axis=1) if deterministic else sample_actions(cumulative)
+    rows = np.arange(len(actions))
+    return actions, shifted[rows, actions] - np.log(cumulative[:, -1])
 
 
-def sample_actions(probabilities: np.ndarray) -> np.ndarray:
-    """One action per row of ``probabilities`` (shape (rows, actions), rows summing to about 1): the first
-    action whose cumulative probability exceeds a uniform draw scaled to the row's total (so float rounding in
-    the sum moves no probability to a masked action). An action of probability 0 (masked) is never drawn.
-    The draws come from torch's generator (``set_random_seed`` fixes them)."""
-    cumulative = np.cumsum(probabilities, axis=1)
+def sample_actions(cumulative: np.ndarray) -> np.ndarray:
+    """One action per row of ``cumulative`` (each row the running sum of its actions' probabilities, or of
+    anything proportional to them; shape (rows, actions)): the first action whose running sum exceeds a
+    uniform draw scaled to the row's total (so float rounding in the sum moves no probability to a masked
+    action). An action of probability 0 (masked) is never drawn. The draws come from torch's generator
+    (``set_random_seed`` fixes them)."""
     totals = cumulative[:, -1]
     draws = torch.rand(len(totals)).numpy() * totals
     actions = (cumulative <= draws[:, None]).sum(axis=1)

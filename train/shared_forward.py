@@ -6,14 +6,15 @@ rounds of kernel calls and one forward of its latest self (the same weights, dur
 shrinking batches of opponent seats, about 9 forwards per step. :class:`SharedForwardPPO` lets each game
 run at its own pace instead: every round, each game waits on one Python seat, the learner's or a network
 opponent's, and all the seats held by the learner or by the league's ``latest`` member are answered in
-one forward (:meth:`~.lean_policy.LeanMaskablePolicy.act_and_evaluate`: the actor for every row, the
-critic for the learner's rows), the other network members (snapshots, pool networks) in one batch each,
-then one kernel call plays them all. About 3.4 rows per learner decision (the learner's and its latest
-self's at a table of four), in a forward over all the games (docs/performance.md).
+one forward of the actor (:meth:`~.lean_policy.LeanMaskablePolicy.act`), the other network members
+(snapshots, pool networks) in one batch each, then one kernel call plays them all: about 135 rounds of
+45 rows a rollout (2,048 decisions, 3 rows each at a table of four against the defaults' league) instead of
+about 290 forwards (docs/performance.md). The critic, which only the update reads, runs once per rollout
+over all its decisions.
 
 The rollout buffer is filled as SB3 fills it, a column per game: the learner's decision in game ``g``
-goes to row ``filled[g]`` of column ``g`` (observation, action, mask, value, log-probability, and whether
-it starts an episode); the reward of a row is written when its outcome is known: 0 when the learner
+goes to row ``filled[g]`` of column ``g`` (observation, action, mask, log-probability, and whether it
+starts an episode; its value at the end); the reward of a row is written when its outcome is known: 0 when the learner
 decides again in the same episode, the game's return for its seat when the episode ends (plus
 ``gamma * V(final observation)`` when it was cut off, as SB3 bootstraps ``TimeLimit.truncated``). A
 column is complete when its last row's outcome is known; a game whose column is complete waits where it is
@@ -23,8 +24,9 @@ buffer's ``compute_returns_and_advantage`` as SB3 passes them. Callbacks step on
 decisions, as SB3 steps them, with the infos of the episodes that ended since.
 
 With no network opponents (a league of compiled bots) every game waits on the learner at every round, so
-the rounds are SB3's steps and the buffer is SB3's exactly, draws included; with network opponents the
-games and the buffer are SB3's where every choice is deterministic (tests/test_shared_forward.py).
+the rounds are SB3's steps and the buffer is SB3's, draws included; with network opponents the games and
+the buffer are SB3's where every choice is deterministic (tests/test_kernel_training.py; the values to
+float rounding, the critic's batches being others).
 On any other env (the Python backend) it is MaskablePPO.
 """
 
@@ -66,8 +68,8 @@ class SharedForwardPPO(MaskablePPO):
         ended_infos: list[dict[str, Any]] = []
         decisions = 0  # learner decisions not yet handed to the callbacks
         latest = env.league.latest
+        learner_turn, member_at = env.deciders()
         while not complete.all():
-            learner_turn, member_at = env.deciders()
             playing = ~complete
             learners = np.flatnonzero(playing & learner_turn)
             latest_index = env.index_of(latest)  # None until the latest self holds a seat
@@ -76,15 +78,14 @@ class SharedForwardPPO(MaskablePPO):
             if shared.any():
                 games = np.flatnonzero(shared)
                 observations, masks = table.observations[games], table.masks[games]
-                critic = learner_turn[games]
-                actions, log_probs, values = policy.act_and_evaluate(observations, masks, critic)
+                actions, log_probs = policy.act(observations, masks)
                 moves[games] = actions
+                mine = learner_turn[games]
                 rows = filled[learners]
-                buffer.observations[rows, learners] = observations[critic]
-                buffer.actions[rows, learners, 0] = actions[critic]
-                buffer.action_masks[rows, learners] = masks[critic]
-                buffer.values[rows, learners] = values
-                buffer.log_probs[rows, learners] = log_probs[critic]
+                buffer.observations[rows, learners] = observations[mine]
+                buffer.actions[rows, learners, 0] = actions[mine]
+                buffer.action_masks[rows, learners] = masks[mine]
+                buffer.log_probs[rows, learners] = log_probs[mine]
                 buffer.episode_starts[rows, learners] = self._last_episode_starts[learners]
                 self._last_episode_starts[learners] = False
                 filled[learners] += 1
@@ -103,7 +104,7 @@ class SharedForwardPPO(MaskablePPO):
                 if filled[g] == n_steps:
                     complete[g] = last_dones[g] = True
                 ended_infos.append(info)
-            learner_turn, _ = env.deciders()
+            learner_turn, member_at = env.deciders()
             decided = open_row & learner_turn  # the learner decides again: its last row's reward was 0
             open_row[decided] = False
             done = decided & (filled == n_steps)
@@ -119,10 +120,14 @@ class SharedForwardPPO(MaskablePPO):
                     return False
                 self._update_info_buffer(infos, dones)
                 ended_infos = []
+        # The critic once over the rollout's decisions and the pending ones: one wide batch (only the update
+        # reads the values) instead of a narrow one per round.
+        evaluated = np.concatenate([buffer.observations.reshape(-1, *buffer.obs_shape), last_observations])
         with torch.no_grad():
-            values = policy.predict_values(obs_as_tensor(last_observations, self.device))
+            values = policy.predict_values(obs_as_tensor(evaluated, self.device)).numpy()[:, 0]
+        buffer.values[:] = values[:-n_envs].reshape(buffer.values.shape)
         buffer.pos, buffer.full = buffer.buffer_size, True
-        buffer.compute_returns_and_advantage(last_values=values, dones=last_dones)
+        buffer.compute_returns_and_advantage(last_values=torch.as_tensor(values[-n_envs:]), dones=last_dones)
         callback.update_locals(locals())
         callback.on_rollout_end()
         return True
