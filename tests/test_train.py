@@ -494,11 +494,11 @@ def test_the_lean_update_evaluates_actions_as_sb3s_masked_distribution():
 
 
 def test_the_rollouts_sampler_draws_each_action_with_its_probability_and_never_a_masked_one(monkeypatch):
-    # sample_actions inverts each row's cumulative distribution at one uniform draw (torch's generator):
+    # choose inverts each row's cumulative distribution at one uniform draw (torch's generator):
     # 100,000 seeded draws per row land on each action within 5 standard deviations of its probability, on
     # no masked action (probability 0, first, middle or last); a draw of 0 takes the first action that has
     # any probability, one rounded up to the row's total the last.
-    from tavernzoo.train.lean_policy import choose, sample_actions
+    from tavernzoo.train.lean_policy import choose
 
     logits = np.array([[0.0, 1.0, -1.0, 2.0, 0.5], [3.0, 0.0, 0.0, 0.0, -2.0]], dtype=np.float32)
     masks = np.array([[False, True, True, False, True], [True, False, False, True, False]])
@@ -515,11 +515,12 @@ def test_the_rollouts_sampler_draws_each_action_with_its_probability_and_never_a
     np.testing.assert_allclose(log_probs, np.log(probabilities[np.repeat([0, 1], draws), picks]), atol=1e-5)
     best, _ = choose(logits, masks, deterministic=True)
     assert best.tolist() == [1, 0]
-    cumulative = np.cumsum(probabilities, axis=1).astype(np.float32)
     monkeypatch.setattr(torch, "rand", lambda n: torch.zeros(n))
-    assert sample_actions(cumulative).tolist() == [1, 0]
+    assert choose(logits, masks, deterministic=False)[0].tolist() == [1, 0]
     monkeypatch.setattr(torch, "rand", lambda n: torch.ones(n))  # every draw at its row's total
-    assert sample_actions(cumulative).tolist() == [4, 3]
+    assert choose(logits, masks, deterministic=False)[0].tolist() == [4, 3]
+    with pytest.raises(ValueError, match="row 1 of the masks has no legal action"):
+        choose(logits, np.array([masks[0], [False] * 5]), deterministic=False)
 
 
 def test_a_privileged_critic_reads_every_seat_while_the_saved_bot_reads_only_its_own(tmp_path):

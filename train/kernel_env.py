@@ -11,6 +11,14 @@ each policy answers all the games waiting on it in one batched forward before th
 network through its bot's own ``act_batch``, so it chooses as that bot does). So each learner step costs
 one kernel call per round of network opponents, one forward per policy and round, and no Python game code.
 
+Besides the VecEnv's steps (every game played on to its learner's next decision) it plays in rounds for
+train/shared_forward.py's collector, which ``tavernzoo train`` uses: :meth:`~KernelSelfPlayVecEnv.deciders`
+says who decides in each game (the learner, or which network member), :meth:`~KernelSelfPlayVecEnv.answer`
+has network members answer their seats, :meth:`~KernelSelfPlayVecEnv.play_round` plays one move per game in
+one kernel call and books and deals afresh the games whose learner's episode ended; so the learner's seats
+and its latest self's are answered together in one forward, each game at its own pace. After rounds, the
+games wait where they are (some on opponents): ``reset`` before stepping the VecEnv again.
+
 What a learner sees is what SelfPlayVecEnv gives it: its observation and mask, its reward (the game's return
 for its seat when its episode ends: knocked out, the game won or lost, or cut off: ``TimeLimit.truncated``),
 ``terminal_observation``, ``episode`` and ``episode_result`` (booked with the league) in the info of a

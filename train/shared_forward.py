@@ -77,14 +77,13 @@ class SharedForwardPPO(MaskablePPO):
             moves = np.full(n_envs, skip, dtype=np.int64)
             if shared.any():
                 games = np.flatnonzero(shared)
-                observations, masks = table.observations[games], table.masks[games]
-                actions, log_probs = policy.act(observations, masks)
+                actions, log_probs = policy.act(table.observations[games], table.masks[games])
                 moves[games] = actions
                 mine = learner_turn[games]
                 rows = filled[learners]
-                buffer.observations[rows, learners] = observations[mine]
+                buffer.observations[rows, learners] = table.observations[learners]
                 buffer.actions[rows, learners, 0] = actions[mine]
-                buffer.action_masks[rows, learners] = masks[mine]
+                buffer.action_masks[rows, learners] = table.masks[learners]
                 buffer.log_probs[rows, learners] = log_probs[mine]
                 buffer.episode_starts[rows, learners] = self._last_episode_starts[learners]
                 self._last_episode_starts[learners] = False
@@ -108,8 +107,9 @@ class SharedForwardPPO(MaskablePPO):
             decided = open_row & learner_turn  # the learner decides again: its last row's reward was 0
             open_row[decided] = False
             done = decided & (filled == n_steps)
-            complete[done] = True
-            last_observations[done] = table.observations[done]
+            if done.any():
+                complete[done] = True
+                last_observations[done] = table.observations[done]
             decisions += learners.size
             while decisions >= n_envs:  # the callbacks' steps: one per n_envs decisions, as SB3's
                 decisions -= n_envs
