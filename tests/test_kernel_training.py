@@ -157,8 +157,8 @@ def collected(shared: bool, rollouts: int = 2, snapshot: bool = False, game_opti
               update: bool = True, **options):
     """A seeded run's rollout buffers (as the update reads them) collected by SB3's loop or by the shared-
     forward rounds, with the episodes its callbacks saw and the policy's own values and log-probabilities of
-    each buffer's decisions (evaluated before the update); and the league (with a snapshot in its pool if
-    ``snapshot``: a network answered in batches of its own). ``game_options``: MiniSteel's. Without
+    each buffer's decisions (evaluated before the update); and the league (with two snapshots in its pool if
+    ``snapshot``: networks answered in a stacked forward of their own). ``game_options``: MiniSteel's. Without
     ``update`` the policy stays as it started (no PPO update between the rollouts)."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
@@ -169,13 +169,17 @@ def collected(shared: bool, rollouts: int = 2, snapshot: bool = False, game_opti
         def __init__(self, league):
             super().__init__()
             self.league, self.buffers, self.evaluated, self.episodes = league, [], [], []
+            self.per_rollout: list[list[dict]] = []  # the episodes that ended in each rollout
 
         def _on_rollout_start(self):  # the latest self is the learner's network, as LeagueCallback keeps it
+            self.per_rollout.append([])
             if self.league.latest is not None:
                 self.league.set_latest(policy_from_sb3(self.model.policy, {}))
 
         def _on_step(self):
-            self.episodes += [info for info in self.locals["infos"] if "episode_result" in info]
+            ended = [info for info in self.locals["infos"] if "episode_result" in info]
+            self.episodes += ended
+            self.per_rollout[-1] += ended
             return True
 
         def _on_rollout_end(self):
@@ -196,8 +200,9 @@ def collected(shared: bool, rollouts: int = 2, snapshot: bool = False, game_opti
     model = make_model(config, env, shared_forward=shared)
     if config.latest_share:
         league.set_latest(policy_from_sb3(model.policy, {}))
-    if snapshot:
+    if snapshot:  # two: the snapshots answer in one stacked forward
         league.add_snapshot(random_policy(2), 100)
+        league.add_snapshot(random_policy(3), 200)
     if not update:
         model.train = lambda: None
     capture = Capture(league)
@@ -263,9 +268,9 @@ def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_
 
 
 def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants():
-    # Sampled play against the latest self, a snapshot and both compiled bots draws other numbers than SB3's
-    # loop: the buffer is checked for what it must hold.
-    shared, league = collected(True, rollouts=1, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.6)
+    # Sampled play against the latest self, two snapshots and both compiled bots draws other numbers than
+    # SB3's loop: the buffer is checked for what it must hold.
+    shared, league = collected(True, rollouts=2, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.5)
     buffer, (values, log_probs) = shared.buffers[0], shared.evaluated[0]
     assert (buffer["observations"] != 0).any(axis=2).all(), "every row of every column was written"
     rows, columns = np.indices(buffer["rewards"].shape)
@@ -278,8 +283,33 @@ def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants():
     ends = buffer["episode_starts"][1:] == 1
     assert (buffer["rewards"][:-1][~ends] == 0).all()
     assert ends.sum() >= 5 and (buffer["rewards"][:-1][ends] != 0).any()
-    # each ended episode booked once: those inside the buffer, and up to one a column at its last row
-    assert ends.sum() <= len(shared.episodes) <= ends.sum() + buffer["rewards"].shape[1]
+    # each ended episode booked once and handed to the callbacks, whose steps are SB3's: n_steps a rollout
+    assert ends.sum() <= len(shared.per_rollout[0]) <= ends.sum() + buffer["rewards"].shape[1]
+    assert shared.n_calls == 2 * 32 and shared.num_timesteps == 2 * 32 * 8
     seen = {name for info in shared.episodes for name in info["episode_result"]["opponents"]}
-    assert seen == {"latest", "snapshot@100", "random", "heuristic"}
+    assert seen == {"latest", "snapshot@100", "snapshot@200", "random", "heuristic"}
     assert league.latest.games == sum("latest" in info["episode_result"]["opponents"] for info in shared.episodes)
+
+
+def test_the_snapshots_stacked_choose_as_each_alone_would(monkeypatch):
+    # One batched product per layer over every snapshot's rows (padded; a snapshot may have none): with the
+    # choice an argmax, each snapshot's picks are its own policy's, row for row. Other shapes are not stacked.
+    from tavernzoo.train import lean_policy
+
+    choose = lean_policy.choose
+    monkeypatch.setattr(lean_policy, "choose", lambda logits, masks, deterministic: choose(logits, masks, True))
+    config = MS.make_config(OPTIONS)
+    size, actions = MS.encoder.observation_size(config), len(MS.action_names(config))
+    policies = [random_policy(seed) for seed in (1, 2, 3)]
+    rng = np.random.default_rng(0)
+    observations = [rng.random((rows, size), dtype=np.float32) for rows in (3, 0, 5)]
+    masks = [rng.random((rows, actions)) < 0.2 for rows in (3, 0, 5)]
+    for mask in masks:
+        mask[:, 7] = True
+    picks = lean_policy.StackedActors(policies).act(observations, masks)
+    for policy, rows, mask, picked in zip(policies, observations, masks, picks, strict=True):
+        assert picked.tolist() == policy.act(rows, mask, deterministic=True).tolist()
+    assert [len(picked) for picked in picks] == [3, 0, 5]
+    wider = MLPPolicy([np.zeros((16, size), np.float32), np.zeros((actions, 16), np.float32)],
+                      [np.zeros(16, np.float32), np.zeros(actions, np.float32)], "tanh", {})
+    assert lean_policy.StackedActors.fit(policies) and not lean_policy.StackedActors.fit([*policies, wider])

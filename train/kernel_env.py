@@ -8,7 +8,8 @@ game the learner's seat is drawn at random and every other seat from the league 
 snapshots and pool bots that are trained networks (``zoo:ministeel``, ``BOT.onnx``, a checkpoint or run:
 ``tavernzoo exploit``'s league) are network policies: a kernel call stops at every seat they hold, and
 each policy answers all the games waiting on it in one batched forward before the next call (a pool
-network through its bot's own ``act_batch``, so it chooses as that bot does). So each learner step costs
+network through its bot's own ``act_batch``, so it chooses as that bot does; the snapshots, all of the
+learner's shape, in one stacked forward for all of them). So each learner step costs
 one kernel call per round of network opponents, one forward per policy and round, and no Python game code.
 
 Besides the VecEnv's steps (every game played on to its learner's next decision) it plays in rounds for
@@ -104,6 +105,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         from ..envs.ministeel import vector
 
         self._vector = vector
+        self.SKIP = vector.SKIP
+        """The move that leaves a game as it is in :meth:`play_round`."""
         self.league = league
         # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
         compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
@@ -129,6 +132,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self._actions: list[int] | None = None
         self._games = np.arange(n_envs)
         self._deciders: tuple[np.ndarray, np.ndarray] | None = None  # deciders() until the tables move
+        self._stack: tuple[list[int], Any] | None = None  # the snapshots' StackedActors, with their ids
 
     # -- the batched heart --
 
@@ -181,16 +185,39 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
 
     def answer(self, games: np.ndarray, members: np.ndarray, moves: np.ndarray) -> None:
         """Each network member answers its seats in ``games`` (``members``: the member at each one's deciding
-        seat, an index into :attr:`members`) in one batched call, into ``moves``."""
-        table = self.table
+        seat, an index into :attr:`members`) in one batched call, into ``moves``; the league's snapshots all
+        together, in one stacked forward (:class:`~.lean_policy.StackedActors`)."""
+        table, stack = self.table, self._snapshot_stack()
+        stacked: dict[int, np.ndarray] = {}  # a snapshot's place in the stack -> its games
         for index in np.unique(members).tolist():
             chosen = games[members == index]
             member = self._members[index]
             if member.policy is None:  # a pool network: its bot chooses, as it would at any table
                 moves[chosen] = member.bot.act_batch(table.observations[chosen], table.masks[chosen])
-                continue
-            moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
-                                                       self._np_rng, deterministic=False)
+            elif stack is not None and id(member.policy) in stack[0]:
+                stacked[stack[0].index(id(member.policy))] = chosen
+            else:
+                moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
+                                                           self._np_rng, deterministic=False)
+        if stacked:
+            empty = np.zeros(0, dtype=np.int64)
+            places = [stacked.get(k, empty) for k in range(len(stack[0]))]
+            picks = stack[1].act([table.observations[chosen] for chosen in places],
+                                 [table.masks[chosen] for chosen in places])
+            for chosen, actions in zip(places, picks, strict=True):
+                moves[chosen] = actions
+
+    def _snapshot_stack(self) -> tuple[list[int], Any] | None:
+        """The league's snapshots stacked for one forward (their policies' ids, in the stack's order), built
+        again when a snapshot joins or leaves; None with fewer than two or shapes that differ."""
+        from .lean_policy import StackedActors
+
+        policies = [snapshot.policy for snapshot in self.league.snapshots]
+        key = [id(policy) for policy in policies]
+        if self._stack is None or self._stack[0] != key:
+            fits = len(policies) > 1 and StackedActors.fit(policies)
+            self._stack = (key, StackedActors(policies) if fits else None)
+        return self._stack if self._stack[1] is not None else None
 
     def _start(self, games: list[int]) -> None:
         """Deal these games and play them to the learner's first decision, dealing again any game that ends
@@ -276,7 +303,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         return self._deciders
 
     def play_round(self, moves: np.ndarray) -> list[tuple[int, float, dict[str, Any]]]:
-        """Play ``moves`` (one per game: the deciding seat's action, or ``SKIP`` to leave the game as it is)
+        """Play ``moves`` (one per game: the deciding seat's action, or :attr:`SKIP` to leave the game as it is)
         in one kernel call; every game in which the learner's episode ended is booked (as ``step_wait``
         books it) and dealt afresh, played to its first Python seat. Returns ``(game, reward, info)`` for
         each episode that ended, in game order; a game over before the learner's first decision gives none

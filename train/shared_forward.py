@@ -14,9 +14,9 @@ over all its decisions.
 
 The rollout buffer is filled as SB3 fills it, a column per game: the learner's decision in game ``g``
 goes to row ``filled[g]`` of column ``g`` (observation, action, mask, log-probability, and whether it
-starts an episode; its value at the end); the reward of a row is written when its outcome is known: 0 when the learner
-decides again in the same episode, the game's return for its seat when the episode ends (plus
-``gamma * V(final observation)`` when it was cut off, as SB3 bootstraps ``TimeLimit.truncated``). A
+starts an episode; its value at the end); the reward of a row is written when its outcome is known: 0
+when the learner decides again in the same episode, the game's return for its seat when the episode ends
+(plus ``gamma * V(final observation)`` when it was cut off, as SB3 bootstraps ``TimeLimit.truncated``). A
 column is complete when its last row's outcome is known; a game whose column is complete waits where it is
 (at the learner's decision, or mid-way through a fresh deal) for the next rollout. When every column is
 complete the last values (the learner's pending decision's, or none where the episode ended) go to the
@@ -59,14 +59,14 @@ class SharedForwardPPO(MaskablePPO):
         policy.set_training_mode(False)
         buffer.reset()
         callback.on_rollout_start()
-        skip = env._vector.SKIP
+        skip = env.SKIP
         filled = np.zeros(n_envs, dtype=np.int64)  # rows written in each game's column
         open_row = np.zeros(n_envs, dtype=bool)  # its last row waits for its outcome
         complete = np.zeros(n_envs, dtype=bool)
         last_dones = np.zeros(n_envs, dtype=bool)
         last_observations = np.zeros((n_envs, *buffer.obs_shape), dtype=np.float32)
         ended_infos: list[dict[str, Any]] = []
-        decisions = 0  # learner decisions not yet handed to the callbacks
+        decisions, steps = 0, 0  # learner decisions not yet handed to the callbacks; the callbacks' steps
         latest = env.league.latest
         learner_turn, member_at = env.deciders()
         while not complete.all():
@@ -111,14 +111,13 @@ class SharedForwardPPO(MaskablePPO):
                 complete[done] = True
                 last_observations[done] = table.observations[done]
             decisions += learners.size
-            while decisions >= n_envs:  # the callbacks' steps: one per n_envs decisions, as SB3's
+            # The callbacks' steps, one per n_envs decisions as SB3's; the rollout's last once every column's
+            # outcome is known, so that it hands over every episode that ended in the rollout.
+            while decisions >= n_envs and (steps < n_steps - 1 or complete.all()):
                 decisions -= n_envs
-                self.num_timesteps += n_envs
-                infos, dones = ended_infos, np.ones(len(ended_infos), dtype=bool)  # noqa: F841 (callbacks read them)
-                callback.update_locals(locals())
-                if not callback.on_step():
+                steps += 1
+                if not self._callback_step(callback, n_envs, ended_infos):
                     return False
-                self._update_info_buffer(infos, dones)
                 ended_infos = []
         # The critic once over the rollout's decisions and the pending ones: one wide batch (only the update
         # reads the values) instead of a narrow one per round.
@@ -130,4 +129,15 @@ class SharedForwardPPO(MaskablePPO):
         buffer.compute_returns_and_advantage(last_values=torch.as_tensor(values[-n_envs:]), dones=last_dones)
         callback.update_locals(locals())
         callback.on_rollout_end()
+        return True
+
+    def _callback_step(self, callback: Any, n_envs: int, infos: list[dict[str, Any]]) -> bool:
+        """One step for the callbacks, as SB3's loop makes it after each env step: ``n_envs`` more timesteps,
+        the infos of the episodes that ended (``locals()["infos"]``, ``["dones"]``); False to stop."""
+        self.num_timesteps += n_envs
+        dones = np.ones(len(infos), dtype=bool)
+        callback.update_locals(locals())
+        if not callback.on_step():
+            return False
+        self._update_info_buffer(infos, dones)
         return True
