@@ -26,7 +26,8 @@ SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's rollout loop and with tr
 ``tavernzoo train`` uses), the league of the defaults (latest self for 80% of the seats, random and
 heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the
 learner's rollout forward (on the shared loop: the learner's rows and its latest self's, in one forward),
-the other opponents' batched forwards (the network's share: these three), the env's game code (its calls
+the other opponents' batched forwards (``TorchActor.act``, the snapshots' ``StackedActors.act``; the
+network's share: these three), the env's game code (its calls
 less the opponents' forwards) and the rollout glue (the rest: SB3's buffer, callbacks and tensors per step,
 or the shared loop's bookkeeping). ``--snapshots K`` puts K frozen copies of the learner in the pool from the
 start, as a long run's league holds them (each answered in its own batches). ``--update`` times one PPO
@@ -166,7 +167,7 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...],
     ``snapshots``: frozen copies of the learner in the pool from the start (as a long run's league holds)."""
     from tavernzoo.train import kernel_env
     from tavernzoo.train.config import make_train_config
-    from tavernzoo.train.lean_policy import TorchActor
+    from tavernzoo.train.lean_policy import StackedActors, TorchActor
 
     game = get_game("ministeel")
     config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
@@ -205,14 +206,15 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...],
     # learner's rows and its latest self's) and the critic's once per rollout.
     for name in ("forward", "act", "predict_values"):
         setattr(model.policy, name, timed(getattr(model.policy, name), "learner"))
-    original_act = TorchActor.act
+    original_act, original_stacked = TorchActor.act, StackedActors.act
     TorchActor.act = timed(original_act, "opponents")
+    StackedActors.act = timed(original_stacked, "opponents")
     try:
         start, cpu = time.perf_counter(), time.process_time()
         model.learn(total_timesteps=timesteps)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
-        TorchActor.act = original_act
+        TorchActor.act, StackedActors.act = original_act, original_stacked
     shares = {"update": spent["update"], "learner forward": spent["learner"], "opponent forwards": spent["opponents"],
               "game code": spent["env"] - spent["opponents"],
               "rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}

@@ -185,23 +185,28 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
 
     def answer(self, games: np.ndarray, members: np.ndarray, moves: np.ndarray) -> None:
         """Each network member answers its seats in ``games`` (``members``: the member at each one's deciding
-        seat, an index into :attr:`members`) in one batched call, into ``moves``; the league's snapshots all
-        together, in one stacked forward (:class:`~.lean_policy.StackedActors`)."""
+        seat, an index into :attr:`members`) in one batched call, into ``moves``; the league's snapshots, where
+        two or more have seats to answer, together in one stacked forward (:class:`~.lean_policy.StackedActors`:
+        each layer one product over all of them, which saves the calls, not the reading of their weights)."""
         table, stack = self.table, self._snapshot_stack()
-        stacked: dict[int, np.ndarray] = {}  # a snapshot's place in the stack -> its games
+        stacked: dict[int, tuple[np.ndarray, Opponent]] = {}  # a snapshot's place in the stack -> its games
         for index in np.unique(members).tolist():
             chosen = games[members == index]
             member = self._members[index]
             if member.policy is None:  # a pool network: its bot chooses, as it would at any table
                 moves[chosen] = member.bot.act_batch(table.observations[chosen], table.masks[chosen])
             elif stack is not None and id(member.policy) in stack[0]:
-                stacked[stack[0].index(id(member.policy))] = chosen
+                stacked[stack[0].index(id(member.policy))] = chosen, member
             else:
                 moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
                                                            self._np_rng, deterministic=False)
-        if stacked:
+        if len(stacked) == 1:  # one snapshot to answer: its own forward reads only its own weights
+            (chosen, member), = stacked.values()
+            moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
+                                                       self._np_rng, deterministic=False)
+        elif stacked:
             empty = np.zeros(0, dtype=np.int64)
-            places = [stacked.get(k, empty) for k in range(len(stack[0]))]
+            places = [stacked[k][0] if k in stacked else empty for k in range(len(stack[0]))]
             picks = stack[1].act([table.observations[chosen] for chosen in places],
                                  [table.masks[chosen] for chosen in places])
             for chosen, actions in zip(places, picks, strict=True):
