@@ -1,7 +1,8 @@
 """Training throughput on Tiny Minotaur: tavernzoo's self-play setup next to the PettingZoo SB3 tutorial's.
 
     python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
-                                   [--startup] [--startup-baseline OLD_CLI_PY] [--backends]
+                                   [--startup] [--startup-baseline OLD_CLI_PY]
+                                   [--backends [--net-arch 256,256] [--snapshots K]] [--update]
 
 (a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
@@ -21,11 +22,17 @@ go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``t
 
 ``--backends`` instead times ``tavernzoo train ministeel``'s setup (the recipe: 4 players, 64 games x 32
 steps; ``--net-arch``, default 256 x 256, zoo:ministeel's size) on each ``env_backend`` (python:
-SelfPlayVecEnv; kernel: train/kernel_env.py), the league of the defaults (latest self for 80% of the seats,
-random and heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO
-update, the learner's rollout forward, the opponents' batched forwards (the network's share: these three),
-the env's game code (its ``step_wait``/``reset`` less the opponents' forwards) and SB3's rollout glue (the
-rest: its buffer, callbacks, tensors per step).
+SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's rollout loop and with train/shared_forward.py's, which
+``tavernzoo train`` uses), the league of the defaults (latest self for 80% of the seats, random and
+heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the
+learner's rollout forward (on the shared loop: the learner's rows and its latest self's, in one forward),
+the other opponents' batched forwards (``TorchActor.act``, the snapshots' ``StackedActors.act``; the
+network's share: these three), the env's game code (its calls
+less the opponents' forwards) and the rollout glue (the rest: SB3's buffer, callbacks and tensors per step,
+or the shared loop's bookkeeping). ``--snapshots K`` puts K frozen copies of the learner in the pool from the
+start, as a long run's league holds them (each answered in its own batches). ``--update`` times one PPO
+update with its arithmetic as it was before issue 48 and with each of its changes added in turn (fused Adam,
+numpy's tanh, no exp of masked logits).
 """
 
 from __future__ import annotations
@@ -144,51 +151,73 @@ def report_timings(game_name: str, options: dict, games: int, repeats: int, dire
           f"({ratio:.1f}x)")
 
 
-def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...]) -> tuple[float, float, dict[str, float]]:
-    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend``
-    with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`)."""
+BACKENDS = {
+    "python": "python",
+    "kernel": "kernel (SB3's rollout loop: the learner's forward per step, its latest self's per round)",
+    "kernel shared": "kernel, shared forward (train/shared_forward.py: learner and latest self per round)",
+}
+"""The setups ``--backends`` times: ``env_backend=python``, and the kernel with SB3's rollout loop and with
+today's collector (``tavernzoo train``'s on the kernel)."""
+
+
+def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...],
+                  snapshots: int = 0) -> tuple[float, float, dict[str, float]]:
+    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend`` (a key
+    of :data:`BACKENDS`) with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`).
+    ``snapshots``: frozen copies of the learner in the pool from the start (as a long run's league holds)."""
     from tavernzoo.train import kernel_env
     from tavernzoo.train.config import make_train_config
-    from tavernzoo.train.lean_policy import TorchActor
+    from tavernzoo.train.lean_policy import StackedActors, TorchActor
 
     game = get_game("ministeel")
-    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend, eval_games=0,
+    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
                                net_arch=net_arch)
     game_config = game.make_config(config.game_config)
     league = League.create(game, game_config, config)
-    if backend == "kernel":
+    if backend == "python":
+        env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
+    else:
         env = kernel_env.KernelSelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed,
                                               config.game_config)
-    else:
-        env = SelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed)
-    model = make_model(config, env)
+    model = make_model(config, env, shared_forward=backend == "kernel shared")
     league.set_latest(policy_from_sb3(model.policy, {}))
+    for k in range(snapshots):
+        league.add_snapshot(policy_from_sb3(model.policy, {}), k)
     spent = {"env": 0.0, "opponents": 0.0, "learner": 0.0, "update": 0.0}
+    depth = dict.fromkeys(spent, 0)
 
     def timed(function, key):
-        def wrapper(*args, **kwargs):
+        def wrapper(*args, **kwargs):  # the outermost call of each kind only (the env's calls nest)
+            depth[key] += 1
             start = time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
-                spent[key] += time.perf_counter() - start
+                depth[key] -= 1
+                if not depth[key]:
+                    spent[key] += time.perf_counter() - start
         return wrapper
 
-    env.step_wait = timed(env.step_wait, "env")
-    env.reset = timed(env.reset, "env")
+    for name in ("step_wait", "reset", "play_round", "answer", "deciders"):  # the env's calls on either loop
+        if hasattr(env, name):
+            setattr(env, name, timed(getattr(env, name), "env"))
     model.train = timed(model.train, "update")
-    model.policy.forward = timed(model.policy.forward, "learner")  # the rollout's forward (the update's is not it)
-    original_act = TorchActor.act
+    # The rollout's forwards (the update's are not these): SB3's per step, or the shared one per round (the
+    # learner's rows and its latest self's) and the critic's once per rollout.
+    for name in ("forward", "act", "predict_values"):
+        setattr(model.policy, name, timed(getattr(model.policy, name), "learner"))
+    original_act, original_stacked = TorchActor.act, StackedActors.act
     TorchActor.act = timed(original_act, "opponents")
+    StackedActors.act = timed(original_stacked, "opponents")
     try:
         start, cpu = time.perf_counter(), time.process_time()
         model.learn(total_timesteps=timesteps)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
-        TorchActor.act = original_act
+        TorchActor.act, StackedActors.act = original_act, original_stacked
     shares = {"update": spent["update"], "learner forward": spent["learner"], "opponent forwards": spent["opponents"],
               "game code": spent["env"] - spent["opponents"],
-              "SB3 rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}
+              "rollout glue": wall - spent["env"] - spent["learner"] - spent["update"]}
     return model.num_timesteps / wall, model.num_timesteps / cpu, {name: t / wall for name, t in shares.items()}
 
 
@@ -196,33 +225,104 @@ NETWORK_SHARES = ("update", "learner forward", "opponent forwards")
 """The parts of a run's wall time that are the network's forward and update (the issue's 85%)."""
 
 
-def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...]) -> None:
-    rates: dict[str, list[float]] = {"python": [], "kernel": []}
-    cpu_rates: dict[str, list[float]] = {"python": [], "kernel": []}
-    shares: dict[str, list[dict[str, float]]] = {"python": [], "kernel": []}
-    backend_setup(2048, "kernel", net_arch)  # compiles (or loads) the kernel before any timing
+def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...], snapshots: int = 0) -> None:
+    rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
+    cpu_rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
+    shares: dict[str, list[dict[str, float]]] = {backend: [] for backend in BACKENDS}
+    backend_setup(2048, "kernel shared", net_arch)  # compiles (or loads) the kernel before any timing
     for round_ in range(repeats):
-        for backend in rates:
-            rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch)
+        for backend in BACKENDS:
+            rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch, snapshots)
             rates[backend].append(rate)
             cpu_rates[backend].append(cpu_rate)
             shares[backend].append(share)
-        print(f"round {round_ + 1}: python {rates['python'][-1]:,.0f}/s, kernel {rates['kernel'][-1]:,.0f}/s "
-              f"({rates['kernel'][-1] / rates['python'][-1]:.2f}x; per CPU-second "
-              f"{cpu_rates['kernel'][-1] / cpu_rates['python'][-1]:.2f}x)", flush=True)
+        now = {backend: cpu_rates[backend][-1] for backend in BACKENDS}
+        line = ", ".join(f"{backend} {rate:,.0f} ({rate / now['python']:.2f}x)" for backend, rate in now.items())
+        print(f"round {round_ + 1}, learner-steps per CPU-second: {line}", flush=True)
     arch = " x ".join(map(str, net_arch))
-    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, {arch}), {timesteps:,} learner-steps per run, "
+    pool = f", {snapshots} snapshots in the pool" if snapshots else ""
+    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, {arch}{pool}), {timesteps:,} learner-steps per run, "
           f"{repeats} interleaved rounds, torch threads 1:")
-    for backend in rates:
+    for backend, label in BACKENDS.items():
         median = {name: statistics.median(s[name] for s in shares[backend]) for name in shares[backend][0]}
         split = ", ".join(f"{name} {share:.0%}" for name, share in median.items())
         network = sum(median[name] for name in NETWORK_SHARES)
-        print(f"  env_backend={backend:<7} {statistics.median(rates[backend]):>7,.0f} learner-steps/s "
+        print(f"  {label}:\n    {statistics.median(rates[backend]):>7,.0f} learner-steps/s "
               f"({statistics.median(cpu_rates[backend]):,.0f} per CPU-second)  network {network:.0%}: {split}")
-    for label, table in (("wall", rates), ("CPU", cpu_rates)):
-        ratios = [k / p for k, p in zip(table["kernel"], table["python"], strict=True)]
-        print(f"  kernel vs python per {label} second: {statistics.median(ratios):.2f}x (median of the rounds' "
-              f"ratios; {', '.join(f'{r:.2f}' for r in ratios)})")
+    for backend in list(BACKENDS)[1:]:
+        for label, table in (("wall", rates), ("CPU", cpu_rates)):
+            ratios = [k / p for k, p in zip(table[backend], table["python"], strict=True)]
+            print(f"  {backend} vs python per {label} second: {statistics.median(ratios):.2f}x (median of the "
+                  f"rounds' ratios; {', '.join(f'{r:.2f}' for r in ratios)})")
+
+
+def _stock_evaluate_actions(policy, obs, actions, action_masks=None):
+    """The lean update's evaluate_actions as it was before the arithmetic of issue 48 (torch's logsumexp and
+    softmax over the masked logits: exp of every -1e8): the baseline of :func:`update_timings`."""
+    from tavernzoo.train.lean_policy import MASKED_LOGIT
+
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = policy.action_net(latent_pi)
+    masks = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
+    logits = torch.where(masks, logits, torch.tensor(MASKED_LOGIT, dtype=logits.dtype))
+    log_pi = logits - logits.logsumexp(dim=1, keepdim=True)
+    log_prob = log_pi.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
+    p_log_p = torch.where(masks, log_pi * torch.softmax(log_pi, dim=1), torch.tensor(0.0, dtype=logits.dtype))
+    return policy.value_net(latent_vf), log_prob, -p_log_p.sum(dim=1)
+
+
+UPDATE_VARIANTS = ("before", "+ fused Adam", "+ numpy tanh", "+ no exp of masked logits (now)")
+"""The cumulative steps :func:`update_timings` times, each with the ones before it."""
+
+
+def update_timings(repeats: int, net_arch: tuple[int, ...]) -> None:
+    """CPU milliseconds of one PPO update (2,048 MiniSteel decisions from the kernel's rollouts, 4 epochs of
+    512-row minibatches) with the update's arithmetic as it was and with each change of issue 48 added in
+    turn (:data:`UPDATE_VARIANTS`), interleaved, ``repeats`` rounds, torch threads 1."""
+    import copy
+
+    from tavernzoo.train import kernel_env
+    from tavernzoo.train.config import make_train_config
+    from tavernzoo.train.lean_policy import FastTanh
+
+    game = get_game("ministeel")
+    config = make_train_config("ministeel", timesteps=2048, env_backend="kernel", eval_games=0, net_arch=net_arch)
+    game_config = game.make_config(config.game_config)
+    league = League.create(game, game_config, config)
+    env = kernel_env.KernelSelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed, config.game_config)
+    model = make_model(config, env)
+    league.set_latest(policy_from_sb3(model.policy, {}))
+    train = model.train
+    model.train = lambda: None
+    model.learn(2048)  # one rollout in the buffer, no update
+    state = copy.deepcopy(model.policy.state_dict())
+    buffer = copy.deepcopy(model.rollout_buffer)
+
+    def variant(level: int):
+        policy = model.policy
+        policy.load_state_dict(state)
+        model.rollout_buffer = copy.deepcopy(buffer)
+        for net in (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net):
+            for index, layer in enumerate(net):
+                if isinstance(layer, torch.nn.Tanh):
+                    net[index] = FastTanh() if level >= 2 else torch.nn.Tanh()
+        policy.optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5,
+                                            fused=level >= 1)
+        policy.evaluate_actions = (type(policy).evaluate_actions.__get__(policy) if level >= 3 else
+                                   lambda *args, **kwargs: _stock_evaluate_actions(policy, *args, **kwargs))
+
+    times: dict[str, list[float]] = {name: [] for name in UPDATE_VARIANTS}
+    for _ in range(repeats):
+        for level, name in enumerate(UPDATE_VARIANTS):
+            variant(level)
+            start = time.process_time()
+            train()
+            times[name].append(time.process_time() - start)
+    arch = " x ".join(map(str, net_arch))
+    print(f"one PPO update ({arch}, 2,048 decisions, 4 epochs of 512), CPU ms, median of {repeats} interleaved rounds:")
+    base = statistics.median(times[UPDATE_VARIANTS[0]])
+    for name, values in times.items():
+        print(f"  {name:<34} {statistics.median(values) * 1e3:6.0f} ms  ({statistics.median(values) / base:.2f})")
 
 
 STARTUP_COMMANDS = (["--help"], ["games"], ["match", "--games", "10", "--no-progress"], ["zoo"])
@@ -279,13 +379,22 @@ def main() -> None:
                         help="an old tavernzoo/cli.py to time next to today's (implies --startup)")
     parser.add_argument("--backends", action="store_true",
                         help="time MiniSteel 4p training on env_backend python and kernel instead (--timesteps each)")
+    parser.add_argument("--update", action="store_true",
+                        help="time one PPO update with the update's arithmetic as before issue 48 and with each "
+                             "change added (--net-arch, --repeats)")
+    parser.add_argument("--snapshots", type=int, default=0,
+                        help="for --backends: this many snapshots in the pool from the start (a long run's league "
+                             "holds up to snapshot_window = 5; default 0)")
     parser.add_argument("--net-arch", default="256,256",
                         help="hidden layers for --backends (default 256,256: zoo:ministeel's size; the recipe's "
                              "is 128,128)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.update:
+        update_timings(args.repeats, tuple(int(n) for n in args.net_arch.split(",")))
+        return
     if args.backends:
-        backend_timings(args.timesteps, args.repeats, tuple(int(n) for n in args.net_arch.split(",")))
+        backend_timings(args.timesteps, args.repeats, tuple(int(n) for n in args.net_arch.split(",")), args.snapshots)
         return
     if args.startup or args.startup_baseline:
         startup_timings(5, args.startup_baseline)

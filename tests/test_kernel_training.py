@@ -145,3 +145,171 @@ def test_tavernzoo_train_runs_on_the_kernel(tmp_path):
                               "--set", "env_backend=kernel", "--set", "pool_bots=random,mcts"],
                              capture_output=True, text=True, timeout=600)
     assert refused.returncode != 0 and "not 'mcts'" in refused.stderr and "Traceback" not in refused.stderr
+
+
+# --- the shared-forward rollouts (train/shared_forward.py) -------------------------------------------------
+
+BUFFER_FIELDS = ("observations", "actions", "action_masks", "rewards", "episode_starts", "values", "log_probs",
+                 "advantages", "returns")
+
+
+def collected(shared: bool, rollouts: int = 2, snapshot: bool = False, game_options: dict = OPTIONS,
+              update: bool = True, **options):
+    """A seeded run's rollout buffers (as the update reads them) collected by SB3's loop or by the shared-
+    forward rounds, with the episodes its callbacks saw and the policy's own values and log-probabilities of
+    each buffer's decisions (evaluated before the update); and the league (with two snapshots in its pool if
+    ``snapshot``: networks answered in a stacked forward of their own). ``game_options``: MiniSteel's. Without
+    ``update`` the policy stays as it started (no PPO update between the rollouts)."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from tavernzoo.train.run import make_model, policy_from_sb3
+
+    class Capture(BaseCallback):
+        def __init__(self, league):
+            super().__init__()
+            self.league, self.buffers, self.evaluated, self.episodes = league, [], [], []
+            self.per_rollout: list[list[dict]] = []  # the episodes that ended in each rollout
+
+        def _on_rollout_start(self):  # the latest self is the learner's network, as LeagueCallback keeps it
+            self.per_rollout.append([])
+            if self.league.latest is not None:
+                self.league.set_latest(policy_from_sb3(self.model.policy, {}))
+
+        def _on_step(self):
+            ended = [info for info in self.locals["infos"] if "episode_result" in info]
+            self.episodes += ended
+            self.per_rollout[-1] += ended
+            return True
+
+        def _on_rollout_end(self):
+            buffer = self.model.rollout_buffer
+            self.buffers.append({name: getattr(buffer, name).copy() for name in BUFFER_FIELDS})
+            flat = {name: value.reshape(-1, *value.shape[2:]) for name, value in self.buffers[-1].items()}
+            with torch.no_grad():
+                values, log_prob, _ = self.model.policy.evaluate_actions(
+                    torch.as_tensor(flat["observations"]), torch.as_tensor(flat["actions"][:, 0]),
+                    action_masks=flat["action_masks"])
+            self.evaluated.append((values.numpy().reshape(buffer.values.shape),
+                                   log_prob.numpy().reshape(buffer.log_probs.shape)))
+
+    config = TrainConfig(game="ministeel", game_config=game_options, n_envs=8, n_steps=32, batch_size=64,
+                         net_arch=(32, 32), seed=3, snapshot_every=10**9, **options)
+    league = League.create(MS, MS.make_config(game_options), config)
+    env = KernelSelfPlayVecEnv(MS, MS.make_config(game_options), league, config.n_envs, config.seed, game_options)
+    model = make_model(config, env, shared_forward=shared)
+    if config.latest_share:
+        league.set_latest(policy_from_sb3(model.policy, {}))
+    if snapshot:  # two: the snapshots answer in one stacked forward
+        league.add_snapshot(random_policy(2), 100)
+        league.add_snapshot(random_policy(3), 200)
+    if not update:
+        model.train = lambda: None
+    capture = Capture(league)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(config.torch_threads)  # as the trainer runs: more threads wait on a busy machine
+    try:
+        model.learn(config.n_envs * config.n_steps * rollouts, callback=capture)
+    finally:
+        torch.set_num_threads(threads)
+    return capture, league
+
+
+def results(episodes: list[dict]) -> list[str]:
+    """What the callbacks saw of each ended episode (its result, whether it was cut off), in a sorted list:
+    games at their own pace end in another order."""
+    return sorted(repr((info["episode_result"], info["TimeLimit.truncated"])) for info in episodes)
+
+
+def test_with_compiled_bots_only_the_shared_rollouts_are_sb3s_draw_for_draw():
+    # No network opponent: every game waits on the learner at every round, so the rounds are SB3's steps, the
+    # forward sees the same rows and draws the same numbers: the same games, decisions and rewards bit for
+    # bit, the second rollout (after an update) too; the values to float rounding (the critic runs once over
+    # the rollout, in other batches than SB3's per step), and what the update computes from them.
+    options = {"pool_bots": ("random", "heuristic"), "latest_share": 0.0}
+    (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
+    for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
+        assert_same_buffers(got, expected, f"rollout {k}")
+    assert len(shared.episodes) >= 10 and results(shared.episodes) == results(sb3.episodes)
+    assert shared_league.stats() == sb3_league.stats()
+
+
+def assert_same_buffers(got: dict, expected: dict, where: str) -> None:
+    for name in ("observations", "actions", "action_masks", "rewards", "episode_starts"):
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=f"{where}: {name}")
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(got[name], expected[name], atol=1e-5, err_msg=f"{where}: {name}")
+
+
+def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_sb3s(monkeypatch):
+    # The latest self answered in the learner's forward instead of in batches of its own: with every choice
+    # an argmax the games are the same, so the buffers are, but for float rounding in the values (the critic
+    # sees other batches). Each game's column fills at its own pace; episodes end mid-rollout, some of them
+    # cut off at 30 turns (the reward bootstrapped from the final view's value, as SB3 does). No update between
+    # the rollouts: a game whose episode ended at its column's last row waits mid-deal for the next rollout,
+    # where SB3's loop has already played its opponents to the learner's first decision; with the policy
+    # unchanged, those moves are the same.
+    from tavernzoo.train import lean_policy
+
+    choose = lean_policy.choose
+    monkeypatch.setattr(lean_policy, "choose", lambda logits, masks, deterministic: choose(logits, masks, True))
+    act = lean_policy.TorchActor.act
+    monkeypatch.setattr(lean_policy.TorchActor, "act", lambda self, observations, masks, rng=None,
+                        deterministic=True: act(self, observations, masks, rng, deterministic=True))
+    options = {"rollouts": 3, "pool_bots": ("heuristic",), "latest_share": 1.0, "update": False,
+               "game_options": {**OPTIONS, "max_turns": 30}}
+    (sb3, sb3_league), (shared, shared_league) = collected(False, **options), collected(True, **options)
+    for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
+        assert_same_buffers(got, expected, f"rollout {k}")
+    assert results(shared.episodes) == results(sb3.episodes)
+    cut = sum(info["TimeLimit.truncated"] for info in shared.episodes)
+    assert cut >= 5 and len(shared.episodes) - cut >= 5, "episodes cut off and episodes over by the rules"
+    assert shared_league.stats() == sb3_league.stats() and shared_league.latest.games == len(shared.episodes)
+
+
+def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants():
+    # Sampled play against the latest self, two snapshots and both compiled bots draws other numbers than
+    # SB3's loop: the buffer is checked for what it must hold.
+    shared, league = collected(True, rollouts=2, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.5)
+    buffer, (values, log_probs) = shared.buffers[0], shared.evaluated[0]
+    assert (buffer["observations"] != 0).any(axis=2).all(), "every row of every column was written"
+    rows, columns = np.indices(buffer["rewards"].shape)
+    assert buffer["action_masks"][rows, columns, buffer["actions"][..., 0].astype(int)].all(), "legal actions"
+    # the values and log-probabilities the rollout stored are the policy's for those decisions
+    np.testing.assert_allclose(buffer["values"], values, atol=1e-5)
+    np.testing.assert_allclose(buffer["log_probs"], log_probs, atol=1e-5)
+    np.testing.assert_allclose(buffer["returns"], buffer["advantages"] + buffer["values"], atol=1e-6)
+    # a reward only where the learner's episode ends (the column's next row starts one), its result there
+    ends = buffer["episode_starts"][1:] == 1
+    assert (buffer["rewards"][:-1][~ends] == 0).all()
+    assert ends.sum() >= 5 and (buffer["rewards"][:-1][ends] != 0).any()
+    # each ended episode booked once and handed to the callbacks, whose steps are SB3's: n_steps a rollout
+    assert ends.sum() <= len(shared.per_rollout[0]) <= ends.sum() + buffer["rewards"].shape[1]
+    assert shared.n_calls == 2 * 32 and shared.num_timesteps == 2 * 32 * 8
+    seen = {name for info in shared.episodes for name in info["episode_result"]["opponents"]}
+    assert seen == {"latest", "snapshot@100", "snapshot@200", "random", "heuristic"}
+    assert league.latest.games == sum("latest" in info["episode_result"]["opponents"] for info in shared.episodes)
+
+
+def test_the_snapshots_stacked_choose_as_each_alone_would(monkeypatch):
+    # One batched product per layer over every snapshot's rows (padded; a snapshot may have none): with the
+    # choice an argmax, each snapshot's picks are its own policy's, row for row. Other shapes are not stacked.
+    from tavernzoo.train import lean_policy
+
+    choose = lean_policy.choose
+    monkeypatch.setattr(lean_policy, "choose", lambda logits, masks, deterministic: choose(logits, masks, True))
+    config = MS.make_config(OPTIONS)
+    size, actions = MS.encoder.observation_size(config), len(MS.action_names(config))
+    policies = [random_policy(seed) for seed in (1, 2, 3)]
+    rng = np.random.default_rng(0)
+    observations = [rng.random((rows, size), dtype=np.float32) for rows in (3, 0, 5)]
+    masks = [rng.random((rows, actions)) < 0.2 for rows in (3, 0, 5)]
+    for mask in masks:
+        mask[:, 7] = True
+    picks = lean_policy.StackedActors(policies).act(observations, masks)
+    for policy, rows, mask, picked in zip(policies, observations, masks, picks, strict=True):
+        assert picked.tolist() == policy.act(rows, mask, deterministic=True).tolist()
+    assert [len(picked) for picked in picks] == [3, 0, 5]
+    wider = MLPPolicy([np.zeros((16, size), np.float32), np.zeros((actions, 16), np.float32)],
+                      [np.zeros(16, np.float32), np.zeros(actions, np.float32)], "tanh", {})
+    assert lean_policy.StackedActors.fit(policies) and not lean_policy.StackedActors.fit([*policies, wider])

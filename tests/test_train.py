@@ -281,7 +281,10 @@ def tavernzoo(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("game", sorted(games()))
 def test_train_checkpoint_resume_and_evaluate_end_to_end(game, tmp_path):
     run = tmp_path / "run"
-    first = tavernzoo("train", game, "--timesteps", "512", "--out", str(run), *TINY)
+    # A Wyvern learner's episode runs to a few hundred decisions: two games of 256 see some end, four of 128
+    # may see none (a matter of the draws).
+    tiny = [*TINY, "--set", "n_envs=2", "--set", "n_steps=128"] if game == "wyvern" else TINY
+    first = tavernzoo("train", game, "--timesteps", "512", "--out", str(run), *tiny)
     assert first.returncode == 0, first.stderr[-3000:]
     latest = (run / "checkpoints" / "latest").read_text().strip()
     metrics = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())
@@ -495,6 +498,36 @@ def test_the_lean_update_evaluates_actions_as_sb3s_masked_distribution():
     assert (entropy > 0).any()
     for lean, stock in zip(*gradients, strict=True):
         assert torch.allclose(lean, stock, atol=1e-5)
+
+
+def test_the_rollouts_sampler_draws_each_action_with_its_probability_and_never_a_masked_one(monkeypatch):
+    # choose inverts each row's cumulative distribution at one uniform draw (torch's generator):
+    # 100,000 seeded draws per row land on each action within 5 standard deviations of its probability, on
+    # no masked action (probability 0, first, middle or last); a draw of 0 takes the first action that has
+    # any probability, one rounded up to the row's total the last.
+    from tavernzoo.train.lean_policy import choose
+
+    logits = np.array([[0.0, 1.0, -1.0, 2.0, 0.5], [3.0, 0.0, 0.0, 0.0, -2.0]], dtype=np.float32)
+    masks = np.array([[False, True, True, False, True], [True, False, False, True, False]])
+    legal_logits = np.where(masks, logits, -np.inf)
+    probabilities = np.exp(legal_logits) / np.exp(legal_logits).sum(axis=1, keepdims=True)
+    draws = 100_000
+    torch.manual_seed(5)
+    picks, log_probs = choose(np.repeat(logits, draws, axis=0), np.repeat(masks, draws, axis=0), deterministic=False)
+    for row in range(2):
+        counts = np.bincount(picks[row * draws:(row + 1) * draws], minlength=5)
+        assert (counts[~masks[row]] == 0).all(), f"row {row} drew a masked action: {counts}"
+        spread = np.sqrt(draws * probabilities[row] * (1 - probabilities[row]))
+        assert (np.abs(counts - draws * probabilities[row]) <= 5 * spread + 1e-9).all(), (counts, probabilities[row])
+    np.testing.assert_allclose(log_probs, np.log(probabilities[np.repeat([0, 1], draws), picks]), atol=1e-5)
+    best, _ = choose(logits, masks, deterministic=True)
+    assert best.tolist() == [1, 0]
+    monkeypatch.setattr(torch, "rand", lambda n: torch.zeros(n))
+    assert choose(logits, masks, deterministic=False)[0].tolist() == [1, 0]
+    monkeypatch.setattr(torch, "rand", lambda n: torch.ones(n))  # every draw at its row's total
+    assert choose(logits, masks, deterministic=False)[0].tolist() == [4, 3]
+    with pytest.raises(ValueError, match="row 1 of the masks has no legal action"):
+        choose(logits, np.array([masks[0], [False] * 5]), deterministic=False)
 
 
 def test_a_privileged_critic_reads_every_seat_while_the_saved_bot_reads_only_its_own(tmp_path):

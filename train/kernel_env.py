@@ -8,8 +8,17 @@ game the learner's seat is drawn at random and every other seat from the league 
 snapshots and pool bots that are trained networks (``zoo:ministeel``, ``BOT.onnx``, a checkpoint or run:
 ``tavernzoo exploit``'s league) are network policies: a kernel call stops at every seat they hold, and
 each policy answers all the games waiting on it in one batched forward before the next call (a pool
-network through its bot's own ``act_batch``, so it chooses as that bot does). So each learner step costs
+network through its bot's own ``act_batch``, so it chooses as that bot does; the snapshots, all of the
+learner's shape, in one stacked forward for all of them). So each learner step costs
 one kernel call per round of network opponents, one forward per policy and round, and no Python game code.
+
+Besides the VecEnv's steps (every game played on to its learner's next decision) it plays in rounds for
+train/shared_forward.py's collector, which ``tavernzoo train`` uses: :meth:`~KernelSelfPlayVecEnv.deciders`
+says who decides in each game (the learner, or which network member), :meth:`~KernelSelfPlayVecEnv.answer`
+has network members answer their seats, :meth:`~KernelSelfPlayVecEnv.play_round` plays one move per game in
+one kernel call and books and deals afresh the games whose learner's episode ended; so the learner's seats
+and its latest self's are answered together in one forward, each game at its own pace. After rounds, the
+games wait where they are (some on opponents): ``reset`` before stepping the VecEnv again.
 
 What a learner sees is what SelfPlayVecEnv gives it: its observation and mask, its reward (the game's return
 for its seat when its episode ends: knocked out, the game won or lost, or cut off: ``TimeLimit.truncated``),
@@ -96,6 +105,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         from ..envs.ministeel import vector
 
         self._vector = vector
+        self.SKIP = vector.SKIP
+        """The move that leaves a game as it is in :meth:`play_round`."""
         self.league = league
         # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
         compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
@@ -119,6 +130,9 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self._observations = np.zeros((n_envs, size), dtype=np.float32)
         self._masks = np.ones((n_envs, action_space.n), dtype=bool)
         self._actions: list[int] | None = None
+        self._games = np.arange(n_envs)
+        self._deciders: tuple[np.ndarray, np.ndarray] | None = None  # deciders() until the tables move
+        self._stack: tuple[list[int], Any] | None = None  # the snapshots' StackedActors, with their ids
 
     # -- the batched heart --
 
@@ -141,6 +155,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 else:
                     self._member_at[g, seat] = self._member_index_of(member)
             self._lengths[g] = 0
+        self._deciders = None
         self.table.deal(games, seeds, learners, controllers)
 
     def _member_index_of(self, member: Opponent) -> int:
@@ -154,23 +169,60 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         """One kernel call with these actions, then rounds of the network opponents' batched forwards and
         kernel calls until every game played waits for the learner or has ended for it; the ends bits."""
         vector, table = self._vector, self.table
-        ends = table.play(actions)
+        ends = self._table_play(actions)
         while True:
             to_act = table.to_act()
             waiting = np.flatnonzero((ends == 0) & (to_act != table.learners))
             if not waiting.size:
                 return ends
-            members = self._member_at[waiting, to_act[waiting]]
             moves = np.full(self.num_envs, vector.SKIP, dtype=np.int64)
-            for index in np.unique(members).tolist():
-                games = waiting[members == index]
-                member = self._members[index]
-                if member.policy is None:  # a pool network: its bot chooses, as it would at any table
-                    moves[games] = member.bot.act_batch(table.observations[games], table.masks[games])
-                    continue
-                moves[games] = member.batched_actor().act(table.observations[games], table.masks[games],
-                                                          self._np_rng, deterministic=False)
-            ends = table.play(moves)
+            self.answer(waiting, self._member_at[waiting, to_act[waiting]], moves)
+            ends = self._table_play(moves)
+
+    def _table_play(self, moves: np.ndarray) -> np.ndarray:
+        self._deciders = None
+        return self.table.play(moves)
+
+    def answer(self, games: np.ndarray, members: np.ndarray, moves: np.ndarray) -> None:
+        """Each network member answers its seats in ``games`` (``members``: the member at each one's deciding
+        seat, an index into :attr:`members`) in one batched call, into ``moves``; the league's snapshots, where
+        two or more have seats to answer, together in one stacked forward (:class:`~.lean_policy.StackedActors`:
+        each layer one product over all of them, which saves the calls, not the reading of their weights)."""
+        table, stack = self.table, self._snapshot_stack()
+        stacked: dict[int, tuple[np.ndarray, Opponent]] = {}  # a snapshot's place in the stack -> its games
+        for index in np.unique(members).tolist():
+            chosen = games[members == index]
+            member = self._members[index]
+            if member.policy is None:  # a pool network: its bot chooses, as it would at any table
+                moves[chosen] = member.bot.act_batch(table.observations[chosen], table.masks[chosen])
+            elif stack is not None and id(member.policy) in stack[0]:
+                stacked[stack[0].index(id(member.policy))] = chosen, member
+            else:
+                moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
+                                                           self._np_rng, deterministic=False)
+        if len(stacked) == 1:  # one snapshot to answer: its own forward reads only its own weights
+            (chosen, member), = stacked.values()
+            moves[chosen] = member.batched_actor().act(table.observations[chosen], table.masks[chosen],
+                                                       self._np_rng, deterministic=False)
+        elif stacked:
+            empty = np.zeros(0, dtype=np.int64)
+            places = [stacked[k][0] if k in stacked else empty for k in range(len(stack[0]))]
+            picks = stack[1].act([table.observations[chosen] for chosen in places],
+                                 [table.masks[chosen] for chosen in places])
+            for chosen, actions in zip(places, picks, strict=True):
+                moves[chosen] = actions
+
+    def _snapshot_stack(self) -> tuple[list[int], Any] | None:
+        """The league's snapshots stacked for one forward (their policies' ids, in the stack's order), built
+        again when a snapshot joins or leaves; None with fewer than two or shapes that differ."""
+        from .lean_policy import StackedActors
+
+        policies = [snapshot.policy for snapshot in self.league.snapshots]
+        key = [id(policy) for policy in policies]
+        if self._stack is None or self._stack[0] != key:
+            fits = len(policies) > 1 and StackedActors.fit(policies)
+            self._stack = (key, StackedActors(policies) if fits else None)
+        return self._stack if self._stack[1] is not None else None
 
     def _start(self, games: list[int]) -> None:
         """Deal these games and play them to the learner's first decision, dealing again any game that ends
@@ -208,20 +260,70 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 infos[g] = {"terminal_observation": self._observations[g].copy(), "TimeLimit.truncated": False,
                             "illegal_action": int(moves[g])}
                 continue
-            # Only the end of its episode pays the learner (knocked out, or the game over): its return then.
-            reward = float(table.values[g, table.learners[g]])
-            rewards[g] = reward
-            score = outcome_score(reward)
-            opponents = [member for member in self._opponents[g] if member is not None]
-            self.league.record(opponents, score)
-            result = {"r": reward, "l": int(self._lengths[g]), "score": score,
-                      "opponents": sorted({member.name for member in opponents})}
-            infos[g] = {"terminal_observation": table.observations[g].copy(),
-                        "TimeLimit.truncated": bool(ends[g] & vector.TRUNCATED),
-                        "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+            rewards[g], infos[g] = self._finish(g, int(ends[g]))
         going = np.flatnonzero(~dones)
         self._observations[going] = table.observations[going]
         self._masks[going] = table.masks[going]
         if finished:
             self._start(finished)
         return self._observations.copy(), rewards, dones, infos
+
+    def _finish(self, g: int, ends: int) -> tuple[float, dict[str, Any]]:
+        """Book game ``g``'s finished episode with the league: the learner's reward (only the end of its
+        episode pays it: knocked out, or the game over: its return then) and the episode's info."""
+        table = self.table
+        reward = float(table.values[g, table.learners[g]])
+        score = outcome_score(reward)
+        opponents = [member for member in self._opponents[g] if member is not None]
+        self.league.record(opponents, score)
+        result = {"r": reward, "l": int(self._lengths[g]), "score": score,
+                  "opponents": sorted({member.name for member in opponents})}
+        return reward, {"terminal_observation": table.observations[g].copy(),
+                        "TimeLimit.truncated": bool(ends & self._vector.TRUNCATED),
+                        "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
+
+    # -- rounds: the collector of train/shared_forward.py --
+    # Between calls every game waits on a Python seat (the learner's or a network opponent's): after reset(),
+    # and after each play_round, which deals a game afresh the moment the learner's episode ends. A game's
+    # own pace is its own: some wait on the learner while others wait on opponents.
+
+    @property
+    def members(self) -> list[Opponent]:
+        """The network members that have held a seat, by the index :meth:`deciders` gives."""
+        return self._members
+
+    def index_of(self, member: Opponent | None) -> int | None:
+        """``member``'s index in :attr:`members`, or None where it has not held a seat."""
+        return self._member_index.get(id(member))
+
+    def deciders(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game: whether the learner decides now, and the index (into :attr:`members`) of the network
+        member holding the deciding seat (-1 where it is the learner's). Read-only arrays, kept until the
+        tables move."""
+        if self._deciders is None:
+            to_act = self.table.to_act()
+            self._deciders = (to_act == self.table.learners, self._member_at[self._games, to_act])
+            for array in self._deciders:
+                array.flags.writeable = False
+        return self._deciders
+
+    def play_round(self, moves: np.ndarray) -> list[tuple[int, float, dict[str, Any]]]:
+        """Play ``moves`` (one per game: the deciding seat's action, or :attr:`SKIP` to leave the game as it is)
+        in one kernel call; every game in which the learner's episode ended is booked (as ``step_wait``
+        books it) and dealt afresh, played to its first Python seat. Returns ``(game, reward, info)`` for
+        each episode that ended, in game order; a game over before the learner's first decision gives none
+        (it is dealt again, as ``reset`` deals again)."""
+        learner_turn, _ = self.deciders()
+        played = moves != self._vector.SKIP
+        self._lengths[played & learner_turn] += 1
+        ends = self._table_play(moves)
+        ended = np.flatnonzero(played & (ends != 0)).tolist()
+        finished = [(g, *self._finish(g, int(ends[g]))) for g in ended if self._lengths[g]]
+        pending = ended
+        while pending:
+            self._deal(pending)
+            moves = np.full(self.num_envs, self._vector.SKIP, dtype=np.int64)
+            moves[pending] = self._vector.NO_ACTION
+            ends = self._table_play(moves)
+            pending = [g for g in pending if ends[g]]
+        return finished

@@ -60,18 +60,22 @@ def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     return MLPPolicy(weights, biases, activation, dict(provenance), value_weights, value_biases)
 
 
-def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None) -> Any:
-    """A fresh MaskablePPO for ``config`` on ``env``, with the lean rollout forward (train/lean_policy.py)."""
-    from sb3_contrib import MaskablePPO
+def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None = None, shared_forward: bool = True) -> Any:
+    """A fresh MaskablePPO for ``config`` on ``env``, with the lean rollout forward (train/lean_policy.py); on
+    the kernel's tables its rollouts answer the learner and its latest self in one forward per round
+    (train/shared_forward.py) unless ``shared_forward`` is False (SB3's own loop: the benchmark's baseline)."""
+    from .shared_forward import SharedForwardPPO
 
     policy_class, policy_kwargs = policy_of(config)
-    return MaskablePPO(
+    model = SharedForwardPPO(
         policy_class, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, ent_coef=config.ent_coef, clip_range=config.clip_range,
         policy_kwargs={"net_arch": list(config.net_arch), **policy_kwargs}, seed=config.seed, device="cpu",
         tensorboard_log=tensorboard_log, verbose=0,
     )
+    model.shared_forward = shared_forward
+    return model
 
 
 def policy_of(config: TrainConfig) -> tuple[type, dict[str, Any]]:
@@ -149,8 +153,9 @@ class Trainer:
 
     def _run(self, progress: bool) -> dict[str, Any]:
         import torch
-        from sb3_contrib import MaskablePPO
         from stable_baselines3.common.utils import set_random_seed
+
+        from .shared_forward import SharedForwardPPO
 
         config = self.config
         torch.set_num_threads(config.torch_threads)
@@ -166,7 +171,7 @@ class Trainer:
             # config.json was changed (a sweep's population-based training) resumes with the new values.
             tuned = {key: getattr(config, key) for key in PPO_RESUME_OPTIONS}
             # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
-            model = MaskablePPO.load(latest / "model.zip", env=env, device="cpu",
+            model = SharedForwardPPO.load(latest / "model.zip", env=env, device="cpu",
                                      custom_objects={"policy_class": policy_of(config)[0]}, **tuned)
             league.load(latest / "league")
         else:
