@@ -116,9 +116,6 @@ OPTION_HELP = {
               "so far (a particle filter; games with hidden cards)",
     "particles": "belief=: the deals the belief keeps (an integer >= 2)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
-    "pick": "the move played: visits (the most visited root move) or improved (the visited root move of highest "
-            "log prior + sigma * its mean win share, sigma growing with the visits: Gumbel MuZero's choice without "
-            "its noise; needs a prior that gives probabilities; the open tree of a turn-based game)",
     "batch": "the compiled search with a network's priors or values: simulations under way at once, their "
              "questions to the network answered in one batch (an integer >= 1; 1: one at a time, the Python "
              "search's very visits; more: faster, with a virtual loss on the paths under way)",
@@ -128,7 +125,6 @@ OPTION_HELP = {
 }
 
 CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved"),
-           "pick": ("visits", "improved"),
            "kernel": ("auto", "on", "off")}
 PAIRED_ONLY = ("width", "z", "gain", "sure", "target")  # options that a tree search would ignore: refused there
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
@@ -165,7 +161,6 @@ class Options:
     seed: int | None = None
     kernel: str = "auto"
     batch: int = 1
-    pick: str = "visits"
 
 
 def parse_options(spec: str | BotSpec, game_name: str) -> Options:
@@ -332,8 +327,6 @@ class MCTSBot(BotBase):
             self._check_root_temperature(game, config, options)
         if options.root == "paired":
             self._check_paired(game, options)
-        if options.pick == "improved":
-            self._check_improved_pick(game, options)
         self._belief = self._make_belief(game, config, options)
         self.wants_history = self._belief is not None  # the belief weighs the others' moves (observe_history)
         self._history: list[tuple[int, int]] | None = None
@@ -361,17 +354,6 @@ class MCTSBot(BotBase):
         """``root_temp`` reshapes a prior's probabilities at the root of the open tree: refused where
         there are none (no prior, a prior bot that only names its move, simultaneous moves) or no such root."""
         bad = f"mcts root_temp={options.root_temp:g}"
-        if options.tree == "closed" or self.simultaneous:
-            raise ValueError(f"{bad}: only the open tree of a turn-based game searches with prior probabilities "
-                             f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
-        self._require_prior_probabilities(bad)
-
-    def _check_improved_pick(self, game: Any, options: Options) -> None:
-        """``pick=improved`` weighs the root's moves by the prior's probabilities: refused where the root has none
-        (as ``root_temp``), and with ``root=paired``, which picks by its own test."""
-        bad = "mcts pick=improved"
-        if options.root == "paired":
-            raise ValueError(f"{bad}: root=paired picks by its paired test (z, gain); drop pick or use root=tree")
         if options.tree == "closed" or self.simultaneous:
             raise ValueError(f"{bad}: only the open tree of a turn-based game searches with prior probabilities "
                              f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
@@ -562,8 +544,6 @@ class MCTSBot(BotBase):
             best, done, visits = self._compiled.search(info, seat, dealer_seed, self._random, sims, deadline,
                                                        lambda: self._stopped)
             self.last_search = {"simulations": done, "visits": visits}
-            if options.pick == "improved":
-                best = improved_pick(self._compiled.root_statistics(seat), options.root_temp, self.seats)
             return best
         chance = SearchChance(dealer_seed)
         root = Node(self.seats)
@@ -585,10 +565,6 @@ class MCTSBot(BotBase):
             self.last_search = {"simulations": done, "visits": dict(zip(actions, visits, strict=True))}
             return self._random.choices(actions, weights=visits)[0]
         best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
-        if options.pick == "improved":
-            prior = root.prior if type(root.prior) is dict else {}
-            best = improved_pick([(a, n.visits, n.totals[seat] / n.visits, prior.get(a, -1.0))
-                                  for a, n in root.children.items() if n.visits], options.root_temp, self.seats)
         self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()}}
         self._note_belief()
         return best
@@ -1023,29 +999,6 @@ def improved_policy(prior: dict[int, float] | None, gains: dict[int, float], sam
     weights = {a: math.exp(v - top) for a, v in logits.items()}
     total = sum(weights.values())
     return {a: w / total for a, w in sorted(weights.items())}
-
-
-def improved_pick(moves: list[tuple[int, int, float, float]], root_temp: float, seats: int) -> int:
-    """``pick=improved``: of the root's visited ``moves`` (action, visits, mean return for the searching seat, root
-    prior), the one of highest ``log p + sigma * share``, where ``p`` is the prior's own probability (the root's
-    is at ``root_temp``: raised back to the power ``root_temp``, up to a factor the same for all), ``share`` the
-    mean return as a win share (returns run from -1/(seats-1), a loss, to 1, a win) and ``sigma =
-    (IMPROVED_VISITS + most visits) * IMPROVED_SCALE``: Gumbel MuZero's final choice (Danihelka et al., 2022)
-    without its Gumbel noise. The network's move is kept unless another's mean is clearly better, by more the
-    surer the network and the fewer the visits; the most visited move of a flattened root (``root_temp`` above 1)
-    follows the means alone. A prior of -1 (an action the prior was not asked about) counts at a uniform share."""
-    if not moves:
-        raise ValueError("mcts pick=improved: the root has no visited move")
-    sigma = (IMPROVED_VISITS + max(visits for _, visits, _, _ in moves)) * IMPROVED_SCALE
-    uniform = 1.0 / len(moves)
-    loss = -1.0 / (seats - 1)
-
-    def score(move: tuple[int, int, float, float]) -> float:
-        _, _, mean, p = move
-        share = (mean - loss) / (1.0 - loss)
-        return root_temp * math.log(max(p if p >= 0 else uniform, 1e-12)) + sigma * share
-
-    return max(moves, key=score)[0]
 
 
 def _batchable(bot: Any) -> bool:

@@ -246,22 +246,6 @@ class NetworkSearch(T.CompiledSearch):
         best, visits = root_choice(self.nodes, self.totals, seat)
         return best, int(self.progress[FINISHED]), visits
 
-    def root_statistics(self, seat: int) -> list[tuple[int, int, float, float]]:
-        """After a search, the root's visited children: ``(action, visits, mean return for seat, prior)``, the
-        prior as the root's row of ``priors`` holds it (at ``root_temp``; :data:`UNSEEN` for an action not asked
-        about): what ``pick=improved`` chooses from."""
-        nodes, totals = self.nodes, self.totals
-        block = int(nodes[0, T.BLOCK])
-        found = []
-        for child in T.root_children(nodes):
-            visits = int(nodes[child, T.VISITS])
-            if visits:
-                action = int(nodes[child, T.ACTION])
-                prior = float(self.priors[block, action]) if block >= 0 and nodes[0, T.PRIOR] == PRIOR_PROBABILITIES \
-                    else UNSEEN
-                found.append((action, visits, float(totals[child, seat]) / visits, prior))
-        return found
-
     def _answer(self, states: np.ndarray) -> None:
         """The networks' answers to the slots' questions: one call for every prior asked, one for every value."""
         asking = np.flatnonzero(states == WANTS_PRIOR)

@@ -279,48 +279,6 @@ def test_a_root_temperature_is_refused_for_simultaneous_moves():
         load_bot("mcts:prior=zoo:minefield,root_temp=2", get_game("minefield"), {"num_players": 4})
 
 
-
-def test_pick_improved_keeps_a_sure_networks_move_unless_another_is_clearly_better():
-    """pick=improved plays the visited root move of highest log prior + sigma * win share: a mean a little
-    higher does not overturn a sure network, a mean far higher does, and a root prior given at root_temp counts
-    as the network's own probability (raised back), not as the flattened one."""
-    from tavernzoo.agents.mcts import _tempered, improved_pick
-
-    # (action, visits, mean return, prior); 4 seats: returns from -1/3 to 1. sigma = (50 + 900) * 0.1 = 95, and
-    # log(0.95 / 0.05) = 2.94 is a win share of 0.031, a mean return of 0.041.
-    assert improved_pick([(1, 900, 0.00, 0.95), (2, 100, 0.03, 0.05)], 1.0, 4) == 1
-    assert improved_pick([(1, 900, 0.00, 0.95), (2, 100, 0.06, 0.05)], 1.0, 4) == 2
-    assert improved_pick([(1, 900, 0.10, 0.95), (2, 100, 0.14, 0.05)], 1.0, 4) == 1
-    flat = _tempered({1: 0.95, 2: 0.05}, 4.0)
-    tempered = [(1, 900, 0.00, flat[1]), (2, 100, 0.03, flat[2])]
-    assert improved_pick(tempered, 4.0, 4) == 1  # the network's 0.95, as above
-    assert improved_pick(tempered, 1.0, 4) == 2  # the flattened prior alone would have let the 0.03 through
-    # An action the prior was not asked about (-1) counts at a uniform share; two seats: returns from -1 to 1.
-    assert improved_pick([(1, 10, 0.0, 0.5), (2, 10, 0.01, -1.0)], 1.0, 2) == 2
-
-
-def test_pick_improved_plays_the_networks_move_where_the_search_cannot_tell_and_is_refused_without_probabilities():
-    config, state = _root_position()
-    legal = TM.rules.legal_actions(state)
-    seat = TM.rules.current_seat(state)
-    mask = np.zeros(len(TM.action_names(config)), dtype=np.int8)
-    mask[legal] = 1
-    observation = {"observation": np.zeros(TM.encoder.observation_size(config), np.float32), "action_mask": mask}
-    fake = _OneMoveFancier(legal[-1])
-    bot = MCTSBot(TM, config, 0, parse_options("mcts:30,tree=open,prior=fake,rollout=random,seed=3,root_temp=8,"
-                                               "pick=improved", TM.name), lambda spec, game, config, seed: fake)
-    bot.observe_information_state(TM.rules.information_state(state, seat), seat)
-    move = bot.act(observation)
-    assert len(bot.last_search["visits"]) > 1  # the flattened root tried other moves
-    assert move == legal[-1]  # 30 random rollouts do not overturn a prior this sure
-    for spec, message in [("mcts:tree=open,pick=improved", "pick=improved needs a prior that gives probabilities"),
-                          ("mcts:prior=zoo:tiny_minotaur,pick=improved", "only the open tree"),
-                          ("mcts:tree=open,prior=zoo:tiny_minotaur,root=paired,pick=improved",
-                           "root=paired picks by its paired test"),
-                          ("mcts:pick=best", "pick='best' is not valid")]:
-        with pytest.raises(ValueError, match=message):
-            load_bot(spec, TM)
-
 # --- root=paired: policy improvement by paired rollouts --------------------------------------------------------
 
 

@@ -74,8 +74,7 @@ def network(networks):
 # --- batch=1: the Python search's very visits -------------------------------------------------------------------
 
 SPECS = ["prior=NET,value=NET", "prior=NET", "value=NET,depth=0",
-         "prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7",
-         "prior=NET,depth=0,root_temp=4,pick=improved"]
+         "prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7"]
 TABLES = [{"num_players": 4}, {"num_players": 2}, {"num_players": 6}, {"num_players": 3, "token_timing": R.OWN_TURN}]
 
 
