@@ -1,0 +1,62 @@
+"""One bot's score in two matches on the same deals, compared deal by deal: the paired difference and its 95%
+interval (docs/search.md, "Guided search against its own network, on the kernel").
+
+    python bench/paired_records.py A.jsonl B.jsonl [--bot mcts]
+
+``A.jsonl`` and ``B.jsonl`` are the ``--records`` of two ``tavernzoo match`` runs with the same ``--seed``, game
+and table, where the bot under test (the seat whose spec starts with ``--bot``) differs. A game's score is 1 for
+a win, a share of a tie for first, else 0 (``match``'s score); a deal's is the mean over its seat rotations.
+Printed: each run's score over its complete deals with the interval from the deals' spread (``match``'s), and
+the mean over the deals both runs completed of A's deal score less B's, with its interval. The luck of a deal
+is the same on both sides, so the paired interval is narrower than the two apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import defaultdict
+
+
+def deal_scores(path: str, bot: str) -> dict[int, float]:
+    """The bot's mean score per deal (the deal's seed) over the deals every seat rotation of which was played."""
+    games: dict[int, list[float]] = defaultdict(list)
+    seats = 0
+    for line in open(path, encoding="utf-8"):
+        record = json.loads(line)
+        seats = len(record["seats"])
+        seat = next(i for i, spec in enumerate(record["seats"]) if spec.startswith(bot))
+        returns = record["returns"]
+        best = max(returns)
+        first = [i for i, value in enumerate(returns) if value == best]
+        games[record["seed"]].append(1.0 / len(first) if seat in first else 0.0)
+    return {deal: sum(scores) / len(scores) for deal, scores in games.items() if len(scores) == seats}
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, float]:
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    half = 1.96 * spread / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--bot", default="mcts", help="the start of the spec of the seat compared (default mcts)")
+    args = parser.parse_args()
+    a, b = deal_scores(args.a, args.bot), deal_scores(args.b, args.bot)
+    for path, scores in ((args.a, a), (args.b, b)):
+        mean, low, high = mean_interval(list(scores.values()))
+        print(f"{path}: {mean:.3f} [{low:.3f}, {high:.3f}] over {len(scores)} deals")
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise SystemExit("error: the two runs share no complete deal (the same --seed, game and table?)")
+    mean, low, high = mean_interval([a[deal] - b[deal] for deal in common])
+    print(f"paired over {len(common)} deals: A - B = {mean:+.3f} [{low:+.3f}, {high:+.3f}]")
+
+
+if __name__ == "__main__":
+    main()
