@@ -781,7 +781,7 @@ def test_every_finished_game_reaches_its_own_player_under_load():
                     last = reply["frames"][-1]
                 summary = reply["summary"]
                 if summary["status"] == "over" and since >= summary["steps"] - 1:
-                    status, record = call("GET", f"/api/tables/{table['id']}/record")
+                    status, record = call("GET", f"/api/tables/{table['id']}/record", token=table["token"])
                     if status != 200 or summary["result"]["scores"] is None or last["view"].get("legal_actions"):
                         lost.append(f"client {number}: the end {status} {summary}")
                         return
