@@ -48,7 +48,6 @@ re-rolls (far below one in a billion) plays on in the kernel but has no State to
 from __future__ import annotations
 
 import array
-import random
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
@@ -1991,16 +1990,7 @@ def random_rollouts(states: Sequence[rules.State], rng_seeds: Sequence[int], max
         return rollout_random(from_states(states), rng_seeds, max_steps)
     if use_kernel:
         print(f"Wyvern kernel unavailable, rolling out on the Python rules: {reason}", file=sys.stderr)
-    values = np.zeros((len(states), P), dtype=np.float64)
-    steps = np.zeros(len(states), dtype=np.int64)
-    for g, (state, seed) in enumerate(zip(states, rng_seeds, strict=True)):
-        game, picker = rules.clone(state), random.Random(int(seed))
-        while not rules.is_terminal(game) and steps[g] < max_steps:
-            legal = rules.legal_actions(game)
-            rules.apply_legal(game, legal[int(picker.random() * len(legal))])
-            steps[g] += 1
-        values[g, :game.n] = rules.returns(game)
-    return values, steps
+    return kernel_batch.random_rollouts_on_rules(states, rng_seeds, max_steps, rules, rules.apply_legal, P)
 
 
 # --- search: a determinization (agents/mcts_kernel.py) ------------------------------------------------------------
