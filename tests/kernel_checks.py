@@ -5,15 +5,53 @@ and how ``random_rollouts`` then plays on the Python rules. Imported as ``from k
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from tavernzoo.envs.core import Chance, IllegalActionError
+
+# The long forms (``TAVERNZOO_FULL=1``) take hours: they run in chunks of seeds, and with
+# ``TAVERNZOO_REPLAY_LEDGER=FILE`` each chunk that passes is written down there, so a run cut short resumes
+# where it stopped (``pytest -n 2`` runs chunks on both cores). An entry counts only for the sources it
+# passed on: the key holds a hash of the game's package, the agents' compiled bots and these tests.
+LEDGER = os.environ.get("TAVERNZOO_REPLAY_LEDGER")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def seed_chunks(total: int, size: int) -> list[range]:
+    """``range(total)`` in consecutive chunks of at most ``size`` seeds (one chunk in the short form)."""
+    return [range(start, min(start + size, total)) for start in range(0, total, size)]
+
+
+def _sources_hash(game: str) -> str:
+    digest = hashlib.sha256()
+    files = sorted((ROOT / "envs" / game).glob("*.py")) + sorted((ROOT / "agents").glob(f"{game}*.py"))
+    files += [ROOT / "envs" / "kernel_batch.py", ROOT / "envs" / "compiled.py", ROOT / "envs" / "core.py",
+              Path(__file__), ROOT / "tests" / f"test_kernel_{game}.py"]
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def replay_chunk(game: str, name: str, seeds: range, play: Callable[[int], object]) -> None:
+    """Play ``play(seed)`` for every seed of the chunk; with a ledger, skip a chunk it holds as passed on these
+    sources, and write this one down once every game of it has passed."""
+    key = f"{game} {_sources_hash(game)} {name} {seeds.start}-{seeds.stop}"
+    if LEDGER and os.path.exists(LEDGER) and key in Path(LEDGER).read_text().splitlines():
+        pytest.skip(f"passed on these sources before ({LEDGER})")
+    for seed in seeds:
+        play(seed)
+    if LEDGER:
+        with open(LEDGER, "a") as ledger:  # one short line an append: whole even with workers side by side
+            ledger.write(key + "\n")
 
 
 def splitmix_floats(seed: int) -> Iterator[float]:

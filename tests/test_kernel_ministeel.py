@@ -13,7 +13,8 @@ names the option set, game, seed, step, seat and the first differing index with 
 Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
 agents/ministeel_kernel.py, must make each of its decisions). Short form in CI (250 random games per player
 count, 40 per other option set and per player count of heuristic play); ``TAVERNZOO_FULL=1`` runs the long
-form (100,000 random games at the default options, 2,000 per option set and per heuristic table).
+form (100,000 random games at the default options, 2,000 per option set and per heuristic table) in chunks
+of 1,000 seeds (``TAVERNZOO_REPLAY_LEDGER=FILE`` lets a run cut short resume; see tests/kernel_checks.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not insta
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
 GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 250
 GAMES_PER_OPTION_SET = 2_000 if FULL else 40
+CHUNK = 1_000  # the long form's chunks (tests/kernel_checks.py: a ledger lets a cut run resume)
 
 # Every option away from its default, one at a time (and a few together), each at 4 players unless set.
 OPTION_SETS = {
@@ -77,37 +79,41 @@ def replay(config: rules.ConfigV1, seed: int, label: str, bots: list | None = No
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_PLAYER_COUNT, CHUNK), ids=str)
 @pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
-def test_default_games_replay_identically(players):
+def test_default_games_replay_identically(players, seeds):
     config = rules.Config(num_players=players)
-    for seed in range(GAMES_PER_PLAYER_COUNT):
-        replay(config, seed, f"defaults at {players} players")
+    label = f"defaults at {players} players"
+    kernel_checks.replay_chunk("ministeel", label, seeds, lambda seed: replay(config, seed, label))
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_OPTION_SET, CHUNK), ids=str)
 @pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
-def test_heuristic_games_replay_identically(players):
+def test_heuristic_games_replay_identically(players, seeds):
     """The heuristic bot's games: more shields, reactions, combos and kept tokens than random play reaches; and
     the bot's compiled form (agents/ministeel_kernel.py) makes its every decision."""
     config = rules.Config(num_players=players)
     bots = [HeuristicBot(config, seat) for seat in range(players)]
-    for seed in range(GAMES_PER_OPTION_SET):
-        replay(config, seed, f"heuristic play at {players} players", bots)
+    label = f"heuristic play at {players} players"
+    kernel_checks.replay_chunk("ministeel", label, seeds, lambda seed: replay(config, seed, label, bots))
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_OPTION_SET, CHUNK), ids=str)
 @pytest.mark.parametrize("name", sorted(OPTION_SETS))
-def test_option_sets_replay_identically(name):
+def test_option_sets_replay_identically(name, seeds):
     config = rules.Config(**OPTION_SETS[name])
-    for seed in range(GAMES_PER_OPTION_SET):
-        replay(config, seed, name)
+    kernel_checks.replay_chunk("ministeel", name, seeds, lambda seed: replay(config, seed, name))
 
 
-def test_ministeel_v1_config_replays_identically():
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_OPTION_SET, CHUNK), ids=str)
+def test_ministeel_v1_config_replays_identically(seeds):
     from tavernzoo.envs.ministeel import rules_v1
 
-    for seed in range(GAMES_PER_OPTION_SET):
-        replay(rules_v1.Config(num_players=4), seed, "ministeel_v1")
+    config = rules_v1.Config(num_players=4)
+    kernel_checks.replay_chunk("ministeel", "ministeel_v1", seeds,
+                               lambda seed: replay(config, seed, "ministeel_v1"))
 
 
 def test_without_known_the_rules_fields_still_match():

@@ -10,8 +10,10 @@ field.
 
 Games are played with uniformly random moves and with the heuristic bot (whose compiled form,
 agents/wyvern_kernel.py, must make each of its decisions). Short form in CI (a few games per player count
-and per option set, about 15 s); ``TAVERNZOO_FULL=1`` runs the long form (20,000 random games per player
-count, 100,000 at the default options, and 2,000 per option set and per heuristic table).
+and per option set, about 15 s); ``TAVERNZOO_FULL=1`` runs the long form, 100,000 games in all: 12,000 random
+games per player count at the default options, 1,000 per option set and 2,000 per heuristic table, in
+chunks of 500 seeds (about 4 CPU-hours; with ``TAVERNZOO_REPLAY_LEDGER=FILE`` a run cut short resumes, and
+``-n 2`` uses both cores: see tests/kernel_checks.py).
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from tavernzoo.envs.wyvern import decks, encode, kernel, kernel_encode, rules
 pytestmark = pytest.mark.skipif(kernel.numba is None, reason="numba is not installed")
 
 FULL = bool(os.environ.get("TAVERNZOO_FULL"))
-GAMES_PER_PLAYER_COUNT = 20_000 if FULL else 3
-GAMES_PER_OPTION_SET = 2_000 if FULL else 1
+GAMES_PER_PLAYER_COUNT = 12_000 if FULL else 3
+GAMES_PER_OPTION_SET = 1_000 if FULL else 1
 HEURISTIC_GAMES = 2_000 if FULL else 3
+CHUNK = 500
 
 # Every option away from its default (each at 4 players unless set), and the seats' races, classes and decks
 # that turn on the rules' special cases (a dwarf's big items and sixth card, a giant's hands, immunities,
@@ -79,9 +82,13 @@ def replay(config: rules.Config, seed: int, label: str, bots: list | None = None
     """Play game ``seed`` in both engines with the same moves (uniformly random, or ``bots[seat].act_state``);
     fail at the first difference (of the observations and the working space too)."""
 
+    # The env's own encoder, kept for the whole game as an env keeps it (encode.Observer rewrites what changed;
+    # tests/test_wyvern_encoder_cache.py holds it to the encoder computed from the state alone).
+    observer = encode.Observer()
+
     def check_more(batch: kernel.Batch, state: rules.State, where: str) -> None:
         assert not batch.state[0, kernel.STATE_SIZE:].any(), f"{where}: working space left"
-        check_observations(batch, state, where)
+        check_observations(batch, state, where, observer=observer)
 
     return kernel_checks.replay_in_both(
         kernel, rules, config, seed, label, kernel.new_games(config, [seed]),
@@ -90,31 +97,33 @@ def replay(config: rules.Config, seed: int, label: str, bots: list | None = None
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_PLAYER_COUNT, CHUNK), ids=str)
 @pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
-def test_default_games_replay_identically(players):
+def test_default_games_replay_identically(players, seeds):
     config = rules.Config(num_players=players)
-    for seed in range(GAMES_PER_PLAYER_COUNT):
-        replay(config, seed, f"defaults at {players} players")
+    label = f"defaults at {players} players"
+    kernel_checks.replay_chunk("wyvern", label, seeds, lambda seed: replay(config, seed, label))
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(HEURISTIC_GAMES, CHUNK), ids=str)
 @pytest.mark.parametrize("players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
-def test_heuristic_games_replay_identically(players):
+def test_heuristic_games_replay_identically(players, seeds):
     """The heuristic bot's games: bargained help, backstabs of the leader, sales for levels, fights from the
     hand, which random play reaches less often; and the bot's compiled form (agents/wyvern_kernel.py) makes
     its every decision."""
     config = rules.Config(num_players=players, decks=("random",) * players, summons=players % 2 == 0)
     bots = [HeuristicBot(config, seat) for seat in range(players)]
-    for seed in range(HEURISTIC_GAMES):
-        replay(config, seed, f"heuristic play at {players} players", bots)
+    label = f"heuristic play at {players} players"
+    kernel_checks.replay_chunk("wyvern", label, seeds, lambda seed: replay(config, seed, label, bots))
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seeds", kernel_checks.seed_chunks(GAMES_PER_OPTION_SET, CHUNK), ids=str)
 @pytest.mark.parametrize("name", sorted(OPTION_SETS))
-def test_option_sets_replay_identically(name):
+def test_option_sets_replay_identically(name, seeds):
     config = rules.Config(**OPTION_SETS[name])
-    for seed in range(GAMES_PER_OPTION_SET):
-        replay(config, seed, name)
+    kernel_checks.replay_chunk("wyvern", name, seeds, lambda seed: replay(config, seed, name))
 
 
 def test_a_deck_file_replays_identically(tmp_path):
@@ -149,8 +158,7 @@ def test_states_convert_both_ways_mid_game():
             if name not in ("chance", "events"):
                 assert getattr(back, name) == getattr(state, name), f"seed {seed}: {name}"
         assert back.chance._random.getstate() == state.chance._random.getstate()
-        for seat in range(state.n):
-            assert _observation(back, seat).tolist() == _observation(state, seat).tolist(), f"seed {seed}"
+        assert np.array_equal(_observations(back).copy(), _observations(state)), f"seed {seed}"
         for _ in range(300):
             if rules.is_terminal(state):
                 break
@@ -163,24 +171,47 @@ def test_states_convert_both_ways_mid_game():
         assert rules.returns(back) == rules.returns(state)
 
 
-def check_observations(batch: kernel.Batch, state: rules.State, where: str, game: int = 0) -> None:
-    """Every seat's observation and mask from the compiled encoder against encode.encode and the env's mask."""
+def check_observations(batch: kernel.Batch, state: rules.State, where: str, game: int = 0,
+                       observer: encode.Observer | None = None) -> None:
+    """Every seat's observation and mask from the compiled encoder against the env's encoder (``observer``, or
+    encode.encode) and the env's mask: one comparison of the whole table, then the first difference named."""
+    n = state.n
     to_act = -1 if rules.is_terminal(state) else rules.current_seat(state)
-    legal = rules.legal_actions(state) if to_act >= 0 else []
-    observations, masks = kernel_encode.observe(kernel.Batch(batch.state[game:game + 1].repeat(state.n, axis=0),
-                                                             batch.chance[game:game + 1].repeat(state.n, axis=0),
-                                                             batch.configs[game:game + 1] * state.n),
-                                                list(range(state.n)))
+    observations, masks = kernel_encode.observe(kernel.Batch(batch.state[game:game + 1].repeat(n, axis=0),
+                                                             batch.chance[game:game + 1].repeat(n, axis=0),
+                                                             batch.configs[game:game + 1] * n),
+                                                list(range(n)))
+    expected = _observations(state, observer)
+    if not np.array_equal(observations, expected):
+        seat, at = (int(i) for i in np.argwhere(observations != expected)[0])
+        raise AssertionError(f"{where}, seat {seat}: observation[{at}] ({kernel_encode.observation_field(at)}): "
+                             f"kernel {observations[seat, at]!r}, encode {expected[seat, at]!r}")
+    expected_masks = np.zeros((n, len(encode.action_names(state.config))), dtype=bool)
+    if to_act >= 0:
+        expected_masks[to_act, rules.legal_actions(state)] = True
+    if masks.shape != expected_masks.shape or not np.array_equal(masks, expected_masks):
+        seat = next((s for s in range(n) if masks.shape != expected_masks.shape
+                     or not np.array_equal(masks[s], expected_masks[s])), 0)
+        raise AssertionError(f"{where}, seat {seat}: action mask: kernel {np.flatnonzero(masks[seat]).tolist()} "
+                             f"of {masks.shape[-1]}, env {np.flatnonzero(expected_masks[seat]).tolist()} "
+                             f"of {expected_masks.shape[-1]}")
+
+
+_TABLES: dict[tuple[int, int], tuple[np.ndarray, list[np.ndarray]]] = {}
+
+
+def _observations(state: rules.State, observer: encode.Observer | None = None) -> np.ndarray:
+    """Every seat's observation from the env's encoder, one row a seat (a buffer kept per table size, as an
+    env keeps its own: the encoder's views of it stay valid)."""
+    size = encode.observation_size(state.config)
+    if (state.n, size) not in _TABLES:
+        table = np.zeros((state.n, size), dtype=np.float32)
+        _TABLES[state.n, size] = table, list(table)
+    table, rows = _TABLES[state.n, size]
+    write = observer.encode if observer is not None else encode.encode
     for seat in range(state.n):
-        observation, mask = observations[seat], masks[seat]
-        expected = _observation(state, seat)
-        if not np.array_equal(observation, expected):
-            at = int(np.flatnonzero(observation != expected)[0])
-            raise AssertionError(f"{where}, seat {seat}: observation[{at}] ({kernel_encode.observation_field(at)}): "
-                                 f"kernel {observation[at]!r}, encode {expected[at]!r}")
-        expected_mask = legal if seat == to_act else []
-        assert np.flatnonzero(mask).tolist() == expected_mask and len(mask) == len(encode.action_names(state.config)), (
-            f"{where}, seat {seat}: action mask: kernel {np.flatnonzero(mask).tolist()}, env {expected_mask}")
+        write(state, seat, rows[seat])
+    return table
 
 
 def _observation(state: rules.State, seat: int) -> np.ndarray:
