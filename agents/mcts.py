@@ -116,8 +116,8 @@ OPTION_HELP = {
               "so far (a particle filter; games with hidden cards)",
     "particles": "belief=: the deals the belief keeps (an integer >= 2)",
     "seed": "the bot's own seed (an integer; default: the seed the host gives)",
-    "batch": "the compiled search with a network's priors or values: simulations under way at once, their "
-             "questions to the network answered in one batch (an integer >= 1; 1: one at a time, the Python "
+    "batch": "the compiled search with a network's priors, values or rollout moves: simulations under way at once, "
+             "their questions to the network answered in one batch (an integer >= 1; 1: one at a time, the Python "
              "search's very visits; more: faster, with a virtual loss on the paths under way)",
     "kernel": "auto (whole simulations in the game's compiled kernel where it has one and takes these options, "
               "else the Python search, saying why once), on (the kernel or an error saying why not) or off (the "
@@ -424,19 +424,23 @@ class MCTSBot(BotBase):
         def code(bot: Any) -> int | None:
             return policies.get(None if bot is None else type(bot))
 
-        # A network's priors and values are asked between calls where the game's kernel can park a simulation
-        # (agents/mcts_kernel_network.py); a network as rollout policy would be asked at every step: not taken.
+        # A network's priors, values and rollout moves are asked between calls where the game's kernel can park a
+        # simulation (agents/mcts_kernel_network.py), many simulations' questions in one batch.
         answers = kernel.network_simulations is not None
         prior_network = (answers and self._prior_bot is not None and code(self._prior_bot) is None
                          and self._gives_probabilities(self._prior_bot))
+        rollout_network = answers and code(self._policy) is None and _batchable(self._policy)
+        others_network = (answers and self._others is not _SAME and code(self._others) is None
+                          and _batchable(self._others))
         refused = [f"{role}={spec}" for role, spec, ok in (
             ("tree", options.tree, options.tree == "open" and not self.simultaneous),
             ("root", options.root, options.root == "tree"),
             ("value", options.value, self._value_bot is None or answers),
             ("belief", options.belief, self._belief is None),
             ("prior", options.prior, code(self._prior_bot) is not None or prior_network),
-            ("rollout", options.rollout, code(self._policy) is not None),
-            ("others", options.others, self._others is _SAME or code(self._others) is not None)) if not ok]
+            ("rollout", options.rollout, code(self._policy) is not None or rollout_network),
+            ("others", options.others, self._others is _SAME or code(self._others) is not None or others_network))
+            if not ok]
         if hooks.value is not kernel.value:
             refused.append("the game's value estimate (the kernel follows another)")
         reason = (f"the {kernel.title} search kernel does not take {', '.join(refused)}" if refused
@@ -447,16 +451,21 @@ class MCTSBot(BotBase):
             say_once(f"mcts: {reason}; searching on the Python rules (the same search, slower"
                      f"{'; one simulation at a time, batch= aside' if options.batch > 1 else ''})")
             return None
-        rollout = code(self._policy)
-        others = rollout if self._others is _SAME else code(self._others)
-        if prior_network or self._value_bot is not None:
+        if prior_network or self._value_bot is not None or rollout_network or others_network:
             from .mcts_kernel_network import NETWORK, NetworkSearch
 
+            rollout = NETWORK if rollout_network else code(self._policy)
+            others_bot = self._policy if self._others is _SAME else self._others
+            others = rollout if self._others is _SAME else NETWORK if others_network else code(self._others)
             return NetworkSearch(kernel, self.seats, options.c, options.depth, rollout, others,
                                  NETWORK if prior_network else code(self._prior_bot), prior_bot=self._prior_bot,
                                  value_bot=self._value_bot, puct=options.puct, root_temp=options.root_temp,
                                  batch=options.batch, observation_size=self.game.encoder.observation_size(self.config),
-                                 actions=len(self.game.action_names(self.config)), tempered=_tempered)
+                                 actions=len(self.game.action_names(self.config)), tempered=_tempered,
+                                 rollout_bot=self._policy if rollout_network else None,
+                                 others_bot=others_bot if others == NETWORK else None)
+        rollout = code(self._policy)
+        others = rollout if self._others is _SAME else code(self._others)
         return CompiledSearch(kernel, self.seats, options.c, options.depth, rollout, others, code(self._prior_bot))
 
     def _load_policy(self, role: str, spec: str, none: str) -> Any:

@@ -16,6 +16,10 @@ network reads (the compiled encoder's, envs/<game>/kernel_encode.py, which equal
   selection there is PUCT (:func:`tree_puct_step`, ``MCTSBot._puct`` step for step).
 * **a value** (:data:`WANTS_VALUE`): a leaf (after ``depth`` rollout decisions, or none at ``depth=0``) that is
   not the end of the game is scored by the value network from every seat's observation (one row each).
+* **a move** (:data:`WANTS_MOVE`, :data:`WANTS_OTHERS_MOVE`): where the rollout policy (``rollout=``, or
+  ``others=`` for the other seats) is a network, each rollout decision with a choice asks it for the seat to
+  act's move (one observation and its mask; a forced move asks nothing), as the Python search's rollouts ask
+  ``act_batch``. The slot keeps the rollout's decisions so far; the answer is the slot's ``MOVE``.
 
 A call of the game's loop first writes the answers of the last batch into the tree, then lets every parked
 simulation go on (to its next question, or to its backup), then starts new simulations into free slots until
@@ -55,10 +59,11 @@ UNSEEN = -1.0  # a ``priors`` entry for an action the prior was not asked about 
 
 NETWORK = -1  # the prior's code where a network gives probabilities (beside mcts_kernel.RANDOM and a game's bots)
 
-# A slot (a row of ``slots``): its state, the node its simulation stands at, the length of its path.
-STATE, NODE, LENGTH = range(3)
-SLOT_FIELDS = 3
-FREE, WANTS_PRIOR, WAITS, WANTS_VALUE = range(4)
+# A slot (a row of ``slots``): its state, the node its simulation stands at, the length of its path, its rollout's
+# decisions so far and the move a rollout network answered.
+STATE, NODE, LENGTH, STEPS, MOVE = range(5)
+SLOT_FIELDS = 5
+FREE, WANTS_PRIOR, WAITS, WANTS_VALUE, WANTS_MOVE, WANTS_OTHERS_MOVE = range(6)
 # ``progress``: simulations started and finished since the search began.
 STARTED, FINISHED = range(2)
 
@@ -174,8 +179,10 @@ class NetworkSearch(T.CompiledSearch):
 
     def __init__(self, kernel: T.GameSearchKernel, seats: int, c: float, depth: int, rollout: int, others: int,
                  prior: int, *, prior_bot: Any, value_bot: Any, puct: float, root_temp: float, batch: int,
-                 observation_size: int, actions: int, tempered: Callable[[dict[int, float], float], dict[int, float]]):
+                 observation_size: int, actions: int, tempered: Callable[[dict[int, float], float], dict[int, float]],
+                 rollout_bot: Any = None, others_bot: Any = None):
         self.prior_bot, self.value_bot = prior_bot, value_bot
+        self.rollout_bots = {WANTS_MOVE: rollout_bot, WANTS_OTHERS_MOVE: others_bot}  # networks moving in rollouts
         self.puct, self.root_temp, self.batch, self._tempered = float(puct), float(root_temp), int(batch), tempered
         if not T._cached(kernel.network_simulations):
             T.say_once(f"mcts: compiling the {kernel.title} search kernel with network answers (once: numba keeps "
@@ -250,7 +257,21 @@ class NetworkSearch(T.CompiledSearch):
         return best, int(self.progress[FINISHED]), visits
 
     def _answer(self, states: np.ndarray) -> None:
-        """The networks' answers to the slots' questions: one call for every prior asked, one for every value."""
+        """The networks' answers to the slots' questions: one call for every prior asked, one for every value, one
+        per rollout network for every move asked of it."""
+        asked = [state for state, bot in self.rollout_bots.items() if bot is not None]
+        for bot in {id(self.rollout_bots[state]): self.rollout_bots[state] for state in asked}.values():
+            # one call per network: the searching seat's and the others' moves together where they are one network
+            moving = np.flatnonzero(np.isin(states, [state for state in asked if self.rollout_bots[state] is bot]))
+            if len(moving):
+                masks = self.prior_masks[moving]
+                moves = np.asarray(bot.act_batch(self.prior_observations[moving], masks), dtype=np.int64)
+                self.network_calls += 1
+                legal = (moves >= 0) & (moves < masks.shape[1])
+                if not (legal.all() and masks[np.arange(len(moving)), moves].all()):
+                    raise ValueError(f"mcts: the rollout policy {type(bot).__name__} answered a move its mask does not "
+                                     "allow")
+                self.slots[moving, MOVE] = moves
         asking = np.flatnonzero(states == WANTS_PRIOR)
         if len(asking):
             masks = self.prior_masks[asking]

@@ -607,7 +607,12 @@ def _network_advance(seat, mt, rng, nodes, totals, children, counts, priors, exp
         T.tree_backup(nodes, totals, path, length, values_row, n)
         slot[N.STATE] = N.FREE
         return 1
-    while sample[K.PHASE] != R.OVER:
+    steps = 0
+    rolling = slot[N.STATE] == N.WANTS_MOVE or slot[N.STATE] == N.WANTS_OTHERS_MOVE
+    if rolling:  # a rollout network's move: the rollout goes on
+        K.apply_legal(sample, mt, slot[N.MOVE])
+        steps = slot[N.STEPS] + 1
+    while not rolling and sample[K.PHASE] != R.OVER:
         count = K.legal_actions(sample, legal)
         asked = nodes[node, T.PRIOR]
         if asked == T.NOT_ASKED:
@@ -632,11 +637,23 @@ def _network_advance(seat, mt, rng, nodes, totals, children, counts, priors, exp
         length += 1
         if expanded:
             break
-    steps = 0
     while sample[K.PHASE] != R.OVER and (depth == 0 or steps < depth) and not (value_net and depth == 0):
         count = K.legal_actions(sample, legal)
-        policy = rollout if sample[K.TO_ACT] == seat else others
-        K.apply_legal(sample, mt, _policy_move(sample, rng, legal, count, policy))
+        own = sample[K.TO_ACT] == seat
+        policy = rollout if own else others
+        if policy != N.NETWORK:
+            action = _policy_move(sample, rng, legal, count, policy)
+        elif count == 1:  # a forced move: the network is not asked
+            action = legal[0]
+        else:  # park: the rollout network moves for the seat to act
+            E.encode_row(sample, sample[K.TO_ACT], deck_specialties, prior_observation)
+            prior_mask[:] = 0
+            for i in range(count):
+                prior_mask[legal[i]] = 1
+            slot[N.STEPS] = steps
+            return _network_park(nodes, totals, path, length, slot, node, N.WANTS_MOVE if own else N.WANTS_OTHERS_MOVE,
+                                 virtual, n)
+        K.apply_legal(sample, mt, action)
         steps += 1
     if sample[K.PHASE] == R.OVER:
         K.game_returns(sample, values_row)

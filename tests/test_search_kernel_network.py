@@ -74,7 +74,8 @@ def network(networks):
 # --- batch=1: the Python search's very visits -------------------------------------------------------------------
 
 SPECS = ["prior=NET,value=NET", "prior=NET", "value=NET,depth=0",
-         "prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7"]
+         "prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7",
+         "prior=NET,rollout=NET,depth=0", "value=NET,depth=5,rollout=heuristic,others=NET"]
 TABLES = [{"num_players": 4}, {"num_players": 2}, {"num_players": 6}, {"num_players": 3, "token_timing": R.OWN_TURN}]
 
 
@@ -114,7 +115,9 @@ WYVERN = get_game("wyvern")
 @pytest.mark.parametrize("spec, options", [
     ("prior=NET,value=NET", {"num_players": 4}), ("prior=NET", {"num_players": 2}),
     ("value=NET,depth=0", {"num_players": 6}),
-    ("prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7", {"num_players": 3})])
+    ("prior=NET,value=NET,depth=3,rollout=random,others=heuristic,root_temp=3,puct=0.7", {"num_players": 3}),
+    ("prior=NET,rollout=NET,depth=12", {"num_players": 4}),
+    ("rollout=heuristic,others=NET,depth=0", {"num_players": 3})])
 def test_wyverns_compiled_search_asks_the_network_what_the_python_search_asks(spec, options, tmp_path):
     from test_search_kernel_wyvern import _search as wyvern_search
     from test_search_kernel_wyvern import positions as wyvern_positions
@@ -152,11 +155,13 @@ def _check_tree(search: N.NetworkSearch, simulations: int) -> None:
     assert np.isfinite(search.totals[:len(nodes)]).all()
 
 
-@pytest.mark.parametrize("batch", [1, 4, 16])
-def test_a_batched_search_leaves_a_sound_tree_as_it_outgrows_its_arrays(batch, network, monkeypatch):
+@pytest.mark.parametrize("batch, rollout", [(1, ""), (4, ""), (16, ""), (16, ",rollout=NET,depth=0")])
+def test_a_batched_search_leaves_a_sound_tree_as_it_outgrows_its_arrays(batch, rollout, network, monkeypatch):
     monkeypatch.setattr(T.CompiledSearch, "FIRST_ROOM", 8)
     config = GAME.make_config({"num_players": 4})
-    bot = load_bot(f"mcts:150,prior={network},value={network},batch={batch}", GAME, config, seed=3)
+    value = "" if rollout else f",value={network}"
+    bot = load_bot(f"mcts:150,prior={network}{value},batch={batch}{rollout.replace('NET', network)}", GAME, config,
+                   seed=3)
     for state in positions(config, seed=9, per_phase=1):
         seat = R.current_seat(state)
         assert bot.search(R.information_state(state, seat), seat) in R.legal_actions(state)
@@ -204,18 +209,20 @@ def test_a_batched_search_picks_moves_as_the_one_at_a_time_search_does(network):
 # --- choosing it, and refusing what it does not take --------------------------------------------------------------
 
 
-def test_a_network_prior_and_value_search_in_the_kernel_and_a_network_rollout_is_refused(network, monkeypatch, capsys):
+def test_network_priors_values_and_rollouts_search_in_the_kernel_and_other_rollout_bots_are_refused(
+        network, monkeypatch, capsys):
     monkeypatch.setattr(T, "_SAID", set())
     config = GAME.make_config()
-    assert isinstance(load_bot(f"mcts:prior={network},value={network}", GAME, config, seed=1)._compiled,
-                      N.NetworkSearch)
+    for spec in (f"prior={network},value={network}", f"rollout={network}", f"others={network}"):
+        assert isinstance(load_bot(f"mcts:{spec}", GAME, config, seed=1)._compiled, N.NetworkSearch), spec
     assert type(load_bot("mcts", GAME, config, seed=1)._compiled) is T.CompiledSearch  # no network: as before
-    with pytest.raises(ValueError, match=f"kernel=on: the MiniSteel search kernel does not take rollout={network}"):
-        load_bot(f"mcts:rollout={network},kernel=on", GAME, config, seed=1)
+    # A bot that is neither the kernel's own policy nor a network answering in batches (level:2's careless bot)
+    with pytest.raises(ValueError, match="kernel=on: the MiniSteel search kernel does not take rollout=level:2"):
+        load_bot("mcts:rollout=level:2,kernel=on", GAME, config, seed=1)
     capsys.readouterr()
-    assert load_bot(f"mcts:rollout={network},batch=4", GAME, config, seed=1)._compiled is None
+    assert load_bot("mcts:rollout=level:2,batch=4", GAME, config, seed=1)._compiled is None
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"rollout={network}" in err and "batch= aside" in err
+    assert err.count("\n") == 1 and "rollout=level:2" in err and "batch= aside" in err
     with pytest.raises(ValueError, match="batch only applies to the compiled search"):
         load_bot(f"mcts:prior={network},batch=4,kernel=off", GAME, config, seed=1)
     with pytest.raises(ValueError, match="batch='0' is not valid"):
