@@ -478,7 +478,11 @@ class MCTSBot(BotBase):
             # Every simulation would call the program; and a program must not start from inside a spec.
             raise ValueError(f"an mcts {role} policy cannot be an external program ({spec!r}); use a built-in, "
                              "zoo, exported or checkpoint bot")
-        return self._load_bot(spec, self.game, self.config, self._random.randrange(2**31))
+        bot = self._load_bot(spec, self.game, self.config, self._random.randrange(2**31))
+        cut = getattr(bot, "cut_heads", None)
+        if cut is not None:  # a search asks an exported network thousands of rows: each call computes one head
+            cut()
+        return bot
 
     def reset(self) -> None:
         self._info = None

@@ -271,6 +271,40 @@ def test_every_bundled_zoo_bot_loads_and_plays_its_game(name):
         assert len(returns) == seats
 
 
+@pytest.mark.parametrize("name", sorted(zoo_bots()) or [None])
+def test_the_heads_cut_apart_answer_as_the_whole_graph_to_the_bit(name, monkeypatch):
+    """A call for moves or for values alone runs a graph cut to its head (half the arithmetic): the same actions,
+    logits and values as the whole graph, on observations of real games and random ones; without the onnx
+    package both heads are the whole graph."""
+    if name is None:
+        pytest.skip("no zoo bots are bundled (agents/zoo is empty)")
+    manifest = json.loads(zoo_bots()[name].with_suffix(".json").read_text())
+    game = get_game(manifest["env"])
+    config = game.make_config(manifest["game_config"])
+    bot = load_bot(f"zoo:{name}", game, config, seed=0)
+    assert bot._heads[0] is bot.session  # play: the whole graph, onnx not imported
+    bot.cut_heads()
+    policy, value = bot._heads
+    assert policy is not bot.session and (value is None) == (not bot.has_value)
+    rng = np.random.default_rng(0)
+    observations = rng.random((64, manifest["observation"]["size"])).astype(np.float32)
+    masks = (rng.random((64, len(manifest["actions"]))) < 0.3).astype(bot._mask_type)
+    masks[:, 0] = 1
+    whole = bot.session.run(None, {"observation": observations, "action_mask": masks})
+    actions, logits = bot.run(observations, masks)
+    assert np.array_equal(actions, whole[0]) and np.array_equal(logits, whole[1])
+    if bot.has_value:
+        assert np.array_equal(bot.value_estimates(observations), whole[2])
+    search = load_bot(f"mcts:4,prior=zoo:{name}", game, config, seed=0)  # a search cuts its networks' heads
+    assert search._prior_bot._heads[0] is not search._prior_bot.session
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx now fails
+    again = load_bot(f"zoo:{name}", game, config, seed=0)
+    again.cut_heads()
+    assert again._heads[0] is again.session and np.array_equal(again.run(observations, masks)[1], logits)
+    if again.has_value:
+        assert again._heads[1] is again.session and np.array_equal(again.value_estimates(observations), whole[2])
+
+
 def test_export_and_zoo_commands(tmp_path):
     random_policy(TM).save(tmp_path / "run" / "checkpoints" / "step_0000000010")
     (tmp_path / "run" / "checkpoints" / "latest").write_text("step_0000000010\n")
