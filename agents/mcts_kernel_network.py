@@ -220,9 +220,10 @@ class NetworkSearch(T.CompiledSearch):
                stopped: Callable[[], bool]) -> tuple[int, int, dict[int, int]]:
         """``CompiledSearch.search`` with the networks answering between calls: ``(best action, simulations,
         root visits by action)``. Past the deadline (or once ``stopped()``) no simulation starts, and those under
-        way are finished (their questions answered: at most two more batches). The dealer's seed is the bot's
-        first draw, as the Python search's; the generator goes in and out whole (a network's answers cost far
-        more than the round trip that ``KernelRandom`` spares the heuristic search)."""
+        way are finished (their questions answered: at most two more batches, or one more per rollout decision
+        with a rollout network). The dealer's seed is the bot's first draw, as the Python search's; the
+        generator goes in and out whole (a network's answers cost far more than the round trip that
+        ``KernelRandom`` spares the heuristic search)."""
         dealer_seed = rng.randrange(2**31)
         kernel = self.kernel
         row = kernel.information_row(info)
