@@ -170,16 +170,18 @@ def test_a_batched_search_leaves_a_sound_tree_as_it_outgrows_its_arrays(batch, r
     assert len(bot._compiled.nodes) > 8 and bot._compiled.paths.shape[1] > 9
 
 
-def test_a_closed_or_timed_search_finishes_what_is_under_way(network):
+@pytest.mark.parametrize("answers", ["prior=NET,value=NET", "prior=NET,rollout=NET,depth=0"])
+def test_a_closed_or_timed_search_finishes_what_is_under_way(answers, network):
     config = GAME.make_config({"num_players": 4})
     state = positions(config, seed=2, per_phase=1)[0]
     info, seat = R.information_state(state, state.to_act), state.to_act
-    bot = load_bot(f"mcts:100000,prior={network},value={network},batch=8", GAME, config, seed=1)
+    answers = answers.replace("NET", network)
+    bot = load_bot(f"mcts:100000,{answers},batch=8", GAME, config, seed=1)
     bot.close()
     assert bot.search(info, seat) in R.legal_actions(state)
     assert 1 <= bot.last_search["simulations"] <= 16
     _check_tree(bot._compiled, bot.last_search["simulations"])
-    timed = load_bot(f"mcts:sims=100000000,time=0.05,prior={network},value={network},batch=8", GAME, config, seed=1)
+    timed = load_bot(f"mcts:sims=100000000,time=0.05,{answers},batch=8", GAME, config, seed=1)
     timed.search(info, seat)
     assert 0 < timed.last_search["simulations"] < 100_000_000
     _check_tree(timed._compiled, timed.last_search["simulations"])
