@@ -146,9 +146,10 @@ def head_sessions(session: Any, data: bytes) -> tuple[Any, Any | None]:
     """``(policy, value)`` sessions of the graph ``data`` (whose whole-graph session is ``session``): each cut to
     the outputs it gives where the ``onnx`` package is at hand (the train extra). onnxruntime computes every node
     of a graph whatever outputs a call asks for, and an exported bot's value head is a network of its own beside
-    the policy's, so a call for moves or values alone does about half the arithmetic (5.1 and 3.8 us a row against
-    8.7 for the zoo's 256 x 256 network at 64 rows; the same numbers to the bit: tests/test_export.py). Without
-    ``onnx``, or for a graph that will not cut, both are ``session``; the value is None without a value head."""
+    the policy's, so a call for moves or values alone does about half the arithmetic (zoo:ministeel at 64 rows a
+    call: moves 1.7x, values 2.3x as fast, ``python bench/bench_network.py --heads``; the same numbers to the bit,
+    tests/test_export.py). Without ``onnx``, or for a graph that will not cut, both are ``session``; the value is
+    None without a value head."""
     outputs = {output.name for output in session.get_outputs()}
     value = session if "value" in outputs else None
     try:
