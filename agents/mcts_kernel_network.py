@@ -145,6 +145,18 @@ def tree_puct_step(nodes, totals, children, counts, priors, node, seat, legal, c
 
 
 @NETWORK_TREE.compiled
+def ask_move(prior_mask, legal, count, slot, steps, seat, to_act):
+    """A rollout decision's question to the rollout network (the observation is the game's to write): the mask of
+    the ``count`` actions of ``legal``, the rollout's decisions so far kept in the slot; the slot's state to park
+    with (the searching ``seat``'s own move, or another seat's)."""
+    prior_mask[:] = 0
+    for i in range(count):
+        prior_mask[legal[i]] = 1
+    slot[STEPS] = steps
+    return WANTS_MOVE if to_act == seat else WANTS_OTHERS_MOVE
+
+
+@NETWORK_TREE.compiled
 def tree_virtual_loss(nodes, totals, path, length, seats, sign):
     """A parked simulation's path counts one visit more (``sign`` 1), worth :data:`VIRTUAL_LOSS` to every seat, or
     that visit is taken back (``sign`` -1) when it goes on."""

@@ -639,20 +639,15 @@ def _network_advance(seat, mt, rng, nodes, totals, children, counts, priors, exp
             break
     while sample[K.PHASE] != R.OVER and (depth == 0 or steps < depth) and not (value_net and depth == 0):
         count = K.legal_actions(sample, legal)
-        own = sample[K.TO_ACT] == seat
-        policy = rollout if own else others
+        policy = rollout if sample[K.TO_ACT] == seat else others
         if policy != N.NETWORK:
             action = _policy_move(sample, rng, legal, count, policy)
         elif count == 1:  # a forced move: the network is not asked
             action = legal[0]
         else:  # park: the rollout network moves for the seat to act
             E.encode_row(sample, sample[K.TO_ACT], deck_specialties, prior_observation)
-            prior_mask[:] = 0
-            for i in range(count):
-                prior_mask[legal[i]] = 1
-            slot[N.STEPS] = steps
-            return _network_park(nodes, totals, path, length, slot, node, N.WANTS_MOVE if own else N.WANTS_OTHERS_MOVE,
-                                 virtual, n)
+            asking = N.ask_move(prior_mask, legal, count, slot, steps, seat, sample[K.TO_ACT])
+            return _network_park(nodes, totals, path, length, slot, node, asking, virtual, n)
         K.apply_legal(sample, mt, action)
         steps += 1
     if sample[K.PHASE] == R.OVER:
