@@ -114,6 +114,17 @@ def _option_hint(manifest: dict[str, Any], config: Any) -> str:
             f"--set {differ[0]}={json.dumps(trained[differ[0]])})")
 
 
+def _session_options() -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    # A single small MLP per decision: more threads only cost wake-ups.
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return options
+
+
 def open_session(onnx_path: Path, manifest: dict[str, Any]) -> Any:
     """An onnxruntime session of ``onnx_path`` after checking its hash and its inputs and outputs."""
     import onnxruntime
@@ -123,13 +134,8 @@ def open_session(onnx_path: Path, manifest: dict[str, Any]) -> Any:
     if expected != hashlib.sha256(data).hexdigest():
         raise ValueError(f"{onnx_path} does not match its manifest (SHA-256 differs): the pair was mixed up or "
                          "one was changed; export the bot again")
-    options = onnxruntime.SessionOptions()
-    # A single small MLP per decision: more threads only cost wake-ups.
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
     try:
-        session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(data, _session_options(), providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime raises its own exception types for unreadable graphs
         raise ValueError(f"{onnx_path} is not a loadable ONNX model: {error}") from None
     inputs = {i.name: i for i in session.get_inputs()}
@@ -158,13 +164,10 @@ def head_sessions(session: Any, data: bytes) -> tuple[Any, Any | None]:
         from onnx import utils
     except ImportError:
         return session, value
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-
     def cut(inputs: list[str], wanted: list[str]) -> Any:
         model = utils.Extractor(onnx.load_from_string(data)).extract_model(inputs, wanted)
-        return onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return onnxruntime.InferenceSession(model.SerializeToString(), _session_options(),
+                                            providers=["CPUExecutionProvider"])
 
     try:
         return (cut(["observation", "action_mask"], ["action", "logits"]),
