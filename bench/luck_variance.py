@@ -1,6 +1,7 @@
 """Where a match's variance is, and how much of it the luck meter takes out (docs/strength.md, "Luck taken out").
 
     python bench/luck_variance.py RECORDS.jsonl --value zoo:ministeel [--chance-samples 4] [--limit GAMES]
+    python bench/luck_variance.py RECORDS.jsonl --rollouts 32 [--chance-samples 4] [--limit GAMES]
 
 RECORDS: a match's records (``tavernzoo match ... --records RECORDS.jsonl``, whole deals in play order). For every
 entry it prints:
@@ -11,26 +12,77 @@ entry it prints:
                 ratio of deals needed for the same interval): with the slope fitted on all deals (an optimistic
                 bound) and fitted on earlier deals only (what match and tournament report, unbiased).
 The luck is measured here, in this process; no timings are printed.
+
+``--rollouts N`` measures luck with another value instead of a value head: each seat's mean return over N games
+played out from the full state by the heuristic in every seat, in the game's compiled kernel (MiniSteel, Wyvern,
+Tiny Minotaur), with fresh chance and the piles of unseen order shuffled afresh in each. One event's states (its
+actual outcome and its samples) are played out with the same N seeds, so the noise of the playouts cancels in
+their difference (common random numbers); the seeds are drawn apart from the game, so the luck keeps mean zero.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import random
 import statistics
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tavernzoo.envs import get_game
-from tavernzoo.eval.luck import value_bot_meter
+from tavernzoo.envs.core import Chance
+from tavernzoo.eval.luck import LuckMeter, shuffle_pile, value_bot_meter
 from tavernzoo.eval.stats import control_variate_values
 from tavernzoo.eval.tally import score_of
+
+
+class PlayoutMeter(LuckMeter):
+    """Luck by the heuristic's compiled playouts from the full state (``--rollouts``), the same seeds for one
+    event's states."""
+
+    def __init__(self, game: Any, config: Any, rollouts: int, samples: int):
+        super().__init__(game, config, lambda rows: None, samples)
+        package = game.env_name.split("_v")[0]
+        self.kernel = importlib.import_module(f"tavernzoo.envs.{package}.kernel")
+        self.playout = importlib.import_module(f"tavernzoo.agents.{package}_kernel").rollout_heuristic
+        self.rollouts, self.seeds = rollouts, random.Random(f"playouts:{game.env_name}")
+
+    def _values(self, states: Sequence[Any], events: Sequence[int]) -> np.ndarray:
+        out = np.zeros((len(states), self.seats))
+        copies, owners, first = [], [], 0
+        for size in events:
+            seeds = [self.seeds.randrange(2**63) for _ in range(self.rollouts)]
+            for k in range(first, first + size):
+                if self.rules.is_terminal(states[k]):
+                    out[k] = self.rules.returns(states[k])
+                    continue
+                for seed in seeds:
+                    copy = self.rules.clone(states[k])
+                    copy.chance = Chance(seed)
+                    shuffler = random.Random(seed)
+                    for name in self.unseen:
+                        shuffle_pile(getattr(copy, name), shuffler)
+                    copies.append(copy)
+                    owners.append(k)
+            first += size
+        if copies:
+            returns, _ = self.playout(self.kernel.from_states(copies))
+            sums = np.zeros_like(out)
+            np.add.at(sums, np.array(owners), returns[:, :self.seats])
+            live = sorted(set(owners))
+            out[live] = sums[live] / self.rollouts
+        return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("records")
-    parser.add_argument("--value", required=True, help="the bot whose value head measures luck")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--value", help="the bot whose value head measures luck")
+    source.add_argument("--rollouts", type=int, help="measure luck by this many heuristic playouts instead")
     parser.add_argument("--chance-samples", type=int, default=4)
     parser.add_argument("--limit", type=int, default=None, help="the first GAMES records only")
     args = parser.parse_args()
@@ -40,10 +92,15 @@ def main() -> None:
     seats = len(records[0]["seats"])
     records = records[:len(records) - len(records) % seats]  # whole deals
     entries = records[0]["seats"]
-    meter = value_bot_meter(args.value, game, records[0]["config"], args.chance_samples,
-                            {label: label.rpartition(" #")[0] or label for label in entries})
+    if args.rollouts:
+        meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples)
+        source = f"{args.rollouts} heuristic playouts"
+    else:
+        meter = value_bot_meter(args.value, game, records[0]["config"], args.chance_samples,
+                                {label: label.rpartition(" #")[0] or label for label in entries})
+        source = args.value
     luck = [meter.luck(record) for record in records]
-    print(f"{len(records)} games, {len(records) // seats} deals; luck by {args.value}, {args.chance_samples} samples")
+    print(f"{len(records)} games, {len(records) // seats} deals; luck by {source}, {args.chance_samples} samples")
     for entry in entries:
         seat_of = [record["seats"].index(entry) for record in records]
         shares = [score_of(record["returns"], seat) for record, seat in zip(records, seat_of, strict=True)]

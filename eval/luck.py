@@ -107,7 +107,7 @@ class LuckMeter:
                 weighted += [(other, float(probabilities[action]) / len(others)) for other in others]
             events.append((rules.clone(state), weighted))
         states = [s for actual, others in events for s in (actual, *(other for other, _ in others))]
-        values = self._values(states)
+        values = self._values(states, [1 + len(others) for _, others in events])
         luck = np.zeros(self.seats)
         row = 0
         for _, others in events:
@@ -182,9 +182,11 @@ class LuckMeter:
                     drawn_from[number] = np.where(mask > 0, row, 0.0)
         return drawing, drawn_from
 
-    def _values(self, states: Sequence[Any]) -> np.ndarray:
+    def _values(self, states: Sequence[Any], events: Sequence[int]) -> np.ndarray:
         """Every seat's value in each state, ``(states, seats)``: the returns where the game is over, else the
-        value estimate of the seat's observation (all of them in one batch)."""
+        value estimate of the seat's observation (all of them in one batch). ``events``: how many of the states,
+        in order, belong to each event (its actual outcome first), for estimates that draw the same samples
+        for one event's states (common random numbers: bench/luck_variance.py ``--rollouts``)."""
         out = np.zeros((len(states), self.seats))
         rows = [(k, seat) for k, state in enumerate(states) if not self.rules.is_terminal(state)
                 for seat in range(self.seats)]
