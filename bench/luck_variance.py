@@ -92,7 +92,10 @@ def main() -> None:
     seats = len(records[0]["seats"])
     records = records[:len(records) - len(records) % seats]  # whole deals
     entries = records[0]["seats"]
-    if args.rollouts:
+    if args.rollouts is not None:
+        if args.rollouts < 1 or game.name not in ("ministeel", "wyvern", "tiny_minotaur"):
+            raise SystemExit("error: --rollouts takes a whole number of at least 1, for a MiniSteel, Wyvern or "
+                             f"Tiny Minotaur match (got {args.rollouts} for {game.name})")
         meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples)
         source = f"{args.rollouts} heuristic playouts"
     else:
