@@ -45,9 +45,8 @@ class PlayoutMeter(LuckMeter):
 
     def __init__(self, game: Any, config: Any, rollouts: int, samples: int):
         super().__init__(game, config, lambda rows: None, samples)
-        package = game.env_name.split("_v")[0]
-        self.kernel = importlib.import_module(f"tavernzoo.envs.{package}.kernel")
-        self.playout = importlib.import_module(f"tavernzoo.agents.{package}_kernel").rollout_heuristic
+        self.kernel = importlib.import_module(f"tavernzoo.envs.{game.name}.kernel")
+        self.playout = importlib.import_module(f"tavernzoo.agents.{game.name}_kernel").rollout_heuristic
         self.rollouts, self.seeds = rollouts, random.Random(f"playouts:{game.env_name}")
 
     def _values(self, states: Sequence[Any], events: Sequence[int]) -> np.ndarray:
@@ -86,8 +85,12 @@ def main() -> None:
     parser.add_argument("--chance-samples", type=int, default=4)
     parser.add_argument("--limit", type=int, default=None, help="the first GAMES records only")
     args = parser.parse_args()
-    with open(args.records) as handle:
-        records = [json.loads(line) for line in handle][:args.limit]
+    try:
+        with open(args.records) as handle:
+            records = [json.loads(line) for line in handle][:args.limit]
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"error: {args.records} is no readable match records file (one JSON game a line): "
+                         f"{error}") from None
     game = get_game(records[0]["env"])
     seats = len(records[0]["seats"])
     records = records[:len(records) - len(records) % seats]  # whole deals
@@ -111,6 +114,9 @@ def main() -> None:
         deal_scores = [statistics.fmean(shares[k:k + seats]) for k in range(0, len(shares), seats)]
         deal_luck = [statistics.fmean(lucks[k:k + seats]) for k in range(0, len(lucks), seats)]
         plain = statistics.variance(deal_scores)
+        if plain == 0.0 or statistics.variance(deal_luck) == 0.0:
+            print(f"{entry:24s} its deal scores or luck do not vary over these {len(deal_scores)} deals: no ratio")
+            continue
         duplicate = plain / (statistics.variance(shares) / seats)
         corr = float(np.corrcoef(shares, lucks)[0, 1])
         slope = np.cov(deal_scores, deal_luck)[0, 1] / statistics.variance(deal_luck)
