@@ -108,9 +108,10 @@ OPTION_HELP = {
     "sure": "root=paired: play the prior's most likely move without rollouts where the prior gives it at least "
             "this probability (0 < sure <= 1; 1: always search; needs a prior that gives probabilities), so a "
             "game's time goes to the decisions the network is unsure of",
-    "target": "root=paired: the policy target it gives expert iteration: move (the move played) or improved "
-              "(the prior's probabilities shifted by every candidate's measured gain, Gumbel MuZero's improved "
-              "policy)",
+    "target": "the policy target it gives expert iteration: visits (the root's visit counts; the tree's "
+              "default), move (the move played, all of the target; root=paired's default) or improved "
+              "(root=paired: the prior's probabilities shifted by every candidate's measured gain, Gumbel "
+              "MuZero's improved policy)",
     "belief": "none, or a trained policy (zoo:GAME, an .onnx bot, a checkpoint or run directory) as the model of "
               "the other seats: hidden cards are dealt in proportion to how likely they make the others' moves "
               "so far (a particle filter; games with hidden cards)",
@@ -124,9 +125,10 @@ OPTION_HELP = {
               "Python search); both search alike: the same moves and visits from the same seed",
 }
 
-CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("move", "improved"),
+CHOICES = {"tree": ("open", "closed"), "root": ("tree", "paired"), "target": ("visits", "move", "improved"),
            "kernel": ("auto", "on", "off")}
-PAIRED_ONLY = ("width", "z", "gain", "sure", "target")  # options that a tree search would ignore: refused there
+PAIRED_ONLY = ("width", "z", "gain", "sure")  # options that a tree search would ignore: refused there
+TARGETS = {"tree": ("visits", "move"), "paired": ("move", "improved")}  # the first: the root's default target
 PRIOR_BIAS = 1.0  # the prior's move scores this much extra at a node, shrinking as 1 / (its visits + 1)
 PAIRED_ROUND = 8  # root=paired: samples per round (their rollouts step together; the time is checked between rounds)
 # target=improved: a gain g measured on n samples adds (IMPROVED_VISITS + n) * IMPROVED_SCALE * g to the prior's
@@ -155,7 +157,7 @@ class Options:
     z: float = 2.0
     gain: float = 0.0
     sure: float = 1.0  # 1: every decision with a choice is searched
-    target: str = "move"
+    target: str = ""  # "": the root's default (TARGETS)
     belief: str = "none"
     particles: int = 64
     seed: int | None = None
@@ -188,6 +190,13 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     if paired_only and values.get("root") != "paired":
         raise ValueError(f"bot spec {spec!r}: {', '.join(paired_only)} only apply to root=paired (add root=paired "
                          "or drop them)")
+    root_targets = TARGETS[values.get("root", "tree")]
+    if "target" in given and values["target"] not in root_targets:
+        raise ValueError(f"bot spec {spec!r}: target={values['target']} does not apply to root="
+                         f"{values.get('root', 'tree')}; valid there: {', '.join(root_targets)}")
+    values.setdefault("target", "")
+    if not values["target"]:
+        values["target"] = root_targets[0]
     if "particles" in given and values.get("belief", "none") == "none":
         raise ValueError(f"bot spec {spec!r}: particles only applies with belief=BOT (add belief= or drop it)")
     if not values.get("sims") and not values.get("time"):
@@ -521,24 +530,29 @@ class MCTSBot(BotBase):
             self._belief.update(info, seat, self._history, SearchChance(self._random.randrange(2**31)))
             self._history = None
         if len(legal) == 1:
-            self.last_search = {"simulations": 0, "visits": {legal[0]: 1}}
+            self.last_search = {"simulations": 0, "visits": {legal[0]: 1}, "move": legal[0]}
             return legal[0]
         root_legal = (self.rules.legal_actions(info, seat) if self.simultaneous
                       else self.rules.legal_actions(info))
         if sorted(root_legal) != legal:
             raise ValueError(f"mcts: the information state's legal actions {root_legal} differ from the "
                                f"observation's {legal}; the host sent a state out of step")
-        return self.search(info, seat)
+        move = self.search(info, seat)
+        self.last_search["move"] = move
+        return move
 
     def visit_distribution(self) -> dict[int, float]:
-        """The last move's root visit counts as shares summing to 1 (action -> share): the policy target
-        of expert iteration (train/expert.py). A forced move is all its one action's; ``root=paired``'s is
-        the move played, or with ``target=improved`` its improved policy."""
+        """The last move's policy target for expert iteration (train/expert.py), shares summing to 1 (action ->
+        share): the tree's root visit counts, or with ``target=move`` the move played (the most visited) alone.
+        A forced move is all its one action's; ``root=paired``'s is the move played, or with ``target=improved``
+        its improved policy."""
         if "target" in self.last_search:
             return dict(self.last_search["target"])
         visits = self.last_search.get("visits")
         if not visits:
             raise ValueError("mcts has not searched a move yet (visit_distribution follows act)")
+        if self.options.target == "move":
+            return {self.last_search["move"]: 1.0}
         total = sum(visits.values())
         return {action: count / total for action, count in visits.items()}
 

@@ -85,6 +85,32 @@ def test_mcts_targets_are_its_root_visit_shares():
     assert decisions("ministeel", config, bot, 4, check) == 4
 
 
+def test_mcts_target_move_is_the_move_played_alone_and_the_same_search():
+    game = get_game("ministeel")
+    config = {"num_players": 3}
+    soft = load_bot("mcts:40,depth=10", game, game.make_config(config), seed=5)
+    hard = load_bot("mcts:40,depth=10,target=move", game, game.make_config(config), seed=5)
+    played = []
+
+    def check(observation, action):
+        target = teacher_target(hard, observation, action)
+        assert target[action] == 1.0 and target.sum() == 1.0  # the move played, all of the target
+        played.append(action)
+
+    assert decisions("ministeel", config, hard, 3, check) == 3
+    moves = []
+    decisions("ministeel", config, soft, 3, lambda observation, action: moves.append(action))
+    assert moves == played  # the target is all that changes: the same moves from the same seeds
+
+
+@pytest.mark.parametrize("spec, valid", [("mcts:40,target=improved", "visits, move"),
+                                         ("mcts:40,root=paired,target=visits", "move, improved"),
+                                         ("mcts:40,target=best", "target=.best. is not valid.*visits")])
+def test_a_target_its_root_does_not_give_is_one_error_naming_those_it_does(spec, valid):
+    with pytest.raises(ValueError, match=valid):
+        load_bot(spec, "ministeel", None, seed=1)
+
+
 def test_oracle_targets_are_its_optimal_actions():
     game = get_game("tiny_minotaur")
     config = game.make_config(SMALL_TM)

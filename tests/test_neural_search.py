@@ -508,10 +508,11 @@ def test_paired_search_leaves_a_bad_favourite_for_a_better_move():
     ("ministeel", "mcts:root=paired,z=nan", "z='nan' is not valid"),
     ("ministeel", "mcts:root=paired,gain=-0.1", "gain='-0.1' is not valid; gain: root=paired: the least"),
     ("ministeel", "mcts:root=leaf", "root='leaf' is not valid; root: tree .*or paired"),
-    ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target only apply to root=paired"),
+    ("ministeel", "mcts:prior=zoo:ministeel,target=improved", "target=improved does not apply to root=tree; valid "
+                                                               "there: visits, move"),
     ("ministeel", "mcts:z=3,width=4", "width, z only apply to root=paired"),
     ("ministeel", "mcts:root=tree,gain=0.1", "gain only apply to root=paired"),
-    ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: root=paired.*move.*improved"),
+    ("ministeel", "mcts:root=paired,target=soft", "target='soft' is not valid; target: .*visits.*move.*improved"),
     ("ministeel", "mcts:root=paired,prior=zoo:ministeel,sure=0", "sure='0' is not valid; sure: root=paired"),
     ("ministeel", "mcts:root=paired,prior=zoo:ministeel,sure=1.5", "sure='1.5' is not valid"),
     ("ministeel", "mcts:prior=zoo:ministeel,sure=0.9", "sure only apply to root=paired"),
