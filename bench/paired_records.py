@@ -1,10 +1,11 @@
 """One bot's score in two matches on the same deals, compared deal by deal: the paired difference and its 95%
 interval (docs/search.md, "Guided search against its own network, on the kernel").
 
-    python bench/paired_records.py A.jsonl B.jsonl [--bot mcts]
+    python bench/paired_records.py A.jsonl B.jsonl [--bot SPEC_START]
 
 ``A.jsonl`` and ``B.jsonl`` are the ``--records`` of two ``tavernzoo match`` runs with the same ``--seed``, game
-and table, where the bot under test (the seat whose spec starts with ``--bot``) differs. A game's score is 1 for
+and table, where the bot under test differs: the lone bot at a table of copies of one other (the one seat whose
+spec no other seat has), or the seat whose spec starts with ``--bot``. A game's score is 1 for
 a win, a share of a tie for first, else 0 (``match``'s score); a deal's is the mean over its seat rotations.
 Printed: each run's score over its complete deals with the interval from the deals' spread (``match``'s), and
 the mean over the deals both runs completed of A's deal score less B's, with its interval. The luck of a deal
@@ -16,17 +17,33 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from collections import defaultdict
 
 
-def deal_scores(path: str, bot: str) -> dict[int, float]:
+def seat_under_test(seats: list[str], bot: str | None) -> int:
+    """The index of the seat compared: the first whose spec starts with ``bot``, or without ``bot`` the one seat
+    whose spec no other seat has; SystemExit naming the seats where there is none."""
+    if bot is not None:
+        found = [i for i, spec in enumerate(seats) if spec.startswith(bot)]
+    else:
+        specs = [re.sub(r" #\d+$", "", spec) for spec in seats]  # a match numbers the copies of one spec
+        found = [i for i, spec in enumerate(specs) if specs.count(spec) == 1]
+        found = found if len(found) == 1 else []
+    if not found:
+        wanted = f"seat whose spec starts with {bot!r}" if bot is not None else "one seat unlike the others"
+        raise SystemExit(f"error: no {wanted} among the seats {seats} (name it with --bot)")
+    return found[0]
+
+
+def deal_scores(path: str, bot: str | None) -> dict[int, float]:
     """The bot's mean score per deal (the deal's seed) over the deals every seat rotation of which was played."""
     games: dict[int, list[float]] = defaultdict(list)
     seats = 0
     for line in open(path, encoding="utf-8"):
         record = json.loads(line)
         seats = len(record["seats"])
-        seat = next(i for i, spec in enumerate(record["seats"]) if spec.startswith(bot))
+        seat = seat_under_test(record["seats"], bot)
         returns = record["returns"]
         best = max(returns)
         first = [i for i, value in enumerate(returns) if value == best]
@@ -45,9 +62,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a")
     parser.add_argument("b")
-    parser.add_argument("--bot", default="mcts", help="the start of the spec of the seat compared (default mcts)")
+    parser.add_argument("--bot", default=None, help="the start of the spec of the seat compared (default: the one "
+                        "seat whose spec no other seat has)")
     args = parser.parse_args()
-    a, b = deal_scores(args.a, args.bot), deal_scores(args.b, args.bot)
+    try:
+        a, b = deal_scores(args.a, args.bot), deal_scores(args.b, args.bot)
+    except (OSError, ValueError, KeyError, TypeError) as error:  # a file missing, unreadable or not records
+        raise SystemExit(f"error: {args.a} or {args.b} is not a readable records file of `tavernzoo match "
+                         f"--records`: {error}") from None
     for path, scores in ((args.a, a), (args.b, b)):
         mean, low, high = mean_interval(list(scores.values()))
         print(f"{path}: {mean:.3f} [{low:.3f}, {high:.3f}] over {len(scores)} deals")
