@@ -358,6 +358,9 @@ def test_the_command_prints_the_leaderboard_and_writes_results_and_heatmap(tmp_p
 
     assert main(["wyvern", "--out", str(out), "--resume", "--games", "9", "--no-progress", "--no-plot"]) == 0
     assert json.loads((out / "results.json").read_text())["games"] == 9
+    # ... and its number of games: a resumed run ends where it was going to, not at the default 1000
+    assert main(["wyvern", "--out", str(out), "--resume", "--no-progress", "--no-plot"]) == 0
+    assert json.loads((out / "results.json").read_text())["games"] == 9
 
 
 def test_main_reports_user_errors_with_exit_status_2(tmp_path, capsys):

@@ -35,8 +35,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--bots", nargs="+", metavar="SPEC",
                         help="bot specs: random, heuristic, a checkpoint, BOT.onnx, zoo:GAME, 'cmd:PROGRAM ARGS' "
                         "(a spec given twice enters twice; on --resume: default the stored ones)")
-    parser.add_argument("--games", type=int, default=1000,
-                        help="games to play in all, rounded up to whole deals (default 1000; with --sprt the most)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games to play in all, rounded up to whole deals (default 1000; with --sprt the most; "
+                        "on --resume: default the stored number)")
     parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                         help="worker processes playing games in parallel (default: up to 4)")
     parser.add_argument("--backend", choices=BACKENDS, default="local",
@@ -80,6 +81,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
 def run_command(args: argparse.Namespace) -> int:
     out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
     config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
+    games = args.games
     if args.alpha is not None and not args.sequential:
         raise ValueError("--alpha needs --sequential")
     luck, samples = args.variance_reduction, args.chance_samples
@@ -94,10 +96,12 @@ def run_command(args: argparse.Namespace) -> int:
         luck = luck or stored.get("luck")
         samples = stored.get("chance_samples") if samples is None else samples
         alpha = stored.get("sequential") if alpha is None else alpha
+        games = stored["games"] if games is None else games  # a resumed run plays on to its own end
     if not bots:
         raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
     bots = sandboxed(bots, args.sandbox)
-    settings = make_settings(args.game, bots, args.games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
+    games = 1000 if games is None else games
+    settings = make_settings(args.game, bots, games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt, luck=luck, chance_samples=samples,
                              sequential=alpha)
     if args.address and args.backend != "ray":
