@@ -194,9 +194,7 @@ def parse_options(spec: str | BotSpec, game_name: str) -> Options:
     if "target" in given and values["target"] not in root_targets:
         raise ValueError(f"bot spec {spec!r}: target={values['target']} does not apply to root="
                          f"{values.get('root', 'tree')}; valid there: {', '.join(root_targets)}")
-    values.setdefault("target", "")
-    if not values["target"]:
-        values["target"] = root_targets[0]
+    values["target"] = values.get("target") or root_targets[0]
     if "particles" in given and values.get("belief", "none") == "none":
         raise ValueError(f"bot spec {spec!r}: particles only applies with belief=BOT (add belief= or drop it)")
     if not values.get("sims") and not values.get("time"):

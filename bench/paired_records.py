@@ -20,6 +20,8 @@ import math
 import re
 from collections import defaultdict
 
+from tavernzoo.eval.tally import score_of
+
 
 def seat_under_test(seats: list[str], bot: str | None) -> int:
     """The index of the seat compared: the first whose spec starts with ``bot``, or without ``bot`` the one seat
@@ -43,11 +45,7 @@ def deal_scores(path: str, bot: str | None) -> dict[int, float]:
     for line in open(path, encoding="utf-8"):
         record = json.loads(line)
         seats = len(record["seats"])
-        seat = seat_under_test(record["seats"], bot)
-        returns = record["returns"]
-        best = max(returns)
-        first = [i for i, value in enumerate(returns) if value == best]
-        games[record["seed"]].append(1.0 / len(first) if seat in first else 0.0)
+        games[record["seed"]].append(score_of(record["returns"], seat_under_test(record["seats"], bot)))
     return {deal: sum(scores) / len(scores) for deal, scores in games.items() if len(scores) == seats}
 
 

@@ -80,8 +80,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace) -> int:
     out = Path(args.out or f"runs/tournament-{args.game}-seed{args.seed or 0}")
-    config, bots, fmt, seed, sprt = parse_config(args), args.bots, args.format, args.seed, args.sprt
-    games = args.games
+    config, bots, fmt, seed, sprt, games = parse_config(args), args.bots, args.format, args.seed, args.sprt, args.games
     if args.alpha is not None and not args.sequential:
         raise ValueError("--alpha needs --sequential")
     luck, samples = args.variance_reduction, args.chance_samples
