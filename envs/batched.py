@@ -7,6 +7,8 @@ through a :class:`VectorGame`; :class:`LearnerVectorEnv` (a Gymnasium 1.x ``Vect
 :class:`SelfPlayVectorEnv` do the rest the same way for every game: argument checks with one-line errors,
 seeds, autoreset bookkeeping, infos laid out as gymnasium's ``SyncVectorEnv`` lays them out. What the two
 forms give is documented in each game's vector module (envs/ministeel/vector.py, envs/wyvern/vector.py).
+:class:`TableVectorEnv`, the tables whose seats Python plays beside compiled bots (training against a league),
+is shared the same way.
 """
 
 from __future__ import annotations
@@ -116,6 +118,13 @@ class VectorGame:
     tables: Callable[[], tuple]
     learner_calls: Callable[..., None]
     self_play_calls: Callable[..., None]
+    # :class:`TableVectorEnv`'s calls: ``table_calls(first, second, parallel)`` -> the batch loop with those two
+    # bots built in, called ``(states, chances, streams, legal_rows, learners, controller_rows, actions,
+    # *tables, observations, action_masks, values, ends)``; ``table_deals(states, chances, resets, first_seeds,
+    # *tables)``; ``options_end``: where a row's options end (the fields a deal keeps, a loaded row must match).
+    table_calls: Callable[[Opponent, Opponent, bool], Any] | None = None
+    table_deals: Callable[..., None] | None = None
+    options_end: int = 0
 
 
 # --- the Python side ----------------------------------------------------------------------------------------
@@ -395,6 +404,126 @@ class SelfPlayVectorEnv:
 
     def __repr__(self) -> str:
         return f"SelfPlayVectorEnv({self._games.game.env_name}, num_envs={self.num_envs})"
+
+
+# --- tables whose seats Python plays too (training against a league) -----------------------------------------
+# Each seat of a game is played by a controller: Python (the learner, a network opponent: the call stops when
+# such a seat owes a decision, so that the network answers every game's seat in one batched forward), or one
+# of two compiled bots. An action of SKIP leaves the game untouched; NO_ACTION plays on without one (a game
+# just dealt or loaded, or one whose seat waits for an action another call brings).
+
+PYTHON, FIRST_BOT, SECOND_BOT = 0, 1, 2
+SKIP, NO_ACTION = -2, -1
+
+
+class TableVectorEnv:
+    """``num_envs`` games whose seats are played from Python or by up to two compiled bots: the Python side of
+    each game's ``TableVectorEnv`` (its vector module says what the calls give), with that game's compiled
+    calls (``VectorGame.table_calls``, ``table_deals``)."""
+
+    def __init__(self, game: VectorGame, num_envs: int, bots: tuple = (), parallel: bool = False, **options: Any):
+        self.bots = tuple(_opponent(bot, game) for bot in bots)
+        if len(self.bots) > 2:
+            raise ValueError(f"a table vector env plays at most two compiled bots, got {len(self.bots)}: "
+                             f"{', '.join(bot.name for bot in self.bots)}")
+        room = max([bot.legal_room for bot in self.bots], default=0)
+        self._games = games = _Games(game, num_envs, options, room, "table vector env")
+        self.config = games.config
+        self.num_envs = games.count
+        self.num_players = games.players
+        self.parallel = _check_parallel(parallel)
+        self._calls = game.table_calls(*(*self.bots, RANDOM, RANDOM)[:2], self.parallel)
+        self.learners = np.zeros(self.num_envs, dtype=np.int64)
+        self.controllers = np.zeros((self.num_envs, game.kernel.P), dtype=np.int64)
+        self.observations, self.masks, self.values = games.observations, games.masks, games.values
+        self._resets = np.zeros(self.num_envs, dtype=np.int64)
+        self._seeds = np.zeros(self.num_envs, dtype=np.int64)
+
+    def _seating(self, learners: Any, controllers: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The learners' seats (``(count,)``) and every seat's controller (``(count, N)``) as int64, checked:
+        one ValueError line naming what is wrong."""
+        n = self.num_players
+        try:
+            seats = np.broadcast_to(np.asarray(learners, dtype=np.int64), (count,))
+            kinds = np.broadcast_to(np.asarray(controllers, dtype=np.int64), (count, n))
+        except (TypeError, ValueError):
+            raise ValueError(f"learners must be {count} seats and controllers {count} rows of {n} controllers, got "
+                             f"shapes {np.shape(learners)} and {np.shape(controllers)}") from None
+        if ((seats < 0) | (seats >= n)).any():
+            bad = int(seats[(seats < 0) | (seats >= n)][0])
+            raise ValueError(f"a learner's seat must be a seat of the table, 0..{n - 1}, got {bad}")
+        if not np.isin(kinds, (PYTHON, FIRST_BOT, SECOND_BOT)).all():
+            bad = int(kinds[~np.isin(kinds, (PYTHON, FIRST_BOT, SECOND_BOT))][0])
+            raise ValueError(f"a controller is PYTHON ({PYTHON}), FIRST_BOT ({FIRST_BOT}) or SECOND_BOT "
+                             f"({SECOND_BOT}), got {bad}")
+        if (kinds[np.arange(count), seats] != PYTHON).any():
+            raise ValueError("the learner's seat must be played from Python (controller PYTHON)")
+        return seats, kinds
+
+    def deal(self, games: Any, seeds: Any, learners: Any, controllers: Any) -> None:
+        """Deal ``games`` afresh (the game's class docstring); nothing is played yet."""
+        games = np.asarray(games, dtype=np.int64)
+        seats, kinds = self._seating(learners, controllers, len(games))
+        self._resets.fill(0)
+        self._resets[games] = 1
+        self._seeds[games] = seeds
+        self.learners[games] = seats
+        self.controllers[games, :self.num_players] = kinds
+        for g, seed in zip(games.tolist(), np.asarray(seeds).tolist(), strict=True):
+            self._games.streams[g] = slot_streams(int(seed))
+        self._games.game.table_deals(self._games.batch.state, self._games.batch.chance, self._resets, self._seeds,
+                                     *self._games.tables)
+
+    def load(self, batch: Any, learners: Any, controllers: Any) -> None:
+        """Take games from a kernel batch (``kernel.from_states(...)``: their rows and generators) in place of
+        dealing: slot g holds batch game g (len(batch) must equal num_envs), with the learner's seat and
+        every seat's controller as ``deal`` takes them; nothing is played yet. The batch's games must have
+        this env's options (MiniSteel's rows tracking what each seat knows, ``from_states``' default); slot
+        g's streams (a random bot's picks) start from ``slot_streams(g)``. Play on with ``NO_ACTION``."""
+        games = self._games
+        rows, chances = games.batch.state, games.batch.chance
+        if len(batch) != self.num_envs:
+            raise ValueError(f"load takes one game per slot: a batch of {self.num_envs} games (num_envs), got "
+                             f"{len(batch)}")
+        if batch.state.shape[1:] != rows.shape[1:] or batch.chance.shape[1:] != chances.shape[1:]:
+            raise ValueError(f"the batch's rows are {batch.state.shape[1:]} and {batch.chance.shape[1:]} wide, this "
+                             f"env's {rows.shape[1:]} and {chances.shape[1:]}: load a batch of the "
+                             f"{games.game.title} kernel (kernel.from_states)")
+        end = games.game.options_end
+        differs = batch.state[:, :end] != rows[0, :end]
+        if differs.any():
+            g, at = (int(i) for i in np.argwhere(differs)[0])
+            raise ValueError(f"batch game {g} was made with other options than this env's: "
+                             f"{games.game.kernel.LAYOUT.describe(at)} is {int(batch.state[g, at])}, the env's "
+                             f"{int(rows[0, at])}")
+        seats, kinds = self._seating(learners, controllers, self.num_envs)
+        rows[:] = batch.state
+        chances[:] = batch.chance
+        self.learners[:] = seats
+        self.controllers[:, :self.num_players] = kinds
+        for g in range(self.num_envs):
+            games.streams[g] = slot_streams(g)
+        games.legal[:, -1] = 0  # no legal action listed until a call observes: only NO_ACTION (or SKIP) plays
+        games.ends.fill(0)
+        games.tables = games.game.tables()  # the decks a loaded game names (a deck file met since the env was made)
+
+    def play(self, actions: np.ndarray) -> np.ndarray:
+        """Play every game not SKIPped (the game's class docstring); the ends bits per game (SKIPped games keep
+        theirs)."""
+        games = self._games
+        self._calls(games.batch.state, games.batch.chance, games.streams, games.legal, self.learners,
+                    self.controllers, np.ascontiguousarray(actions, dtype=np.int64), *games.tables,
+                    games.observations, games.masks, games.values, games.ends)
+        games.raise_failures(games.ends, "bot")
+        return games.ends
+
+    def to_act(self) -> np.ndarray:
+        """The seat that decides now in each game."""
+        return self._games.batch.state[:, self._games.game.kernel.TO_ACT].copy()
+
+    def __repr__(self) -> str:
+        return (f"TableVectorEnv({self._games.game.env_name}, num_envs={self.num_envs}, "
+                f"bots={[bot.name for bot in self.bots]})")
 
 
 def _opponent(opponent: Any, game: VectorGame) -> Opponent:

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from .. import batched
@@ -52,12 +51,17 @@ from ..batched import (  # noqa: F401  (re-exported: this module's API before th
     DEAL_STREAM,
     DEALT,
     ENDED,
+    FIRST_BOT,
     ILLEGAL,
+    NO_ACTION,
     NO_DECISION,
     OPPONENT_ILLEGAL,
+    PYTHON,
     RANDOM,
     REDEALS,
+    SECOND_BOT,
     SEED_LIMIT,
+    SKIP,
     TRUNCATED,
     Opponent,
     next_deal_seed,
@@ -71,7 +75,7 @@ from ..compiled import Kernel, numba, seed_generator
 from . import encode as E
 from . import kernel as K
 from . import kernel_encode as KE
-from .rules import GAME_OVER, NUM_ACTIONS, Config
+from .rules import GAME_OVER, Config
 
 
 def _argument_types() -> dict:
@@ -274,13 +278,11 @@ def _self_play_calls_parallel(states, chances, streams, legal_rows, actions, res
 
 
 # --- tables whose seats Python plays too (training against a league) -----------------------------------------
-# Each seat of a game is played by a controller: Python (the learner, a network opponent: the call stops when
-# such a seat owes a decision, so that the network answers every game's seat in one batched forward), or one
-# of two compiled bots. An action of SKIP leaves the game untouched; NO_ACTION plays on without one (a game
-# just dealt, or one whose seat waits for an action another call brings).
-
-PYTHON, FIRST_BOT, SECOND_BOT = 0, 1, 2
-SKIP, NO_ACTION = -2, -1
+# Each seat of a game is played by a controller (batched.PYTHON, FIRST_BOT, SECOND_BOT): Python (the learner, a
+# network opponent: the call stops when such a seat owes a decision, so that the network answers every game's
+# seat in one batched forward), or one of two compiled bots. An action of SKIP leaves the game untouched;
+# NO_ACTION plays on without one (a game just dealt or loaded, or one whose seat waits for an action another
+# call brings).
 
 
 @VECTOR.compiled
@@ -384,7 +386,8 @@ GAME = batched.VectorGame(
     config_class=Config, kernel=K, observation_size=E.observation_size,
     num_actions=lambda config: len(E.action_names(config)), compile=VECTOR.compile,
     new_batch=lambda config, count: K.new_games(config, [0] * count, track_known=True), tables=tuple,
-    learner_calls=_learner_calls, self_play_calls=_self_play_calls)
+    learner_calls=_learner_calls, self_play_calls=_self_play_calls, table_calls=table_calls,
+    table_deals=_table_deals, options_end=K.HP)
 
 
 class LearnerVectorEnv(batched.LearnerVectorEnv):
@@ -403,7 +406,7 @@ class SelfPlayVectorEnv(batched.SelfPlayVectorEnv):
         super().__init__(GAME, num_envs, **kwargs)
 
 
-class TableVectorEnv:
+class TableVectorEnv(batched.TableVectorEnv):
     """``num_envs`` MiniSteel games whose seats are played from Python (the learner, network opponents) or by
     up to two compiled bots (``bots``: ``"random"`` or :class:`Opponent` values, controllers FIRST_BOT and
     SECOND_BOT), for the learner's episodes: train/kernel_env.py's tables against a league.
@@ -418,55 +421,14 @@ class TableVectorEnv:
     the learner still in; | ILLEGAL: the action was not legal) where the learner's episode is over
     (``observations`` / ``masks`` hold the learner's final view, ``values`` the game's returns). The arrays
     are the env's own, overwritten by the next call. ``parallel`` as in :func:`vector_env` (off by default:
-    the caller's network runs between the calls on the same cores)."""
+    the caller's network runs between the calls on the same cores).
+
+    ``load(batch, learners, controllers)`` takes games from a kernel batch (``kernel.from_states(...)``, rows
+    that track what each seat knows: its default) in place of dealing, slot ``g`` batch game ``g``; play on
+    with ``NO_ACTION`` (envs/batched.py's ``TableVectorEnv.load``)."""
 
     def __init__(self, num_envs: int, bots: tuple = (), parallel: bool = False, **options: Any):
-        self.bots = tuple(batched._opponent(bot, GAME) for bot in bots)
-        if len(self.bots) > 2:
-            raise ValueError(f"a table vector env plays at most two compiled bots, got {len(self.bots)}: "
-                             f"{', '.join(bot.name for bot in self.bots)}")
-        room = max([bot.legal_room for bot in self.bots], default=NUM_ACTIONS)
-        self._games = games = batched._Games(GAME, num_envs, options, room, "table vector env")
-        self.config = games.config
-        self.num_envs = games.count
-        self.num_players = games.players
-        self.parallel = batched._check_parallel(parallel)
-        self._calls = table_calls(*(*self.bots, RANDOM, RANDOM)[:2], self.parallel)
-        self.learners = np.zeros(self.num_envs, dtype=np.int64)
-        self.controllers = np.zeros((self.num_envs, K.P), dtype=np.int64)
-        self.observations, self.masks, self.values = games.observations, games.masks, games.values
-        self._resets = np.zeros(self.num_envs, dtype=np.int64)
-        self._seeds = np.zeros(self.num_envs, dtype=np.int64)
-
-    def deal(self, games: Any, seeds: Any, learners: Any, controllers: Any) -> None:
-        """Deal ``games`` afresh (module docstring of the class); nothing is played yet."""
-        games = np.asarray(games, dtype=np.int64)
-        self._resets.fill(0)
-        self._resets[games] = 1
-        self._seeds[games] = seeds
-        self.learners[games] = learners
-        self.controllers[games, :self.num_players] = controllers
-        if (self.controllers[games, self.learners[games]] != PYTHON).any():
-            raise ValueError("the learner's seat must be played from Python (controller PYTHON)")
-        for g, seed in zip(games.tolist(), np.asarray(seeds).tolist(), strict=True):
-            self._games.streams[g] = slot_streams(int(seed))
-        _table_deals(self._games.batch.state, self._games.batch.chance, self._resets, self._seeds)
-
-    def play(self, actions: np.ndarray) -> np.ndarray:
-        """Play every game not SKIPped (class docstring); the ends bits per game (SKIPped games keep theirs)."""
-        games = self._games
-        self._calls(games.batch.state, games.batch.chance, games.streams, games.legal, self.learners,
-                    self.controllers, np.ascontiguousarray(actions, dtype=np.int64), games.observations,
-                    games.masks, games.values, games.ends)
-        games.raise_failures(games.ends, "bot")
-        return games.ends
-
-    def to_act(self) -> np.ndarray:
-        """The seat that decides now in each game."""
-        return self._games.batch.state[:, K.TO_ACT].copy()
-
-    def __repr__(self) -> str:
-        return f"TableVectorEnv(ministeel_v2, num_envs={self.num_envs}, bots={[bot.name for bot in self.bots]})"
+        super().__init__(GAME, num_envs, bots=bots, parallel=parallel, **options)
 
 
 def vector_env(num_envs: int, *, opponent: str | Opponent = "random", seat: int = 0,

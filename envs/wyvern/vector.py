@@ -27,6 +27,10 @@ action space is refused before any game moves. Seeds: ``reset(seed=s)`` deals ga
 opponents' picks come from the slot's splitmix64 streams (``batched.slot_streams``). ``parallel=True``
 spreads a call's games over every core; the results are those of the serial loop.
 
+Beside the two forms, :class:`TableVectorEnv` (MiniSteel's too): tables whose seats are played from Python (the
+learner, network opponents, answered in batches between calls) or by up to two compiled bots, for training
+against a league; ``load`` starts its games from positions (``kernel.from_states``) instead of deals.
+
 Options: every option of ``wyvern_v1`` (``tavernzoo games``), deck files included, checked as the env checks
 them. Without numba the vector envs refuse with one line (the PettingZoo env runs without it).
 """
@@ -39,8 +43,24 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from .. import batched
-from ..batched import DEALT, ENDED, ILLEGAL, NO_DECISION, OPPONENT_ILLEGAL, REDEALS, TRUNCATED, Opponent, prange
-from ..compiled import Kernel, seed_generator
+from ..batched import (  # noqa: F401  (PYTHON .. NO_ACTION re-exported: the table form's controllers and actions)
+    DEALT,
+    ENDED,
+    FIRST_BOT,
+    ILLEGAL,
+    NO_ACTION,
+    NO_DECISION,
+    OPPONENT_ILLEGAL,
+    PYTHON,
+    RANDOM,
+    REDEALS,
+    SECOND_BOT,
+    SKIP,
+    TRUNCATED,
+    Opponent,
+    prange,
+)
+from ..compiled import Kernel, numba, seed_generator
 from . import encode as E
 from . import kernel as K
 from . import kernel_encode as KE
@@ -55,7 +75,9 @@ def _argument_types() -> dict:
             "final_observations": types.float32[:, ::1], "final_masks": types.int8[:, ::1],
             "final_observation": types.float32[::1], "final_mask": types.int8[::1],
             "rewards": types.float64[::1], "ends": types.int64[::1], "seat_ends": types.int64[:, ::1],
-            "seat_ends_row": types.int64[::1]}
+            "seat_ends_row": types.int64[::1], "first_bot": batched.opponent_type(),
+            "second_bot": batched.opponent_type(), "controllers": types.int64[::1],
+            "controller_rows": types.int64[:, ::1], "learners": types.int64[::1]}
 
 
 VECTOR = Kernel(_argument_types, includes=(KE.ENCODER, batched.SHARED))
@@ -232,6 +254,92 @@ def _self_play_calls_parallel(states, chances, streams, legal_rows, actions, res
                                  action_masks[g], values[g], seat_ends[g])
 
 
+# --- tables whose seats Python plays too (training against a league) -----------------------------------------
+# Each seat of a game is played by a controller (batched.PYTHON, FIRST_BOT, SECOND_BOT): Python (the learner, a
+# network opponent: the call stops when such a seat owes a decision, so that the network answers every game's
+# seat in one batched forward), or one of two compiled bots. An action of SKIP leaves the game untouched;
+# NO_ACTION plays on without one (a game just dealt or loaded, or one whose seat waits for an action another
+# call brings). No one leaves a Wyvern game early: the learner's episode is the game.
+
+
+@VECTOR.compiled
+def play_compiled_seats(s, mt, controllers, first_bot, second_bot, legal, policy_state):
+    """Play the compiled bots' seats until a Python seat owes a decision or the game ends; False if a bot chose
+    an illegal action."""
+    while s[K.PHASE] != OVER:
+        kind = controllers[s[K.TO_ACT]]
+        if kind == PYTHON:
+            return True
+        count = K.legal_actions(s, legal)
+        if kind == FIRST_BOT:
+            action = first_bot(s, legal, count, policy_state)
+        else:
+            action = second_bot(s, legal, count, policy_state)
+        found = False
+        for i in range(count):
+            if legal[i] == action:
+                found = True
+                break
+        if not found:
+            return False
+        K.apply_legal(s, mt, action)
+    return True
+
+
+@VECTOR.compiled
+def table_game(s, mt, policy_state, legal, seat, controllers, action, first_bot, second_bot, deck_specialties,
+               observation, mask, values_row):
+    """One game of :class:`TableVectorEnv` for one call: play ``action`` (if not NO_ACTION) for the Python seat
+    that owes it, then the compiled seats. Returns 0 when a Python seat decides now (the row's TO_ACT; its
+    observation and mask written), ENDED (with TRUNCATED when the game was cut off) when the game is over
+    (the learner's final observation written, ``values_row`` the game's returns), ENDED | ILLEGAL for an
+    action the mask forbade, OPPONENT_ILLEGAL for a bot's."""
+    if action >= 0:
+        if not batched.was_legal(legal, action):
+            K.game_returns(s, values_row)
+            observe(s, seat, legal, deck_specialties, observation, mask)
+            return ENDED | ILLEGAL
+        K.apply_legal(s, mt, action)
+    if not play_compiled_seats(s, mt, controllers, first_bot, second_bot, legal, policy_state):
+        return OPPONENT_ILLEGAL
+    if s[K.PHASE] == OVER:
+        K.game_returns(s, values_row)
+        observe(s, seat, legal, deck_specialties, observation, mask)
+        return end_bits(s)
+    observe(s, s[K.TO_ACT], legal, deck_specialties, observation, mask)
+    return 0
+
+
+_TABLE_CALLS: dict = {}
+
+
+def table_calls(first: Opponent, second: Opponent, parallel: bool) -> Any:
+    """The batch loop of :class:`TableVectorEnv` with its two bots built in (envs/ministeel/vector.py's
+    ``table_calls`` says why), compiled once per pair of bots and process."""
+    key = (first.decide, second.decide, parallel)
+    if key not in _TABLE_CALLS:
+        first_bot, second_bot = first.decide, second.decide
+        loop = prange if parallel else range
+
+        def calls(states, chances, streams, legal_rows, learners, controller_rows, actions, deck_cards, deck_facts,
+                  deck_specialties, observations, action_masks, values, ends):
+            for g in loop(states.shape[0]):
+                if actions[g] != SKIP:
+                    ends[g] = table_game(states[g], chances[g], streams[g], legal_rows[g], learners[g],
+                                         controller_rows[g], actions[g], first_bot, second_bot, deck_specialties,
+                                         observations[g], action_masks[g], values[g])
+
+        _TABLE_CALLS[key] = numba.njit(parallel=parallel)(calls)
+    return _TABLE_CALLS[key]
+
+
+@VECTOR.compiled_allocating
+def _table_deals(states, chances, resets, first_seeds, deck_cards, deck_facts, deck_specialties):
+    for g in range(states.shape[0]):
+        if resets[g]:
+            deal(states[g], chances[g], first_seeds[g], deck_cards, deck_facts)
+
+
 # --- the Python side: the shared classes (envs/batched.py) with this game's calls ------------------------------
 
 
@@ -260,7 +368,8 @@ GAME = batched.VectorGame(
     config_class=Config, kernel=K, observation_size=E.observation_size,
     num_actions=lambda config: len(E.action_names(config)),
     compile=VECTOR.compile, new_batch=lambda config, count: K.new_games(config, [0] * count), tables=_tables,
-    learner_calls=_learner_calls, self_play_calls=_self_play_calls)
+    learner_calls=_learner_calls, self_play_calls=_self_play_calls, table_calls=table_calls,
+    table_deals=_table_deals, options_end=K.RACES)
 
 
 class LearnerVectorEnv(batched.LearnerVectorEnv):
@@ -277,6 +386,32 @@ class SelfPlayVectorEnv(batched.SelfPlayVectorEnv):
 
     def __init__(self, num_envs: int, **kwargs: Any):
         super().__init__(GAME, num_envs, **kwargs)
+
+
+class TableVectorEnv(batched.TableVectorEnv):
+    """``num_envs`` Wyvern games whose seats are played from Python (the learner, network opponents) or by up
+    to two compiled bots (``bots``: ``"random"`` or :class:`~tavernzoo.envs.batched.Opponent` values such as
+    ``tavernzoo.agents.wyvern_kernel.HEURISTIC``, controllers FIRST_BOT and SECOND_BOT), for the learner's
+    episodes: envs/ministeel/vector.py's tables, for Wyvern.
+
+    ``deal(games, seeds, learners, controllers)`` deals those games (game ``g`` from ``Chance(seeds[i])``, the
+    game the PettingZoo env deals on ``reset(seed=...)``) with the learner's seat and every seat's controller
+    (``PYTHON``, ``FIRST_BOT``, ``SECOND_BOT``; the learner's is PYTHON); a random bot's picks come from a
+    splitmix64 stream seeded from the deal's seed. ``play(actions)`` takes one entry per game (an action for
+    the Python seat that owes one, ``NO_ACTION`` to play on without one, ``SKIP``), plays the compiled seats
+    until a Python seat decides or the game ends, and returns the ends bits of each game: 0 where
+    ``to_act()`` decides now (``observations`` / ``masks`` hold its view), ENDED (| TRUNCATED: cut off by
+    ``max_turns`` / ``max_steps``; | ILLEGAL: the action was not legal) where the game is over (no one leaves
+    a Wyvern game early; ``observations`` / ``masks`` hold the learner's final view, ``values`` the game's
+    returns). The arrays are the env's own, overwritten by the next call. ``parallel`` as in
+    :func:`vector_env` (off by default: the caller's network runs between the calls on the same cores).
+
+    ``load(batch, learners, controllers)`` takes games from a kernel batch (``kernel.from_states(...)``) in
+    place of dealing, slot ``g`` batch game ``g``; play on with ``NO_ACTION`` (envs/batched.py's
+    ``TableVectorEnv.load``)."""
+
+    def __init__(self, num_envs: int, bots: tuple = (), parallel: bool = False, **options: Any):
+        super().__init__(GAME, num_envs, bots=bots, parallel=parallel, **options)
 
 
 def vector_env(num_envs: int, *, opponent: str | Opponent = "random", seat: int = 0,
