@@ -1,7 +1,7 @@
 """Where a match's variance is, and how much of it the luck meter takes out (docs/strength.md, "Luck taken out").
 
     python bench/luck_variance.py RECORDS.jsonl --value zoo:ministeel [--chance-samples 4] [--limit GAMES]
-    python bench/luck_variance.py RECORDS.jsonl --rollouts 32 [--chance-samples 4] [--limit GAMES]
+    python bench/luck_variance.py RECORDS.jsonl --rollouts 32 [--seated] [--chance-samples 4] [--limit GAMES]
 
 RECORDS: a match's records (``tavernzoo match ... --records RECORDS.jsonl``, whole deals in play order). For every
 entry it prints:
@@ -15,65 +15,25 @@ The luck is measured here, in this process; no timings are printed.
 
 ``--rollouts N`` measures luck with another value instead of a value head: each seat's mean return over N games
 played out from the full state by the heuristic in every seat, in the game's compiled kernel (MiniSteel, Wyvern,
-Tiny Minotaur), with fresh chance and the piles of unseen order shuffled afresh in each. One event's states (its
-actual outcome and its samples) are played out with the same N seeds, so the noise of the playouts cancels in
-their difference (common random numbers); the seeds are drawn apart from the game, so the luck keeps mean zero.
+Tiny Minotaur), with fresh chance and the piles of unseen order shuffled afresh in each; with ``--seated``, by
+the bots that sat at the table where the kernel can seat them (``tavernzoo match --variance-reduction
+playouts:N``'s meter, eval/luck.py ``PlayoutMeter``). One event's states (its actual outcome and its samples) are
+played out with the same N seeds, so the noise of the playouts cancels in their difference (common random
+numbers); the seeds are drawn apart from the game, so the luck keeps mean zero.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import random
 import statistics
-from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from tavernzoo.envs import get_game
-from tavernzoo.envs.core import Chance
-from tavernzoo.eval.luck import LuckMeter, shuffle_pile, value_bot_meter
+from tavernzoo.eval.luck import PlayoutMeter, value_bot_meter
 from tavernzoo.eval.stats import control_variate_values
 from tavernzoo.eval.tally import score_of
-
-
-class PlayoutMeter(LuckMeter):
-    """Luck by the heuristic's compiled playouts from the full state (``--rollouts``), the same seeds for one
-    event's states."""
-
-    def __init__(self, game: Any, config: Any, rollouts: int, samples: int):
-        super().__init__(game, config, lambda rows: None, samples)
-        self.kernel = importlib.import_module(f"tavernzoo.envs.{game.name}.kernel")
-        self.playout = importlib.import_module(f"tavernzoo.agents.{game.name}_kernel").rollout_heuristic
-        self.rollouts, self.seeds = rollouts, random.Random(f"playouts:{game.env_name}")
-
-    def _values(self, states: Sequence[Any], events: Sequence[int]) -> np.ndarray:
-        out = np.zeros((len(states), self.seats))
-        copies, owners, first = [], [], 0
-        for size in events:
-            seeds = [self.seeds.randrange(2**63) for _ in range(self.rollouts)]
-            for k in range(first, first + size):
-                if self.rules.is_terminal(states[k]):
-                    out[k] = self.rules.returns(states[k])
-                    continue
-                for seed in seeds:
-                    copy = self.rules.clone(states[k])
-                    copy.chance = Chance(seed)
-                    shuffler = random.Random(seed)
-                    for name in self.unseen:
-                        shuffle_pile(getattr(copy, name), shuffler)
-                    copies.append(copy)
-                    owners.append(k)
-            first += size
-        if copies:
-            returns, _ = self.playout(self.kernel.from_states(copies))
-            sums = np.zeros_like(out)
-            np.add.at(sums, np.array(owners), returns[:, :self.seats])
-            live = sorted(set(owners))
-            out[live] = sums[live] / self.rollouts
-        return out
 
 
 def main() -> None:
@@ -82,6 +42,9 @@ def main() -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--value", help="the bot whose value head measures luck")
     source.add_argument("--rollouts", type=int, help="measure luck by this many heuristic playouts instead")
+    parser.add_argument("--seated", action="store_true",
+                        help="with --rollouts: played out by the bots that sat at the table, where the kernel can "
+                             "seat them, not by the heuristic in every seat")
     parser.add_argument("--chance-samples", type=int, default=4)
     parser.add_argument("--limit", type=int, default=None, help="the first GAMES records only")
     args = parser.parse_args()
@@ -99,8 +62,9 @@ def main() -> None:
         if args.rollouts < 1 or game.name not in ("ministeel", "wyvern", "tiny_minotaur"):
             raise SystemExit("error: --rollouts takes a whole number of at least 1, for a MiniSteel, Wyvern or "
                              f"Tiny Minotaur match (got {args.rollouts} for {game.name})")
-        meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples)
-        source = f"{args.rollouts} heuristic playouts"
+        seated = {label: label.rpartition(" #")[0] or label for label in entries} if args.seated else None
+        meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples, seated)
+        source = f"{args.rollouts} {'playouts by the seated bots' if args.seated else 'heuristic playouts'}"
     else:
         meter = value_bot_meter(args.value, game, records[0]["config"], args.chance_samples,
                                 {label: label.rpartition(" #")[0] or label for label in entries})

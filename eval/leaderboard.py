@@ -51,8 +51,10 @@ def print_results(results: dict[str, Any], file=None) -> None:
         console.print(f"[yellow]note:[/] the schedule covers every pair in every seat after "
                       f"{results['cycle']['deals']} deals; this run has {results['deals']}", highlight=False)
     if corrected:
+        from .luck import meter_words
+
         console.print(f"luck-corrected: the deal score less each game's luck at its chance events, measured by "
-                      f"{results['variance_reduction']['bot']}'s value network (docs/strength.md, 'Luck taken out'); "
+                      f"{meter_words(results['variance_reduction']['bot'])} (docs/strength.md, 'Luck taken out'); "
                       "the ratings count the plain outcomes", highlight=False, markup=False, soft_wrap=True)
     sequential = results.get("sequential")
     if sequential:

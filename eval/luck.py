@@ -37,6 +37,7 @@ luck has mean zero and the corrected score the plain one's expectation.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -230,3 +231,202 @@ def value_bot_meter(spec: str, game: Game, config: Any, samples: int = DEFAULT_S
     movers = {label: as_bot(load_bot(seat_spec, game, config, seed=0)) for label, seat_spec in (seats or {}).items()
               if not BotSpec.parse(seat_spec).traits.every_game}
     return LuckMeter(game, config, bot.value_estimates, samples, movers)
+
+
+DEFAULT_PLAYOUTS = 32
+"""Playouts of each state that estimate its value with ``--variance-reduction playouts``."""
+MAX_PLAYOUTS = 4096
+PLAYOUT_GAMES = ("ministeel", "wyvern", "tiny_minotaur")
+"""The games whose kernels play playouts out (MiniSteel's and Wyvern's seat networks among them too)."""
+
+
+class PlayoutMeter(LuckMeter):
+    """Luck by playouts (``--variance-reduction playouts[:N]``): a state's value for each seat is its mean return
+    over ``playouts`` games played out from the full state in the game's compiled kernel, with fresh chance and
+    the piles of unseen order shuffled afresh in each.
+
+    Who plays them out: where the game's kernel has a table of seats (``TableVectorEnv``: MiniSteel, Wyvern), the bots
+    that sat at the table, as far as it can seat them: the heuristic and ``random`` in compiled code, a network
+    (any bot with ``act_batch``: ``zoo:ministeel``, an ONNX file, a checkpoint) asked in batches between kernel
+    calls; elsewhere, and for seats it cannot play (searches, programs, language models), the heuristic stands
+    in. With bots that name their moves and are all seated, the value is then the expectation of the seat's
+    return under the very bots that play, which does not move at their decisions: the luck is what the dice did,
+    up to the playouts' noise. A stand-in changes how much luck is found, not its mean (any value does).
+
+    One event's states (its actual outcome and its samples) are played out on the same ``playouts`` seeds, so
+    that the playouts' own noise largely cancels in their difference (common random numbers: without it, the
+    noise of ~50 events a game swamps the luck); the seeds come from the record, apart from the game's chance,
+    so a figure is repeatable and the luck keeps mean zero."""
+
+    def __init__(self, game: Game, config: Any, playouts: int = DEFAULT_PLAYOUTS, samples: int = DEFAULT_SAMPLES,
+                 seats: dict[str, str] | None = None):
+        import importlib
+
+        super().__init__(game, config, lambda rows: None, samples)
+        if isinstance(playouts, bool) or not isinstance(playouts, int) or not 1 <= playouts <= MAX_PLAYOUTS:
+            raise ValueError(f"playouts={playouts!r} must be a whole number from 1 to {MAX_PLAYOUTS}")
+        if game.name not in PLAYOUT_GAMES:
+            raise ValueError(f"--variance-reduction playouts plays games out in a compiled kernel, which "
+                             f"{game.title} has none of; valid there: a bot with a value head "
+                             f"(--variance-reduction BOT)")
+        self.kernel = importlib.import_module(f"tavernzoo.envs.{game.name}.kernel")
+        reason = self.kernel.unsupported(self.config)
+        if reason is not None:
+            raise ValueError(f"--variance-reduction playouts: {reason}")
+        self.compiled = importlib.import_module(f"tavernzoo.agents.{game.name}_kernel")
+        self.playouts = playouts
+        # Where each pile of unseen order lies in a kernel row: (its first field, the field holding its length).
+        self.piles = [self.kernel.UNSEEN_ORDER_ROWS[name] for name in self.unseen]
+        try:  # the game's table of seats, where its kernel has one
+            self.vector: Any = importlib.import_module(f"tavernzoo.envs.{game.name}.vector")
+            self.table = self.vector.TableVectorEnv
+        except (ImportError, AttributeError):
+            self.vector = self.table = None
+        self.options = dataclasses.asdict(self.config) if dataclasses.is_dataclass(self.config) else {}
+        self.seat_bots = {label: self._seat_bot(spec) for label, spec in (seats or {}).items()}
+        self._seeds = random.Random(0)
+        self._labels: list[str] = []
+
+    def _seat_bot(self, spec: str) -> Any:
+        """How playouts play a seat of ``spec``: "heuristic", "random" (compiled), a network bot (asked in
+        batches), or None (the heuristic stands in)."""
+        from ..agents import BotSpec, load_bot
+        from ..agents.base import as_bot
+
+        if self.table is None:
+            return None
+        parsed = BotSpec.parse(spec)
+        if parsed.kind == "name" and parsed.mode is None and parsed.name in ("heuristic", "random"):
+            return parsed.name
+        if parsed.traits.every_game:
+            return None
+        bot = as_bot(load_bot(spec, self.game, self.config, seed=0))
+        return bot if getattr(bot, "act_batch", None) is not None else None
+
+    def luck(self, record: dict[str, Any]) -> list[float]:
+        self._seeds = random.Random(f"tavernzoo-playouts:{record.get('seed')}:{record.get('seats')}")
+        self._labels = list(record.get("seats") or [])
+        return super().luck(record)
+
+    def _values(self, states: Sequence[Any], events: Sequence[int]) -> np.ndarray:
+        """Each state written into the kernel once, its row copied for every playout, and each copy given the
+        generator of its playout's seed (``Chance(seed)``, the kernel's ``seed_generator``) and its piles of
+        unseen order shuffled by that seed's permutation (the same for one event's states)."""
+        from ..envs.compiled import seed_generator
+
+        out = np.zeros((len(states), self.seats))
+        live, seeds, first = [], [], 0
+        for size in events:
+            event_seeds = [self._seeds.randrange(2**63) for _ in range(self.playouts)]
+            for k in range(first, first + size):
+                if self.rules.is_terminal(states[k]):
+                    out[k] = self.rules.returns(states[k])
+                else:
+                    live.append(k)
+                    seeds.append(event_seeds)
+            first += size
+        if not live:
+            return out
+        unique = []
+        for k in live:
+            sample = self.rules.clone(states[k])
+            sample.chance = Chance(0)  # the kernel takes no scripted chance; each copy is seeded below
+            unique.append(sample)
+        rows = self.kernel.from_states(unique)
+        copies = np.repeat(np.arange(len(live)), self.playouts)
+        batch = type(rows)(rows.state[copies], rows.chance[copies], [rows.configs[0]] * len(copies))
+        permutations: dict[tuple[int, int], np.ndarray] = {}
+        playouts = np.tile(np.arange(self.playouts), len(live))
+        for row, (owner, playout) in enumerate(zip(copies.tolist(), playouts.tolist(), strict=True)):
+            seed = seeds[owner][playout]
+            seed_generator(batch.chance[row], seed)
+            for start, length in self.piles:
+                size = int(batch.state[row, length])
+                key = (seed, size)
+                if key not in permutations:
+                    permutations[key] = np.random.default_rng(seed).permutation(size)
+                batch.state[row, start:start + size] = batch.state[row, start:start + size][permutations[key]]
+        returns = self.play_out(batch, self._labels)[:, :self.seats]
+        out[live] = returns.reshape(len(live), self.playouts, self.seats).mean(axis=1)
+        return out
+
+    def play_out(self, batch: Any, labels: Sequence[str]) -> np.ndarray:
+        """Every game of ``batch`` (a kernel batch) played to its end by the bots of the seats labelled ``labels``
+        (as the records label them; the class docstring says who plays); each seat's return, ``(games, seats)``."""
+        players = [self.seat_bots.get(label) for label in labels[:self.seats]]
+        players += [None] * (self.seats - len(players))
+        if any(player is not None and player != "heuristic" for player in players):
+            batch = self._play_seated(batch, players)
+        returns, _ = self.compiled.rollout_heuristic(batch)  # what is left has only the heuristic to play
+        return returns[:, :self.seats]
+
+    def _play_seated(self, batch: Any, players: list[Any]) -> Any:
+        """Play ``batch`` on in the game's table of seats until every seat that is not the heuristic's is out
+        (the heuristic's seats in compiled code; a network's and random seats from here, each network asked
+        once a call for all the games it decides in); the batch as it then stands."""
+        V = self.vector
+        count = len(batch)
+        table = self.table(count, bots=(self.compiled.HEURISTIC,), **self.options)
+        python = [seat for seat, player in enumerate(players) if player is not None and player != "heuristic"]
+        controls = [V.PYTHON if seat in python else V.FIRST_BOT for seat in range(self.seats)]
+        table.load(batch, [python[0]] * count, [controls] * count)
+        state = table._games.batch.state
+        alive = getattr(self.kernel, "ALIVE", None)  # Wyvern knocks no one out: every seat is in to the end
+        picks = np.random.default_rng(self._seeds.randrange(2**63))  # the random seats' moves
+        actions = np.full(count, V.NO_ACTION, dtype=np.int64)
+        waiting = np.ones(count, dtype=bool)  # games a seat played from here may still decide in
+        while waiting.any():
+            over = self.kernel.is_terminal(table._games.batch)
+            for g in np.flatnonzero(waiting & (actions == V.NO_ACTION)).tolist():
+                seat = next((seat for seat in python if alive is None or state[g, alive + seat]), None)
+                if seat is None or over[g]:
+                    waiting[g], actions[g] = False, V.SKIP
+                else:  # the table plays on until its learner is out; then the next seat of ours still in
+                    table.learners[g] = seat
+            ends = table.play(actions)
+            actions.fill(V.SKIP)
+            actions[np.flatnonzero(waiting & (ends != 0))] = V.NO_ACTION
+            deciding = np.flatnonzero(waiting & (ends == 0))
+            to_act = state[deciding, self.kernel.TO_ACT]
+            for player in {id(player): player for player in (players[seat] for seat in python)}.values():
+                rows = deciding[np.isin(to_act, [seat for seat in python if players[seat] is player])]
+                if not rows.size:
+                    continue
+                if player == "random":
+                    masks = table.masks[rows].astype(np.float64)
+                    cumulative = np.cumsum(masks / masks.sum(axis=1, keepdims=True), axis=1)
+                    chosen = (cumulative < picks.random((rows.size, 1))).sum(axis=1)
+                    actions[rows] = np.minimum(chosen, masks.shape[1] - 1)
+                else:
+                    actions[rows] = player.act_batch(table.observations[rows], table.masks[rows])
+        return type(batch)(state.copy(), table._games.batch.chance.copy(), list(batch.configs))
+
+
+def playouts_of(spec: str) -> int | None:
+    """The playouts that ``--variance-reduction`` names (``playouts``: :data:`DEFAULT_PLAYOUTS`, ``playouts:N``),
+    or None where it names a value bot; ValueError, one line, for a count that is no whole number in range."""
+    name, colon, count = spec.partition(":")
+    if name != "playouts":
+        return None
+    if not colon:
+        return DEFAULT_PLAYOUTS
+    if not count.isdigit() or not 1 <= int(count) <= MAX_PLAYOUTS:
+        raise ValueError(f"--variance-reduction {spec}: the playouts are a whole number from 1 to {MAX_PLAYOUTS} "
+                         f"(playouts:{DEFAULT_PLAYOUTS}), got {count!r}")
+    return int(count)
+
+
+def meter_words(spec: str) -> str:
+    """What measured the luck, for a table's note: "BOT's value network" or "N playouts of the seated bots"."""
+    playouts = playouts_of(spec)
+    return f"{spec}'s value network" if playouts is None else f"{playouts} playouts of the seated bots"
+
+
+def luck_meter(spec: str, game: Game, config: Any, samples: int = DEFAULT_SAMPLES,
+               seats: dict[str, str] | None = None) -> LuckMeter:
+    """The meter ``--variance-reduction spec`` names: ``playouts[:N]`` (:class:`PlayoutMeter`) or a bot with a
+    value head (:func:`value_bot_meter`). ``seats``: the table's bot specs by their seat label in the records."""
+    playouts = playouts_of(spec)
+    if playouts is None:
+        return value_bot_meter(spec, game, config, samples, seats)
+    return PlayoutMeter(game, config, playouts, samples, seats)

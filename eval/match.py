@@ -83,9 +83,9 @@ class _BlockPlayer:
         self.env = make_env(self.game, self.config)
         self.meter = None
         if luck is not None:  # the value bot and its chance samples (eval/luck.py)
-            from .luck import value_bot_meter
+            from .luck import luck_meter
 
-            self.meter = value_bot_meter(luck[0], self.game, self.config, luck[1],
+            self.meter = luck_meter(luck[0], self.game, self.config, luck[1],
                                          dict(zip(self.labels, self.specs, strict=True)))
         self.dealer = None
         if plan.seeding != "v1":
@@ -217,9 +217,9 @@ def play_match(
     plan = DealPlan(seed, seats, deals, check_seeding(seeding))
     measured = None
     if luck is not None:
-        from .luck import value_bot_meter
+        from .luck import luck_meter
 
-        value_bot_meter(luck, game, config, chance_samples)  # a bot without a value head fails here, once
+        luck_meter(luck, game, config, chance_samples)  # a bot without a value head fails here, once
         measured = (luck, chance_samples)
     blocks = plan.blocks(block_deals)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
@@ -238,9 +238,10 @@ def play_match(
         advance = bar.update if bar is not None else None
         files = None
         if backend == "ray":  # the bot and option files travel with the tasks (eval/shipping.py)
+            from .luck import playouts_of
             from .shipping import gather
 
-            files = gather(game, [*bot_specs, *([luck] if luck else [])], plain_config)
+            files = gather(game, [*bot_specs, *([luck] if luck and playouts_of(luck) is None else [])], plain_config)
         def write_record(line: str) -> None:
             records_file.write(line)  # type: ignore[union-attr]
             records_file.flush()  # a long match killed keeps every game it finished

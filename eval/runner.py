@@ -105,9 +105,9 @@ class DealPlayer:
         player = cls(game, game.make_config(settings.config), settings.bots, settings.plan(), settings.labels,
                      forfeits=True, move_timeout=settings.move_timeout)
         if settings.luck is not None:  # each game's luck, measured where it is played (eval/luck.py)
-            from .luck import value_bot_meter
+            from .luck import luck_meter
 
-            player.meter = value_bot_meter(settings.luck, game, player.config, settings.chance_samples,
+            player.meter = luck_meter(settings.luck, game, player.config, settings.chance_samples,
                                            dict(zip(settings.labels, settings.bots, strict=True)))
         return player
 

@@ -161,12 +161,12 @@ def make_settings(game: str, bots: Sequence[str], games: int, *, config: Any = N
             raise ValueError("--sprt compares two bots in a two-player game: pass exactly two --bots "
                              f"(candidate, then champion); got {len(bots)} bots and {seats} seats")
     if chance_samples is not None and luck is None:
-        raise ValueError("--chance-samples needs --variance-reduction BOT")
+        raise ValueError("--chance-samples needs --variance-reduction BOT or playouts")
     if luck is not None:
-        from .luck import DEFAULT_SAMPLES, value_bot_meter
+        from .luck import DEFAULT_SAMPLES, luck_meter
 
         chance_samples = DEFAULT_SAMPLES if chance_samples is None else chance_samples
-        value_bot_meter(luck, spec_game, validated, chance_samples)  # a bot without a value head fails here, once
+        luck_meter(luck, spec_game, validated, chance_samples)  # a bot without a value head fails here, once
     if sequential is not None:
         if isinstance(sequential, bool) or not isinstance(sequential, float | int) or not 0.0 < sequential < 0.5:
             raise ValueError(f"--sequential alpha={sequential!r} must lie strictly between 0 and 0.5")

@@ -584,6 +584,18 @@ def test_variance_reduction_gives_every_entry_a_corrected_score_from_its_games_l
     assert low < 0.0 < high and any(abs(value) > 0.05 for line in lines for value in line["luck"])
 
 
+def test_variance_reduction_by_playouts_of_the_seated_bots(tmp_path):
+    """``--variance-reduction playouts:N``: the seated bots play each state out in the kernel (a network among
+    them asked in batches), each game's line carries every seat's luck, and no value bot is named or shipped."""
+    bots = ["zoo:ministeel", "heuristic", "random"]
+    results = play(tmp_path, bots, 12, seed=3, game="ministeel", config={"num_players": 3}, luck="playouts:4",
+                   chance_samples=1)
+    assert results["variance_reduction"] == {"bot": "playouts:4", "chance_samples": 1}
+    lines = games_of(tmp_path)
+    assert all(len(line["luck"]) == 3 for line in lines) and any(any(line["luck"]) for line in lines)
+    assert all("corrected_score" in row for row in results["leaderboard"])
+
+
 def test_variance_reduction_results_are_the_same_with_workers_and_resume(tmp_path):
     options = {"seed": 2, "luck": "zoo:tiny_minotaur", "chance_samples": 1}
     whole = play(tmp_path, ["heuristic", "random"], 16, "whole", **options)
@@ -621,6 +633,7 @@ def test_variance_reduction_and_sequential_refuse_bad_input_in_one_line(tmp_path
 
     for args, words in [
         (["--variance-reduction", "heuristic"], "has no value head"),
+        (["--variance-reduction", "playouts:0"], "from 1 to 4096"),
         (["--chance-samples", "3"], "--chance-samples needs --variance-reduction"),
         (["--variance-reduction", "zoo:tiny_minotaur", "--chance-samples", "0"], "from 1 to 256"),
         (["--alpha", "0.1"], "--alpha needs --sequential"),

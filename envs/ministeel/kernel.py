@@ -162,6 +162,7 @@ SKIPS = _field(P, "skips")
 ALIVE = _field(P, "alive")
 DECK_LEN = _field(1, "deck_len")
 DECK = _field(DECK_ROOM, "deck")  # bottom first: the top card is DECK + DECK_LEN - 1, as rules' list.pop()
+UNSEEN_ORDER_ROWS = {"deck": (DECK, DECK_LEN)}  # rules.UNSEEN_ORDER_FIELDS in a row: (first field, length field)
 DISCARD = _field(K, "discard")
 ROLL_ROUNDS = _field(1, "roll_rounds")
 ROLLS = _field((MAX_ROLL_ROUNDS, P), "initiative_rolls")  # ROLLS + round * P + seat

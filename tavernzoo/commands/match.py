@@ -51,10 +51,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "of every host, bots built per deal and seeded per game: a tournament's games of the same "
                        "--seed, the same for any --block-deals; v1 deprecated, for figures published before "
                        "2026-12-05 (bots built per block), kept for one release")
-    match.add_argument("--variance-reduction", metavar="BOT",
-                       help="measure each game's luck with BOT's value network (a bot with a value head: "
-                       "zoo:ministeel, an ONNX file, a checkpoint) at every chance event, and print the luck-corrected "
-                       "score and its interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
+    match.add_argument("--variance-reduction", metavar="BOT|playouts[:N]",
+                       help="measure each game's luck at every chance event with BOT's value network (a bot with a "
+                       "value head: zoo:ministeel, an ONNX file, a checkpoint) or with N playouts of the seated bots "
+                       "(default 32; MiniSteel, Wyvern, Tiny Minotaur), and print the luck-corrected score and its "
+                       "interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
     match.add_argument("--chance-samples", type=int, default=4, metavar="K",
                        help="with --variance-reduction: draws of each chance event that estimate its expected value "
                        "(default 4)")
@@ -76,7 +77,7 @@ def run_match(args: argparse.Namespace) -> int:
 
     config = parse_config(args)
     if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
-        raise ValueError("--chance-samples needs --variance-reduction BOT, and --alpha needs --sequential")
+        raise ValueError("--chance-samples needs --variance-reduction BOT or playouts, and --alpha needs --sequential")
     _note_idle_workers(args, config)
     if args.seeding == "v1":
         console(stderr=True).print("note: --seeding v1 is deprecated, for figures published before 2026-12-05; "
@@ -137,8 +138,11 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
                       *(_corrected_cells(row) if corrected else ()), *(llm_cells(row.bot_stats, llm) if llm else ()))
     console().print(table)
     if result.luck:
-        console().print(f"luck-corrected: each game's luck at its chance events measured by {escape(result.luck)}'s "
-                        "value network and taken out of the score (docs/strength.md, 'Luck taken out')",
+        from tavernzoo.eval.luck import meter_words
+
+        console().print(f"luck-corrected: each game's luck at its chance events measured by "
+                        f"{escape(meter_words(result.luck))} and taken out of the score (docs/strength.md, "
+                        "'Luck taken out')",
                         highlight=False, soft_wrap=True)
     if result.sequential:
         line = sequential_line(result.sequential, result.seats)
