@@ -245,13 +245,14 @@ class PlayoutMeter(LuckMeter):
     over ``playouts`` games played out from the full state in the game's compiled kernel, with fresh chance and
     the piles of unseen order shuffled afresh in each.
 
-    Who plays them out: where the game's kernel has a table of seats (``TableVectorEnv``: MiniSteel, Wyvern), the bots
-    that sat at the table, as far as it can seat them: the heuristic and ``random`` in compiled code, a network
-    (any bot with ``act_batch``: ``zoo:ministeel``, an ONNX file, a checkpoint) asked in batches between kernel
-    calls; elsewhere, and for seats it cannot play (searches, programs, language models), the heuristic stands
-    in. With bots that name their moves and are all seated, the value is then the expectation of the seat's
-    return under the very bots that play, which does not move at their decisions: the luck is what the dice did,
-    up to the playouts' noise. A stand-in changes how much luck is found, not its mean (any value does).
+    Who plays them out: where the game's kernel has a table of seats (``TableVectorEnv``: MiniSteel, Wyvern),
+    the bots that sat at the table, as far as it can seat them: the heuristic in compiled code, ``random`` and
+    a network (any bot with ``act_batch``: ``zoo:ministeel``, an ONNX file, a checkpoint) from here, each network
+    asked once a kernel call for all the games it decides in; elsewhere (Tiny Minotaur), and for seats it cannot
+    play (searches, programs, language models), the heuristic stands in. With bots that name their moves and are
+    all seated, the value is then the expectation of the seat's return under the very bots that play, which does
+    not move at their decisions: the luck is what the dice did, up to the playouts' noise. A stand-in changes
+    how much luck is found, not its mean (any value does).
 
     One event's states (its actual outcome and its samples) are played out on the same ``playouts`` seeds, so
     that the playouts' own noise largely cancels in their difference (common random numbers: without it, the
@@ -288,7 +289,7 @@ class PlayoutMeter(LuckMeter):
         self._labels: list[str] = []
 
     def _seat_bot(self, spec: str) -> Any:
-        """How playouts play a seat of ``spec``: "heuristic", "random" (compiled), a network bot (asked in
+        """How playouts play a seat of ``spec``: "heuristic" (compiled), "random", a network bot (asked in
         batches), or None (the heuristic stands in)."""
         from ..agents import BotSpec, load_bot
         from ..agents.base import as_bot
