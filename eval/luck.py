@@ -267,9 +267,8 @@ class PlayoutMeter(LuckMeter):
         if isinstance(playouts, bool) or not isinstance(playouts, int) or not 1 <= playouts <= MAX_PLAYOUTS:
             raise ValueError(f"playouts={playouts!r} must be a whole number from 1 to {MAX_PLAYOUTS}")
         if game.name not in PLAYOUT_GAMES:
-            raise ValueError(f"--variance-reduction playouts plays games out in a compiled kernel, which "
-                             f"{game.title} has none of; valid there: a bot with a value head "
-                             f"(--variance-reduction BOT)")
+            raise ValueError(f"--variance-reduction playouts is offered for MiniSteel, Wyvern and Tiny Minotaur, "
+                             f"not {game.title}; valid there: a bot with a value head (--variance-reduction BOT)")
         self.kernel = importlib.import_module(f"tavernzoo.envs.{game.name}.kernel")
         reason = self.kernel.unsupported(self.config)
         if reason is not None:
