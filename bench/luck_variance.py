@@ -1,7 +1,8 @@
 """Where a match's variance is, and how much of it the luck meter takes out (docs/strength.md, "Luck taken out").
 
     python bench/luck_variance.py RECORDS.jsonl --value zoo:ministeel [--chance-samples 4] [--limit GAMES]
-    python bench/luck_variance.py RECORDS.jsonl --rollouts 32 [--seated] [--chance-samples 4] [--limit GAMES]
+    python bench/luck_variance.py RECORDS.jsonl --rollouts 32 [--seated [--stand-in BOT]] [--chance-samples 4]
+        [--limit GAMES]
 
 RECORDS: a match's records (``tavernzoo match ... --records RECORDS.jsonl``, whole deals in play order). For every
 entry it prints:
@@ -45,6 +46,9 @@ def main() -> None:
     parser.add_argument("--seated", action="store_true",
                         help="with --rollouts: played out by the bots that sat at the table, where the kernel can "
                              "seat them, not by the heuristic in every seat")
+    parser.add_argument("--stand-in", default="heuristic",
+                        help="with --seated: the bot that plays the seats the kernel cannot (a search's, a "
+                             "program's): the heuristic (default), random or a network")
     parser.add_argument("--chance-samples", type=int, default=4)
     parser.add_argument("--limit", type=int, default=None, help="the first GAMES records only")
     args = parser.parse_args()
@@ -63,7 +67,7 @@ def main() -> None:
             raise SystemExit("error: --rollouts takes a whole number of at least 1, for a MiniSteel, Wyvern or "
                              f"Tiny Minotaur match (got {args.rollouts} for {game.name})")
         seated = {label: label.rpartition(" #")[0] or label for label in entries} if args.seated else None
-        meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples, seated)
+        meter = PlayoutMeter(game, records[0]["config"], args.rollouts, args.chance_samples, seated, args.stand_in)
         source = f"{args.rollouts} {'playouts by the seated bots' if args.seated else 'heuristic playouts'}"
     else:
         meter = value_bot_meter(args.value, game, records[0]["config"], args.chance_samples,

@@ -248,8 +248,9 @@ class PlayoutMeter(LuckMeter):
     Who plays them out: where the game's kernel has a table of seats (``TableVectorEnv``: MiniSteel, Wyvern),
     the bots that sat at the table, as far as it can seat them: the heuristic in compiled code, ``random`` and
     a network (any bot with ``act_batch``: ``zoo:ministeel``, an ONNX file, a checkpoint) from here, each network
-    asked once a kernel call for all the games it decides in; elsewhere (Tiny Minotaur), and for seats it cannot
-    play (searches, programs, language models), the heuristic stands in. With bots that name their moves and are
+    asked once a kernel call for all the games it decides in; for seats it cannot play (searches, programs,
+    language models) ``stand_in`` does (``playouts:N:BOT``; the heuristic by default, and always in Tiny Minotaur,
+    which has no table of seats). With bots that name their moves and are
     all seated, the value is then the expectation of the seat's return under the very bots that play, which does
     not move at their decisions: the luck is what the dice did, up to the playouts' noise. A stand-in changes
     how much luck is found, not its mean (any value does).
@@ -260,7 +261,7 @@ class PlayoutMeter(LuckMeter):
     so a figure is repeatable and the luck keeps mean zero."""
 
     def __init__(self, game: Game, config: Any, playouts: int = DEFAULT_PLAYOUTS, samples: int = DEFAULT_SAMPLES,
-                 seats: dict[str, str] | None = None):
+                 seats: dict[str, str] | None = None, stand_in: str = "heuristic"):
         import importlib
 
         super().__init__(game, config, lambda rows: None, samples)
@@ -283,7 +284,13 @@ class PlayoutMeter(LuckMeter):
         except (ImportError, AttributeError):
             self.vector = self.table = None
         self.options = dataclasses.asdict(self.config) if dataclasses.is_dataclass(self.config) else {}
-        self.seat_bots = {label: self._seat_bot(spec) for label, spec in (seats or {}).items()}
+        self.stand_in = self._seat_bot(stand_in)  # who plays the seats the kernel cannot (None: the heuristic)
+        if stand_in != "heuristic" and self.stand_in is None:
+            raise ValueError(f"--variance-reduction playouts:{playouts}:{stand_in}: a stand-in must be a bot "
+                             f"{game.title}'s kernel can seat: heuristic, random or a network (zoo:{game.name}, "
+                             "an ONNX file, a checkpoint)" + ("" if self.table else "; this game's: the heuristic"))
+        self.seat_bots = {label: self.stand_in if bot is None else bot
+                          for label, bot in ((label, self._seat_bot(spec)) for label, spec in (seats or {}).items())}
         self._seeds = random.Random(0)
         self._labels: list[str] = []
 
@@ -353,7 +360,7 @@ class PlayoutMeter(LuckMeter):
     def play_out(self, batch: Any, labels: Sequence[str]) -> np.ndarray:
         """Every game of ``batch`` (a kernel batch) played to its end by the bots of the seats labelled ``labels``
         (as the records label them; the class docstring says who plays); each seat's return, ``(games, seats)``."""
-        players = [self.seat_bots.get(label) for label in labels[:self.seats]]
+        players = [self.seat_bots.get(label, self.stand_in) for label in labels[:self.seats]]
         players += [None] * (self.seats - len(players))
         if any(player is not None and player != "heuristic" for player in players):
             batch = self._play_seated(batch, players)
@@ -402,31 +409,46 @@ class PlayoutMeter(LuckMeter):
         return type(batch)(state.copy(), table._games.batch.chance.copy(), list(batch.configs))
 
 
-def playouts_of(spec: str) -> int | None:
-    """The playouts that ``--variance-reduction`` names (``playouts``: :data:`DEFAULT_PLAYOUTS`, ``playouts:N``),
-    or None where it names a value bot; ValueError, one line, for a count that is no whole number in range."""
-    name, colon, count = spec.partition(":")
+def parse_playouts(spec: str) -> tuple[int, str] | None:
+    """The playouts and the stand-in that ``--variance-reduction`` names (``playouts``, ``playouts:N``,
+    ``playouts:N:BOT``: BOT plays the seats the kernel cannot, the heuristic by default), or None where it names
+    a value bot; ValueError, one line, for a count that is no whole number in range."""
+    name, colon, rest = spec.partition(":")
     if name != "playouts":
         return None
+    count, _, stand_in = rest.partition(":")
     if not colon:
-        return DEFAULT_PLAYOUTS
+        return DEFAULT_PLAYOUTS, "heuristic"
     if not count.isdigit() or not 1 <= int(count) <= MAX_PLAYOUTS:
         raise ValueError(f"--variance-reduction {spec}: the playouts are a whole number from 1 to {MAX_PLAYOUTS} "
-                         f"(playouts:{DEFAULT_PLAYOUTS}), got {count!r}")
-    return int(count)
+                         f"(playouts:{DEFAULT_PLAYOUTS}, or playouts:{DEFAULT_PLAYOUTS}:BOT with a stand-in), got "
+                         f"{count!r}")
+    return int(count), stand_in or "heuristic"
+
+
+def luck_bots(spec: str) -> list[str]:
+    """The bot specs the luck meter of ``spec`` loads beside the table's (files that travel to Ray nodes): the
+    value bot, or a playouts' stand-in other than the heuristic."""
+    parsed = parse_playouts(spec)
+    if parsed is None:
+        return [spec]
+    return [] if parsed[1] == "heuristic" else [parsed[1]]
 
 
 def meter_words(spec: str) -> str:
     """What measured the luck, for a table's note: "BOT's value network" or "N playouts of the seated bots"."""
-    playouts = playouts_of(spec)
-    return f"{spec}'s value network" if playouts is None else f"{playouts} playouts of the seated bots"
+    parsed = parse_playouts(spec)
+    if parsed is None:
+        return f"{spec}'s value network"
+    playouts, stand_in = parsed
+    return f"{playouts} playouts of the seated bots ({stand_in} standing in for the seats the kernel cannot play)"
 
 
 def luck_meter(spec: str, game: Game, config: Any, samples: int = DEFAULT_SAMPLES,
                seats: dict[str, str] | None = None) -> LuckMeter:
-    """The meter ``--variance-reduction spec`` names: ``playouts[:N]`` (:class:`PlayoutMeter`) or a bot with a
+    """The meter ``--variance-reduction spec`` names: ``playouts[:N[:BOT]]`` (:class:`PlayoutMeter`) or a bot with a
     value head (:func:`value_bot_meter`). ``seats``: the table's bot specs by their seat label in the records."""
-    playouts = playouts_of(spec)
-    if playouts is None:
+    parsed = parse_playouts(spec)
+    if parsed is None:
         return value_bot_meter(spec, game, config, samples, seats)
-    return PlayoutMeter(game, config, playouts, samples, seats)
+    return PlayoutMeter(game, config, parsed[0], samples, seats, stand_in=parsed[1])

@@ -238,10 +238,10 @@ def play_match(
         advance = bar.update if bar is not None else None
         files = None
         if backend == "ray":  # the bot and option files travel with the tasks (eval/shipping.py)
-            from .luck import playouts_of
+            from .luck import luck_bots
             from .shipping import gather
 
-            files = gather(game, [*bot_specs, *([luck] if luck and playouts_of(luck) is None else [])], plain_config)
+            files = gather(game, [*bot_specs, *(luck_bots(luck) if luck else [])], plain_config)
         def write_record(line: str) -> None:
             records_file.write(line)  # type: ignore[union-attr]
             records_file.flush()  # a long match killed keeps every game it finished

@@ -84,11 +84,11 @@ def run_deals(settings, tasks: Iterable, games_path, record: Callable[[list[dict
     nodes need no copies. Returns the games played on each Ray node (by node id), also logged."""
     from ..envs import get_game
     from .game_files import GamesFile
-    from .luck import playouts_of
+    from .luck import luck_bots
     from .shipping import gather
 
-    # the value bot measures luck on the nodes too (playouts use the table's own bots)
-    luck = [settings.luck] if settings.luck and playouts_of(settings.luck) is None else []
+    # the luck is measured on the nodes too: its value bot, or its playouts' stand-in, travels with the tasks
+    luck = luck_bots(settings.luck) if settings.luck else []
     shipment = gather(get_game(settings.game), [*settings.bots, *luck], settings.config)
     ray = connect(address)
     files = ray.put(shipment) if shipment else None  # once: every task gets the reference

@@ -138,6 +138,9 @@ def test_cli_bad_input_is_one_line():
         (("--sequential", "--alpha", "0.7"), "alpha=0.7"),
         (("--variance-reduction", "playouts:0"), "from 1 to 4096"),
         (("--variance-reduction", "playouts:many"), "from 1 to 4096"),
+        (("--variance-reduction", "playouts:8:mcts", "ministeel", "--set", "num_players=2"),
+         "a stand-in must be a bot"),
+        (("--variance-reduction", "playouts:8:zoo:tiny_minotaur"), "this game's: the heuristic"),
         (("--variance-reduction", "playouts", "minefield", "--set", "num_players=2"), "not Minefield"),
     ]:
         done = _run("match", "--games", "4", "--no-progress", *args)
@@ -242,6 +245,13 @@ def test_seated_playouts_replay_the_game_the_seated_bots_played(tmp_path, game_n
     played = [[round(value, 9) for value in line["returns"]] for line in lines]
     assert replayed == played
     assert any(other != returns for other, returns in zip(others, played, strict=True))
+    # A stand-in the user names plays the seats the kernel cannot: the network for a search, here.
+    searched = {**labels, lines[0]["seats"][0]: "mcts:10"}
+    stood_in = PlayoutMeter(game, lines[0]["config"], 1, 1, searched, stand_in=f"zoo:{game_name}")
+    again = [[round(value, 9) for value in stood_in.play_out(
+        seated.kernel.from_states([game.rules.new_game(config, Chance(line["seed"]))]), line["seats"])[0]]
+        for line in lines]
+    assert again == played
 
 
 def test_playout_luck_has_mean_zero_and_takes_luck_out():

@@ -51,10 +51,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "of every host, bots built per deal and seeded per game: a tournament's games of the same "
                        "--seed, the same for any --block-deals; v1 deprecated, for figures published before "
                        "2026-12-05 (bots built per block), kept for one release")
-    match.add_argument("--variance-reduction", metavar="BOT|playouts[:N]",
+    match.add_argument("--variance-reduction", metavar="BOT|playouts[:N[:STANDIN]]",
                        help="measure each game's luck at every chance event with BOT's value network (a bot with a "
                        "value head: zoo:ministeel, an ONNX file, a checkpoint) or with N playouts of the seated bots "
-                       "(default 32; MiniSteel, Wyvern, Tiny Minotaur), and print the luck-corrected score and its "
+                       "(default 32; MiniSteel, Wyvern, Tiny Minotaur; STANDIN, the heuristic by default, plays the "
+                       "seats the kernel cannot, as a search's), and print the luck-corrected score and its "
                        "interval beside the plain one (unbiased; docs/strength.md, 'Luck taken out')")
     match.add_argument("--chance-samples", type=int, default=4, metavar="K",
                        help="with --variance-reduction: draws of each chance event that estimate its expected value "

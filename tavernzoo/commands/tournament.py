@@ -52,10 +52,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true", help="continue the killed or finished tournament in --out")
     parser.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
                         help="stop once the first bot is shown ELO1 better (H1) or not ELO0 better (H0)")
-    parser.add_argument("--variance-reduction", metavar="BOT|playouts[:N]",
+    parser.add_argument("--variance-reduction", metavar="BOT|playouts[:N[:STANDIN]]",
                         help="measure each game's luck at every chance event with BOT's value network (a bot with a "
                         "value head: zoo:ministeel, an ONNX file, a checkpoint) or with N playouts of the seated bots "
-                        "(default 32; MiniSteel, Wyvern, Tiny Minotaur), and print each entry's "
+                        "(default 32; MiniSteel, Wyvern, Tiny Minotaur; STANDIN, the heuristic by default, plays the "
+                        "seats the kernel cannot, as a search's), and print each entry's "
                         "luck-corrected deal score and its interval beside the plain ones (unbiased; the ratings stay "
                         "on the plain outcomes; docs/strength.md, 'Luck taken out')")
     parser.add_argument("--chance-samples", type=int, metavar="K",
