@@ -241,7 +241,7 @@ PLAYOUT_GAMES = ("ministeel", "wyvern", "tiny_minotaur")
 
 
 class PlayoutMeter(LuckMeter):
-    """Luck by playouts (``--variance-reduction playouts[:N]``): a state's value for each seat is its mean return
+    """Luck by playouts (``--variance-reduction playouts[:N[:BOT]]``): a state's value for each seat is its mean return
     over ``playouts`` games played out from the full state in the game's compiled kernel, with fresh chance and
     the piles of unseen order shuffled afresh in each.
 
@@ -250,10 +250,10 @@ class PlayoutMeter(LuckMeter):
     a network (any bot with ``act_batch``: ``zoo:ministeel``, an ONNX file, a checkpoint) from here, each network
     asked once a kernel call for all the games it decides in; for seats it cannot play (searches, programs,
     language models) ``stand_in`` does (``playouts:N:BOT``; the heuristic by default, and always in Tiny Minotaur,
-    which has no table of seats). With bots that name their moves and are
-    all seated, the value is then the expectation of the seat's return under the very bots that play, which does
-    not move at their decisions: the luck is what the dice did, up to the playouts' noise. A stand-in changes
-    how much luck is found, not its mean (any value does).
+    which has no table of seats). With bots that name their moves and are all seated, the value is then the
+    expectation of the seat's return under the very bots that play, which does not move at their decisions: the
+    luck is what the dice did, up to the playouts' noise. A stand-in changes how much luck is found, not its mean
+    (any value does).
 
     One event's states (its actual outcome and its samples) are played out on the same ``playouts`` seeds, so
     that the playouts' own noise largely cancels in their difference (common random numbers: without it, the
@@ -286,9 +286,10 @@ class PlayoutMeter(LuckMeter):
         self.options = dataclasses.asdict(self.config) if dataclasses.is_dataclass(self.config) else {}
         self.stand_in = self._seat_bot(stand_in)  # who plays the seats the kernel cannot (None: the heuristic)
         if stand_in != "heuristic" and self.stand_in is None:
+            seatable = ("heuristic, random or a network (zoo:" + game.name + ", an ONNX file, a checkpoint)"
+                        if self.table else "the heuristic alone (it has no table of seats)")
             raise ValueError(f"--variance-reduction playouts:{playouts}:{stand_in}: a stand-in must be a bot "
-                             f"{game.title}'s kernel can seat: heuristic, random or a network (zoo:{game.name}, "
-                             "an ONNX file, a checkpoint)" + ("" if self.table else "; this game's: the heuristic"))
+                             f"{game.title}'s kernel can seat: {seatable}")
         self.seat_bots = {label: self.stand_in if bot is None else bot
                           for label, bot in ((label, self._seat_bot(spec)) for label, spec in (seats or {}).items())}
         self._seeds = random.Random(0)

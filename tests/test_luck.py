@@ -140,7 +140,7 @@ def test_cli_bad_input_is_one_line():
         (("--variance-reduction", "playouts:many"), "from 1 to 4096"),
         (("--variance-reduction", "playouts:8:mcts", "ministeel", "--set", "num_players=2"),
          "a stand-in must be a bot"),
-        (("--variance-reduction", "playouts:8:zoo:tiny_minotaur"), "this game's: the heuristic"),
+        (("--variance-reduction", "playouts:8:zoo:tiny_minotaur"), "the heuristic alone"),
         (("--variance-reduction", "playouts", "minefield", "--set", "num_players=2"), "not Minefield"),
     ]:
         done = _run("match", "--games", "4", "--no-progress", *args)
