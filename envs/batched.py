@@ -87,13 +87,19 @@ def next_deal_seed(policy_state):
 
 
 @SHARED.inlined
-def was_legal(legal, action):
-    """``action`` is among the legal actions a game's ``observe`` left in ``legal`` (their number in its
-    last slot)."""
-    for i in range(legal[legal.shape[0] - 1]):
+def listed(legal, count, action):
+    """``action`` is among ``legal[:count]`` (a bot's pick checked against the legal actions it was given)."""
+    for i in range(count):
         if legal[i] == action:
             return True
     return False
+
+
+@SHARED.inlined
+def was_legal(legal, action):
+    """``action`` is among the legal actions a game's ``observe`` left in ``legal`` (their number in its
+    last slot)."""
+    return listed(legal, legal[legal.shape[0] - 1], action)
 
 
 @dataclass(frozen=True)

@@ -125,12 +125,7 @@ def advance(s, mt, seat, opponent, legal, policy_state):
     while not learner_out(s, seat) and s[K.TO_ACT] != seat:
         count = K.legal_actions(s, legal)
         action = opponent(s, legal, count, policy_state)
-        found = False
-        for i in range(count):
-            if legal[i] == action:
-                found = True
-                break
-        if not found:
+        if not batched.listed(legal, count, action):
             return False
         K.apply_legal(s, mt, action)
     return True
@@ -298,12 +293,7 @@ def play_compiled_seats(s, mt, seat, controllers, first_bot, second_bot, legal, 
             action = first_bot(s, legal, count, policy_state)
         else:
             action = second_bot(s, legal, count, policy_state)
-        found = False
-        for i in range(count):
-            if legal[i] == action:
-                found = True
-                break
-        if not found:
+        if not batched.listed(legal, count, action):
             return False
         K.apply_legal(s, mt, action)
     return True

@@ -110,12 +110,7 @@ def advance(s, mt, seat, opponent, legal, policy_state):
     while s[K.PHASE] != OVER and s[K.TO_ACT] != seat:
         count = K.legal_actions(s, legal)
         action = opponent(s, legal, count, policy_state)
-        found = False
-        for i in range(count):
-            if legal[i] == action:
-                found = True
-                break
-        if not found:
+        if not batched.listed(legal, count, action):
             return False
         K.apply_legal(s, mt, action)
     return True
@@ -275,12 +270,7 @@ def play_compiled_seats(s, mt, controllers, first_bot, second_bot, legal, policy
             action = first_bot(s, legal, count, policy_state)
         else:
             action = second_bot(s, legal, count, policy_state)
-        found = False
-        for i in range(count):
-            if legal[i] == action:
-                found = True
-                break
-        if not found:
+        if not batched.listed(legal, count, action):
             return False
         K.apply_legal(s, mt, action)
     return True
