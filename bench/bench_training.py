@@ -2,7 +2,8 @@
 
     python bench/bench_training.py [--timesteps 40000] [--repeats 3] [--report-games 1000]
                                    [--startup] [--startup-baseline OLD_CLI_PY]
-                                   [--backends [--net-arch 256,256] [--snapshots K]] [--update]
+                                   [--backends [--game ministeel|wyvern] [--net-arch 256,256] [--snapshots K]]
+                                   [--update]
 
 (a) ``tutorial``: the PettingZoo SB3 action-masking tutorial's setup, applied to Tiny Minotaur: its
     ``SB3ActionMaskWrapper`` turns the AEC env into one gymnasium env (both seats are the learner),
@@ -20,8 +21,9 @@ against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. N
 go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``tavernzoo --help``,
 ``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
 
-``--backends`` instead times ``tavernzoo train ministeel``'s setup (the recipe: 4 players, 64 games x 32
-steps; ``--net-arch``, default 256 x 256, zoo:ministeel's size) on each ``env_backend`` (python:
+``--backends`` instead times ``tavernzoo train GAME``'s setup (``--game``: ministeel, the default, or wyvern;
+the recipe: 4 players, 64 games x 32 steps; ``--net-arch``, by default the zoo bot's size: 256 x 256 for
+zoo:ministeel, 128 x 128 for zoo:wyvern) on each ``env_backend`` (python:
 SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's rollout loop and with train/shared_forward.py's, which
 ``tavernzoo train`` uses), the league of the defaults (latest self for 80% of the seats, random and
 heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the
@@ -160,17 +162,17 @@ BACKENDS = {
 today's collector (``tavernzoo train``'s on the kernel)."""
 
 
-def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...],
-                  snapshots: int = 0) -> tuple[float, float, dict[str, float]]:
-    """Learner-steps per wall second and per CPU second of the MiniSteel recipe's training on ``backend`` (a key
+def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...], snapshots: int = 0,
+                  game_name: str = "ministeel") -> tuple[float, float, dict[str, float]]:
+    """Learner-steps per wall second and per CPU second of the game's recipe's training on ``backend`` (a key
     of :data:`BACKENDS`) with hidden layers ``net_arch``, and the shares of its wall time (:data:`SHARES`).
     ``snapshots``: frozen copies of the learner in the pool from the start (as a long run's league holds)."""
     from tavernzoo.train import kernel_env
     from tavernzoo.train.config import make_train_config
     from tavernzoo.train.lean_policy import StackedActors, TorchActor
 
-    game = get_game("ministeel")
-    config = make_train_config("ministeel", timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
+    game = get_game(game_name)
+    config = make_train_config(game_name, timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
                                net_arch=net_arch)
     game_config = game.make_config(config.game_config)
     league = League.create(game, game_config, config)
@@ -221,18 +223,22 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...],
     return model.num_timesteps / wall, model.num_timesteps / cpu, {name: t / wall for name, t in shares.items()}
 
 
+ZOO_SIZES = {"ministeel": "256,256", "wyvern": "128,128"}
+"""The hidden layers of each game's zoo bot: ``--backends``' default ``--net-arch``."""
+
 NETWORK_SHARES = ("update", "learner forward", "opponent forwards")
 """The parts of a run's wall time that are the network's forward and update (the issue's 85%)."""
 
 
-def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...], snapshots: int = 0) -> None:
+def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...], snapshots: int = 0,
+                    game_name: str = "ministeel") -> None:
     rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
     cpu_rates: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
     shares: dict[str, list[dict[str, float]]] = {backend: [] for backend in BACKENDS}
-    backend_setup(2048, "kernel shared", net_arch)  # compiles (or loads) the kernel before any timing
+    backend_setup(2048, "kernel shared", net_arch, game_name=game_name)  # compiles (or loads) the kernel first
     for round_ in range(repeats):
         for backend in BACKENDS:
-            rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch, snapshots)
+            rate, cpu_rate, share = backend_setup(timesteps, backend, net_arch, snapshots, game_name)
             rates[backend].append(rate)
             cpu_rates[backend].append(cpu_rate)
             shares[backend].append(share)
@@ -241,7 +247,7 @@ def backend_timings(timesteps: int, repeats: int, net_arch: tuple[int, ...], sna
         print(f"round {round_ + 1}, learner-steps per CPU-second: {line}", flush=True)
     arch = " x ".join(map(str, net_arch))
     pool = f", {snapshots} snapshots in the pool" if snapshots else ""
-    print(f"\ntavernzoo train ministeel (4 players, 64 x 32, {arch}{pool}), {timesteps:,} learner-steps per run, "
+    print(f"\ntavernzoo train {game_name} (4 players, 64 x 32, {arch}{pool}), {timesteps:,} learner-steps per run, "
           f"{repeats} interleaved rounds, torch threads 1:")
     for backend, label in BACKENDS.items():
         median = {name: statistics.median(s[name] for s in shares[backend]) for name in shares[backend][0]}
@@ -385,16 +391,21 @@ def main() -> None:
     parser.add_argument("--snapshots", type=int, default=0,
                         help="for --backends: this many snapshots in the pool from the start (a long run's league "
                              "holds up to snapshot_window = 5; default 0)")
-    parser.add_argument("--net-arch", default="256,256",
-                        help="hidden layers for --backends (default 256,256: zoo:ministeel's size; the recipe's "
-                             "is 128,128)")
+    parser.add_argument("--net-arch", default=None,
+                        help="hidden layers for --backends and --update (default: the zoo bot's size, 256,256 for "
+                             "ministeel, 128,128 for wyvern; the recipe's is 128,128)")
+    parser.add_argument("--game", choices=tuple(ZOO_SIZES), default="ministeel",
+                        help="the game --backends trains (default ministeel)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.update:
-        update_timings(args.repeats, tuple(int(n) for n in args.net_arch.split(",")))
+        net_arch = args.net_arch or ZOO_SIZES["ministeel"]  # the update is timed on MiniSteel's rollouts
+        update_timings(args.repeats, tuple(int(n) for n in net_arch.split(",")))
         return
     if args.backends:
-        backend_timings(args.timesteps, args.repeats, tuple(int(n) for n in args.net_arch.split(",")), args.snapshots)
+        net_arch = args.net_arch or ZOO_SIZES[args.game]
+        backend_timings(args.timesteps, args.repeats, tuple(int(n) for n in net_arch.split(",")), args.snapshots,
+                        args.game)
         return
     if args.startup or args.startup_baseline:
         startup_timings(5, args.startup_baseline)

@@ -1,5 +1,5 @@
-"""Training on MiniSteel's compiled kernel (train/kernel_env.py): the same games as SelfPlayVecEnv where the
-deals can be the same, the league's episodes and records, the refusals, and a run of the command."""
+"""Training on MiniSteel's and Wyvern's compiled kernels (train/kernel_env.py): the same games as SelfPlayVecEnv
+where the deals can be the same, the league's episodes and records, the refusals, and a run of the command."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ MS = get_game("ministeel")
 OPTIONS = {"num_players": 4}
 
 
-def league_of(**options) -> League:
-    config = TrainConfig(game="ministeel", game_config=OPTIONS, **options)
-    return League.create(MS, MS.make_config(OPTIONS), config)
+def league_of(game=MS, **options) -> League:
+    config = TrainConfig(game=game.name, game_config=OPTIONS, **options)
+    return League.create(game, game.make_config(OPTIONS), config)
 
 
 def pick(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -44,14 +44,16 @@ def random_policy(seed: int) -> MLPPolicy:
                      [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": MS.env_name})
 
 
-@pytest.mark.parametrize("pool", ["heuristic", "zoo:ministeel"])
-def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(pool):
+@pytest.mark.parametrize(("name", "pool"), [("ministeel", "heuristic"), ("ministeel", "zoo:ministeel"),
+                                            ("wyvern", "heuristic"), ("wyvern", "zoo:wyvern")])
+def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(name, pool):
     # The heuristic draws nothing and its compiled form decides as the bot does; the zoo's network (exploit's
     # league) is its own bot answering batches between kernel calls: from the same seed the two envs deal the
     # same games, seat the learner alike, and so must give the same steps for the same actions.
-    config = MS.make_config(OPTIONS)
-    python_env = SelfPlayVecEnv(MS, config, league_of(pool_bots=(pool,)), n_envs=6, seed=4)
-    kernel_env = KernelSelfPlayVecEnv(MS, config, league_of(pool_bots=(pool,)), n_envs=6, seed=4,
+    game = get_game(name)
+    config = game.make_config(OPTIONS)
+    python_env = SelfPlayVecEnv(game, config, league_of(game, pool_bots=(pool,)), n_envs=6, seed=4)
+    kernel_env = KernelSelfPlayVecEnv(game, config, league_of(game, pool_bots=(pool,)), n_envs=6, seed=4,
                                       options=OPTIONS)
     python_obs, kernel_obs = python_env.reset(), kernel_env.reset()
     episodes = 0
@@ -119,7 +121,8 @@ def test_an_illegal_action_loses_the_episode_as_in_selfplayvecenv():
     ("ministeel", {"pool_bots": ("heuristic", "mcts")}, "not 'mcts'"),
     ("ministeel", {"shaping": 0.1}, "no reward shaping"),
     ("ministeel", {"privileged_critic": True}, "no privileged critic"),
-    ("tiny_minotaur", {}, "trains only ministeel"),
+    ("wyvern", {"pool_bots": ("cmd:python3 bot.py",)}, "not 'cmd:python3 bot.py'"),
+    ("tiny_minotaur", {}, "trains only ministeel, wyvern"),
 ])
 def test_what_the_kernel_cannot_train_is_refused_in_one_line(game, options, words):
     config = TrainConfig(game=game, env_backend="kernel", **options)
@@ -133,15 +136,16 @@ def test_an_unknown_backend_is_refused():
         TrainConfig(env_backend="gpu")
 
 
-def test_tavernzoo_train_runs_on_the_kernel(tmp_path):
+@pytest.mark.parametrize("name", ["ministeel", "wyvern"])
+def test_tavernzoo_train_runs_on_the_kernel(tmp_path, name):
     run = tmp_path / "run"
-    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", "ministeel", "--timesteps", "512",
+    result = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", name, "--timesteps", "512",
                              "--out", str(run), "--no-progress", "--set", "env_backend=kernel", "--set", "n_envs=8",
                              "--set", "n_steps=32", "--set", "batch_size=128", "--set", "eval_games=0",
                              "--set", "net_arch=32"], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert (run / "checkpoints" / "latest").is_file()
-    refused = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", "ministeel", "--out", str(tmp_path / "x"),
+    refused = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "train", name, "--out", str(tmp_path / "x"),
                               "--set", "env_backend=kernel", "--set", "pool_bots=random,mcts"],
                              capture_output=True, text=True, timeout=600)
     assert refused.returncode != 0 and "not 'mcts'" in refused.stderr and "Traceback" not in refused.stderr

@@ -1,11 +1,12 @@
-"""The league's self-play on a compiled kernel (``TrainConfig.env_backend = "kernel"``; MiniSteel).
+"""The league's self-play on a compiled kernel (``TrainConfig.env_backend = "kernel"``; MiniSteel and Wyvern).
 
-:class:`KernelSelfPlayVecEnv` is :class:`~.selfplay.SelfPlayVecEnv` with its games on MiniSteel's kernel
-(envs/ministeel/vector.py's ``TableVectorEnv``): the same league, the same episodes, the same VecEnv. Per
+:class:`KernelSelfPlayVecEnv` is :class:`~.selfplay.SelfPlayVecEnv` with its games on the game's kernel
+(envs/ministeel/vector.py's or envs/wyvern/vector.py's ``TableVectorEnv``, both envs/batched.py's): the same
+league, the same episodes, the same VecEnv. Per
 game the learner's seat is drawn at random and every other seat from the league (``League.sample``), as
 ``LearnerSeat.reset`` draws them and from the same per-game seeds. The pool bots ``random`` and
 ``heuristic`` play inside the kernel's step (their compiled forms); the learner's latest self, its
-snapshots and pool bots that are trained networks (``zoo:ministeel``, ``BOT.onnx``, a checkpoint or run:
+snapshots and pool bots that are trained networks (``zoo:ministeel``, ``zoo:wyvern``, ``BOT.onnx``, a checkpoint or run:
 ``tavernzoo exploit``'s league) are network policies: a kernel call stops at every seat they hold, and
 each policy answers all the games waiting on it in one batched forward before the next call (a pool
 network through its bot's own ``act_batch``, so it chooses as that bot does; the snapshots, all of the
@@ -34,6 +35,7 @@ pool bot that is neither compiled nor a network, reward shaping, the privileged 
 
 from __future__ import annotations
 
+import importlib
 import random
 from typing import Any
 
@@ -44,8 +46,9 @@ from ..envs import Game
 from .config import TrainConfig
 from .selfplay import League, LeagueVecEnv, Opponent, outcome_score
 
-KERNEL_GAMES = ("ministeel",)
-"""The games whose tables run on a compiled kernel in training."""
+KERNEL_GAMES = ("ministeel", "wyvern")
+"""The games whose tables run on a compiled kernel in training (each has envs/GAME/vector.py's
+``TableVectorEnv`` and agents/GAME_kernel.py's compiled ``HEURISTIC``)."""
 COMPILED_BOTS = ("random", "heuristic")
 """The pool bots that play inside the kernel's step."""
 
@@ -78,21 +81,22 @@ def kernel_refusal(game: Game, game_config: Any, config: TrainConfig) -> str | N
 
     if numba is None:
         return "env_backend=kernel needs numba (pip install 'tavernzoo[kernel]'); env_backend=python runs without it"
-    from ..envs.ministeel import kernel
-
-    reason = kernel.unsupported(game_config)
+    reason = _game_module(game.name, "kernel").unsupported(game_config)
     if reason is not None:
         return f"env_backend=kernel: the compiled kernel cannot play these options ({reason}); use env_backend=python"
     return None
 
 
-def compiled_bot(spec: str) -> Any:
-    """The compiled form of a pool bot (:data:`COMPILED_BOTS`) for envs/ministeel/vector.py's tables."""
-    if spec == "heuristic":
-        from ..agents.ministeel_kernel import HEURISTIC
+def _game_module(game_name: str, part: str) -> Any:
+    """envs/GAME/``part``.py of a game in :data:`KERNEL_GAMES` (imported only when a run trains on it)."""
+    return importlib.import_module(f"..envs.{game_name}.{part}", __package__)
 
-        return HEURISTIC
-    from ..envs.ministeel.vector import RANDOM
+
+def compiled_bot(spec: str, game_name: str) -> Any:
+    """The compiled form of a pool bot (:data:`COMPILED_BOTS`) for the game's tables (envs/GAME/vector.py)."""
+    if spec == "heuristic":
+        return importlib.import_module(f"..agents.{game_name}_kernel", __package__).HEURISTIC
+    from ..envs.batched import RANDOM
 
     return RANDOM
 
@@ -102,16 +106,14 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
 
     def __init__(self, game: Game, game_config: Any, league: League, n_envs: int, seed: int,
                  options: dict[str, Any] | None = None):
-        from ..envs.ministeel import vector
-
-        self._vector = vector
+        vector = self._vector = _game_module(game.name, "vector")
         self.SKIP = vector.SKIP
         """The move that leaves a game as it is in :meth:`play_round`."""
         self.league = league
         # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
         compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
         self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(compiled)}
-        self.table = vector.TableVectorEnv(n_envs, bots=tuple(compiled_bot(spec) for spec in self._bot_codes),
+        self.table = vector.TableVectorEnv(n_envs, bots=tuple(compiled_bot(spec, game.name) for spec in self._bot_codes),
                                            **(options or {}))
         self.players = self.table.num_players
         # Each game's own generator, seeded as SelfPlayVecEnv seeds its LearnerSeat: the same deals and seats.
