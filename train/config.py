@@ -77,8 +77,8 @@ class TrainConfig:
     reads only its own seat's view, and the saved bot keeps only the policy, so it needs nothing hidden."""
     env_backend: str = "python"
     """Where the training games run: ``python`` (the PettingZoo envs, any game and pool bot) or ``kernel``
-    (MiniSteel on its compiled kernel: the pool bots random and heuristic inside it, network opponents
-    batched; needs numba; train/kernel_env.py)."""
+    (MiniSteel or Wyvern on its compiled kernel: the pool bots random and heuristic inside it, network
+    opponents batched; needs numba; train/kernel_env.py)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.net_arch, list):

@@ -113,8 +113,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
         compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
         self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(compiled)}
-        self.table = vector.TableVectorEnv(n_envs, bots=tuple(compiled_bot(spec, game.name) for spec in self._bot_codes),
-                                           **(options or {}))
+        bots = tuple(compiled_bot(spec, game.name) for spec in self._bot_codes)
+        self.table = vector.TableVectorEnv(n_envs, bots=bots, **(options or {}))
         self.players = self.table.num_players
         # Each game's own generator, seeded as SelfPlayVecEnv seeds its LearnerSeat: the same deals and seats.
         self._rngs = [random.Random(seed * 1000 + i) for i in range(n_envs)]
