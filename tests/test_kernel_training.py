@@ -3,6 +3,7 @@ where the deals can be the same, the league's episodes and records, the refusals
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -317,3 +318,27 @@ def test_the_snapshots_stacked_choose_as_each_alone_would(monkeypatch):
     wider = MLPPolicy([np.zeros((16, size), np.float32), np.zeros((actions, 16), np.float32)],
                       [np.zeros(16, np.float32), np.zeros(actions, np.float32)], "tanh", {})
     assert lean_policy.StackedActors.fit(policies) and not lean_policy.StackedActors.fit([*policies, wider])
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="numba starts one thread per core: one core cannot show it")
+def test_a_run_on_the_kernel_keeps_its_torch_threads(tmp_path):
+    # numba's OpenMP threads share torch's libgomp and set its thread count to the cores' when they start (here at
+    # the first compiled table, in an exploiter's run against zoo:wyvern): the run sets its own count again, or its
+    # updates spin on every core. A fresh process, since numba starts its threads once per process.
+    script = (
+        "import torch\n"
+        "from sb3_contrib import MaskablePPO\n"
+        "from tavernzoo.train.exploit import plan_exploit, run_exploit\n"
+        "counts, update = [], MaskablePPO.train\n"
+        "def train(self, *args, **kwargs):\n"
+        "    counts.append(torch.get_num_threads())\n"
+        "    return update(self, *args, **kwargs)\n"
+        "MaskablePPO.train = train\n"
+        f"plan = plan_exploit('zoo:wyvern', 'wyvern', timesteps=512, games=4, out={str(tmp_path / 'run')!r},\n"
+        "                    train_options={'n_envs': 8, 'n_steps': 32, 'batch_size': 128, 'torch_threads': 1})\n"
+        "assert plan.train_config.env_backend == 'kernel'\n"
+        "run_exploit(plan, log=lambda line: None)\n"
+        "print('threads at the updates', sorted(set(counts)))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "threads at the updates [1]" in result.stdout, result.stdout

@@ -522,6 +522,8 @@ def _read_report(path: Path, where: str) -> dict[str, Any]:
 def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, data: Samples,
                  student_dir: Path | None, report: dict[str, Any], progress: bool, log: Any) -> dict[str, Any]:
     """Rounds ``len(report["rounds"]) + 1 .. expert.rounds``, each ending with expert.json (the commit)."""
+    import torch
+
     from ..envs.records import write_json_atomic
     from ..eval.backends import progress_bar
     from .run import policy_from_sb3
@@ -560,6 +562,9 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             data.save(trainer.out / "expert" / "samples.npz")
             # how the previous student does on the new positions (none when only retraining on saved samples)
             on_fresh = evaluate_student(model.policy, fresh) if len(fresh) else {}
+            # The teacher's compiled searches may have started numba's OpenMP threads, which set torch's count to
+            # the cores' (they share libgomp): the fit keeps the run's own.
+            torch.set_num_threads(train_config.torch_threads)
             fit = train_student(model.policy, data, expert.epochs, expert.batch_size, expert.learning_rate,
                                 expert.value_weight, seed=train_config.seed + round_index)
             student_dir = trainer.out / "expert" / f"round_{round_index}"

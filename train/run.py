@@ -165,6 +165,9 @@ class Trainer:
 
         league = self.league
         env = self.make_env()
+        # Again after the env: a compiled kernel's numba threads (its OpenMP layer) share torch's libgomp and set
+        # its thread count to the cores' when they start, so the update would run on two spinning OpenMP threads.
+        torch.set_num_threads(config.torch_threads)
         latest = self._latest_checkpoint()
         if self.resume and latest is not None:
             # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
