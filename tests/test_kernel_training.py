@@ -322,9 +322,9 @@ def test_the_snapshots_stacked_choose_as_each_alone_would(monkeypatch):
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="numba starts one thread per core: one core cannot show it")
 def test_a_run_on_the_kernel_keeps_its_torch_threads(tmp_path):
-    # numba's OpenMP threads share torch's libgomp and set its thread count to the cores' when they start (here at
-    # the first compiled table, in an exploiter's run against zoo:wyvern): the run sets its own count again, or its
-    # updates spin on every core. A fresh process, since numba starts its threads once per process.
+    # numba's OpenMP threads share torch's libgomp and set its thread count to the cores' when they start (in an
+    # exploiter's run against zoo:wyvern, after the run had set its own): the run sets its count again once its
+    # env is built, or its updates spin on every core. A fresh process: numba starts its threads once per process.
     script = (
         "import torch\n"
         "from sb3_contrib import MaskablePPO\n"
