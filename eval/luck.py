@@ -290,8 +290,8 @@ class PlayoutMeter(LuckMeter):
                         if self.table else "the heuristic alone (it has no table of seats)")
             raise ValueError(f"--variance-reduction playouts:{playouts}:{stand_in}: a stand-in must be a bot "
                              f"{game.title}'s kernel can seat: {seatable}")
-        self.seat_bots = {label: self.stand_in if bot is None else bot
-                          for label, bot in ((label, self._seat_bot(spec)) for label, spec in (seats or {}).items())}
+        seated = {label: self._seat_bot(spec) for label, spec in (seats or {}).items()}
+        self.seat_bots = {label: self.stand_in if bot is None else bot for label, bot in seated.items()}
         self._seeds = random.Random(0)
         self._labels: list[str] = []
 
