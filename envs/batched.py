@@ -131,6 +131,9 @@ class VectorGame:
     table_calls: Callable[[Opponent, Opponent, bool], Any] | None = None
     table_deals: Callable[..., None] | None = None
     options_end: int = 0
+    # ``observe(batch, seats)`` -> ``(observations, masks)`` of seat ``seats[g]`` in every game of a kernel batch
+    # (the game's kernel_encode.observe): :meth:`TableVectorEnv.observe_seats`, any seat, not only the deciding one.
+    observe: Callable[[Any, Any], tuple] | None = None
 
 
 # --- the Python side ----------------------------------------------------------------------------------------
@@ -526,6 +529,17 @@ class TableVectorEnv:
     def to_act(self) -> np.ndarray:
         """The seat that decides now in each game."""
         return self._games.batch.state[:, self._games.game.kernel.TO_ACT].copy()
+
+    def observe_seats(self, games: Any, seats: Any) -> np.ndarray:
+        """The observation of seat ``seats[i]`` in game ``games[i]`` as the game stands, whoever decides there:
+        float32 ``(len(games), observation_size)``, as the PettingZoo env's ``observe`` gives it (a privileged
+        critic's view of the other seats: train/kernel_env.py)."""
+        batch = self._games.batch
+        games = np.asarray(games, dtype=np.int64)
+        if not games.size:
+            return np.zeros((0, self._games.observation_size), dtype=np.float32)
+        rows = type(batch)(batch.state[games], batch.chance[games], [batch.configs[g] for g in games.tolist()])
+        return self._games.game.observe(rows, seats)[0]
 
     def __repr__(self) -> str:
         return (f"TableVectorEnv({self._games.game.env_name}, num_envs={self.num_envs}, "

@@ -45,17 +45,22 @@ def random_policy(seed: int) -> MLPPolicy:
                      [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": MS.env_name})
 
 
-@pytest.mark.parametrize(("name", "pool"), [("ministeel", "heuristic"), ("ministeel", "zoo:ministeel"),
-                                            ("wyvern", "heuristic"), ("wyvern", "zoo:wyvern")])
-def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(name, pool):
+@pytest.mark.parametrize(("name", "pool", "privileged"), [
+    ("ministeel", "heuristic", False), ("ministeel", "zoo:ministeel", False), ("wyvern", "heuristic", False),
+    ("wyvern", "zoo:wyvern", False), ("ministeel", "heuristic", True), ("wyvern", "zoo:wyvern", True)])
+def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(name, pool, privileged):
     # The heuristic draws nothing and its compiled form decides as the bot does; the zoo's network (exploit's
     # league) is its own bot answering batches between kernel calls: from the same seed the two envs deal the
-    # same games, seat the learner alike, and so must give the same steps for the same actions.
+    # same games, seat the learner alike, and so must give the same steps for the same actions. With a
+    # privileged critic the learner's observation carries every other seat's view after its own, final views too.
     game = get_game(name)
     config = game.make_config(OPTIONS)
-    python_env = SelfPlayVecEnv(game, config, league_of(game, pool_bots=(pool,)), n_envs=6, seed=4)
-    kernel_env = KernelSelfPlayVecEnv(game, config, league_of(game, pool_bots=(pool,)), n_envs=6, seed=4,
-                                      options=OPTIONS)
+    options = {"pool_bots": (pool,), "privileged_critic": privileged}
+    python_env = SelfPlayVecEnv(game, config, league_of(game, **options), n_envs=6, seed=4)
+    kernel_env = KernelSelfPlayVecEnv(game, config, league_of(game, **options), n_envs=6, seed=4, options=OPTIONS)
+    size = game.encoder.observation_size(config)
+    seats_seen = 4 if privileged else 1
+    assert kernel_env.observation_space.shape == python_env.observation_space.shape == (seats_seen * size,)
     python_obs, kernel_obs = python_env.reset(), kernel_env.reset()
     episodes = 0
     for step in range(300):
@@ -121,7 +126,6 @@ def test_an_illegal_action_loses_the_episode_as_in_selfplayvecenv():
 @pytest.mark.parametrize(("game", "options", "words"), [
     ("ministeel", {"pool_bots": ("heuristic", "mcts")}, "not 'mcts'"),
     ("ministeel", {"shaping": 0.1}, "no reward shaping"),
-    ("ministeel", {"privileged_critic": True}, "no privileged critic"),
     ("wyvern", {"pool_bots": ("cmd:python3 bot.py",)}, "not 'cmd:python3 bot.py'"),
     ("tiny_minotaur", {}, "trains only ministeel, wyvern"),
 ])
@@ -239,6 +243,20 @@ def test_with_compiled_bots_only_the_shared_rollouts_are_sb3s_draw_for_draw():
     assert shared_league.stats() == sb3_league.stats()
 
 
+def test_with_a_privileged_critic_the_shared_rollouts_are_sb3s_and_keep_every_seats_view():
+    # The actor answers from the table's own views, the buffer keeps the learner's network's input (its own
+    # view, then the three others'): the same buffers as SB3's loop over the env's privileged observations.
+    options = {"pool_bots": ("random", "heuristic"), "latest_share": 0.0, "privileged_critic": True}
+    (sb3, _), (shared, _) = collected(False, **options), collected(True, **options)
+    for k, (expected, got) in enumerate(zip(sb3.buffers, shared.buffers, strict=True)):
+        assert_same_buffers(got, expected, f"rollout {k}")
+    size = MS.encoder.observation_size(MS.make_config(OPTIONS))
+    observations = shared.buffers[0]["observations"]
+    assert observations.shape[-1] == 4 * size
+    assert (observations[..., size:] != 0).any(axis=-1).all(), "every row carries the other seats' views"
+    assert not np.array_equal(observations[..., size:2 * size], observations[..., :size])
+
+
 def assert_same_buffers(got: dict, expected: dict, where: str) -> None:
     for name in ("observations", "actions", "action_masks", "rewards", "episode_starts"):
         np.testing.assert_array_equal(got[name], expected[name], err_msg=f"{where}: {name}")
@@ -272,10 +290,13 @@ def test_with_the_latest_self_playing_deterministically_the_shared_rollouts_are_
     assert shared_league.stats() == sb3_league.stats() and shared_league.latest.games == len(shared.episodes)
 
 
-def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants():
+@pytest.mark.parametrize("privileged", [False, True])
+def test_shared_rollouts_against_a_mixed_league_keep_the_buffers_invariants(privileged):
     # Sampled play against the latest self, two snapshots and both compiled bots draws other numbers than
-    # SB3's loop: the buffer is checked for what it must hold.
-    shared, league = collected(True, rollouts=2, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.5)
+    # SB3's loop: the buffer is checked for what it must hold. With a privileged critic, rounds in which no
+    # learner decides (only opponents' networks) ask the kernel for no views.
+    shared, league = collected(True, rollouts=2, snapshot=True, pool_bots=("random", "heuristic"), latest_share=0.5,
+                               privileged_critic=privileged)
     buffer, (values, log_probs) = shared.buffers[0], shared.evaluated[0]
     assert (buffer["observations"] != 0).any(axis=2).all(), "every row of every column was written"
     rows, columns = np.indices(buffer["rewards"].shape)

@@ -30,7 +30,12 @@ a random bot's picks come from the kernel's own streams, and the network opponen
 used in another order, so those games differ in their draws, not in their distribution.
 
 What it cannot play is refused in one line before a run starts (:func:`kernel_refusal`): another game, a
-pool bot that is neither compiled nor a network, reward shaping, the privileged critic, options the kernel lacks.
+pool bot that is neither compiled nor a network, reward shaping, options the kernel lacks.
+
+With a privileged critic (``TrainConfig.privileged_critic``) the learner's observation is followed by every other
+seat's, in turn order from the learner's, as ``LearnerSeat.observe_learner`` gives it: the kernel encodes them
+(``TableVectorEnv.observe_seats``) for the learner's decisions and final views only; the opponents' networks and
+the actor read the seat's own view, the table's.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from gymnasium import spaces
 
 from ..envs import Game
 from .config import TrainConfig
-from .selfplay import League, LeagueVecEnv, Opponent, outcome_score
+from .selfplay import League, LeagueVecEnv, Opponent, learner_observation_size, outcome_score
 
 KERNEL_GAMES = ("ministeel", "wyvern")
 """The games whose tables run on a compiled kernel in training (each has envs/GAME/vector.py's
@@ -74,9 +79,6 @@ def kernel_refusal(game: Game, game_config: Any, config: TrainConfig) -> str | N
                 "env_backend=python")
     if config.shaping:
         return "env_backend=kernel has no reward shaping: set shaping=0 or train with env_backend=python"
-    if config.privileged_critic:
-        return ("env_backend=kernel has no privileged critic (other seats' observations): set "
-                "privileged_critic=false or train with env_backend=python")
     from ..envs.compiled import numba
 
     if numba is None:
@@ -125,7 +127,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self._members: list[Opponent] = []
         self._member_index: dict[int, int] = {}
         self._lengths = np.zeros(n_envs, dtype=np.int64)
-        size = game.encoder.observation_size(game_config)
+        self.privileged = league.config.privileged_critic
+        size = learner_observation_size(game, game_config, league.config)
         action_space = spaces.Discrete(len(game.action_names(game_config)))
         self.render_mode = None
         super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), action_space)
@@ -236,8 +239,23 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             moves[pending] = self._vector.NO_ACTION
             ends = self._play(moves)
             pending = [g for g in pending if ends[g]]
-        self._observations[games] = self.table.observations[games]
+        self._observations[games] = self.learner_views(games)
         self._masks[games] = self.table.masks[games]
+
+    def learner_views(self, games: Any) -> np.ndarray:
+        """What the learner's network reads in each of ``games`` (where the learner decides, or its episode just
+        ended): its seat's observation, followed with a privileged critic by every other seat's in turn order
+        from the learner's (``LearnerSeat.observe_learner``'s layout)."""
+        table = self.table
+        games = np.asarray(games, dtype=np.int64)
+        own = table.observations[games]
+        if not self.privileged:
+            return own
+        n = self.players
+        offsets = np.tile(np.arange(1, n), len(games))
+        seats = (np.repeat(table.learners[games], n - 1) + offsets) % n
+        others = table.observe_seats(np.repeat(games, n - 1), seats)
+        return np.concatenate([own, others.reshape(len(games), (n - 1) * own.shape[1])], axis=1)
 
     # -- the VecEnv API --
 
@@ -264,7 +282,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
                 continue
             rewards[g], infos[g] = self._finish(g, int(ends[g]))
         going = np.flatnonzero(~dones)
-        self._observations[going] = table.observations[going]
+        self._observations[going] = self.learner_views(going)
         self._masks[going] = table.masks[going]
         if finished:
             self._start(finished)
@@ -280,7 +298,7 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self.league.record(opponents, score)
         result = {"r": reward, "l": int(self._lengths[g]), "score": score,
                   "opponents": sorted({member.name for member in opponents})}
-        return reward, {"terminal_observation": table.observations[g].copy(),
+        return reward, {"terminal_observation": self.learner_views([g])[0],
                         "TimeLimit.truncated": bool(ends & self._vector.TRUNCATED),
                         "episode": {"r": result["r"], "l": result["l"]}, "episode_result": result}
 

@@ -26,7 +26,9 @@ decisions, as SB3 steps them, with the infos of the episodes that ended since.
 With no network opponents (a league of compiled bots) every game waits on the learner at every round, so
 the rounds are SB3's steps and the buffer is SB3's, draws included; with network opponents the games and
 the buffer are SB3's where every choice is deterministic (tests/test_kernel_training.py; the values to
-float rounding, the critic's batches being others).
+float rounding, the critic's batches being others). The actor reads each seat's own view (the table's); the
+buffer keeps what the learner's network reads (``KernelSelfPlayVecEnv.learner_views``: with a privileged critic,
+every seat's view after its own).
 On any other env (the Python backend) it is MaskablePPO.
 """
 
@@ -81,7 +83,7 @@ class SharedForwardPPO(MaskablePPO):
                 moves[games] = actions
                 mine = learner_turn[games]
                 rows = filled[learners]
-                buffer.observations[rows, learners] = table.observations[learners]
+                buffer.observations[rows, learners] = env.learner_views(learners)
                 buffer.actions[rows, learners, 0] = actions[mine]
                 buffer.action_masks[rows, learners] = table.masks[learners]
                 buffer.log_probs[rows, learners] = log_probs[mine]
@@ -109,7 +111,7 @@ class SharedForwardPPO(MaskablePPO):
             done = decided & (filled == n_steps)
             if done.any():
                 complete[done] = True
-                last_observations[done] = table.observations[done]
+                last_observations[done] = env.learner_views(np.flatnonzero(done))
             decisions += learners.size
             # The callbacks' steps, one per n_envs decisions as SB3's; the rollout's last once every column's
             # outcome is known, so that it hands over every episode that ended in the rollout.

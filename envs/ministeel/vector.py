@@ -377,7 +377,7 @@ GAME = batched.VectorGame(
     num_actions=lambda config: len(E.action_names(config)), compile=VECTOR.compile,
     new_batch=lambda config, count: K.new_games(config, [0] * count, track_known=True), tables=tuple,
     learner_calls=_learner_calls, self_play_calls=_self_play_calls, table_calls=table_calls,
-    table_deals=_table_deals, options_end=K.HP)
+    table_deals=_table_deals, options_end=K.HP, observe=KE.observe)
 
 
 class LearnerVectorEnv(batched.LearnerVectorEnv):

@@ -359,7 +359,7 @@ GAME = batched.VectorGame(
     num_actions=lambda config: len(E.action_names(config)),
     compile=VECTOR.compile, new_batch=lambda config, count: K.new_games(config, [0] * count), tables=_tables,
     learner_calls=_learner_calls, self_play_calls=_self_play_calls, table_calls=table_calls,
-    table_deals=_table_deals, options_end=K.RACES)
+    table_deals=_table_deals, options_end=K.RACES, observe=KE.observe)
 
 
 class LearnerVectorEnv(batched.LearnerVectorEnv):
