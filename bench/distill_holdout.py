@@ -29,6 +29,7 @@ from tavernzoo.train import expert
 from tavernzoo.train.config import make_train_config
 from tavernzoo.train.run import Trainer
 from tavernzoo.train.samples import Samples
+from tavernzoo.train.warm_start import load_actor, load_critic
 
 
 def _rows(samples: Samples, rows: np.ndarray) -> Samples:
@@ -73,9 +74,9 @@ def main() -> None:
     torch.manual_seed(0)
     model, _ = expert.make_model(trainer)
     start = read_policy(args.init)
-    expert.load_actor(model.policy, start)
+    load_actor(model.policy, start)
     if start.has_value:
-        expert.load_critic(model.policy, start)
+        load_critic(model.policy, start)
     initial = copy.deepcopy(model.policy.state_dict())
     own_train, _ = _moves_and_loss(model.policy, train)
     own_held, loss_before = _moves_and_loss(model.policy, held)

@@ -79,6 +79,9 @@ class TrainConfig:
     """Where the training games run: ``python`` (the PettingZoo envs, any game and pool bot) or ``kernel``
     (MiniSteel or Wyvern on its compiled kernel: the pool bots random and heuristic inside it, network
     opponents batched; needs numba; train/kernel_env.py)."""
+    init: str = ""
+    """A trained bot to start from (a checkpoint or run, BOT.onnx, zoo:GAME): its actor, and its critic where it
+    has a value head; a wider net_arch grows it without changing its play (train/warm_start.py). Empty: fresh."""
 
     def __post_init__(self) -> None:
         if isinstance(self.net_arch, list):

@@ -62,13 +62,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..agents.export import read_policy
 from ..agents.spec import BotSpec
 from ..eval.deals import SEEDINGS, results_stamp
 from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
 from .samples import Samples
+from .warm_start import load_actor, load_critic
 
 EVAL_GAMES = 100  # games of the per-round strength line (0: none); a few seconds a round against heuristics
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
@@ -87,47 +86,12 @@ def make_model(trainer: Any) -> tuple[Any, Any]:
     if config.privileged_critic:  # its critic reads every seat's observation; the search labels only one
         raise ValueError("privileged_critic=true is for tavernzoo train (self-play PPO); tavernzoo expert trains "
                          "the critic on the seat's own view, so leave it false")
+    if config.init:
+        raise ValueError(f"init={config.init} is tavernzoo train's option; tavernzoo expert starts its student from "
+                         "a bot with --init BOT")
     league = trainer.league
     env = SelfPlayVecEnv(trainer.game, trainer.game_config, league, config.n_envs, config.seed)
     return make_ppo_model(config, env, tensorboard_log=str(trainer.out / "tb")), league
-
-
-def load_actor(policy: Any, actor: Any) -> None:
-    """Copy ``actor`` (an MLPPolicy) into the actor of an SB3 policy of the same shape; the critic stays."""
-    import torch
-
-    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [policy.action_net]
-    shapes = [tuple(layer.weight.shape) for layer in layers]
-    wanted = [tuple(w.shape) for w in actor.weights]
-    if actor.activation != "tanh":  # the trainer's MlpPolicy is tanh
-        raise ValueError(f"--init: the policy's activation is {actor.activation!r}; the student's is tanh")
-    if shapes != wanted:
-        raise ValueError(f"--init: the policy's layers {wanted} do not match the student's {shapes}; set net_arch "
-                         "to the policy's hidden sizes")
-    with torch.no_grad():
-        for layer, weight, bias in zip(layers, actor.weights, actor.biases, strict=True):
-            layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
-            layer.bias.copy_(torch.as_tensor(np.array(bias, np.float32)))
-
-
-def load_critic(policy: Any, critic: Any) -> None:
-    """Copy the value head of ``critic`` (an MLPPolicy saved by :func:`~.run.policy_from_sb3`) into the
-    critic of an SB3 policy of the same shape: with :func:`load_actor`, a round's saved student rebuilt
-    exactly (``--resume``)."""
-    import torch
-
-    if not critic.has_value:
-        raise ValueError("the saved student has no value head; it was not written by tavernzoo expert")
-    layers = [m for m in policy.mlp_extractor.value_net if isinstance(m, torch.nn.Linear)] + [policy.value_net]
-    shapes = [tuple(layer.weight.shape) for layer in layers]
-    wanted = [tuple(w.shape) for w in critic.value_weights]
-    if shapes != wanted:
-        raise ValueError(f"the critic's layers {wanted} (the saved student's, or the --init bot's) do not match "
-                         f"the run's network {shapes}")
-    with torch.no_grad():
-        for layer, weight, bias in zip(layers, critic.value_weights, critic.value_biases, strict=True):
-            layer.weight.copy_(torch.as_tensor(np.array(weight, np.float32)))
-            layer.bias.copy_(torch.as_tensor(np.array(bias, np.float32)))
 
 
 def _forward(policy: Any, observations: Any) -> tuple[Any, Any]:
@@ -385,10 +349,13 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
             start = read_policy(expert.init)
         except ValueError as error:
             raise ValueError(f"--init {error}") from None
-        load_actor(model.policy, start)  # a bad or mismatched bot fails before any write
-        if start.has_value:  # a checkpoint, or a bot exported with its value head: its critic comes along
-            load_critic(model.policy, start)
-            start_critic = True
+        try:  # a bad or mismatched bot fails before any write
+            load_actor(model.policy, start)
+            if start.has_value:  # a checkpoint, or a bot exported with its value head: its critic comes along
+                load_critic(model.policy, start)
+                start_critic = True
+        except ValueError as error:
+            raise ValueError(f"--init {expert.init}: {error}") from None
     trainer.out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(trainer.out / "config.json", train_config.to_dict())
     student_dir: Path | None = None

@@ -135,6 +135,11 @@ class Trainer:
             "game_config": config.game_config, "action_names": list(self.game.action_names(self.game_config)),
             "trained_with": "tavernzoo.train (MaskablePPO self-play)", "seed": config.seed,
         }
+        self.init_bot = None
+        if config.init:
+            self.provenance["started_from"] = config.init
+            if not resume:  # read now: a bad spec is refused before anything is written (a resume reads it if needed)
+                self.init_bot = self._read_init()
         # The league's bots load here, before anything is written: a pool spec of another game or a missing
         # file is refused with the run directory untouched.
         self.league = League.create(self.game, self.game_config, config)
@@ -160,9 +165,6 @@ class Trainer:
         config = self.config
         torch.set_num_threads(config.torch_threads)
         set_random_seed(config.seed)
-        self.out.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(self.out / "config.json", config.to_dict())
-
         league = self.league
         env = self.make_env()
         # Again after the env: a compiled kernel's numba threads (its OpenMP layer) share torch's libgomp and set
@@ -177,8 +179,11 @@ class Trainer:
             model = SharedForwardPPO.load(latest / "model.zip", env=env, device="cpu",
                                      custom_objects={"policy_class": policy_of(config)[0]}, **tuned)
             league.load(latest / "league")
-        else:
-            model = make_model(config, env, tensorboard_log=str(self.out / "tb"))
+        else:  # a fresh run, or a resumed one killed before its first checkpoint
+            model = self.fresh_model(env)
+        # Written once the run can start: a model that cannot be built or a bot that does not fit leaves nothing.
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.out / "config.json", config.to_dict())
         remaining = config.timesteps - model.num_timesteps
         callback = LeagueCallback(self, league)
         started = time.perf_counter()
@@ -193,6 +198,43 @@ class Trainer:
         report["checkpoint"] = str(final)
         write_json_atomic(self.out / "report.json", report)
         return report
+
+    def fresh_model(self, env: Any) -> Any:
+        """A new model of the config on ``env``: fresh weights, or with ``init`` the bot's actor, and its critic
+        where it has a value head, grown where net_arch is wider (train/warm_start.py); one ValueError line
+        where the bot does not fit."""
+        from .warm_start import load_actor, load_critic
+
+        model = make_model(self.config, env, tensorboard_log=str(self.out / "tb"))
+        if not self.config.init:
+            return model
+        bot, seed = self.init_bot or self._read_init(), self.config.seed
+        try:
+            load_actor(model.policy, bot, widen=True, seed=seed)
+            if bot.has_value:
+                load_critic(model.policy, bot, widen=True, seed=seed)
+        except ValueError as error:
+            raise ValueError(f"init={self.config.init}: {error}") from None
+        return model
+
+    def _read_init(self) -> Any:
+        from ..agents.export import read_policy
+
+        try:
+            return read_policy(self.config.init, self.game.name)
+        except ValueError as error:
+            raise ValueError(f"init={self.config.init}: {error}") from None
+
+    def init_note(self) -> str:
+        """What the run starts from, in a sentence for the console ("" for fresh weights or a resume)."""
+        bot = self.init_bot
+        if bot is None or (self.resume and self._latest_checkpoint() is not None):
+            return ""
+        widths = [int(w.shape[0]) for w in bot.weights[:-1]]
+        grown = (f", grown from {'x'.join(map(str, widths))} to {'x'.join(map(str, self.config.net_arch))}"
+                 if list(self.config.net_arch) != widths else "")
+        critic = "its actor and critic" if bot.has_value else "its actor (it has no value head: a fresh critic)"
+        return f"starting from {self.config.init}: {critic}{grown}"
 
     def make_env(self) -> Any:
         """The league's VecEnv on ``env_backend``: the PettingZoo envs, or the game's compiled kernel."""

@@ -32,6 +32,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR, with its stored "
                        "options (--timesteps: train up to this many in all)")
     train.add_argument("--seed", type=int, help="seed of the run (default 0)")
+    train.add_argument("--init", metavar="BOT", help="start from this trained bot's network (a checkpoint or run, "
+                       "BOT.onnx, zoo:GAME): its actor, and its critic where it has a value head; a wider net_arch "
+                       "grows it without changing its play (the same as --set init=BOT)")
     train.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     train.set_defaults(run=run_train)
     return train
@@ -49,8 +52,8 @@ def run_train(args: argparse.Namespace) -> int:
         # --out naming the resumed directory itself changes nothing, however it is written ("run", "./run/",
         # its absolute path): compare where the two point, not how they are spelled.
         moved = None if args.out is None or _same_directory(args.out, args.resume) else args.out
-        stored = [flag for flag, given in (("--config", args.config), ("--out", moved), ("--seed", args.seed))
-                  if given is not None]
+        stored = [flag for flag, given in (("--config", args.config), ("--out", moved), ("--seed", args.seed),
+                                           ("--init", args.init)) if given is not None]
         if stored:
             raise ValueError(f"--resume {args.resume} continues the run with the options it stored: "
                              f"{', '.join(stored)} cannot change there (a fresh run takes them; --resume takes "
@@ -60,12 +63,14 @@ def run_train(args: argparse.Namespace) -> int:
             raise ValueError(f"--resume {args.resume} is a {trainer.game.name} run, not {args.game}")
     else:
         config = make_train_config(args.game or "tiny_minotaur", args.config, overrides, timesteps=args.timesteps,
-                                   seed=args.seed)
+                                   seed=args.seed, init=args.init)
         out = args.out or f"runs/{config.game}-seed{config.seed}"
         trainer = Trainer(config, out)
     out = console()
     out.print(f"training {trainer.game.title} for {trainer.config.timesteps:,} timesteps into {trainer.out}",
                   highlight=False)
+    if trainer.init_note():
+        out.print(trainer.init_note(), highlight=False)
     report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
     print_strength_report(out, report, f"{trainer.game.name}: trained policy after {report['timesteps']:,} "
                           f"timesteps ({report['train_seconds']:.0f} s)")
