@@ -21,20 +21,19 @@ against train/evaluate.py's lockstep, on Tiny Minotaur and 4-player MiniSteel. N
 go to docs/performance.md ("Training throughput"). ``--startup`` times fresh ``tavernzoo --help``,
 ``games``, ``match``, ``zoo`` processes and lists the heavy modules each imports.
 
-``--backends`` instead times ``tavernzoo train GAME``'s setup (``--game``: ministeel, the default, or wyvern;
-the recipe: 4 players, 64 games x 32 steps; ``--net-arch``, by default the zoo bot's size: 256 x 256 for
-zoo:ministeel, 128 x 128 for zoo:wyvern) on each ``env_backend`` (python:
-SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's rollout loop and with train/shared_forward.py's, which
-``tavernzoo train`` uses), the league of the defaults (latest self for 80% of the seats, random and
-heuristic), interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the
-learner's rollout forward (on the shared loop: the learner's rows and its latest self's, in one forward),
-the other opponents' batched forwards (``TorchActor.act``, the snapshots' ``StackedActors.act``; the
-network's share: these three), the env's game code (its calls
-less the opponents' forwards) and the rollout glue (the rest: SB3's buffer, callbacks and tensors per step,
-or the shared loop's bookkeeping). ``--snapshots K`` puts K frozen copies of the learner in the pool from the
-start, as a long run's league holds them (each answered in its own batches). ``--update`` times one PPO
-update with its arithmetic as it was before issue 48 and with each of its changes added in turn (fused Adam,
-numpy's tanh, no exp of masked logits).
+``--backends`` instead times ``tavernzoo train GAME``'s setup (``--game``: ministeel, the default, or wyvern; the
+recipe: 4 players, 64 games x 32 steps; ``--net-arch``, by default the zoo bot's size: 256 x 256 for zoo:ministeel,
+128 x 128 for zoo:wyvern) on each ``env_backend`` (python: SelfPlayVecEnv; kernel: train/kernel_env.py, with SB3's
+rollout loop and with train/shared_forward.py's, which ``tavernzoo train`` uses, plain and with
+``privileged_critic=true``), the league of the defaults (latest self for 80% of the seats, random and heuristic),
+interleaved, per wall and per CPU second, and splits each run's wall time: the PPO update, the learner's rollout
+forward (on the shared loop: the learner's rows and its latest self's, in one forward), the other opponents'
+batched forwards (``TorchActor.act``, the snapshots' ``StackedActors.act``; the network's share: these three), the
+env's game code (its calls less the opponents' forwards) and the rollout glue (the rest: SB3's buffer, callbacks
+and tensors per step, or the shared loop's bookkeeping). ``--snapshots K`` puts K frozen copies of the learner in
+the pool from the start, as a long run's league holds them (each answered in its own batches). ``--update`` times
+one PPO update with its arithmetic as it was before issue 48 and with each of its changes added in turn (fused
+Adam, numpy's tanh, no exp of masked logits).
 """
 
 from __future__ import annotations
@@ -157,9 +156,10 @@ BACKENDS = {
     "python": "python",
     "kernel": "kernel (SB3's rollout loop: the learner's forward per step, its latest self's per round)",
     "kernel shared": "kernel, shared forward (train/shared_forward.py: learner and latest self per round)",
+    "kernel privileged": "kernel, shared forward, privileged critic (every seat's view in the learner's rows)",
 }
 """The setups ``--backends`` times: ``env_backend=python``, and the kernel with SB3's rollout loop and with
-today's collector (``tavernzoo train``'s on the kernel)."""
+today's collector (``tavernzoo train``'s on the kernel), plain and with ``privileged_critic=true``."""
 
 
 def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...], snapshots: int = 0,
@@ -173,7 +173,7 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...], snaps
 
     game = get_game(game_name)
     config = make_train_config(game_name, timesteps=timesteps, env_backend=backend.split()[0], eval_games=0,
-                               net_arch=net_arch)
+                               net_arch=net_arch, privileged_critic=backend == "kernel privileged")
     game_config = game.make_config(config.game_config)
     league = League.create(game, game_config, config)
     if backend == "python":
@@ -181,7 +181,7 @@ def backend_setup(timesteps: int, backend: str, net_arch: tuple[int, ...], snaps
     else:
         env = kernel_env.KernelSelfPlayVecEnv(game, game_config, league, config.n_envs, config.seed,
                                               config.game_config)
-    model = make_model(config, env, shared_forward=backend == "kernel shared")
+    model = make_model(config, env, shared_forward=backend in ("kernel shared", "kernel privileged"))
     league.set_latest(policy_from_sb3(model.policy, {}))
     for k in range(snapshots):
         league.add_snapshot(policy_from_sb3(model.policy, {}), k)

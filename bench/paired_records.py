@@ -46,6 +46,10 @@ def deal_scores(path: str, bot: str | None) -> dict[int, float]:
         record = json.loads(line)
         seats = len(record["seats"])
         games[record["seed"]].append(score_of(record["returns"], seat_under_test(record["seats"], bot)))
+    crowded = [deal for deal, scores in games.items() if len(scores) > seats]
+    if crowded:  # `match --records` appends: two runs of one seed in one file would count each deal twice
+        raise SystemExit(f"error: {path} holds {len(games[crowded[0]])} games of deal {crowded[0]}, more than its "
+                         f"{seats} seat rotations: the records of two matches in one file? (--records appends)")
     return {deal: sum(scores) / len(scores) for deal, scores in games.items() if len(scores) == seats}
 
 
@@ -69,6 +73,8 @@ def main() -> None:
         raise SystemExit(f"error: {args.a} or {args.b} is not a readable records file of `tavernzoo match "
                          f"--records`: {error}") from None
     for path, scores in ((args.a, a), (args.b, b)):
+        if not scores:
+            raise SystemExit(f"error: {path} holds no complete deal (every seat rotation of one seed)")
         mean, low, high = mean_interval(list(scores.values()))
         print(f"{path}: {mean:.3f} [{low:.3f}, {high:.3f}] over {len(scores)} deals")
     common = sorted(set(a) & set(b))
