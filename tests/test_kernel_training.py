@@ -112,6 +112,19 @@ def test_against_the_league_episodes_end_and_are_booked():
     assert any(result["r"] == 1.0 for result in results) and any(result["r"] < 0 for result in results)
 
 
+def test_a_pool_bot_listed_twice_weights_the_draw_as_on_the_envs():
+    # pool_bots=heuristic,heuristic,random: two of the pool's three members are heuristics (the league draws
+    # members, not kinds), each playing as the one compiled heuristic.
+    league = league_of(pool_bots=("heuristic", "heuristic", "random"), latest_share=0.0)
+    env = KernelSelfPlayVecEnv(MS, MS.make_config(OPTIONS), league, n_envs=16, seed=0, options=OPTIONS)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        env.step([rng.choice(np.flatnonzero(mask)) for mask in env.action_masks()])
+    booked = {name: sum(o.games for o in league.builtins if o.name == name) for name in ("heuristic", "random")}
+    assert booked["heuristic"] > booked["random"] > 0, booked
+
+
 def test_an_illegal_action_loses_the_episode_as_in_selfplayvecenv():
     env = KernelSelfPlayVecEnv(MS, MS.make_config(OPTIONS), league_of(pool_bots=("random",)), n_envs=2, seed=0,
                                options=OPTIONS)

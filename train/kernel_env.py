@@ -112,8 +112,9 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
         self.SKIP = vector.SKIP
         """The move that leaves a game as it is in :meth:`play_round`."""
         self.league = league
-        # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on.
-        compiled = [spec for spec in league.config.pool_bots if spec in COMPILED_BOTS]
+        # A compiled bot's controller is its place among the pool bots that have one, from FIRST_BOT on. A spec
+        # listed twice (weighting the pool's draw, as on the envs) is one compiled bot.
+        compiled = list(dict.fromkeys(spec for spec in league.config.pool_bots if spec in COMPILED_BOTS))
         self._bot_codes = {spec: vector.FIRST_BOT + k for k, spec in enumerate(compiled)}
         bots = tuple(compiled_bot(spec, game.name) for spec in self._bot_codes)
         self.table = vector.TableVectorEnv(n_envs, bots=bots, **(options or {}))
