@@ -119,3 +119,25 @@ def test_train_init_that_cannot_start_writes_nothing(tmp_path, init, extra, word
                      *TINY, *extra)
     assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert not run.exists()
+
+
+def test_a_run_started_from_the_zoo_file_plays_as_it_does(tmp_path):
+    # An exported bot's arrays come from ONNX (read-only): copied, with no warning, into a grown network.
+    import warnings
+
+    from tavernzoo.agents.export import read_policy
+
+    zoo = read_policy("zoo:ministeel", "ministeel")
+    config = TrainConfig(game="ministeel", game_config={"num_players": 4}, n_envs=4, n_steps=32, batch_size=64,
+                         net_arch=(300, 256), init="zoo:ministeel")
+    trainer = Trainer(config, tmp_path / "run")
+    env = trainer.make_env()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = trainer.fresh_model(env)
+    observations = env.reset()
+    np.testing.assert_allclose(policy_from_sb3(model.policy, {}).logits(observations), zoo.logits(observations),
+                               atol=1e-4)
+    with torch.no_grad():
+        values = model.policy.predict_values(torch.as_tensor(observations)).numpy()[:, 0]
+    np.testing.assert_allclose(values, zoo.values(observations), atol=1e-4)

@@ -68,8 +68,8 @@ def _load(layers: list, weights: list, biases: list, widen: bool, seed: int, par
             grown[:out] = 0.0  # the bot's units read nothing from new units (nor from a privileged critic's seats)
             if layer is layers[-1]:
                 grown.zero_()  # the head reads nothing from new units
-            grown[:out, :inputs] = torch.as_tensor(np.asarray(weight, np.float32))
+            grown[:out, :inputs] = torch.tensor(np.asarray(weight, np.float32))  # a copy: ONNX arrays are read-only
             layer.weight.copy_(grown)
             fresh = torch.zeros_like(layer.bias)
-            fresh[:out] = torch.as_tensor(np.asarray(bias, np.float32))
+            fresh[:out] = torch.tensor(np.asarray(bias, np.float32))
             layer.bias.copy_(fresh)
