@@ -118,7 +118,7 @@ def test_train_init_that_cannot_start_writes_nothing(tmp_path, init, extra, word
     done = tavernzoo("train", "ministeel", "--init", str(tmp_path / init), "--timesteps", "128", "--out", str(run),
                      *TINY, *extra)
     assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
-    assert not run.exists()
+    assert not run.exists() and "starting from" not in done.stdout  # refused before the run says anything
 
 
 def test_a_run_started_from_the_zoo_file_plays_as_it_does(tmp_path):

@@ -140,6 +140,7 @@ class Trainer:
             self.provenance["started_from"] = config.init
             if not resume:  # read now: a bad spec is refused before anything is written (a resume reads it if needed)
                 self.init_bot = self._read_init()
+                self._check_init_fits(self.init_bot)
         # The league's bots load here, before anything is written: a pool spec of another game or a missing
         # file is refused with the run directory untouched.
         self.league = League.create(self.game, self.game_config, config)
@@ -222,6 +223,15 @@ class Trainer:
 
         try:
             return read_policy(self.config.init, self.game.name)
+        except ValueError as error:
+            raise ValueError(f"init={self.config.init}: {error}") from None
+
+    def _check_init_fits(self, bot: Any) -> None:
+        from .warm_start import check_actor_fits
+
+        try:
+            check_actor_fits(bot, self.game.encoder.observation_size(self.game_config), self.config.net_arch,
+                             len(self.game.action_names(self.game_config)))
         except ValueError as error:
             raise ValueError(f"init={self.config.init}: {error}") from None
 

@@ -45,21 +45,33 @@ def load_critic(policy: Any, bot: Any, *, widen: bool = False, seed: int = 0) ->
     _load(layers, bot.value_weights, bot.value_biases, widen, seed + 1, "critic", wider_input=True)
 
 
-def _load(layers: list, weights: list, biases: list, widen: bool, seed: int, part: str,
-          wider_input: bool = False) -> None:
-    import torch
+def check_actor_fits(bot: Any, observation_size: int, net_arch: Any, num_actions: int) -> None:
+    """The ValueError :func:`load_actor` with ``widen`` would raise for a run of these sizes, without building it
+    (a run refuses a bot that does not fit before it writes or says anything)."""
+    outputs = [*net_arch, num_actions]
+    _check([(out, inputs) for out, inputs in zip(outputs, [observation_size, *net_arch], strict=True)],
+           [tuple(np.shape(w)) for w in bot.weights], True, "actor")
 
-    shapes = [tuple(layer.weight.shape) for layer in layers]
-    wanted = [tuple(np.shape(w)) for w in weights]
+
+def _check(shapes: list, wanted: list, widen: bool, part: str, wider_input: bool = False) -> None:
+    """A ValueError where layers of ``wanted`` shapes (the bot's) cannot be copied into layers of ``shapes``."""
     hidden = ", ".join(str(shape[0]) for shape in wanted[:-1])
     fits = len(shapes) == len(wanted) and shapes[-1][0] == wanted[-1][0]  # as many layers, the same outputs
     fits = fits and (shapes[0][1] == wanted[0][1] or (wider_input and shapes[0][1] > wanted[0][1]))
     for (out, _), (bot_out, _) in zip(shapes[:-1], wanted[:-1], strict=False):
         fits = fits and (out == bot_out or (widen and out > bot_out))
     if not fits:
-        grown = "as many hidden layers, each at least as wide" if widen else "the same hidden layers"
+        needed = "as many hidden layers, each at least as wide" if widen else "the same hidden layers"
         raise ValueError(f"its {part}'s layers {wanted} do not fit the run's {shapes}: the run's net_arch needs "
-                         f"{grown} ({hidden}), and the same game and options")
+                         f"{needed} ({hidden}), and the same game and options")
+
+
+def _load(layers: list, weights: list, biases: list, widen: bool, seed: int, part: str,
+          wider_input: bool = False) -> None:
+    import torch
+
+    _check([tuple(layer.weight.shape) for layer in layers], [tuple(np.shape(w)) for w in weights], widen, part,
+           wider_input)
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for layer, weight, bias in zip(layers, weights, biases, strict=True):
