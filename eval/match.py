@@ -13,11 +13,12 @@ sequence (eval/stats.py ``sequential_separation``) excludes the fair share, ``ga
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from .tally import BotRow, add_deal, finish_rows, pooled_rows
 
 # The game loop, env construction and seats live in leaf modules; their names stay importable from here.
 __all__ = ["BACKENDS", "BLOCK_DEALS", "BotRow", "MatchBlock", "MatchResult", "RecordedMatch", "entry_labels",
-           "make_env", "play_game", "play_match", "tally_records"]
+           "make_env", "play_game", "play_match", "recorded_deals", "tally_records"]
 
 
 @dataclass
@@ -58,6 +59,8 @@ class MatchResult:
     sequential: dict[str, Any] | None = None
     """With ``sequential``: ``alpha``, the deals ``planned`` (the most), ``decided_at`` (the deal count at which
     it stopped, or None) and ``separated`` (``[entry label, +1 above / -1 below the fair share]``)."""
+    resumed: int = 0
+    """With ``resume``: how many of the deals were counted from the records file rather than played."""
 
 
 BLOCK_DEALS = 64
@@ -170,6 +173,7 @@ def play_match(
     chance_samples: int = 4,
     sequential: bool = False,
     alpha: float = 0.05,
+    resume: bool = False,
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
@@ -193,6 +197,12 @@ def play_match(
     sequence at level ``alpha`` (over the luck-corrected scores with ``luck``) excludes the fair share
     (eval/stats.py ``sequential_separation``); ``games`` is then the most played, the rest of the block that
     decided is played but not counted (its records are written).
+
+    ``resume``: continue a match stopped part way into ``records_path``. The deals of this match (its game,
+    options, bots, seed and seeding) that the file holds at every seating are counted from their records and not
+    played again (:func:`recorded_deals`); the others are played and appended, and the result counts them all
+    (``resumed`` says how many came from the file). Under ``v2`` the games are those of a match never stopped;
+    under ``v1`` the deals are, but bots that draw random numbers draw others (they are built per block).
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -213,6 +223,12 @@ def play_match(
                          f"(default {BLOCK_DEALS})")
     if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0.0 < alpha < 0.5:
         raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 0.5")
+    if resume and not records_path:
+        raise ValueError("resume continues a match from its records: it needs the records file (--records FILE)")
+    if resume and (luck is not None or sequential):
+        raise ValueError("resume counts the recorded deals as they were played: it cannot go with "
+                         + ("variance reduction (the recorded games' luck was not kept)" if luck is not None
+                            else "sequential (its stopping rule reads the deals in play order)"))
     deals = math.ceil(games / seats)
     plan = DealPlan(seed, seats, deals, check_seeding(seeding))
     measured = None
@@ -221,19 +237,22 @@ def play_match(
 
         luck_meter(luck, game, config, chance_samples)  # a bot without a value head fails here, once
         measured = (luck, chance_samples)
-    blocks = plan.blocks(block_deals)
+    labels = entry_labels(list(bot_specs))
+    plain_config = config_to_dict(config)
+    if records_path:
+        end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
+    done = recorded_deals(records_path, game, plain_config, labels, plan) if resume else {}
+    blocks = [dataclasses.replace(piece, index=index) for index, piece in
+              enumerate(piece for block in plan.blocks(block_deals) for piece in _unplayed(block, done))]
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()
-    labels = entry_labels(list(bot_specs))
     rows = [BotRow(label) for label in labels]
-    plain_config = config_to_dict(config)
+    recorded = sorted(done, reverse=True)  # counted in deal order among the played ones, as if never stopped
     arguments = [(game.env_name, plain_config, list(bot_specs), records_path is not None, plan, measured, block)
                  for block in blocks]
-    if records_path:
-        end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     records_file = open(records_path, "a") if records_path else None  # noqa: SIM115 - closed below
-    bar = progress_bar(progress, deals * seats, f"{game.name}: {' vs '.join(labels)}")
+    bar = progress_bar(progress and bool(blocks), (deals - len(done)) * seats, f"{game.name}: {' vs '.join(labels)}")
     try:
         advance = bar.update if bar is not None else None
         files = None
@@ -248,11 +267,15 @@ def play_match(
 
         on_record = write_record if records_file is not None else None
         decided = None
-        for played, records in _played_blocks(arguments, backend, workers, address, advance, files, on_record):
+        # The blocks' results first: zip then runs the generator to its end (its finally closes the players).
+        for (played, records), block in zip(_played_blocks(arguments, backend, workers, address, advance, files,
+                                                           on_record) if arguments else (), blocks, strict=True):
             if records_file is not None:
                 records_file.write(records)
                 records_file.flush()
             for start in range(0, len(played), seats):  # a block holds whole deals, seatings in order
+                while recorded and recorded[-1] < block.first_deal + start // seats:
+                    add_deal(rows, done[recorded.pop()])
                 add_deal(rows, played[start:start + seats])
                 if sequential and (decided := sequential_separation(
                         [row.deal_values() for row in rows], 1.0 / seats, alpha, planned=deals)):
@@ -264,6 +287,8 @@ def play_match(
             bar.close()
         if records_file is not None:
             records_file.close()
+    while recorded:
+        add_deal(rows, done[recorded.pop()])
     finish_rows(rows)
     counted = len(rows[0].per_deal_scores)
     verdict = None
@@ -271,7 +296,57 @@ def play_match(
         verdict = {"alpha": alpha, "planned": deals, "decided_at": counted if decided else None,
                    "separated": [[labels[entry], side] for entry, side in decided or []]}
     return MatchResult(game.name, counted, counted * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
-                       seeding, luck, verdict)
+                       seeding, luck, verdict, len(done))
+
+
+def _unplayed(block: MatchBlock, done: dict[int, Any]) -> Iterator[MatchBlock]:
+    """``block`` less the deals in ``done``: its runs of unplayed deals, each a block (numbered by the caller)."""
+    run: list[int] = []
+    for offset in range(len(block.deal_seeds) + 1):
+        if offset < len(block.deal_seeds) and block.first_deal + offset not in done:
+            run.append(offset)
+            continue
+        if run:
+            yield MatchBlock(block.index, block.first_deal + run[0],
+                             block.deal_seeds[run[0]:run[-1] + 1], block.bot_seeds)
+            run = []
+
+
+def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any], labels: Sequence[str],
+                   plan: DealPlan) -> dict[int, list[tuple]]:
+    """The deals of ``plan`` that ``records_path`` holds at every seating, by deal index, each as
+    :func:`~.tally.add_deal`'s games in seating order: the records of this match's game, options and entries
+    (their labels at the seats of a seating) whose seed is the deal's. Other records (another match's, a deal
+    cut short) are passed over; a seating recorded twice (a match rerun into its file) counts once. A missing
+    file holds none. A record of this match that is no finished game is a ValueError naming its line."""
+    from ..envs.records import read_records
+
+    if not Path(records_path).exists():
+        return {}
+    index_of = {plan.deal_seed(deal): deal for deal in range(plan.deals)}
+    seatings = plan.deal(0).seatings()
+    rotation_of = {tuple(labels[entry] for entry in seating): rotation for rotation, seating in enumerate(seatings)}
+    found: dict[int, dict[int, tuple]] = {}
+    for line, record in read_records(records_path, left_out=[]):
+        if not (isinstance(record, dict) and record.get("game") == game.name and record.get("env") == game.env_name
+                and record.get("config") == config and record.get("seed") in index_of):
+            continue
+        seats = record.get("seats")
+        rotation = rotation_of.get(tuple(seats)) if isinstance(seats, list) else None
+        if rotation is None:
+            continue
+        returns, stats = record.get("returns"), record.get("bot_stats")
+        if not (isinstance(returns, list) and len(returns) == len(labels)
+                and all(isinstance(value, int | float) and not isinstance(value, bool) for value in returns)):
+            raise ValueError(f"{records_path}:{line}: an unfinished game of this match (returns={returns!r:.80}): "
+                             "the records file is not one this match wrote")
+        if stats is not None and not (isinstance(stats, list) and len(stats) == len(labels)):
+            raise ValueError(f"{records_path}:{line}: 'bot_stats' must be a list of each seat's stats, got "
+                             f"{stats!r:.80}")
+        found.setdefault(index_of[record["seed"]], {}).setdefault(
+            rotation, (list(returns), seatings[rotation], stats))
+    return {deal: [games[rotation] for rotation in range(len(seatings))]
+            for deal, games in found.items() if len(games) == len(seatings)}
 
 
 @dataclass

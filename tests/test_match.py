@@ -353,3 +353,67 @@ def test_records_are_grouped_into_deals_by_their_seed(tmp_path):
     recorded = tally_records(_lines(first) + _lines(second))
     assert recorded.left_out[0].startswith(f"{first}:1: 1 of the 2 games") and len(recorded.left_out) == 1
     assert _rows(recorded.result) == _rows(other)
+
+
+@pytest.mark.parametrize(("seeding", "bots", "workers", "block_deals"), [
+    ("v2", ["heuristic", "random", "random"], 1, 64),
+    ("v2", ["heuristic", "random", "random"], 2, 1),
+    ("v1", ["heuristic", "heuristic", "heuristic"], 1, 4),  # v1 rebuilds bots where it resumes: ones that draw none
+])
+def test_a_match_resumed_from_its_records_counts_them_and_plays_only_the_rest(tmp_path, seeding, bots, workers,
+                                                                             block_deals):
+    """A match stopped part way (here: deals 0, 2 and 3 whole, deal 4 cut after two seatings, deal 1 lost, as
+    workers ending out of order leave it) and resumed: the table of the match never stopped, deal for deal, and
+    a records file whose own table is that one too."""
+    from dataclasses import asdict
+
+    from tavernzoo.eval.match import tally_records
+
+    options = {"config": {"num_players": 3}, "seeding": seeding, "block_deals": block_deals}
+    whole = play_match("ministeel", bots, 30, seed=3, records_path=tmp_path / "whole.jsonl", **options)
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines(keepends=True)
+    stopped = tmp_path / "stopped.jsonl"
+    stopped.write_text("".join(line for number, line in enumerate(lines[:14]) if number // 3 != 1))
+    resumed = play_match("ministeel", bots, 30, seed=3, records_path=stopped, resume=True, workers=workers,
+                         **options)
+    assert resumed.resumed == 3 and whole.resumed == 0
+    assert asdict(resumed) == {**asdict(whole), "resumed": 3}
+    after = stopped.read_text().splitlines(keepends=True)
+    assert after[11:] == [lines[i] for i in [*range(3, 6), *range(12, 30)]]  # deal 1, then 4 to 9 whole
+    recorded = tally_records(_lines(stopped))
+    assert [row.score for row in recorded.result.rows] == pytest.approx([row.score for row in whole.rows])
+    assert recorded.result.deals == 10 and len(recorded.left_out) == 1  # deal 4's cut seatings, replayed whole
+
+
+def test_resuming_passes_over_other_matches_records_and_a_finished_match_plays_nothing(tmp_path):
+    bots, options = ["heuristic", "random", "random"], {"config": {"num_players": 3}}
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", bots, 6, seed=9, records_path=path, **options)  # another seed's deals
+    play_match("ministeel", ["random", "heuristic", "random"], 6, seed=4, records_path=path, **options)  # other bots
+    before = path.read_text()
+    first = play_match("ministeel", bots, 9, seed=4, records_path=path, resume=True, **options)
+    assert first.resumed == 0 and path.read_text().startswith(before) and len(path.read_text().splitlines()) == 21
+    finished = path.read_bytes()
+    again = play_match("ministeel", bots, 9, seed=4, records_path=path, resume=True, **options)
+    assert again.resumed == 3 and path.read_bytes() == finished  # nothing played, nothing written
+    assert [row.per_deal_scores for row in again.rows] == [row.per_deal_scores for row in first.rows]
+    fresh = play_match("ministeel", bots, 9, seed=4, records_path=tmp_path / "new.jsonl", resume=True, **options)
+    assert fresh.resumed == 0 and fresh.deals == 3  # no file yet: the whole match, as without resume
+
+
+def test_resume_is_refused_where_it_cannot_count_the_recorded_deals(tmp_path):
+    import subprocess
+    import sys
+
+    with pytest.raises(ValueError, match="needs the records file"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, resume=True)
+    with pytest.raises(ValueError, match="cannot go with variance reduction"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, records_path=tmp_path / "r.jsonl", resume=True,
+                   luck="playouts")
+    with pytest.raises(ValueError, match="cannot go with sequential"):
+        play_match("tiny_minotaur", ["heuristic", "random"], 2, records_path=tmp_path / "r.jsonl", resume=True,
+                   sequential=True)
+    done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--resume", "--games",
+                           "2"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "needs the records file (--records FILE)" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "r.jsonl").exists()

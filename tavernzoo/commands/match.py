@@ -38,6 +38,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     match.add_argument("--records", metavar="FILE",
                        help="append every finished game's record to FILE (JSON lines; as each game ends in this "
                        "process, a block at a time from --workers)")
+    match.add_argument("--resume", action="store_true",
+                       help="continue a match stopped part way into --records FILE: the deals of this match (the same "
+                       "game, options, bots, --games, --seed and --seeding) that FILE holds at every seating are "
+                       "counted from it, the rest played and appended; the table counts them all")
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
@@ -89,7 +93,11 @@ def run_match(args: argparse.Namespace) -> int:
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),
                         seeding=args.seeding, luck=args.variance_reduction, chance_samples=args.chance_samples,
-                        sequential=args.sequential, alpha=args.alpha, **backend_options(args))
+                        sequential=args.sequential, alpha=args.alpha, resume=args.resume, **backend_options(args))
+    if args.resume:
+        console(stderr=True).print(f"resumed: {result.resumed} of the {result.deals} deals counted from "
+                                   f"{escape(args.records)}, {result.deals - result.resumed} played now",
+                                   highlight=False, soft_wrap=True)
     print_result(result, config, as_json=args.json)
     return 0
 
@@ -113,6 +121,7 @@ def print_result(result: Any, config: dict[str, Any], as_json: bool = False, tit
         pooled = [{**row_json(row), "entries": _entries(row, result),
                    "fair_share": _entries(row, result) / result.seats} for row in result.pooled]
         print(json.dumps({"game": result.game, "games": result.games, "deals": result.deals, "seats": result.seats,
+                          **({"resumed_deals": result.resumed} if result.resumed else {}),
                           "seed": result.seed, "results_version": RESULTS_VERSION,
                           **({"seeding": result.seeding} if result.seeding else {}),
                           "config": config, **({"variance_reduction": result.luck} if result.luck else {}),
