@@ -129,6 +129,9 @@ def print_strength_report(out: Any, report: dict[str, Any], title: str) -> None:
     """A trained policy's final report (train/evaluate.py ``strength_report``) as one table on ``out``."""
     from rich.table import Table
 
+    if not report.get("against"):  # eval_games=0: nothing was measured, so no empty table
+        out.print(f"{title}: no final report (eval_games=0)", highlight=False)
+        return
     table = Table(title=title, title_justify="left")
     for column in ("opponents", "games", "wins", "draws", "losses", "score", "95% interval", "their score"):
         table.add_column(column, justify="left" if column == "opponents" else "right")
