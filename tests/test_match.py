@@ -417,3 +417,14 @@ def test_resume_is_refused_where_it_cannot_count_the_recorded_deals(tmp_path):
                            "2"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "needs the records file (--records FILE)" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.parametrize("seeding", ["v2", "v1"])
+def test_a_resumed_match_with_more_games_plays_on_from_the_same_deals(tmp_path, seeding):
+    bots, options = ["heuristic", "heuristic", "heuristic"], {"config": {"num_players": 3}, "seeding": seeding}
+    longer = play_match("ministeel", bots, 18, seed=6, **options)
+    path = tmp_path / "games.jsonl"
+    play_match("ministeel", bots, 9, seed=6, records_path=path, **options)
+    extended = play_match("ministeel", bots, 18, seed=6, records_path=path, resume=True, **options)
+    assert extended.resumed == 3 and len(path.read_text().splitlines()) == 18
+    assert [row.per_deal_scores for row in extended.rows] == [row.per_deal_scores for row in longer.rows]

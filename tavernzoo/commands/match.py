@@ -40,8 +40,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        "process, a block at a time from --workers)")
     match.add_argument("--resume", action="store_true",
                        help="continue a match stopped part way into --records FILE: the deals of this match (the same "
-                       "game, options, bots, --games, --seed and --seeding) that FILE holds at every seating are "
-                       "counted from it, the rest played and appended; the table counts them all")
+                       "game, options, bots, --seed and --seeding) that FILE holds at every seating are counted from "
+                       "it, the rest played and appended; the table counts them all (a larger --games plays on)")
     match.add_argument("--no-progress", action="store_true", help="hide the progress bar (hidden anyway when "
                        "stderr is not a terminal)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON document")
