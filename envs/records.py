@@ -231,6 +231,9 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); the file it becomes gets the mode open() would give it (or
+        # keeps the one it replaces), so an exported bot or a results file is as readable as any other.
+        os.fchmod(handle, _mode_for(path))
         with os.fdopen(handle, mode) as file:
             yield file
             file.flush()
@@ -239,6 +242,16 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits of the file replacing ``path``: the old file's, or a new file's under the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)  # the only way to read it: set, then put back at once
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_json_atomic(path: str | os.PathLike, document: Any) -> None:

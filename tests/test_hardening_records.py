@@ -220,3 +220,24 @@ def test_replay_refuses_bad_records_in_one_line_without_a_traceback(tmp_path):
         output = (result.stdout + result.stderr).strip()
         assert result.returncode == code, (name, output)
         assert message in output and "Traceback" not in output and len(output.splitlines()) == 1, (name, output)
+
+
+def test_a_file_written_whole_is_as_readable_as_one_written_plainly(tmp_path):
+    """atomic_file's temporary is private (mkstemp: 0600); the file it becomes takes the mode open() gives a new
+    file under the umask, or keeps the mode of the file it replaces."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        records_module.write_json_atomic(tmp_path / "new.json", {"a": 1})
+        assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
+        os.umask(0o077)
+        records_module.write_json_atomic(tmp_path / "private.json", {"a": 1})
+        assert stat.S_IMODE((tmp_path / "private.json").stat().st_mode) == 0o600
+        (tmp_path / "new.json").chmod(0o640)
+        records_module.write_json_atomic(tmp_path / "new.json", {"a": 2})
+        assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o640
+        assert json.loads((tmp_path / "new.json").read_text()) == {"a": 2}
+    finally:
+        os.umask(old)
