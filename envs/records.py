@@ -247,7 +247,7 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
 def _mode_for(path: Path) -> int:
     """The permission bits of the file replacing ``path``: the old file's, or a new file's under the umask."""
     try:
-        return path.stat().st_mode & 0o7777
+        return path.stat().st_mode & 0o777  # never a set-id or sticky bit on a file written here
     except FileNotFoundError:
         umask = os.umask(0o022)  # the only way to read it: set, then put back at once
         os.umask(umask)
