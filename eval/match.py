@@ -335,14 +335,7 @@ def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any],
         rotation = rotation_of.get(tuple(seats)) if isinstance(seats, list) else None
         if rotation is None:
             continue
-        returns, stats = record.get("returns"), record.get("bot_stats")
-        if not (isinstance(returns, list) and len(returns) == len(labels)
-                and all(isinstance(value, int | float) and not isinstance(value, bool) for value in returns)):
-            raise ValueError(f"{records_path}:{line}: an unfinished game of this match (returns={returns!r:.80}): "
-                             "the records file is not one this match wrote")
-        if stats is not None and not (isinstance(stats, list) and len(stats) == len(labels)):
-            raise ValueError(f"{records_path}:{line}: 'bot_stats' must be a list of each seat's stats, got "
-                             f"{stats!r:.80}")
+        returns, stats = _finished_game(f"{records_path}:{line}", record, len(labels))
         found.setdefault(index_of[record["seed"]], {}).setdefault(
             rotation, (list(returns), seatings[rotation], stats))
     return {deal: [games[rotation] for rotation in range(len(seatings))]
@@ -431,24 +424,17 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
         elif key != first:
             raise ValueError(f"{where}: {_difference(record, first[:2], config)}: records of one game with one set "
                              "of options make one table")
-        seed, labels, returns = record.get("seed"), record.get("seats"), record.get("returns")
+        seed, labels = record.get("seed"), record.get("seats")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"{where}: the record has no deal seed (seed={seed!r}): only games that a match "
                              "played (deal by deal, one game per seating) make a table")
         if not (isinstance(labels, list) and labels and all(isinstance(label, str) for label in labels)
                 and len(set(labels)) == len(labels)):
             raise ValueError(f"{where}: 'seats' must name each seat's bot once, got {labels!r}")
-        if not (isinstance(returns, list) and len(returns) == len(labels)
-                and all(isinstance(value, int | float) and not isinstance(value, bool) for value in returns)):
-            raise ValueError(f"{where}: an unfinished game (returns={returns!r}): a table counts finished games")
+        returns, stats = _finished_game(where, record, len(labels))
         if run and (seed != run_seed or len(labels) != len(run[0][1]) or labels == run[0][1]):
             close_run()  # another deal, or this one begun again (a stopped match rerun into the same file)
         run_seed = seed
-        stats = record.get("bot_stats")
-        if stats is not None and not (isinstance(stats, list) and len(stats) == len(labels)
-                                      and all(item is None or isinstance(item, dict) for item in stats)):
-            raise ValueError(f"{where}: 'bot_stats' must be a list of each seat's stats (an object or null), "
-                             f"got {stats!r:.80}")
         run.append((where, labels, returns, stats))
         if len(run) == len(labels):
             close_run()
@@ -465,6 +451,20 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows),
                          None)
     return RecordedMatch(result, config, left_out)
+
+
+def _finished_game(where: str, record: dict[str, Any], seats: int) -> tuple[list, Any]:
+    """A recorded match game's returns and bot stats, or a ValueError naming ``where`` for a record that is no
+    finished game of ``seats`` seats."""
+    returns, stats = record.get("returns"), record.get("bot_stats")
+    if not (isinstance(returns, list) and len(returns) == seats
+            and all(isinstance(value, int | float) and not isinstance(value, bool) for value in returns)):
+        raise ValueError(f"{where}: an unfinished game (returns={returns!r:.80}): a table counts finished games")
+    if stats is not None and not (isinstance(stats, list) and len(stats) == seats
+                                  and all(item is None or isinstance(item, dict) for item in stats)):
+        raise ValueError(f"{where}: 'bot_stats' must be a list of each seat's stats (an object or null), "
+                         f"got {stats!r:.80}")
+    return returns, stats
 
 
 def _difference(record: dict[str, Any], game_env: tuple[str, str], config: dict[str, Any]) -> str:
