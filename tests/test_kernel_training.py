@@ -45,17 +45,21 @@ def random_policy(seed: int) -> MLPPolicy:
                      [np.zeros(s[0], np.float32) for s in shapes], "tanh", {"env": MS.env_name})
 
 
-@pytest.mark.parametrize(("name", "pool", "privileged"), [
-    ("ministeel", "heuristic", False), ("ministeel", "zoo:ministeel", False), ("wyvern", "heuristic", False),
-    ("wyvern", "zoo:wyvern", False), ("ministeel", "heuristic", True), ("wyvern", "zoo:wyvern", True)])
-def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(name, pool, privileged):
+@pytest.mark.parametrize(("name", "pool", "privileged", "draw"), [
+    ("ministeel", "heuristic", False, "seat"), ("ministeel", "zoo:ministeel", False, "seat"),
+    ("wyvern", "heuristic", False, "seat"), ("wyvern", "zoo:wyvern", False, "seat"),
+    ("ministeel", "heuristic", True, "seat"), ("wyvern", "zoo:wyvern", True, "seat"),
+    ("ministeel", "heuristic,zoo:ministeel", False, "table"), ("wyvern", "heuristic,zoo:wyvern", False, "table")])
+def test_with_deterministic_opponents_the_kernel_plays_the_games_selfplayvecenv_plays(name, pool, privileged, draw):
     # The heuristic draws nothing and its compiled form decides as the bot does; the zoo's network (exploit's
     # league) is its own bot answering batches between kernel calls: from the same seed the two envs deal the
     # same games, seat the learner alike, and so must give the same steps for the same actions. With a
     # privileged critic the learner's observation carries every other seat's view after its own, final views too.
+    # Drawn a table at a time, the two seat the same member in every opponent seat of the same games.
     game = get_game(name)
     config = game.make_config(OPTIONS)
-    options = {"pool_bots": (pool,), "privileged_critic": privileged}
+    options = {"pool_bots": tuple(pool.split(",")), "privileged_critic": privileged, "opponent_draw": draw,
+               "latest_share": 0.0}
     python_env = SelfPlayVecEnv(game, config, league_of(game, **options), n_envs=6, seed=4)
     kernel_env = KernelSelfPlayVecEnv(game, config, league_of(game, **options), n_envs=6, seed=4, options=OPTIONS)
     size = game.encoder.observation_size(config)
@@ -110,6 +114,26 @@ def test_against_the_league_episodes_end_and_are_booked():
     assert seen == {"latest", "snapshot@100", "random", "heuristic"}
     assert league.latest.games == sum("latest" in result["opponents"] for result in results)
     assert any(result["r"] == 1.0 for result in results) and any(result["r"] < 0 for result in results)
+
+
+@pytest.mark.parametrize("draw", ["seat", "table"])
+def test_drawn_a_table_at_a_time_every_opponent_seat_of_a_game_holds_one_member(draw):
+    # The tables bots are measured at are alike (three heuristics, three of a file): opponent_draw="table" trains
+    # at those; "seat" (the default) mixes members at one table.
+    league = league_of(pool_bots=("heuristic", "random"), latest_share=0.5, opponent_draw=draw)
+    league.set_latest(random_policy(1))
+    kernel_env = KernelSelfPlayVecEnv(MS, MS.make_config(OPTIONS), league, n_envs=64, seed=0, options=OPTIONS)
+    kernel_env.reset()
+    python_env = SelfPlayVecEnv(MS, MS.make_config(OPTIONS), league_of(pool_bots=("heuristic", "random"),
+                                latest_share=0.5, opponent_draw=draw), n_envs=64, seed=0)
+    python_env.reset()
+    tables = [[member.name for member in seated if member is not None] for seated in kernel_env._opponents]
+    tables += [[member.name for member in seat.opponents.values()] for seat in python_env.seats]
+    assert all(len(table) == 3 for table in tables)
+    alike = [len(set(table)) == 1 for table in tables]
+    assert all(alike) if draw == "table" else not all(alike)
+    seen = {table[0] for table in tables}
+    assert seen == {"latest", "heuristic", "random"}
 
 
 def test_a_pool_bot_listed_twice_weights_the_draw_as_on_the_envs():

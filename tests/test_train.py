@@ -234,6 +234,9 @@ def test_bad_training_options_are_refused():
     with pytest.raises(ValueError, match=r"eval_seeding='v3' is not a seed scheme; valid: v1, v2 \(v1 deprecated\)"):
         TrainConfig(eval_seeding="v3")
     assert TrainConfig().eval_seeding == "v2"
+    with pytest.raises(ValueError, match="opponent_draw='game' is not a way to draw opponents; valid: seat, table"):
+        TrainConfig(opponent_draw="game")
+    assert TrainConfig().opponent_draw == "seat"
 
 
 @pytest.mark.parametrize("game", sorted(games()))

@@ -11,6 +11,9 @@ from typing import Any
 
 from ..eval.deals import SEEDINGS
 
+OPPONENT_DRAWS = ("seat", "table")
+"""``TrainConfig.opponent_draw``'s values."""
+
 
 @dataclass
 class TrainConfig:
@@ -60,6 +63,10 @@ class TrainConfig:
     """Built-in bots in the opponent pool (bot specs)."""
     pfsp: bool = False
     """Prioritised fictitious self-play: draw pool opponents weighted by (1 - learner's win rate)^2."""
+    opponent_draw: str = "seat"
+    """How a game's opponents are drawn from the league: ``seat``, each opponent seat on its own (a table of
+    four mixes members); ``table``, one draw for every opponent seat of the game, so the learner plays the
+    tables bots are measured at (three heuristics, three of a file, three of its latest self)."""
     checkpoint_every: int = 100_000
     """Save model, league and metrics every this many timesteps (and at the end)."""
     eval_games: int = 1000
@@ -98,6 +105,9 @@ class TrainConfig:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
         if self.eval_games < 0:
             raise ValueError(f"eval_games={self.eval_games} must be 0 (no final report) or more")
+        if self.opponent_draw not in OPPONENT_DRAWS:
+            raise ValueError(f"opponent_draw={self.opponent_draw!r} is not a way to draw opponents; valid: "
+                             f"{', '.join(OPPONENT_DRAWS)}")
         if self.env_backend not in ("python", "kernel"):
             raise ValueError(f"env_backend={self.env_backend!r} is not a backend; valid: python, kernel")
         if self.eval_backend not in ("local", "ray"):

@@ -150,7 +150,8 @@ class KernelSelfPlayVecEnv(LeagueVecEnv):
             seeds.append(rng.randrange(2**63))
             learner = rng.randrange(self.players)
             learners.append(learner)
-            seated = [None if seat == learner else self.league.sample() for seat in range(self.players)]
+            drawn = iter(self.league.sample_table(self.players - 1))
+            seated = [None if seat == learner else next(drawn) for seat in range(self.players)]
             self._opponents[g] = seated
             for seat, member in enumerate(seated):
                 if member is None:

@@ -164,6 +164,13 @@ class League:
             return self.rng.choices(pool, weights)[0]
         return self.rng.choice(pool)
 
+    def sample_table(self, seats: int) -> list[Opponent]:
+        """The opponents of one game's ``seats`` other seats, in seat order: each drawn on its own, or (the
+        config's ``opponent_draw="table"``) one draw sitting in all of them."""
+        if self.config.opponent_draw == "table":
+            return [self.sample()] * seats
+        return [self.sample() for _ in range(seats)]
+
     def record(self, opponents: list[Opponent], score: float) -> None:
         """Book one game's result against every distinct member that sat at the table."""
         for opponent in {id(o): o for o in opponents}.values():
@@ -255,7 +262,8 @@ class LearnerSeat:
         self.env.reset(seed=self.rng.randrange(2**63))
         agents = self.env.possible_agents
         self.learner = agents[self.rng.randrange(len(agents))]
-        self.opponents = {agent: self.league.sample() for agent in agents if agent != self.learner}
+        others = [agent for agent in agents if agent != self.learner]
+        self.opponents = dict(zip(others, self.league.sample_table(len(others)), strict=True))
         self.seated = {}
         taken: dict[str, int] = defaultdict(int)  # each member's copies seated in this game so far
         for agent, opponent in self.opponents.items():
