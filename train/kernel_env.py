@@ -3,7 +3,7 @@
 :class:`KernelSelfPlayVecEnv` is :class:`~.selfplay.SelfPlayVecEnv` with its games on the game's kernel
 (envs/ministeel/vector.py's or envs/wyvern/vector.py's ``TableVectorEnv``, both envs/batched.py's): the same
 league, the same episodes, the same VecEnv. Per
-game the learner's seat is drawn at random and every other seat from the league (``League.sample``), as
+game the learner's seat is drawn at random and the other seats from the league (``League.sample_table``), as
 ``LearnerSeat.reset`` draws them and from the same per-game seeds. The pool bots ``random`` and
 ``heuristic`` play inside the kernel's step (their compiled forms); the learner's latest self, its
 snapshots and pool bots that are trained networks (``zoo:ministeel``, ``zoo:wyvern``, ``BOT.onnx``, a checkpoint or run:
