@@ -316,7 +316,8 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     stored config's) and stores it, so that a later resume keeps it; ``--set latest_share=0`` takes the
     learner's latest self out of the opponent seats from then on, ``--set pool_bots=heuristic`` leaves the
     heuristic (with its record) as the pool's only bot; ``--set snapshot_every=...`` above the run's length
-    adds no snapshot from then on, ``--set checkpoint_every=...`` sets the checkpoints' cadence."""
+    adds no snapshot from then on, ``--set checkpoint_every=...`` sets the checkpoints' cadence; ``--set
+    eval_games=0`` skips the final report and ``--set opponent_draw=table`` draws whole tables."""
     run = tmp_path / "run"
     first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -326,8 +327,12 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert before["latest"]["games"] > 0, before
     second = tavernzoo("train", "--resume", str(run), "--timesteps", "1024", "--set", "learning_rate=1e-4",
                        "--set", "ent_coef=0", "--set", "latest_share=0", "--set", "pool_bots=heuristic",
-                       "--set", "snapshot_every=100000", "--set", "checkpoint_every=512", "--no-progress")
+                       "--set", "snapshot_every=100000", "--set", "checkpoint_every=512", "--set", "eval_games=0",
+                       "--set", "opponent_draw=table", "--no-progress")
     assert second.returncode == 0, second.stderr[-3000:]
+    assert "no final report (eval_games=0)" in second.stdout
+    stored = json.loads((run / "config.json").read_text())
+    assert (stored["eval_games"], stored["opponent_draw"]) == (0, "table")
     stored = json.loads((run / "config.json").read_text())
     assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["pool_bots"],
             stored["snapshot_every"], stored["checkpoint_every"], stored["net_arch"]) == (

@@ -91,16 +91,16 @@ def policy_of(config: TrainConfig) -> tuple[type, dict[str, Any]]:
 PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
 """PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
 RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots", "opponent_draw", "snapshot_every",
-                                      "snapshot_window", "checkpoint_every", "env_backend")
+                                      "snapshot_window", "checkpoint_every", "env_backend", "eval_games")
 """The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
 update hyperparameters, how many opponent seats the learner's latest self takes and whether a game's
 opponent seats are drawn one by one or together (the league reads both at every draw), the bots of its
 pool (built from the config at every start; a member kept keeps its record, the snapshots stay), how often
 a snapshot joins the pool and a checkpoint is written (the callback counts both from the resumed step;
 nothing saved depends on them), how many snapshots the pool keeps (a smaller window drops the oldest at the
-resume, a larger one keeps more from then on) and where the games run (``env_backend``: the same games
-either way). The rest is fixed by the checkpoint (the network's shape, the envs and their rollout length,
-the league's seed)."""
+resume, a larger one keeps more from then on), where the games run (``env_backend``: the same games either
+way) and how many games the final report plays (``eval_games``). The rest is fixed by the checkpoint (the
+network's shape, the envs and their rollout length, the league's seed)."""
 
 
 class Trainer:

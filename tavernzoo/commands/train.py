@@ -26,8 +26,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}; "
                        "with --resume only PPO's update options, the league's (latest_share, pool_bots, "
-                       "opponent_draw, snapshot_every, snapshot_window) and checkpoint_every, e.g. learning_rate=1e-4 "
-                       "(kept from then on)")
+                       "opponent_draw, snapshot_every, snapshot_window), checkpoint_every and eval_games, e.g. "
+                       "learning_rate=1e-4 (kept from then on)")
     train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
     train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR, with its stored "
                        "options (--timesteps: train up to this many in all)")
