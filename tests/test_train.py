@@ -333,7 +333,6 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert "no final report (eval_games=0)" in second.stdout
     stored = json.loads((run / "config.json").read_text())
     assert (stored["eval_games"], stored["opponent_draw"]) == (0, "table")
-    stored = json.loads((run / "config.json").read_text())
     assert (stored["learning_rate"], stored["ent_coef"], stored["latest_share"], stored["pool_bots"],
             stored["snapshot_every"], stored["checkpoint_every"], stored["net_arch"]) == (
         1e-4, 0, 0, ["heuristic"], 100000, 512, [16])
