@@ -270,3 +270,54 @@ def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
                      activation, meta,
                      [arrays[f"vw{i}"] for i in range(critic)] if critic else None,
                      [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
+
+
+def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
+    """The bots besides itself that the training league of a trained bot held, by spec as its ``pool_bots``
+    wrote them: a checkpoint's (or a run's latest checkpoint's) ``league/league.json`` with the games the
+    league gave each, an exported bot's manifest with the options it was trained with and no counts (None).
+
+    Only the run that wrote the checkpoint is known: the league of a run it started from (``init``, a
+    resume that changed ``pool_bots``) and a blend's parents are not. ``{}`` where the spec names no
+    network or its files say nothing: the answer feeds a note (``match``, ``tournament``), never a refusal."""
+    from .onnx_bot import ZOO_DIR, read_manifest
+    from .spec import BotSpec
+
+    parsed = BotSpec.parse(spec)
+    try:
+        if parsed.traits.network is None:
+            league = find_policy_dir(parsed.name) / "league" / "league.json"
+            if not league.is_file():
+                return {}
+            members = json.loads(league.read_text()).get("builtins", [])
+            return {str(member["name"]): int(member["games"]) for member in members}
+        if parsed.traits.network:
+            path = ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+            options = read_manifest(path).get("provenance", {}).get("training_options") or {}
+            return {str(name): None for name in options.get("pool_bots", [])}
+    except (ValueError, OSError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
+        pass  # a file that is missing or says nothing else: nothing known
+    return {}
+
+
+def same_network(first: str, second: str, game_name: str = "") -> bool:
+    """Whether two bot specs load the same network file (``@sample`` and a run beside its latest checkpoint
+    alike); False where either names none."""
+    return (key := _network_key(first, game_name)) is not None and key == _network_key(second, game_name)
+
+
+def _network_key(spec: str, game_name: str) -> Path | None:
+    from .onnx_bot import ZOO_DIR
+    from .spec import BotSpec
+
+    parsed = BotSpec.parse(spec)
+    try:
+        if parsed.kind == "zoo":
+            return (ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx").resolve()
+        if parsed.kind == "onnx":
+            return Path(parsed.name).resolve()
+        if parsed.traits.network is None and Path(parsed.name).exists():
+            return find_policy_dir(parsed.name).resolve()
+    except (ValueError, OSError):
+        pass
+    return None

@@ -376,6 +376,45 @@ def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_
     assert [entry["name"] for entry in league["snapshots"]] == [f"snapshot@{step}" for step in kept]
 
 
+def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_beside_it(tmp_path):
+    """A run whose league held ``zoo:tiny_minotaur`` is measured against it: ``match`` and ``tournament`` say
+    so on stderr, with the games its league gave that bot, also where the run guides a search; not against
+    another network file, nor against a rule bot of its pool (every network meets those); the exported bot
+    keeps its pool in its manifest and is said to have met it too."""
+    from tavernzoo.agents.export import training_opponents
+
+    run = tmp_path / "run"
+    trained = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY, "--set", "latest_share=0",
+                        "--set", "pool_bots=zoo:tiny_minotaur,heuristic")
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    met = training_opponents(str(run), "tiny_minotaur")
+    assert set(met) == {"zoo:tiny_minotaur", "heuristic"} and met["zoo:tiny_minotaur"] > 0, met
+    games = f"{met['zoo:tiny_minotaur']:,} games"
+
+    def notes(*args: str) -> list[str]:
+        done = tavernzoo(*args, "--no-progress")
+        assert done.returncode == 0, done.stderr[-3000:]
+        return [line for line in done.stderr.splitlines() if "trained against" in line]
+
+    said = notes("match", "tiny_minotaur", "--bots", str(run), "zoo:@sample", "--games", "2")
+    assert said == [f"note: {run} trained against zoo:@sample ({games} of its training league): its score "
+                    "against zoo:@sample is a response trained on that bot, not a stranger's measure "
+                    "(docs/strength.md)"], said
+    assert len(notes("match", "tiny_minotaur", "--bots", f"mcts:sims=4,prior={run}", "zoo:tiny_minotaur",
+                     "--games", "2")) == 1
+    assert notes("match", "tiny_minotaur", "--bots", str(run), "zoo:tiny_minotaur_yardstick", "--games", "2") == []
+    assert notes("match", "tiny_minotaur", "--bots", str(run), "heuristic", "--games", "2") == []
+    assert len(notes("tournament", "tiny_minotaur", "--bots", str(run), "zoo:tiny_minotaur", "--games", "2",
+                     "--out", str(tmp_path / "t"), "--no-plot")) == 1
+    exported = tavernzoo("export", str(run), "--out", str(tmp_path / "bot.onnx"))
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    assert training_opponents(str(tmp_path / "bot.onnx")) == {"zoo:tiny_minotaur": None, "heuristic": None}
+    assert notes("match", "tiny_minotaur", "--bots", str(tmp_path / "bot.onnx"), "zoo:tiny_minotaur",
+                 "--games", "2") == [f"note: {tmp_path / 'bot.onnx'} trained against zoo:tiny_minotaur (its "
+                                     "training pool): its score against zoo:tiny_minotaur is a response trained "
+                                     "on that bot, not a stranger's measure (docs/strength.md)"]
+
+
 @pytest.mark.parametrize(("extra", "words"), [
     (["--set", "net_arch=8,8"], "--set net_arch cannot change in a resumed run"),
     (["--set", "n_envs=2", "--set", "learning_rate=1e-4"], "--set n_envs cannot change"),

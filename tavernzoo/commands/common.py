@@ -117,6 +117,38 @@ def sandboxed(specs: list[str], limits: str | None) -> list[str]:
     return [str(BotSpec.parse(spec).sandboxed(limits)) for spec in specs]
 
 
+def note_trained_against(game: str, bots: list[str]) -> None:
+    """Say on stderr where a network seated at this table (or guiding a search seated there) met another
+    seated network in its training league: its score against that bot is a response trained on it, not a
+    stranger's measure (docs/strength.md, "What it does not measure"). Rule bots in a league are left
+    unsaid: every network meets them, by design."""
+    from rich.markup import escape
+
+    from tavernzoo.agents import builtin_bots
+    from tavernzoo.agents.export import same_network, training_opponents
+    from tavernzoo.agents.spec import BotSpec
+
+    builtins = builtin_bots(game)
+    seated = list(dict.fromkeys(bots))
+    said: set[tuple[str, str]] = set()
+    for entry in seated:
+        for part in BotSpec.parse(entry).within():
+            if not part.names_network(builtins):
+                continue
+            for member, games in training_opponents(part.format(), game).items():
+                if games == 0 or not BotSpec.parse(member).names_network(builtins):
+                    continue
+                for other in seated:
+                    if (other != entry and (part.format(), other) not in said
+                            and not same_network(other, part.format(), game) and same_network(other, member, game)):
+                        said.add((part.format(), other))
+                        met = f"{games:,} games of its training league" if games else "its training pool"
+                        console(stderr=True).print(
+                            f"note: {escape(part.format())} trained against {escape(other)} ({met}): its score "
+                            f"against {escape(other)} is a response trained on that bot, not a stranger's "
+                            "measure (docs/strength.md)", highlight=False, soft_wrap=True)
+
+
 def backend_options(args: Any) -> dict[str, Any]:
     """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
     if args.address and args.backend != "ray":

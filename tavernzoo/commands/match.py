@@ -16,6 +16,7 @@ from .common import (
     add_config_arguments,
     add_sandbox_argument,
     backend_options,
+    note_trained_against,
     parse_config,
     sandboxed,
 )
@@ -84,6 +85,7 @@ def run_match(args: argparse.Namespace) -> int:
     if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
         raise ValueError("--chance-samples needs --variance-reduction BOT or playouts, and --alpha needs --sequential")
     _note_idle_workers(args, config)
+    note_trained_against(args.game, args.bots)
     if args.seeding == "v1":
         console(stderr=True).print("note: --seeding v1 is deprecated, for figures published before 2026-12-05; "
                                    "v2, the default, is every host's scheme (docs/tournaments.md)", highlight=False)

@@ -19,7 +19,14 @@ from tavernzoo.eval.results import GAMES_FILE, RESULTS_FILE, print_results
 from tavernzoo.eval.schedule import FORMATS, make_settings, read_settings
 from tavernzoo.eval.tournament import BACKENDS, HEATMAP_FILE, run_tournament
 
-from .common import add_config_arguments, add_sandbox_argument, parse_config, run_alone, sandboxed
+from .common import (
+    add_config_arguments,
+    add_sandbox_argument,
+    note_trained_against,
+    parse_config,
+    run_alone,
+    sandboxed,
+)
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -101,6 +108,7 @@ def run_command(args: argparse.Namespace) -> int:
     if not bots:
         raise ValueError("--bots is required: one spec per entry, e.g. --bots heuristic random")
     bots = sandboxed(bots, args.sandbox)
+    note_trained_against(args.game, bots)
     games = 1000 if games is None else games
     settings = make_settings(args.game, bots, games, config=config, fmt=fmt or "round-robin", seed=seed or 0,
                              move_timeout=args.move_timeout, sprt=sprt, luck=luck, chance_samples=samples,
