@@ -242,8 +242,7 @@ def play_match(
     if records_path:
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     done = recorded_deals(records_path, game, plain_config, labels, plan) if resume else {}
-    blocks = [dataclasses.replace(piece, index=index) for index, piece in
-              enumerate(piece for block in plan.blocks(block_deals) for piece in _unplayed(block, done))]
+    blocks = unplayed_blocks(plan, block_deals, done)
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()
@@ -297,6 +296,13 @@ def play_match(
                    "separated": [[labels[entry], side] for entry, side in decided or []]}
     return MatchResult(game.name, counted, counted * seats, seats, seed, rows, pooled_rows(list(bot_specs), rows),
                        seeding, luck, verdict, len(done))
+
+
+def unplayed_blocks(plan: DealPlan, block_deals: int, done: dict[int, Any]) -> list[MatchBlock]:
+    """The blocks a match plays: ``plan``'s blocks of ``block_deals`` deals less the deals in ``done`` (a
+    resumed match's :func:`recorded_deals`), each run of unplayed deals a block, numbered in order."""
+    return [dataclasses.replace(piece, index=index) for index, piece in
+            enumerate(piece for block in plan.blocks(block_deals) for piece in _unplayed(block, done))]
 
 
 def _unplayed(block: MatchBlock, done: dict[int, Any]) -> Iterator[MatchBlock]:

@@ -241,6 +241,28 @@ def test_the_match_command_says_when_workers_would_sit_idle(games, workers, bloc
     assert ("--block-deals 1" in done.stderr) is noted
 
 
+def test_a_resumed_match_notes_idle_workers_by_the_deals_left_to_play(tmp_path):
+    """``--resume`` plays only the deals its records lack: 130 of 132 recorded leave one block of two deals,
+    so a second worker would sit idle and is noted, though 132 deals make three blocks."""
+    import subprocess
+    import sys
+
+    records = tmp_path / "r.jsonl"
+
+    def match(games: int, *extra: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", "random",
+                               "random", "--games", str(games), "--records", str(records), "--no-progress", *extra],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    match(260)
+    resumed = match(264, "--resume", "--workers", "2")
+    assert ("note: --workers 2, but the 2 deal(s) left to play make 1 block(s) of up to 64 deals"
+            in resumed.stderr), resumed.stderr
+    assert "resumed: 130 of the 132 deals" in resumed.stderr
+
+
 def test_bad_backend_options_are_refused():
     with pytest.raises(ValueError, match="backend 'dask' is not one of local, ray"):
         play_match("tiny_minotaur", ["heuristic", "random"], 2, backend="dask")

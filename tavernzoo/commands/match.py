@@ -180,21 +180,27 @@ def _corrected_cells(row: Any) -> tuple[str, str]:
 def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
     """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
     is played in one process, so the rest would sit idle, and a slow match of a few dozen deals runs in one
-    process."""
+    process. With ``--resume`` the blocks are those of the deals its records do not hold yet."""
     from tavernzoo.envs import get_game
-    from tavernzoo.eval.deals import DealPlan
-    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS
+    from tavernzoo.envs.core import config_to_dict
+    from tavernzoo.eval.deals import DealPlan, entry_labels
+    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS, recorded_deals, unplayed_blocks
 
     block_deals = BLOCK_DEALS if args.block_deals is None else args.block_deals
     if args.backend != "local" or args.workers <= 1 or args.games < 1 or not 1 <= block_deals <= MAX_BLOCK_DEALS:
         return  # nothing to say, or play_match refuses the options in a moment
     game = get_game(args.game)
-    seats = game.rules.num_seats(game.make_config(config))
+    game_config = game.make_config(config)
+    seats = game.rules.num_seats(game_config)
     deals = -(-args.games // seats)  # whole deals, as play_match rounds up
-    blocks = len(DealPlan(args.seed, seats, deals, args.seeding).blocks(block_deals))
-    if blocks < args.workers:
+    plan = DealPlan(args.seed, seats, deals, args.seeding)
+    done = (recorded_deals(args.records, game, config_to_dict(game_config), entry_labels(args.bots), plan)
+            if args.resume and args.records else {})
+    blocks = len(unplayed_blocks(plan, block_deals, done))
+    if 0 < blocks < args.workers:
+        left = f"the {deals - len(done)} deal(s) left to play" if done else f"{deals} deal(s)"
         console(stderr=True).print(
-            f"note: --workers {args.workers}, but {deals} deal(s) make {blocks} block(s) of up to {block_deals} "
+            f"note: --workers {args.workers}, but {left} make {blocks} block(s) of up to {block_deals} "
             f"deals, and one process plays a block: {blocks} process(es) will play this match. For parallel "
             "games, play more deals or smaller blocks (--block-deals 1: a block per deal).", highlight=False)
 
