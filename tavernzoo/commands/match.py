@@ -84,14 +84,15 @@ def run_match(args: argparse.Namespace) -> int:
     config = parse_config(args)
     if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
         raise ValueError("--chance-samples needs --variance-reduction BOT or playouts, and --alpha needs --sequential")
-    _note_idle_workers(args, config)
-    note_trained_against(args.game, args.bots)
+    bots = sandboxed(args.bots, args.sandbox)
+    _note_idle_workers(args, config, bots)
+    note_trained_against(args.game, bots)
     if args.seeding == "v1":
         console(stderr=True).print("note: --seeding v1 is deprecated, for figures published before 2026-12-05; "
                                    "v2, the default, is every host's scheme (docs/tournaments.md)", highlight=False)
     if args.records and (mended := end_torn_tail(args.records)):  # play_match would do it too, unsaid
         console(stderr=True).print(f"note: {escape(mended)}", highlight=False, soft_wrap=True)
-    result = play_match(args.game, sandboxed(args.bots, args.sandbox), args.games, seed=args.seed, config=config,
+    result = play_match(args.game, bots, args.games, seed=args.seed, config=config,
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),
                         seeding=args.seeding, luck=args.variance_reduction, chance_samples=args.chance_samples,
@@ -177,7 +178,7 @@ def _corrected_cells(row: Any) -> tuple[str, str]:
     return (f"{row.corrected:.3f}", f"{row.corrected_ci[0]:.3f} - {row.corrected_ci[1]:.3f}")
 
 
-def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None:
+def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any], bots: list[str]) -> None:
     """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
     is played in one process, so the rest would sit idle, and a slow match of a few dozen deals runs in one
     process. With ``--resume`` the blocks are those of the deals its records do not hold yet."""
@@ -194,7 +195,7 @@ def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any]) -> None
     seats = game.rules.num_seats(game_config)
     deals = -(-args.games // seats)  # whole deals, as play_match rounds up
     plan = DealPlan(args.seed, seats, deals, args.seeding)
-    done = (recorded_deals(args.records, game, config_to_dict(game_config), entry_labels(args.bots), plan)
+    done = (recorded_deals(args.records, game, config_to_dict(game_config), entry_labels(bots), plan)
             if args.resume and args.records else {})
     blocks = len(unplayed_blocks(plan, block_deals, done))
     if 0 < blocks < args.workers:
