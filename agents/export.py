@@ -251,9 +251,9 @@ def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
     import onnx
     from onnx import numpy_helper
 
-    from .onnx_bot import ZOO_DIR, read_manifest
+    from .onnx_bot import read_manifest
 
-    path = ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+    path = _onnx_path(parsed, game_name)
     if not path.is_file():
         raise ValueError(f"{spec}: no ONNX bot at {path}")
     manifest = read_manifest(path)
@@ -280,7 +280,7 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     Only the run that wrote the checkpoint is known: the league of a run it started from (``init``, a
     resume that changed ``pool_bots``) and a blend's parents are not. ``{}`` where the spec names no
     network or its files say nothing: the answer feeds a note (``match``, ``tournament``), never a refusal."""
-    from .onnx_bot import ZOO_DIR, read_manifest
+    from .onnx_bot import read_manifest
     from .spec import BotSpec
 
     parsed = BotSpec.parse(spec)
@@ -292,8 +292,7 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
             members = json.loads(league.read_text()).get("builtins", [])
             return {str(member["name"]): int(member["games"]) for member in members}
         if parsed.traits.network:
-            path = ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
-            options = read_manifest(path).get("provenance", {}).get("training_options") or {}
+            options = read_manifest(_onnx_path(parsed, game_name)).get("provenance", {}).get("training_options") or {}
             return {str(name): None for name in options.get("pool_bots", [])}
     except (ValueError, OSError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
         pass  # a file that is missing or says nothing else: nothing known
@@ -306,16 +305,20 @@ def same_network(first: str, second: str, game_name: str = "") -> bool:
     return (key := _network_key(first, game_name)) is not None and key == _network_key(second, game_name)
 
 
-def _network_key(spec: str, game_name: str) -> Path | None:
+def _onnx_path(parsed: Any, game_name: str) -> Path:
+    """The ONNX file of a ``zoo:`` spec (the bundled bot of ``game_name`` for ``zoo:``) or an ONNX spec."""
     from .onnx_bot import ZOO_DIR
+
+    return ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx" if parsed.kind == "zoo" else Path(parsed.name)
+
+
+def _network_key(spec: str, game_name: str) -> Path | None:
     from .spec import BotSpec
 
     parsed = BotSpec.parse(spec)
     try:
-        if parsed.kind == "zoo":
-            return (ZOO_DIR / f"{parsed.zoo_name(game_name)}.onnx").resolve()
-        if parsed.kind == "onnx":
-            return Path(parsed.name).resolve()
+        if parsed.kind in ("zoo", "onnx"):
+            return _onnx_path(parsed, game_name).resolve()
         if parsed.traits.network is None and Path(parsed.name).exists():
             return find_policy_dir(parsed.name).resolve()
     except (ValueError, OSError):
