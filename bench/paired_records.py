@@ -15,42 +15,43 @@ is the same on both sides, so the paired interval is narrower than the two apart
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
-from collections import defaultdict
 
-from tavernzoo.eval.tally import score_of
+from tavernzoo.eval.match import tally_records
 
 
-def seat_under_test(seats: list[str], bot: str | None) -> int:
-    """The index of the seat compared: the first whose spec starts with ``bot``, or without ``bot`` the one seat
-    whose spec no other seat has; SystemExit naming the seats where there is none."""
+def entry_under_test(labels: list[str], bot: str | None) -> int:
+    """The index of the entry compared: the first whose spec starts with ``bot``, or without ``bot`` the one entry
+    whose spec no other entry has; SystemExit naming the entries where there is none."""
     if bot is not None:
-        found = [i for i, spec in enumerate(seats) if spec.startswith(bot)]
+        found = [i for i, label in enumerate(labels) if label.startswith(bot)]
     else:
-        specs = [re.sub(r" #\d+$", "", spec) for spec in seats]  # a match numbers the copies of one spec
+        specs = [re.sub(r" #\d+$", "", label) for label in labels]  # a match numbers the copies of one spec
         found = [i for i, spec in enumerate(specs) if specs.count(spec) == 1]
         found = found if len(found) == 1 else []
     if not found:
         wanted = f"seat whose spec starts with {bot!r}" if bot is not None else "one seat unlike the others"
-        raise SystemExit(f"error: no {wanted} among the seats {seats} (name it with --bot)")
+        raise SystemExit(f"error: no {wanted} among the seats {labels} (name it with --bot)")
     return found[0]
 
 
 def deal_scores(path: str, bot: str | None) -> dict[int, float]:
-    """The bot's mean score per deal (the deal's seed) over the deals every seat rotation of which was played."""
-    games: dict[int, list[float]] = defaultdict(list)
-    seats = 0
-    for line in open(path, encoding="utf-8"):
-        record = json.loads(line)
-        seats = len(record["seats"])
-        games[record["seed"]].append(score_of(record["returns"], seat_under_test(record["seats"], bot)))
-    crowded = [deal for deal, scores in games.items() if len(scores) > seats]
-    if crowded:  # `match --records` appends: two runs of one seed in one file would count each deal twice
-        raise SystemExit(f"error: {path} holds {len(games[crowded[0]])} games of deal {crowded[0]}, more than its "
-                         f"{seats} seat rotations: the records of two matches in one file? (--records appends)")
-    return {deal: sum(scores) / len(scores) for deal, scores in games.items() if len(scores) == seats}
+    """The bot's mean score per deal (the deal's seed) over the deals every seat rotation of which was played,
+    counted as `tavernzoo replay --table` counts them (eval/match.py ``tally_records``): a deal cut short by a
+    stopped match and begun again by ``--resume`` counts once, whole; a file holding one deal twice (two runs of
+    one seed: ``--records`` appends) is refused."""
+    from tavernzoo.envs.records import read_records
+
+    try:
+        recorded = tally_records((f"{path}:{line}", record) for line, record in read_records(path, left_out=[]))
+    except ValueError as error:
+        if "no whole deal" in str(error):
+            raise SystemExit(f"error: {path} holds no complete deal (every seat rotation of one seed)") from None
+        raise SystemExit(f"error: {path}: {error}") from None
+    rows = recorded.result.rows
+    row = rows[entry_under_test([row.bot for row in rows], bot)]
+    return dict(zip(recorded.deal_seeds, row.per_deal_scores, strict=True))
 
 
 def mean_interval(values: list[float]) -> tuple[float, float, float]:

@@ -357,6 +357,9 @@ class RecordedMatch:
     """The game options every record was played with."""
     left_out: list[str] = field(default_factory=list)
     """One line per unfinished deal left out (fewer games than seatings: a match stopped part way)."""
+    deal_seeds: list[int] = field(default_factory=list)
+    """The seed of each counted deal, in the order of the rows' ``per_deal_scores``: what pairs the deals of two
+    tables (bench/paired_records.py)."""
 
 
 def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
@@ -456,7 +459,7 @@ def tally_records(records: Iterable[tuple[str, Any]]) -> RecordedMatch:
     seats = len(entries)
     result = MatchResult(first[0], deals, deals * seats, seats, None, rows, pooled_rows(_specs_of(entries), rows),
                          None)
-    return RecordedMatch(result, config, left_out)
+    return RecordedMatch(result, config, left_out, list(deal_at))
 
 
 def _finished_game(where: str, record: dict[str, Any], seats: int) -> tuple[list, Any]:

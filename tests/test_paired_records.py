@@ -1,5 +1,5 @@
 """bench/paired_records.py: one bot's score on the same deals in two matches, paired by deal; and the one-line
-errors for records it cannot pair (a file holding two matches, no complete deal)."""
+errors for records it cannot pair (a file holding two matches, no complete deal); a resumed match's file pairs."""
 
 from __future__ import annotations
 
@@ -30,9 +30,17 @@ def test_two_matches_on_the_same_deals_are_paired_and_a_doubled_file_is_refused(
     paired = run("bench/paired_records.py", str(first), str(first))
     assert paired.returncode == 0, paired.stderr
     assert "over 2 deals" in paired.stdout and "A - B = +0.000 [+0.000, +0.000]" in paired.stdout
+    # A match stopped in a deal's first game and resumed into the same file (`match --resume`) plays that deal
+    # again from its first seating: the deal counts once, whole, as `tavernzoo replay --table` counts it.
+    lines = second.read_text().splitlines(keepends=True)
+    resumed = tmp_path / "resumed.jsonl"
+    resumed.write_text("".join(lines[:4] + lines[3:]))  # deal 2's first game, then deal 2 again from its start
+    paired = run("bench/paired_records.py", str(resumed), str(second), "--bot", "heuristic")
+    assert paired.returncode == 0, paired.stderr
+    assert "over 2 deals" in paired.stdout and "A - B = +0.000 [+0.000, +0.000]" in paired.stdout
     match(first, "random")  # --records appends: the same deals twice in one file
     doubled = run("bench/paired_records.py", str(first), str(second), "--bot", "random")
-    assert doubled.returncode != 0 and "more than its 3 seat rotations" in doubled.stderr
+    assert doubled.returncode != 0 and "was counted already" in doubled.stderr
     assert "Traceback" not in doubled.stderr
     partial = tmp_path / "partial.jsonl"
     partial.write_text(second.read_text().splitlines(keepends=True)[0])
