@@ -270,8 +270,8 @@ BOTS = {"heuristic": HeuristicBot}
 # The levels (agents/levels.py): the network, then the compiled search at 10,000 simulations a move (about 0.08 s;
 # half a second at most on a slow host). It took more than the network's paired search (level 5 before it) in
 # the ladder and where the two sat at one table, in less time a move, and more than the network from three
-# heuristics and from three of the network; where the network sat beside both searches it took more than
-# either (docs/zoo.md, "Levels"). A fixed count of simulations: a table repeats where time allows.
+# heuristics and from three of the network; at a table of the network and both searches the network took
+# more than either search (docs/zoo.md, "Levels"). A fixed count of simulations: a table repeats where time allows.
 LEVELS = ("random", "careless", "heuristic", "zoo:ministeel", "mcts:sims=10000,time=0.5")
 
 

@@ -45,10 +45,9 @@ def deal_scores(path: str, bot: str | None) -> dict[int, float]:
 
     try:
         recorded = tally_records((f"{path}:{line}", record) for line, record in read_records(path, left_out=[]))
-    except ValueError as error:
-        if "no whole deal" in str(error):
-            raise SystemExit(f"error: {path} holds no complete deal (every seat rotation of one seed)") from None
-        raise SystemExit(f"error: {path}: {error}") from None
+    except ValueError as error:  # not records, another match's beside them, a deal twice, or no whole deal
+        message = str(error)  # the records' own errors name the file and line already
+        raise SystemExit(f"error: {message if message.startswith(path) else f'{path}: {message}'}") from None
     rows = recorded.result.rows
     row = rows[entry_under_test([row.bot for row in rows], bot)]
     return dict(zip(recorded.deal_seeds, row.per_deal_scores, strict=True))
@@ -74,8 +73,6 @@ def main() -> None:
         raise SystemExit(f"error: {args.a} or {args.b} is not a readable records file of `tavernzoo match "
                          f"--records`: {error}") from None
     for path, scores in ((args.a, a), (args.b, b)):
-        if not scores:
-            raise SystemExit(f"error: {path} holds no complete deal (every seat rotation of one seed)")
         mean, low, high = mean_interval(list(scores.values()))
         print(f"{path}: {mean:.3f} [{low:.3f}, {high:.3f}] over {len(scores)} deals")
     common = sorted(set(a) & set(b))

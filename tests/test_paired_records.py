@@ -45,4 +45,4 @@ def test_two_matches_on_the_same_deals_are_paired_and_a_doubled_file_is_refused(
     partial = tmp_path / "partial.jsonl"
     partial.write_text(second.read_text().splitlines(keepends=True)[0])
     cut = run("bench/paired_records.py", str(partial), str(partial), "--bot", "heuristic")
-    assert cut.returncode != 0 and "holds no complete deal" in cut.stderr and "Traceback" not in cut.stderr
+    assert cut.returncode != 0 and "no whole deal" in cut.stderr and "Traceback" not in cut.stderr
