@@ -42,7 +42,7 @@ def departures(game_name: str, spec: str, bot_spec: str, games: int, seed: int) 
     def kind(action: int) -> str:
         return names[action].split(":")[0]
 
-    sure, decisions, differ, seconds = [], 0, 0, 0.0
+    sure, decisions, seconds = [], 0, 0.0
     kinds: Counter = Counter()  # (the bot's kind of move, the search's) where they differ
     for index in range(games):
         env = make_env(game, config)
@@ -64,13 +64,12 @@ def departures(game_name: str, spec: str, bot_spec: str, games: int, seed: int) 
                 searched = search.act(observation)
                 seconds += time.process_time() - started
                 if searched != move:
-                    differ += 1
                     kinds[kind(move), kind(searched)] += 1
             env.step(move)
         env.close()
     if not decisions:
         raise SystemExit(f"error: seat 0 had no decision with a choice in {games} game(s); give more --games")
-    figures: dict[str, Any] = {"decisions": decisions, "differs": differ / decisions,
+    figures: dict[str, Any] = {"decisions": decisions, "differs": sum(kinds.values()) / decisions,
                                "cpu_s_per_search": seconds / decisions, "kinds": kinds.most_common()}
     if sure:
         sure_array = np.array(sure)
@@ -91,7 +90,10 @@ def main() -> None:
     args = parser.parse_args()
     bot = args.bot or f"zoo:{args.game}"
     for spec in args.spec or [f"mcts:prior={bot},value={bot}"]:
-        figures = departures(args.game, spec, bot, args.games, args.seed)
+        try:
+            figures = departures(args.game, spec, bot, args.games, args.seed)
+        except ValueError as error:  # an unknown game or bot spec: its one line, naming what is valid
+            raise SystemExit(f"error: {error}") from None
         sure = (f"the network's probability of its move: median {figures['median_p']:.3f}, above 0.95 at "
                 f"{figures['above_095']:.2f}, above 0.99 at {figures['above_099']:.2f}; " if "median_p" in figures
                 else f"{bot} gives no probabilities; ")
