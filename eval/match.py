@@ -174,6 +174,7 @@ def play_match(
     sequential: bool = False,
     alpha: float = 0.05,
     resume: bool = False,
+    idle: Callable[[int, int, bool], None] | None = None,
 ) -> MatchResult:
     """Play at least ``games`` games (whole deals: ``ceil(games / seats)`` deals x ``seats`` rotations).
 
@@ -203,6 +204,10 @@ def play_match(
     played again (:func:`recorded_deals`); the others are played and appended, and the result counts them all
     (``resumed`` says how many came from the file). Under ``v2`` the games are those of a match never stopped;
     under ``v1`` the deals are, but bots that draw random numbers draw others (they are built per block).
+
+    ``idle``: called before play as ``idle(blocks, deals_left, resumed)`` where ``workers`` asks for more local
+    processes than there are blocks of deals left to play (``resumed``: some deals came from the records), since
+    one process plays a block and the rest would sit idle; the match command says so on stderr.
     """
     game = get_game(game) if isinstance(game, str) else game
     config = game.make_config(config)
@@ -243,6 +248,8 @@ def play_match(
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
     done = recorded_deals(records_path, game, plain_config, labels, plan) if resume else {}
     blocks = unplayed_blocks(plan, block_deals, done)
+    if idle is not None and backend == "local" and 0 < len(blocks) < workers:
+        idle(len(blocks), deals - len(done), bool(done))
     if backend == "ray" or (workers > 1 and len(blocks) > 1):
         for spec in bot_specs:  # fail here, on a typo, rather than in a worker
             as_bot(load_bot(spec, game, config, seed=0)).close()

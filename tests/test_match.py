@@ -263,6 +263,28 @@ def test_a_resumed_match_notes_idle_workers_by_the_deals_left_to_play(tmp_path):
     assert "resumed: 130 of the 132 deals" in resumed.stderr
 
 
+def test_a_resumed_match_reads_its_records_once(tmp_path, monkeypatch, capsys):
+    """The idle-workers note comes from play_match's own count of the deals left, not a second reading of the
+    records (a resumed match of many thousand games reads a file of hundreds of megabytes)."""
+    from tavernzoo.cli import main
+    from tavernzoo.eval import match as match_module
+
+    records = tmp_path / "r.jsonl"
+    reads = []
+    recorded_deals = match_module.recorded_deals
+
+    def counted(*args, **kwargs):
+        reads.append(args[0])
+        return recorded_deals(*args, **kwargs)
+
+    monkeypatch.setattr(match_module, "recorded_deals", counted)
+    common = ["match", "tiny_minotaur", "--bots", "random", "random", "--records", str(records), "--no-progress"]
+    assert main([*common, "--games", "8"]) == 0
+    assert main([*common, "--games", "12", "--resume", "--workers", "2"]) == 0
+    assert len(reads) == 1
+    assert "note: --workers 2, but the 2 deal(s) left to play make 1 block(s)" in capsys.readouterr().err
+
+
 def test_bad_backend_options_are_refused():
     with pytest.raises(ValueError, match="backend 'dask' is not one of local, ray"):
         play_match("tiny_minotaur", ["heuristic", "random"], 2, backend="dask")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.table import Table
@@ -85,7 +86,6 @@ def run_match(args: argparse.Namespace) -> int:
     if (args.chance_samples != 4 and not args.variance_reduction) or (args.alpha != 0.05 and not args.sequential):
         raise ValueError("--chance-samples needs --variance-reduction BOT or playouts, and --alpha needs --sequential")
     bots = sandboxed(args.bots, args.sandbox)
-    _note_idle_workers(args, config, bots)
     note_trained_against(args.game, bots)
     if args.seeding == "v1":
         console(stderr=True).print("note: --seeding v1 is deprecated, for figures published before 2026-12-05; "
@@ -96,7 +96,8 @@ def run_match(args: argparse.Namespace) -> int:
                         progress=not args.no_progress, records_path=args.records,
                         **({} if args.block_deals is None else {"block_deals": args.block_deals}),
                         seeding=args.seeding, luck=args.variance_reduction, chance_samples=args.chance_samples,
-                        sequential=args.sequential, alpha=args.alpha, resume=args.resume, **backend_options(args))
+                        sequential=args.sequential, alpha=args.alpha, resume=args.resume,
+                        idle=_idle_workers_note(args), **backend_options(args))
     if args.resume:
         console(stderr=True).print(f"resumed: {result.resumed} of the {result.deals} deals counted from "
                                    f"{escape(args.records)}, {result.deals - result.resumed} played now",
@@ -178,32 +179,22 @@ def _corrected_cells(row: Any) -> tuple[str, str]:
     return (f"{row.corrected:.3f}", f"{row.corrected_ci[0]:.3f} - {row.corrected_ci[1]:.3f}")
 
 
-def _note_idle_workers(args: argparse.Namespace, config: dict[str, Any], bots: list[str]) -> None:
-    """Say so on stderr where ``--workers`` asks for more processes than the match has blocks of deals: a block
-    is played in one process, so the rest would sit idle, and a slow match of a few dozen deals runs in one
-    process. With ``--resume`` the blocks are those of the deals its records do not hold yet."""
-    from tavernzoo.envs import get_game
-    from tavernzoo.envs.core import config_to_dict
-    from tavernzoo.eval.deals import DealPlan, entry_labels
-    from tavernzoo.eval.match import BLOCK_DEALS, MAX_BLOCK_DEALS, recorded_deals, unplayed_blocks
+def _idle_workers_note(args: argparse.Namespace) -> Callable[[int, int, bool], None]:
+    """What play_match calls where ``--workers`` asks for more processes than the match has blocks of deals
+    left to play (with ``--resume``, the deals its records do not hold yet): a note on stderr, since a block is
+    played in one process, the rest would sit idle, and a slow match of a few dozen deals runs in one process."""
+    from tavernzoo.eval.match import BLOCK_DEALS
 
     block_deals = BLOCK_DEALS if args.block_deals is None else args.block_deals
-    if args.backend != "local" or args.workers <= 1 or args.games < 1 or not 1 <= block_deals <= MAX_BLOCK_DEALS:
-        return  # nothing to say, or play_match refuses the options in a moment
-    game = get_game(args.game)
-    game_config = game.make_config(config)
-    seats = game.rules.num_seats(game_config)
-    deals = -(-args.games // seats)  # whole deals, as play_match rounds up
-    plan = DealPlan(args.seed, seats, deals, args.seeding)
-    done = (recorded_deals(args.records, game, config_to_dict(game_config), entry_labels(bots), plan)
-            if args.resume and args.records else {})
-    blocks = len(unplayed_blocks(plan, block_deals, done))
-    if 0 < blocks < args.workers:
-        left = f"the {deals - len(done)} deal(s) left to play" if done else f"{deals} deal(s)"
+
+    def note(blocks: int, left: int, resumed: bool) -> None:
+        deals = f"the {left} deal(s) left to play" if resumed else f"{left} deal(s)"
         console(stderr=True).print(
-            f"note: --workers {args.workers}, but {left} make {blocks} block(s) of up to {block_deals} "
+            f"note: --workers {args.workers}, but {deals} make {blocks} block(s) of up to {block_deals} "
             f"deals, and one process plays a block: {blocks} process(es) will play this match. For parallel "
             "games, play more deals or smaller blocks (--block-deals 1: a block per deal).", highlight=False)
+
+    return note
 
 
 def _entries(pooled_row: Any, result: Any) -> int:
