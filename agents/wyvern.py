@@ -521,7 +521,8 @@ LEVELS = ("random", "careless", "heuristic", "zoo:wyvern_yardstick", "zoo:wyvern
 # As in MiniSteel: heuristic rollouts cut short and scored by the value estimate (docs/search.md). Cut at 100
 # decisions, not 20: the lead in level 20 decisions on (a turn or two) prizes a level now over what wins
 # later, and a search of 1,000 simulations that trusted it took 0.263 against three heuristics where the
-# same search cut at 100 took 0.435 (docs/search.md, "On the compiled kernels, more simulations"). At 60 simulations the two cuts play alike (0.400 and 0.407).
+# same search cut at 100 took 0.435 (docs/search.md, "On the compiled kernels, more simulations"). At 60
+# simulations the two cuts play alike (0.400 and 0.407).
 # The network's value head at the cut of 20 plays better than either (`mcts:depth=20,value=zoo:wyvern`: 0.527
 # over 200 deals); not a default, since a value bot here would change every Wyvern spec that names none.
 
