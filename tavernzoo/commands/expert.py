@@ -58,9 +58,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="an mcts teacher scores its leaves with the latest student's value head, from "
                         "round 2 on, or round 1 where --init names a bot with a trained critic (a checkpoint "
                         "or run, a bot exported with its value output); "
-                        "the teacher's rollouts keep the game's default depth (MiniSteel, Wyvern: 20 decisions, "
-                        "then the value; Tiny Minotaur, Minefield: 0, the value alone); depth=D in the teacher "
-                        "spec sets it")
+                        "the teacher's rollouts keep the game's default depth (MiniSteel 20 decisions, Wyvern 100 "
+                        "since 2026-12-06, then the value; Tiny Minotaur, Minefield: 0, the value alone); depth=D "
+                        "in the teacher spec sets it")
     parser.add_argument("--lr", type=float, help=f"Adam learning rate (default {DEFAULTS.learning_rate})")
     parser.add_argument("--init", metavar="BOT", help="start the student from this policy's weights: a checkpoint "
                         "or run, BOT.onnx or zoo:GAME (its hidden sizes must match net_arch)")
