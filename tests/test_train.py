@@ -353,6 +353,29 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert snapshots and max(snapshots) <= resumed_at, ("no snapshot after the resume", snapshots)
 
 
+def test_a_resumed_run_may_change_how_many_games_it_plays_at_once_and_for_how_long(tmp_path):
+    """``--resume DIR --set n_envs=... --set n_steps=...`` trains on with updates of the new size (the saved
+    model's buffer, not only the stored config), stores them, and keeps the league's record: a fine-tune
+    near a plateau wants larger updates (docs/training.md) without starting a run over."""
+    run = tmp_path / "run"
+    first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    before = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    second = tavernzoo("train", "--resume", str(run), "--timesteps", "768", "--set", "n_envs=2", "--set",
+                       "n_steps=128", "--set", "batch_size=128", "--set", "eval_games=0", "--no-progress")
+    assert second.returncode == 0, second.stderr[-3000:]
+    stored = json.loads((run / "config.json").read_text())
+    assert (stored["n_envs"], stored["n_steps"], stored["batch_size"]) == (2, 128, 128)
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    assert int(latest.split("_")[1]) >= 768
+    with zipfile.ZipFile(run / "checkpoints" / latest / "model.zip") as saved:
+        data = json.loads(saved.read("data"))
+    assert (data["n_envs"], data["n_steps"], data["batch_size"]) == (2, 128, 128)
+    after = json.loads((run / "checkpoints" / latest / "metrics.json").read_text())["league"]
+    assert after["latest"]["games"] > before["latest"]["games"] > 0, (before, after)
+
+
 def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_path):
     """``--resume DIR --set snapshot_window=2`` drops the oldest snapshots at the resume (the newest two stay,
     records and all) and stores the window, so that a later resume keeps it."""
@@ -417,12 +440,12 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
 
 @pytest.mark.parametrize(("extra", "words"), [
     (["--set", "net_arch=8,8"], "--set net_arch cannot change in a resumed run"),
-    (["--set", "n_envs=2", "--set", "learning_rate=1e-4"], "--set n_envs cannot change"),
+    (["--set", "shaping=0.1", "--set", "learning_rate=1e-4"], "--set shaping cannot change"),
     (["--set", "learning_rate=fast"], "learning_rate='fast' is not valid"),
     (["--set", "learning_rate=-1"], "learning_rate=-1 must be above 0"),
     (["--set", "ent_coef=-0.1"], "ent_coef=-0.1 must be 0 or more"),
     (["--set", "latest_share=1.5"], "latest_share=1.5 must lie between 0 and 1"),
-    (["--set", "n_steps=32"], "--set n_steps cannot change"),
+    (["--set", "privileged_critic=true"], "--set privileged_critic cannot change"),
     (["--set", "snapshot_window=0"], "snapshot_window=0 must be"),
     (["--set", "pool_bots=zoo:wyvern"], "zoo:wyvern plays wyvern, not tiny_minotaur"),
     (["--seed", "3"], "--seed cannot change there"),

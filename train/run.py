@@ -88,19 +88,22 @@ def policy_of(config: TrainConfig) -> tuple[type, dict[str, Any]]:
     return LeanMaskablePolicy, {}
 
 
-PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size")
-"""PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model."""
-RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("latest_share", "pool_bots", "opponent_draw", "snapshot_every",
+PPO_RESUME_OPTIONS = ("learning_rate", "ent_coef", "clip_range", "gamma", "gae_lambda", "n_epochs", "batch_size",
+                      "n_steps")
+"""PPO's update hyperparameters a resumed run may change: a resume applies them to the saved model (SB3's load
+builds the rollout buffer after them, so ``n_steps`` sizes the next rollouts)."""
+RESUME_OPTIONS = PPO_RESUME_OPTIONS + ("n_envs", "latest_share", "pool_bots", "opponent_draw", "snapshot_every",
                                       "snapshot_window", "checkpoint_every", "env_backend", "eval_games")
-"""The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's
-update hyperparameters, how many opponent seats the learner's latest self takes and whether a game's
-opponent seats are drawn one by one or together (the league reads both at every draw), the bots of its
-pool (built from the config at every start; a member kept keeps its record, the snapshots stay), how often
-a snapshot joins the pool and a checkpoint is written (the callback counts both from the resumed step;
-nothing saved depends on them), how many snapshots the pool keeps (a smaller window drops the oldest at the
-resume, a larger one keeps more from then on), where the games run (``env_backend``: the same games either
-way) and how many games the final report plays (``eval_games``). The rest is fixed by the checkpoint (the
-network's shape, the envs and their rollout length, the league's seed)."""
+"""The training options a resumed run may change (``tavernzoo train --resume DIR --set KEY=VALUE``): PPO's update
+hyperparameters and the update's size (``n_envs`` games of ``n_steps`` decisions: a fine-tune near a plateau
+gains from larger, quieter updates, docs/training.md; the model takes its ``n_envs`` from the env at load), how
+many opponent seats the learner's latest self takes and whether a game's opponent seats are drawn one by one or
+together (the league reads both at every draw), the bots of its pool (built from the config at every start; a
+member kept keeps its record, the snapshots stay), how often a snapshot joins the pool and a checkpoint is
+written (the callback counts both from the resumed step; nothing saved depends on them), how many snapshots the
+pool keeps (a smaller window drops the oldest at the resume, a larger one keeps more from then on), where the
+games run (``env_backend``: the same games either way) and how many games the final report plays
+(``eval_games``). The rest is fixed by the checkpoint (the network's shape, the league's seed)."""
 
 
 class Trainer:

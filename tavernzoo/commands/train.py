@@ -25,9 +25,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     train.add_argument("--config", metavar="FILE", help="training options from a TOML file ([train] table)")
     train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="one training option (repeatable), e.g. n_envs=8 or game_config={\"num_players\": 3}; "
-                       "with --resume only PPO's update options, the league's (latest_share, pool_bots, "
-                       "opponent_draw, snapshot_every, snapshot_window), checkpoint_every and eval_games, e.g. "
-                       "learning_rate=1e-4 (kept from then on)")
+                       "with --resume only PPO's update options (n_envs and n_steps among them), the league's "
+                       "(latest_share, pool_bots, opponent_draw, snapshot_every, snapshot_window), checkpoint_every "
+                       "and eval_games, e.g. learning_rate=1e-4 (kept from then on)")
     train.add_argument("--out", metavar="DIR", help="run directory (default: runs/GAME-seedSEED)")
     train.add_argument("--resume", metavar="DIR", help="continue the killed or finished run in DIR, with its stored "
                        "options (--timesteps: train up to this many in all)")
@@ -57,7 +57,7 @@ def run_train(args: argparse.Namespace) -> int:
         if stored:
             raise ValueError(f"--resume {args.resume} continues the run with the options it stored: "
                              f"{', '.join(stored)} cannot change there (a fresh run takes them; --resume takes "
-                             "--timesteps and --set of PPO's update options, latest_share and pool_bots)")
+                             "--timesteps and the --set options that --help lists)")
         trainer = Trainer(None, args.resume, resume=True, timesteps=args.timesteps, changes=overrides)
         if args.game is not None and args.game != trainer.game.name:
             raise ValueError(f"--resume {args.resume} is a {trainer.game.name} run, not {args.game}")
