@@ -277,8 +277,9 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     wrote them: a checkpoint's (or a run's latest checkpoint's) ``league/league.json`` with the games the
     league gave each, an exported bot's manifest with the options it was trained with and no counts (None).
 
-    Only the run that wrote the checkpoint is known: the league of a run it started from (``init``, a
-    resume that changed ``pool_bots``) and a blend's parents are not. ``{}`` where the spec names no
+    Only the run that wrote the checkpoint is known, with every bot its pool held at any resume (a checkpoint's
+    ``retired`` members; an exported bot's manifest names only the last pool): the league of a run it started
+    from (``init``) and a blend's parents are not. ``{}`` where the spec names no
     network or its files say nothing: the answer feeds a note (``match``, ``tournament``), never a refusal."""
     from .onnx_bot import read_manifest
     from .spec import BotSpec
@@ -289,7 +290,8 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
             league = find_policy_dir(parsed.name) / "league" / "league.json"
             if not league.is_file():
                 return {}
-            members = json.loads(league.read_text()).get("builtins", [])
+            state = json.loads(league.read_text())
+            members = state.get("builtins", []) + state.get("retired", [])
             return {str(member["name"]): int(member["games"]) for member in members}
         if parsed.traits.network:
             options = read_manifest(_onnx_path(parsed, game_name)).get("provenance", {}).get("training_options") or {}

@@ -399,6 +399,34 @@ def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_
     assert [entry["name"] for entry in league["snapshots"]] == [f"snapshot@{step}" for step in kept]
 
 
+def test_a_bot_a_resume_left_out_of_the_pool_is_still_one_the_run_trained_against(tmp_path):
+    """``--resume DIR --set pool_bots=...`` without a bot the run met: the checkpoints keep that bot's record
+    (``retired`` in league.json), so ``match`` still says the result trained against it; put back in the pool,
+    it takes its record up again."""
+    from tavernzoo.agents.export import training_opponents
+
+    run = tmp_path / "run"
+    trained = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY, "--set", "latest_share=0",
+                        "--set", "pool_bots=zoo:tiny_minotaur,heuristic")
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    met = training_opponents(str(run), "tiny_minotaur")["zoo:tiny_minotaur"]
+    assert met > 0
+    narrowed = tavernzoo("train", "--resume", str(run), "--timesteps", "512", "--set", "pool_bots=heuristic",
+                         "--set", "eval_games=0", "--no-progress")
+    assert narrowed.returncode == 0, narrowed.stderr[-3000:]
+    assert training_opponents(str(run), "tiny_minotaur")["zoo:tiny_minotaur"] == met
+    said = tavernzoo("match", "tiny_minotaur", "--bots", str(run), "zoo:tiny_minotaur", "--games", "2",
+                     "--no-progress")
+    assert said.returncode == 0 and f"trained against zoo:tiny_minotaur ({met:,} games" in said.stderr, said.stderr
+    widened = tavernzoo("train", "--resume", str(run), "--timesteps", "768", "--set",
+                        "pool_bots=zoo:tiny_minotaur,heuristic", "--set", "eval_games=0", "--no-progress")
+    assert widened.returncode == 0, widened.stderr[-3000:]
+    latest = (run / "checkpoints" / "latest").read_text().strip()
+    league = json.loads((run / "checkpoints" / latest / "league" / "league.json").read_text())
+    assert league["retired"] == [], league["retired"]
+    assert training_opponents(str(run), "tiny_minotaur")["zoo:tiny_minotaur"] > met
+
+
 def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_beside_it(tmp_path):
     """A run whose league held ``zoo:tiny_minotaur`` is measured against it: ``match`` and ``tournament`` say
     so on stderr, with the games its league gave that bot, also where the run guides a search; not against

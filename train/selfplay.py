@@ -105,6 +105,10 @@ class League:
     latest: Opponent | None = None
     # A resumed run's record against its latest self, kept until the learner's policy is set.
     _latest_record: tuple[int, float] = (0, 0.0)
+    # Bots an earlier stretch of the run trained against that a resume's ``pool_bots`` left out: their records
+    # stay in the checkpoints, so ``match`` can still say the result met them (agents/export.py
+    # ``training_opponents``); one that comes back into the pool takes its record up again.
+    retired: dict[str, dict[str, Any]] = field(default_factory=dict)
     _copies: list[Any] = field(default_factory=list)  # the bots' copies handed to game seats, closed with the league
     _games: list[LearnerSeat] = field(default_factory=list)  # the games its members play in, ended with the league
 
@@ -192,6 +196,7 @@ class League:
             "builtins": [{"name": o.name, "games": o.games, "score": o.score} for o in self.builtins],
             "snapshots": [{"name": o.name, "games": o.games, "score": o.score, "dir": f"snapshot_{i}"}
                           for i, o in enumerate(self.snapshots)],
+            "retired": list(self.retired.values()),
             "latest": {"games": self.latest.games, "score": self.latest.score} if self.latest else None,
             "rng": _rng_state_to_json(self.rng),
         }
@@ -200,9 +205,13 @@ class League:
     def load(self, directory: Path) -> None:
         state = json.loads((directory / "league.json").read_text())
         by_name = {o.name: o for o in self.builtins}
+        self.retired = {entry["name"]: entry for entry in state.get("retired", [])}
         for entry in state["builtins"]:
-            if entry["name"] in by_name:
-                by_name[entry["name"]].games, by_name[entry["name"]].score = entry["games"], entry["score"]
+            self.retired[entry["name"]] = {"name": entry["name"], "games": entry["games"], "score": entry["score"]}
+        for name, member in by_name.items():
+            if name in self.retired:
+                entry = self.retired.pop(name)
+                member.games, member.score = entry["games"], entry["score"]
         self.snapshots = [
             Opponent(entry["name"], policy=MLPPolicy.load(directory / entry["dir"]), games=entry["games"],
                      score=entry["score"])
