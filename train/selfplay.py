@@ -205,9 +205,9 @@ class League:
     def load(self, directory: Path) -> None:
         state = json.loads((directory / "league.json").read_text())
         by_name = {o.name: o for o in self.builtins}
-        self.retired = {entry["name"]: entry for entry in state.get("retired", [])}
-        for entry in state["builtins"]:
-            self.retired[entry["name"]] = {"name": entry["name"], "games": entry["games"], "score": entry["score"]}
+        # Every bot the saved pool held or had held, by name (the pool's record wins); those in today's pool
+        # take their records up, the rest stay retired.
+        self.retired = {entry["name"]: entry for entry in state.get("retired", []) + state["builtins"]}
         for name, member in by_name.items():
             if name in self.retired:
                 entry = self.retired.pop(name)
