@@ -143,6 +143,9 @@ def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
     recipe = checkpoint.parent.parent / "config.json"  # the training run's options, when it is a run's checkpoint
     if checkpoint.parent.name == "checkpoints" and recipe.is_file():
         provenance["training_options"] = json.loads(recipe.read_text())
+    league = league_record(checkpoint)
+    if league:  # every bot its league held at any resume, with its games: training_options names only the last pool
+        provenance["training_league"] = league
     provenance["exported_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     outputs = {"action": "int64[batch], the best legal action",
                "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"}
@@ -272,33 +275,74 @@ def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
                      [arrays[f"vb{i}"] for i in range(critic)] if critic else None)
 
 
-def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
-    """The bots besides itself that the training league of a trained bot held, by spec as its ``pool_bots``
-    wrote them: a checkpoint's (or a run's latest checkpoint's) ``league/league.json`` with the games the
-    league gave each, an exported bot's manifest with the options it was trained with and no counts (None).
+def league_record(checkpoint: Path) -> dict[str, int]:
+    """The games a checkpoint's training league gave each bot besides the learner and its snapshots, every
+    bot its pool held at any resume included (``league/league.json``'s pool and ``retired`` members); ``{}``
+    where the checkpoint has no readable league."""
+    try:
+        state = json.loads((checkpoint / "league" / "league.json").read_text())
+        members = state.get("builtins", []) + state.get("retired", [])
+        return {str(member["name"]): int(member["games"]) for member in members}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
-    Only the run that wrote the checkpoint is known, with every bot its pool held at any resume (a checkpoint's
-    ``retired`` members; an exported bot's manifest names only the last pool): the league of a run it started
-    from (``init``) and a blend's parents are not. ``{}`` where the spec names no
+
+# How many starts back ``training_opponents`` follows a lineage (a chain of ``--init`` runs); a guard against
+# files that name each other, far above any chain trained here.
+LINEAGE_DEPTH = 16
+
+
+def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
+    """The bots besides itself that the training leagues of a trained bot and of the bots it started from
+    held, by spec as their ``pool_bots`` wrote them, with the games the leagues gave each (summed over the
+    lineage; None where a league's count is not known).
+
+    A checkpoint (or a run's latest checkpoint) answers from its ``league/league.json``, every bot its pool held
+    at any resume included (``retired`` members); an exported bot from its manifest's ``training_league``, or,
+    for a bot exported before that was written, its last pool (``training_options.pool_bots``, no counts).
+    A run started from another bot (``--init``: ``started_from``) adds that bot's answer, where the spec it
+    names can still be found from here; a blend's parents are not followed. ``{}`` where the spec names no
     network or its files say nothing: the answer feeds a note (``match``, ``tournament``), never a refusal."""
+    found: dict[str, int | None] = {}
+    seen: set[str] = set()
+    start: str | None = spec
+    while start and start not in seen and len(seen) < LINEAGE_DEPTH:
+        seen.add(start)
+        own, start = _own_league(start, game_name)
+        for name, games in own.items():
+            before = found.get(name, 0)
+            found[name] = None if games is None or before is None else before + games
+    return found
+
+
+def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], str | None]:
+    """One trained bot's own league record (as :func:`training_opponents` says) and the spec it started from."""
     from .onnx_bot import read_manifest
     from .spec import BotSpec
 
-    parsed = BotSpec.parse(spec)
     try:
+        parsed = BotSpec.parse(spec)
         if parsed.traits.network is None:
-            league = find_policy_dir(parsed.name) / "league" / "league.json"
-            if not league.is_file():
-                return {}
-            state = json.loads(league.read_text())
-            members = state.get("builtins", []) + state.get("retired", [])
-            return {str(member["name"]): int(member["games"]) for member in members}
+            directory = find_policy_dir(parsed.name)
+            meta = json.loads((directory / "policy.json").read_text())
+            return dict(league_record(directory)), _start_of(meta)
         if parsed.traits.network:
-            options = read_manifest(_onnx_path(parsed, game_name)).get("provenance", {}).get("training_options") or {}
-            return {str(name): None for name in options.get("pool_bots", [])}
-    except (ValueError, OSError, KeyError, TypeError, AttributeError, json.JSONDecodeError):
+            provenance = read_manifest(_onnx_path(parsed, game_name)).get("provenance") or {}
+            league = provenance.get("training_league")
+            if isinstance(league, dict):
+                own: dict[str, int | None] = {str(name): int(games) for name, games in league.items()}
+            else:
+                options = provenance.get("training_options") or {}
+                own = {str(name): None for name in options.get("pool_bots", [])}
+            return own, _start_of(provenance)
+    except (ValueError, OSError, KeyError, TypeError, AttributeError):
         pass  # a file that is missing or says nothing else: nothing known
-    return {}
+    return {}, None
+
+
+def _start_of(provenance: Any) -> str | None:
+    start = provenance.get("started_from") if isinstance(provenance, dict) else None
+    return start if isinstance(start, str) and start else None
 
 
 def same_network(first: str, second: str, game_name: str = "") -> bool:

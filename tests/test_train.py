@@ -459,11 +459,47 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
                      "--out", str(tmp_path / "t"), "--no-plot")) == 1
     exported = tavernzoo("export", str(run), "--out", str(tmp_path / "bot.onnx"))
     assert exported.returncode == 0, exported.stderr[-3000:]
-    assert training_opponents(str(tmp_path / "bot.onnx")) == {"zoo:tiny_minotaur": None, "heuristic": None}
+    assert training_opponents(str(tmp_path / "bot.onnx")) == met  # its manifest's training_league
     assert notes("match", "tiny_minotaur", "--bots", str(tmp_path / "bot.onnx"), "zoo:tiny_minotaur",
-                 "--games", "2") == [f"note: {tmp_path / 'bot.onnx'} trained against zoo:tiny_minotaur (its "
-                                     "training pool): its score against zoo:tiny_minotaur is a response trained "
-                                     "on that bot, not a stranger's measure (docs/strength.md)"]
+                 "--games", "2") == [f"note: {tmp_path / 'bot.onnx'} trained against zoo:tiny_minotaur ({games} "
+                                     "of its training league): its score against zoo:tiny_minotaur is a response "
+                                     "trained on that bot, not a stranger's measure (docs/strength.md)"]
+    # A bot exported before manifests carried the league's record names its last pool, without counts.
+    assert training_opponents("zoo:wyvern", "wyvern") == {"heuristic": None, "zoo:wyvern_2026_12_01": None}
+    legacy = notes("match", "wyvern", "--set", "num_players=4", "--bots", "zoo:wyvern", "zoo:wyvern_2026_12_01",
+                   "heuristic", "heuristic", "--games", "1")
+    assert legacy == ["note: zoo:wyvern trained against zoo:wyvern_2026_12_01 (its training pool): its score against "
+                      "zoo:wyvern_2026_12_01 is a response trained on that bot, not a stranger's measure "
+                      "(docs/strength.md)"], legacy
+
+
+def test_a_run_started_from_a_bot_has_met_what_that_bot_trained_against(tmp_path):
+    """``--init BOT``: the new run's record of its training opponents includes the league of the run it started
+    from (and of that run's start, and so on), so ``match`` says the descendant met that league's networks
+    too, also once it is exported."""
+    from tavernzoo.agents.export import training_opponents
+    from tavernzoo.agents.policy import find_policy_dir
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    trained = tavernzoo("train", "--timesteps", "256", "--out", str(first), *TINY, "--set", "latest_share=0",
+                        "--set", "pool_bots=zoo:tiny_minotaur,heuristic")
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    met = training_opponents(str(first), "tiny_minotaur")
+    descended = tavernzoo("train", "--timesteps", "256", "--out", str(second), *TINY, "--init", str(first),
+                          "--set", "latest_share=0", "--set", "pool_bots=heuristic")
+    assert descended.returncode == 0, descended.stderr[-3000:]
+    own = json.loads((find_policy_dir(second) / "league" / "league.json").read_text())["builtins"]
+    assert [entry["name"] for entry in own] == ["heuristic"]  # its own league never held the file
+    inherited = training_opponents(str(second), "tiny_minotaur")
+    assert inherited["zoo:tiny_minotaur"] == met["zoo:tiny_minotaur"]
+    assert inherited["heuristic"] == met["heuristic"] + own[0]["games"] > met["heuristic"]
+    said = tavernzoo("match", "tiny_minotaur", "--bots", str(second), "zoo:tiny_minotaur", "--games", "2",
+                     "--no-progress")
+    assert said.returncode == 0, said.stderr[-3000:]
+    assert f"trained against zoo:tiny_minotaur ({met['zoo:tiny_minotaur']:,} games" in said.stderr, said.stderr
+    exported = tavernzoo("export", str(second), "--out", str(tmp_path / "bot.onnx"))
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    assert training_opponents(str(tmp_path / "bot.onnx"), "tiny_minotaur") == inherited
 
 
 @pytest.mark.parametrize(("extra", "words"), [
