@@ -399,6 +399,30 @@ def test_a_resume_with_a_smaller_snapshot_window_keeps_the_newest_snapshots(tmp_
     assert [entry["name"] for entry in league["snapshots"]] == [f"snapshot@{step}" for step in kept]
 
 
+def test_train_says_who_the_learner_will_play(tmp_path):
+    """The console names the league before training: the latest self's share, the pool, the snapshots of the
+    learner that join it (the default cadence adds them, so a pool of heuristics alone is mostly the learner's
+    recent selves), how tables are drawn; a resume says it again with its changed options."""
+    def said(*args: str) -> str:
+        done = tavernzoo("train", *args)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return next(line for line in done.stdout.splitlines() if line.startswith("opponents:"))
+
+    run = tmp_path / "run"
+    assert said("--timesteps", "512", "--out", str(run), *TINY, "--set", "latest_share=0", "--set",
+                "pool_bots=heuristic") == ("opponents: its latest self in 0% of the draws; the rest from heuristic "
+                                           "and its last 5 snapshots (one every 256 steps), each alike; seat by seat")
+    assert said("--resume", str(run), "--timesteps", "768", "--set", "snapshot_every=100000000", "--set",
+                "opponent_draw=table", "--no-progress") == (
+        "opponents: its latest self in 0% of the draws; the rest from heuristic and its 2 saved snapshots (no new "
+        "one: snapshot_every=100,000,000 is past --timesteps), each alike; one draw for all of a game's opponent "
+        "seats")
+    assert said("--timesteps", "256", "--out", str(tmp_path / "fresh"), *TINY, "--set", "snapshot_every=1000",
+                "--set", "pfsp=true", "--set", "pool_bots=random,heuristic") == (
+        "opponents: its latest self in 80% of the draws; the rest from random, heuristic and no snapshots "
+        "(snapshot_every=1,000 is past --timesteps), weighted by PFSP; seat by seat")
+
+
 def test_a_bot_a_resume_left_out_of_the_pool_is_still_one_the_run_trained_against(tmp_path):
     """``--resume DIR --set pool_bots=...`` without a bot the run met: the checkpoints keep that bot's record
     (``retired`` in league.json), so ``match`` still says the result trained against it; put back in the pool,

@@ -250,6 +250,34 @@ class Trainer:
         critic = "its actor and critic" if bot.has_value else "its actor (it has no value head: a fresh critic)"
         return f"starting from {self.config.init}: {critic}{grown}"
 
+    def opponents_note(self) -> str:
+        """Who the learner will play, in a sentence for the console: the share of its latest self, the pool, how
+        tables are drawn, and whether snapshots of the learner join the pool (the default cadence adds one every
+        50,000 steps, so a pool of heuristics alone is mostly the learner's recent selves unless
+        ``snapshot_every`` is set past the run's end)."""
+        config = self.config
+        checkpoint = self._latest_checkpoint() if self.resume else None
+        start, saved = 0, 0
+        if checkpoint is not None:
+            start = int(checkpoint.name.removeprefix("step_"))
+            try:
+                saved = len(json.loads((checkpoint / "league" / "league.json").read_text())["snapshots"])
+            except (OSError, ValueError, KeyError, TypeError):
+                saved = 0
+        window = config.snapshot_window
+        if (start // config.snapshot_every + 1) * config.snapshot_every <= config.timesteps:
+            snapshots = f"its last {window} snapshot{'s' * (window > 1)} (one every {config.snapshot_every:,} steps)"
+        elif saved:
+            snapshots = (f"its {min(saved, window)} saved snapshot{'s' * (min(saved, window) > 1)} (no new one: "
+                         f"snapshot_every={config.snapshot_every:,} is past --timesteps)")
+        else:
+            snapshots = f"no snapshots (snapshot_every={config.snapshot_every:,} is past --timesteps)"
+        pool = ", ".join(config.pool_bots) if config.pool_bots else "no bots"
+        weights = "weighted by PFSP" if config.pfsp else "each alike"
+        draw = "one draw for all of a game's opponent seats" if config.opponent_draw == "table" else "seat by seat"
+        return (f"opponents: its latest self in {config.latest_share:.0%} of the draws; the rest from {pool} and "
+                f"{snapshots}, {weights}; {draw}")
+
     def make_env(self) -> Any:
         """The league's VecEnv on ``env_backend``: the PettingZoo envs, or the game's compiled kernel."""
         config = self.config

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from tavernzoo.userio import console, parse_set
 
 from .common import print_strength_report
@@ -71,6 +73,7 @@ def run_train(args: argparse.Namespace) -> int:
                   highlight=False)
     if trainer.init_note():
         out.print(trainer.init_note(), highlight=False)
+    out.print(escape(trainer.opponents_note()), highlight=False, soft_wrap=True)
     report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
     print_strength_report(out, report, f"{trainer.game.name}: trained policy after {report['timesteps']:,} "
                           f"timesteps ({report['train_seconds']:.0f} s)")
