@@ -278,11 +278,14 @@ def read_policy(spec: str, game_name: str = "") -> MLPPolicy:
 def league_record(checkpoint: Path) -> dict[str, int]:
     """The games a checkpoint's training league gave each bot besides the learner and its snapshots, every
     bot its pool held at any resume included (``league/league.json``'s pool and ``retired`` members); ``{}``
-    where the checkpoint has no readable league."""
+    where the checkpoint has no readable league. A spec the pool names twice (``pool_bots=heuristic,heuristic,
+    zoo:ministeel`` weights the draws) is one bot: its members' games are summed."""
     try:
         state = json.loads((checkpoint / "league" / "league.json").read_text())
-        members = state.get("builtins", []) + state.get("retired", [])
-        return {str(member["name"]): int(member["games"]) for member in members}
+        record: dict[str, int] = {}
+        for member in state.get("builtins", []) + state.get("retired", []):
+            record[str(member["name"])] = record.get(str(member["name"]), 0) + int(member["games"])
+        return record
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 

@@ -843,3 +843,17 @@ def test_resume_of_a_directory_that_is_no_train_run_is_one_error_line(tmp_path, 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("error:") and words in done.stderr, done.stderr
+
+
+def test_a_spec_the_pool_names_twice_is_one_bot_in_the_league_record(tmp_path):
+    """``pool_bots=heuristic,heuristic,zoo:ministeel`` weights the draws; the record that ``match``'s note and an
+    exported manifest read counts each spec once, with its members' games summed."""
+    from tavernzoo.agents.export import league_record
+
+    (tmp_path / "league").mkdir()
+    (tmp_path / "league" / "league.json").write_text(json.dumps({
+        "builtins": [{"name": "heuristic", "games": 5, "score": 1.0}, {"name": "heuristic", "games": 7, "score": 2.0},
+                     {"name": "zoo:ministeel", "games": 3, "score": 0.0}],
+        "retired": [{"name": "random", "games": 2, "score": 1.0}], "snapshots": []}))
+    assert league_record(tmp_path) == {"heuristic": 12, "zoo:ministeel": 3, "random": 2}
+    assert league_record(tmp_path / "missing") == {}
