@@ -227,6 +227,9 @@ def test_a_league_bot_that_keeps_its_games_state_hears_each_game_whole_one_copy_
 def test_bad_training_options_are_refused():
     with pytest.raises(ValueError, match="unknown training option.*n_env\\b"):
         make_train_config("tiny_minotaur", overrides={"n_env": 4})
+    with pytest.raises(ValueError, match=r'num_players is a game option of ministeel: '
+                                         r'--set game_config=\{"num_players": \.\.\.\}\)$'):
+        make_train_config("ministeel", overrides={"num_players": 3})
     with pytest.raises(ValueError, match="latest_share"):
         TrainConfig(latest_share=1.5)
     with pytest.raises(ValueError, match="timesteps"):

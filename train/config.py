@@ -190,6 +190,23 @@ def field_docs() -> dict[str, str]:
     return docs
 
 
+def _game_option_hint(game: str, unknown: list[str]) -> str:
+    """Where an unknown training option is one of the game's own, how to give it (a common slip:
+    ``--set num_players=3`` where ``--set game_config={"num_players": 3}`` is meant)."""
+    from ..envs.registry import games
+
+    rules = games().get(game)
+    if rules is None:
+        return ""
+    game_options = {f.name for f in dataclasses.fields(rules.rules.Config)}
+    named = [name for name in unknown if name in game_options]
+    if not named:
+        return ""
+    example = ", ".join(f'"{name}": ...' for name in named)
+    return f" ({', '.join(named)} {'is a game option' if len(named) == 1 else 'are game options'} of {game}: " \
+           f"--set game_config={{{example}}})"
+
+
 def make_train_config(game: str, file: str | Path | None = None, overrides: dict[str, Any] | None = None,
                       **explicit: Any) -> TrainConfig:
     """Defaults for ``game``, then a TOML file, then ``overrides`` (``--set``), then explicit arguments."""
@@ -202,7 +219,7 @@ def make_train_config(game: str, file: str | Path | None = None, overrides: dict
         unknown = sorted(set(given) - known)
         if unknown:
             raise ValueError(f"{source}unknown training option(s) {', '.join(map(str, unknown))}; valid: "
-                             f"{', '.join(sorted(known))}")
+                             f"{', '.join(sorted(known))}{_game_option_hint(game, unknown)}")
     values.update(overrides or {})
     values.update({k: v for k, v in explicit.items() if v is not None})
     return TrainConfig(**values)
