@@ -860,3 +860,32 @@ def test_a_spec_the_pool_names_twice_is_one_bot_in_the_league_record(tmp_path):
         "retired": [{"name": "random", "games": 2, "score": 1.0}], "snapshots": []}))
     assert league_record(tmp_path) == {"heuristic": 12, "zoo:ministeel": 3, "random": 2}
     assert league_record(tmp_path / "missing") == {}
+
+
+def test_a_resume_gives_each_copy_of_a_spec_the_pool_names_twice_its_own_record(tmp_path):
+    """``League.load`` matches a saved pool's records to today's copies of a spec in order; copies the resumed
+    pool no longer holds fold into its last copy of that spec, or retire with their sum: no game is lost."""
+    config = TM.make_config()
+
+    def league(*pool: str) -> League:
+        return League.create(TM, config, TrainConfig(game=TM.name, pool_bots=pool, latest_share=0.0))
+
+    saved = league("random", "random", "heuristic")
+    for member, (played, score) in zip(saved.builtins, [(5, 1.0), (7, 2.0), (3, 0.5)], strict=True):
+        member.games, member.score = played, score
+    saved.save(tmp_path)
+    same = league("random", "random", "heuristic")
+    same.load(tmp_path)
+    assert [(m.games, m.score) for m in same.builtins] == [(5, 1.0), (7, 2.0), (3, 0.5)]
+    assert same.retired == {}
+    fewer = league("random")
+    fewer.load(tmp_path)
+    assert [(m.games, m.score) for m in fewer.builtins] == [(12, 3.0)]
+    assert fewer.retired == {"heuristic": {"name": "heuristic", "games": 3, "score": 0.5}}
+    fewer.save(tmp_path / "again")
+    back = league("heuristic", "random", "random")
+    back.load(tmp_path / "again")
+    assert [(m.games, m.score) for m in back.builtins] == [(3, 0.5), (12, 3.0), (0, 0.0)]
+    assert back.retired == {}
+    for closing in (saved, same, fewer, back):
+        closing.close()

@@ -204,14 +204,33 @@ class League:
 
     def load(self, directory: Path) -> None:
         state = json.loads((directory / "league.json").read_text())
-        by_name = {o.name: o for o in self.builtins}
-        # Every bot the saved pool held or had held, by name (the pool's record wins); those in today's pool
-        # take their records up, the rest stay retired.
-        self.retired = {entry["name"]: entry for entry in state.get("retired", []) + state["builtins"]}
-        for name, member in by_name.items():
-            if name in self.retired:
-                entry = self.retired.pop(name)
-                member.games, member.score = entry["games"], entry["score"]
+        # The saved pool's records, by name in pool order: a spec the pool names twice (``pool_bots=heuristic,
+        # heuristic,...`` weights the draws) has one record per copy, and today's copies take them up in order.
+        saved: dict[str, list[dict[str, Any]]] = {}
+        for entry in state["builtins"]:
+            saved.setdefault(entry["name"], []).append(entry)
+        retired = {entry["name"]: entry for entry in state.get("retired", []) if entry["name"] not in saved}
+        for member in self.builtins:
+            if saved.get(member.name):
+                entry = saved[member.name].pop(0)
+            elif member.name in retired:  # a bot an earlier stretch dropped comes back
+                entry = retired.pop(member.name)
+            else:
+                continue
+            member.games, member.score = entry["games"], entry["score"]
+        # Saved copies today's pool has no member left for: a name still in the pool folds them into its last
+        # copy, one no longer in it retires with their sum, so no game of the record is lost.
+        for name, entries in saved.items():
+            if not entries:
+                continue
+            games, score = sum(e["games"] for e in entries), sum(e["score"] for e in entries)
+            kept = [member for member in self.builtins if member.name == name]
+            if kept:
+                kept[-1].games += games
+                kept[-1].score += score
+            else:
+                retired[name] = {"name": name, "games": games, "score": score}
+        self.retired = retired
         self.snapshots = [
             Opponent(entry["name"], policy=MLPPolicy.load(directory / entry["dir"]), games=entry["games"],
                      score=entry["score"])
