@@ -426,6 +426,17 @@ def test_train_says_who_the_learner_will_play(tmp_path):
         "(snapshot_every=1,000 is past --timesteps), weighted by PFSP; seat by seat")
 
 
+def test_train_warns_when_a_batch_is_more_than_a_rollout(tmp_path):
+    """SB3 takes a whole rollout as one batch where ``batch_size`` is larger, without a word; ``train`` says so
+    (and says nothing where the batch fits)."""
+    big = tavernzoo("train", "--timesteps", "256", "--out", str(tmp_path / "big"), *TINY, "--set", "batch_size=512")
+    assert big.returncode == 0, big.stderr[-3000:]
+    assert ("updates: batch_size=512 is more than a rollout holds (n_envs=4 x n_steps=64 = 256 decisions), so "
+            "each of the n_epochs=4 passes is one batch of 256") in big.stdout.splitlines(), big.stdout
+    fits = tavernzoo("train", "--timesteps", "256", "--out", str(tmp_path / "fits"), *TINY)
+    assert fits.returncode == 0 and "updates:" not in fits.stdout, fits.stdout
+
+
 def test_a_bot_a_resume_left_out_of_the_pool_is_still_one_the_run_trained_against(tmp_path):
     """``--resume DIR --set pool_bots=...`` without a bot the run met: the checkpoints keep that bot's record
     (``retired`` in league.json), so ``match`` still says the result trained against it; put back in the pool,

@@ -250,6 +250,17 @@ class Trainer:
         critic = "its actor and critic" if bot.has_value else "its actor (it has no value head: a fresh critic)"
         return f"starting from {self.config.init}: {critic}{grown}"
 
+    def update_note(self) -> str:
+        """A warning for the console where ``batch_size`` is more than one rollout holds ("" otherwise): SB3 then
+        takes the whole rollout as one batch, without a word, so the run makes fewer, larger steps than asked."""
+        config = self.config
+        rollout = config.n_envs * config.n_steps
+        if config.batch_size <= rollout:
+            return ""
+        return (f"updates: batch_size={config.batch_size:,} is more than a rollout holds (n_envs={config.n_envs} x "
+                f"n_steps={config.n_steps} = {rollout:,} decisions), so each of the n_epochs={config.n_epochs} passes "
+                f"is one batch of {rollout:,}")
+
     def opponents_note(self) -> str:
         """Who the learner will play, in a sentence for the console: the share of its latest self, the pool, how
         tables are drawn, and whether snapshots of the learner join the pool (the default cadence adds one every
