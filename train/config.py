@@ -195,10 +195,10 @@ def _game_option_hint(game: str, unknown: list[str]) -> str:
     ``--set num_players=3`` where ``--set game_config={"num_players": 3}`` is meant)."""
     from ..envs.registry import games
 
-    rules = games().get(game)
-    if rules is None:
+    known_game = games().get(game)
+    if known_game is None:
         return ""
-    game_options = {f.name for f in dataclasses.fields(rules.rules.Config)}
+    game_options = {f.name for f in dataclasses.fields(known_game.rules.Config)}
     named = [name for name in unknown if name in game_options]
     if not named:
         return ""

@@ -74,8 +74,9 @@ def run_train(args: argparse.Namespace) -> int:
     if trainer.init_note():
         out.print(trainer.init_note(), highlight=False)
     out.print(escape(trainer.opponents_note()), highlight=False, soft_wrap=True)
-    if trainer.update_note():
-        out.print(escape(trainer.update_note()), highlight=False, soft_wrap=True)
+    update_note = trainer.update_note()
+    if update_note:
+        out.print(escape(update_note), highlight=False, soft_wrap=True)
     report = trainer.run(progress=not args.no_progress and sys.stderr.isatty())
     print_strength_report(out, report, f"{trainer.game.name}: trained policy after {report['timesteps']:,} "
                           f"timesteps ({report['train_seconds']:.0f} s)")
