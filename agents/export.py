@@ -296,30 +296,37 @@ LINEAGE_DEPTH = 16
 
 
 def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
-    """The bots besides itself that the training leagues of a trained bot and of the bots it started from
+    """The bots besides itself that the training leagues of a trained bot and of the bots it learned from
     held, by spec as their ``pool_bots`` wrote them, with the games the leagues gave each (summed over the
     lineage; None where a league's count is not known).
 
     A checkpoint (or a run's latest checkpoint) answers from its ``league/league.json``, every bot its pool held
     at any resume included (``retired`` members); an exported bot from its manifest's ``training_league``, or,
     for a bot exported before that was written, its last pool (``training_options.pool_bots``, no counts).
-    A run started from another bot (``--init``: ``started_from``) adds that bot's answer, where the spec it
-    names can still be found from here; a blend's parents are not followed. ``{}`` where the spec names no
-    network or its files say nothing: the answer feeds a note (``match``, ``tournament``), never a refusal."""
+    An expert run's student (train/expert.py) answers with the bot its games seated at the other seats
+    (``opponents``, or the teacher), with their count. The bots it learned from are followed too: the bot a
+    run started from (``--init``: ``started_from``), and an expert run's teacher and the runs its ``--samples``
+    came from, where the specs they name can still be found from here; a blend's parents are not followed.
+    ``{}`` where the spec names no network or its files say nothing: the answer feeds a note (``match``,
+    ``tournament``), never a refusal."""
     found: dict[str, int | None] = {}
     seen: set[str] = set()
-    start: str | None = spec
-    while start and start not in seen and len(seen) < LINEAGE_DEPTH:
+    waiting = [spec]
+    while waiting and len(seen) < LINEAGE_DEPTH:
+        start = waiting.pop(0)
+        if start in seen:
+            continue
         seen.add(start)
-        own, start = _own_league(start, game_name)
+        own, starts = _own_league(start, game_name)
         for name, games in own.items():
             before = found.get(name, 0)
             found[name] = None if games is None or before is None else before + games
+        waiting += starts
     return found
 
 
-def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], str | None]:
-    """One trained bot's own league record (as :func:`training_opponents` says) and the spec it started from."""
+def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[str]]:
+    """One trained bot's own league record (as :func:`training_opponents` says) and the specs it learned from."""
     from .onnx_bot import read_manifest
     from .spec import BotSpec
 
@@ -328,19 +335,43 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], str |
         if parsed.traits.network is None:
             directory = find_policy_dir(parsed.name)
             meta = json.loads((directory / "policy.json").read_text())
-            return dict(league_record(directory)), _start_of(meta)
-        if parsed.traits.network:
+            own: dict[str, int | None] = dict(league_record(directory))
+            provenance = meta
+        elif parsed.traits.network:
             provenance = read_manifest(_onnx_path(parsed, game_name)).get("provenance") or {}
             league = provenance.get("training_league")
             if isinstance(league, dict):
-                own: dict[str, int | None] = {str(name): int(games) for name, games in league.items()}
+                own = {str(name): int(games) for name, games in league.items()}
             else:
                 options = provenance.get("training_options") or {}
                 own = {str(name): None for name in options.get("pool_bots", [])}
-            return own, _start_of(provenance)
+        else:
+            return {}, []
+        expert_own, expert_starts = _expert_lineage(provenance.get("expert"))
+        for name, games in expert_own.items():
+            own[name] = own.get(name, 0) + games
+        return own, [start for start in [_start_of(provenance), *expert_starts] if start]
     except (ValueError, OSError, KeyError, TypeError, AttributeError):
         pass  # a file that is missing or says nothing else: nothing known
-    return {}, None
+    return {}, []
+
+
+def _expert_lineage(expert: Any) -> tuple[dict[str, int], list[str]]:
+    """An expert run's student (its provenance's ``expert``): the bot at the other seats of its games with
+    their count, and what it learned from (its ``init``, its teacher where the teacher played, its samples'
+    runs). A student from before ``against`` was recorded says nothing of its games (``{}``)."""
+    if not isinstance(expert, dict):
+        return {}, []
+    against = expert.get("against")
+    own = ({str(name): int(games) for name, games in against.items() if int(games) > 0}
+           if isinstance(against, dict) else {})
+    starts = [expert.get("init")] + ([expert.get("teacher")] if own else [])
+    for source in expert.get("sample_sources") or []:
+        path = Path(str(source))
+        # a run's samples file (RUN/expert/samples.npz) stands for its run, whose student knows its games
+        starts.append(str(path.parent.parent) if path.name == "samples.npz" and path.parent.name == "expert"
+                      else str(path))
+    return own, [str(start) for start in starts if isinstance(start, str) and start]
 
 
 def _start_of(provenance: Any) -> str | None:

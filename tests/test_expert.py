@@ -215,6 +215,21 @@ def test_student_imitates_a_deterministic_teacher(tmp_path):
     assert evaluate_student(model.policy, samples)["agreement"] == pytest.approx(fit["agreement_after"])
 
 
+def test_the_student_is_measured_in_slices_as_at_once(tmp_path, monkeypatch):
+    import tavernzoo.train.expert as expert_module
+
+    trainer = Trainer(make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET}),
+                      tmp_path / "run")
+    model, _ = make_model(trainer)
+    samples = collect(CollectJob("tiny_minotaur", SMALL_TM, "heuristic", None, None, 0.0, seed=1), 4, workers=1)
+    whole = evaluate_student(model.policy, samples)
+    monkeypatch.setattr(expert_module, "EVALUATE_ROWS", 3)
+    assert len(samples) > 3 * 3 and len(samples) % 3  # several slices, the last one short
+    sliced = evaluate_student(model.policy, samples)
+    assert sliced["loss"] == pytest.approx(whole["loss"], rel=1e-5)
+    assert sliced["agreement"] == pytest.approx(whole["agreement"])
+
+
 def test_tiny_expert_iteration_end_to_end(tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -683,3 +698,46 @@ def test_four_player_expert_iteration_with_the_student_as_prior_and_value(tmp_pa
     assert second["teacher"] == f"mcts:8,prior={out}/expert/round_1,value={out}/expert/round_1"
     assert second["new_samples"] > 0 and second["strength"]["seats"] == 4 and second["strength"]["games"] == 4
     assert second["strength"]["fair_share"] == 0.25
+
+
+def test_a_student_knows_the_networks_its_games_and_its_samples_seated(tmp_path, capsys):
+    """An expert run's games against a network (``--opponents zoo:tiny_minotaur``) enter what the student
+    trained against, with their count; so does a run that only retrains on that run's positions, and
+    ``match`` says so where the student meets that network."""
+    from tavernzoo.agents.export import training_opponents
+    from tavernzoo.cli import main
+
+    config = make_train_config("tiny_minotaur", overrides=TINY_NET)
+    run_expert(config, quick(opponents="zoo:tiny_minotaur", games=3, eval_games=0), tmp_path / "a",
+               log=lambda _: None)
+    assert training_opponents(str(tmp_path / "a"), "tiny_minotaur").get("zoo:tiny_minotaur") == 3
+    said: list[str] = []
+    run_expert(config, quick(games=0, eval_games=0, samples=str(tmp_path / "a" / "expert" / "samples.npz")),
+               tmp_path / "b", log=said.append)
+    assert said[0].startswith("round 1: no new games; retraining on the") and "teacher" not in said[0]
+    assert training_opponents(str(tmp_path / "b"), "tiny_minotaur").get("zoo:tiny_minotaur") == 3
+    meta = json.loads((tmp_path / "b" / "checkpoints" / "step_0000000000" / "policy.json").read_text())
+    assert "retrained on the positions of" in meta["trained_with"] and meta["expert"]["against"] == {}
+    capsys.readouterr()
+    assert main(["match", "tiny_minotaur", "--bots", str(tmp_path / "b"), "zoo:tiny_minotaur", "--games", "2",
+                 "--no-progress"]) == 0
+    assert "trained against zoo:tiny_minotaur (3 games" in capsys.readouterr().err
+
+
+def test_balanced_samples_give_each_source_the_same_share_of_the_loss(tmp_path):
+    config = tiny_config()
+    run_expert(config, quick(games=2, eval_games=0), tmp_path / "a", log=lambda _: None)
+    run_expert(config, quick(games=6, eval_games=0), tmp_path / "b", log=lambda _: None)
+    sources = [str(tmp_path / "a"), str(tmp_path / "b")]
+    run_expert(config, quick(games=0, eval_games=0, samples=sources, balance_samples=True), tmp_path / "c",
+               log=lambda _: None)
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    sizes = game.encoder.observation_size(table), len(game.action_names(table))
+    first, second = (len(Samples.load(source, *sizes)) for source in sources)
+    assert first < second
+    weights = Samples.load(tmp_path / "c", *sizes).weights
+    assert weights[:first].sum() == pytest.approx(weights[first:].sum(), rel=1e-5)
+    assert weights.sum() == pytest.approx(first + second, rel=1e-5)
+    with pytest.raises(ValueError, match="balance_samples weighs two or more samples sources"):
+        quick(samples=sources[0], balance_samples=True)

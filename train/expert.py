@@ -62,6 +62,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..agents.export import read_policy
 from ..agents.spec import BotSpec
 from ..eval.deals import SEEDINGS, results_stamp
@@ -103,22 +105,29 @@ def _forward(policy: Any, observations: Any) -> tuple[Any, Any]:
     return logits, values
 
 
+EVALUATE_ROWS = 65536  # positions a slice of evaluate_student
+
+
 def evaluate_student(policy: Any, samples: Samples) -> dict[str, float]:
     """Cross-entropy against the targets, and agreement: the share of positions where the student's best
     legal action is one of the teacher's best."""
     import torch
 
+    loss = agree = 0.0
     with torch.no_grad():
-        obs = torch.as_tensor(samples.observations)
-        masks = torch.as_tensor(samples.masks)
-        targets = torch.as_tensor(samples.targets)
-        logits, _ = _forward(policy, obs)
-        logits = logits.masked_fill(~masks, -1e9)
-        loss = -(targets * torch.log_softmax(logits, -1)).sum(-1).mean()
-        chosen = logits.argmax(-1)
-        best = targets.max(-1).values
-        agree = (targets.gather(1, chosen[:, None]).squeeze(1) >= best - 1e-6).float().mean()
-    return {"loss": float(loss), "agreement": float(agree)}
+        # in slices: the activations of millions of positions at once would take gigabytes
+        for start in range(0, len(samples), EVALUATE_ROWS):
+            rows = slice(start, start + EVALUATE_ROWS)
+            masks = torch.as_tensor(samples.masks[rows])
+            targets = torch.as_tensor(samples.targets[rows])
+            logits, _ = _forward(policy, torch.as_tensor(samples.observations[rows]))
+            logits = logits.masked_fill(~masks, -1e9)
+            loss += float(-(targets * torch.log_softmax(logits, -1)).sum(-1).sum())
+            chosen = logits.argmax(-1)
+            best = targets.max(-1).values
+            agree += float((targets.gather(1, chosen[:, None]).squeeze(1) >= best - 1e-6).float().sum())
+    count = max(len(samples), 1)
+    return {"loss": loss / count, "agreement": agree / count}
 
 
 def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 256, learning_rate: float = 1e-3,
@@ -183,6 +192,9 @@ class ExpertConfig:
     # start from labelled positions: an expert run (its expert/samples.npz) or a samples file, or a list of them
     # (all kept, in order: e.g. a run's DAgger positions and best-response positions, train/br_positions.py)
     samples: str | list[str] | None = None
+    # each samples source the same share of the policy loss, whatever its count of positions (games against
+    # networks run longer than against rule bots, so one table's teacher would otherwise outweigh another's)
+    balance_samples: bool = False
     value_student: bool = False  # an mcts teacher scores leaves with the latest trained student's value head
     eval_games: int = EVAL_GAMES  # after each round, the student's games against eval_opponents (0: none)
     eval_opponents: str = "heuristic"  # the bot spec in every other seat of those games
@@ -204,6 +216,9 @@ class ExpertConfig:
                 raise ValueError(f"expert option {name}={value!r} must be a whole number of at least {least}"
                                  + (" (0 only with samples from an earlier run)" if name == "games" else "")
                                  + (" (0: no strength line)" if name == "eval_games" else ""))
+        if self.balance_samples and not isinstance(self.samples, list):
+            raise ValueError("expert option balance_samples weighs two or more samples sources against each other; "
+                             f"samples={self.samples!r} names {'one' if self.samples else 'none'}")
         if self.eval_seeding not in SEEDINGS:
             raise ValueError(f"expert option eval_seeding={self.eval_seeding!r} is not a seed scheme; valid: "
                              f"{', '.join(SEEDINGS)} (v1 deprecated)")
@@ -338,7 +353,8 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
     game, config = trainer.game, trainer.game_config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     # bad samples fail now, before the run directory is written
-    data = _starting_samples(expert.samples, sizes) if expert.samples else Samples.empty(*sizes)
+    data = (_starting_samples(expert.samples, sizes, expert.balance_samples) if expert.samples
+            else Samples.empty(*sizes))
     _check_specs(game, config, expert)
     torch.set_num_threads(train_config.torch_threads)
     torch.manual_seed(train_config.seed)
@@ -449,16 +465,30 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
 
 
+def sample_sources(samples: str | list[str] | None) -> list[str]:
+    """The ``samples`` option as a list of sources (none, one or several)."""
+    return [] if not samples else [samples] if isinstance(samples, str) else list(samples)
+
+
 def committed_samples(report: dict[str, Any]) -> int:
     """How many of a run's samples its completed rounds account for (the first rows of samples.npz)."""
     return report["rounds"][-1]["samples"] if report["rounds"] else report.get("initial_samples", 0)
 
 
-def _starting_samples(source: str | list[str], sizes: tuple[int, int]) -> Samples:
+def _starting_samples(source: str | list[str], sizes: tuple[int, int], balance: bool = False) -> Samples:
     """``--samples``: a samples file, or an expert run's samples as far as its completed rounds go (a killed
-    run's unfinished round is not taken); several: all of them, in order."""
+    run's unfinished round is not taken); several: all of them, in order. With ``balance`` each source's
+    weights are scaled so that every source holds the same share of their sum (the policy loss's weights;
+    within a source they keep their proportions)."""
     if isinstance(source, list):
-        return Samples.concat([_starting_samples(one, sizes) for one in source])
+        parts = [_starting_samples(one, sizes) for one in source]
+        if balance:
+            total = sum(float(part.weights.sum()) for part in parts)
+            for part in parts:
+                own = float(part.weights.sum())
+                if own > 0:
+                    part.weights = (part.weights * (total / len(parts) / own)).astype(np.float32)
+        return Samples.concat(parts)
     data = Samples.load(source, *sizes)
     if Path(source).is_dir() and (Path(source) / "expert.json").is_file():
         committed = committed_samples(_read_report(Path(source) / "expert.json", f"--samples {source}"))
@@ -497,8 +527,11 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
 
     game, config, train_config = trainer.game, trainer.game_config, trainer.config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
-    trainer.provenance["trained_with"] = f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})"
     recipe = expert.recipe()
+    sources = sample_sources(expert.samples)
+    trainer.provenance["trained_with"] = (
+        f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})" if expert.games
+        else f"tavernzoo.train.expert (retrained on the positions of {', '.join(sources)})")
     first = len(report["rounds"]) + 1
     bar = progress_bar(progress, expert.rounds, "expert rounds", unit="round", initial=first - 1)
     if bar is not None:
@@ -512,7 +545,10 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             started = time.perf_counter()
             value = value_dir(expert, trainer.out, round_index)
             spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value, expert.rollout_student)
-            if expert.value_student and value is None:
+            if not expert.games:
+                log(f"round {round_index}: no new games; retraining on the {len(data)} positions of "
+                    f"{', '.join(sources)}")
+            elif expert.value_student and value is None:
                 why = ("round 0's critic is untrained (the --init bot carries none)" if student_dir is not None
                        else "no student yet")
                 log(f"round {round_index}: teacher {spec} (no value= this round: {why}; from round 2 on, the "
@@ -550,7 +586,12 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
                 log(strength_line(round_index, entry["strength"]))
             entry["seconds"] = round(time.perf_counter() - started, 1)
             # the checkpoint's policy.json (and so an exported bot's manifest) names the recipe and the round
-            trainer.provenance["expert"] = {**recipe, "round": round_index, "samples": len(data)}
+            # ``against``: the bot at the other seats of its games, with their count (train.selfplay's league
+            # record for a PPO run), which ``training_opponents`` reads with the samples' sources' own
+            played = sum(entry["games"] for entry in report["rounds"]) + expert.games
+            trainer.provenance["expert"] = {
+                **recipe, "round": round_index, "samples": len(data), "sample_sources": sources,
+                "against": {expert.opponents or expert.teacher: played} if played else {}}
             trainer.save_checkpoint(model, league, {"timesteps": 0, "expert": entry})
             report["rounds"].append(entry)
             write_json_atomic(trainer.out / "expert.json", report)  # the round is complete (the resume rule)

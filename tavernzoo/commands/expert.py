@@ -23,7 +23,8 @@ DEFAULTS = ExpertConfig()
 RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--games", "epochs": "--epochs",
                 "dagger": "--dagger", "prior_student": "--prior-student", "rollout_student": "--rollout-student",
                 "value_student": "--value-student",
-                "learning_rate": "--lr", "init": "--init", "samples": "--samples", "eval_games": "--eval-games",
+                "learning_rate": "--lr", "init": "--init", "samples": "--samples",
+                "balance_samples": "--balance-samples", "eval_games": "--eval-games",
                 "eval_opponents": "--eval-opponents", "eval_seeding": "--eval-seeding"}
 
 
@@ -69,6 +70,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         "RUN/expert/samples.npz; same game and table) or a samples file (e.g. best-response "
                         "positions, `tavernzoo exploit BOT --exact-only --positions FILE`); repeatable, all are "
                         "kept; with --games 0, only retrain")
+    parser.add_argument("--balance-samples", action="store_true", default=None,
+                        help="give each --samples source the same share of the policy loss, whatever its count "
+                        "of positions (their rows weighted; two or more sources)")
     parser.add_argument("--eval-games", type=int, metavar="N", help="after each round, the student's games against "
                         f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
     parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "

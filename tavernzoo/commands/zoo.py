@@ -69,7 +69,11 @@ def _training(provenance: dict[str, Any]) -> str:
     expert = provenance.get("expert")
     started = provenance.get("started_from")
     parts = []
-    if isinstance(expert, dict) and expert.get("teacher"):
+    if isinstance(expert, dict) and expert.get("games") == 0 and expert.get("sample_sources"):
+        samples = expert.get("samples")  # only retrained on earlier runs' positions: their teachers taught it
+        parts.append("retrained on earlier runs' positions"
+                     + (f" ({samples:,})" if isinstance(samples, int) else ""))
+    elif isinstance(expert, dict) and expert.get("teacher"):
         samples = expert.get("samples")
         parts.append(f"distilled from {expert['teacher']}"
                      + (f" ({samples:,} positions)" if isinstance(samples, int) else ""))
