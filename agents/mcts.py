@@ -1012,7 +1012,8 @@ _SAME = object()  # others=rollout: the other seats roll out with the rollout po
 def improved_policy(prior: dict[int, float] | None, gains: dict[int, float], samples: int) -> dict[int, float]:
     """``target=improved``: softmax(log prior + sigma * gain) over the legal actions of ``prior``, where
     ``gains`` holds each candidate's mean paired gain over the prior's move (that move's own is 0) and sigma
-    grows with the ``samples`` behind them (IMPROVED_VISITS, IMPROVED_SCALE). An action that was not a
+    grows with the ``samples`` behind them (IMPROVED_VISITS, IMPROVED_SCALE); a prior probability under 1e-12
+    counts as 1e-12 (a sure network gives some moves less, and log(0) has no shift). An action that was not a
     candidate keeps its prior log-probability: its gain is unmeasured, so taken as the prior's move's (a
     completed Q-value, as Gumbel MuZero completes unvisited actions' with a value estimate). Without
     probabilities (a prior that only names a move) the target is the softmax of sigma * gain over the

@@ -715,6 +715,7 @@ def test_a_student_knows_the_networks_its_games_and_its_samples_seated(tmp_path,
     run_expert(config, quick(games=0, eval_games=0, samples=str(tmp_path / "a" / "expert" / "samples.npz")),
                tmp_path / "b", log=said.append)
     assert said[0].startswith("round 1: no new games; retraining on the") and "teacher" not in said[0]
+    assert json.loads((tmp_path / "b" / "expert.json").read_text())["rounds"][0]["teacher"] is None
     assert training_opponents(str(tmp_path / "b"), "tiny_minotaur").get("zoo:tiny_minotaur") == 3
     meta = json.loads((tmp_path / "b" / "checkpoints" / "step_0000000000" / "policy.json").read_text())
     assert "retrained on the positions of" in meta["trained_with"] and meta["expert"]["against"] == {}

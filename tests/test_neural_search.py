@@ -445,8 +445,9 @@ def test_improved_target_shifts_the_priors_log_probabilities_by_the_measured_gai
     target = bot.visit_distribution()
     assert sorted(target) == sorted(legal) and sum(target.values()) == pytest.approx(1.0)
     sigma = (IMPROVED_VISITS + search["samples"]) * IMPROVED_SCALE
+    floored = np.maximum(p, 1e-12)  # the prior's log-probabilities are floored there (a sure network's reach it)
     for action in legal:
-        shift = np.log(target[action] / target[base]) - np.log(p[action] / p[base])
+        shift = np.log(target[action] / target[base]) - np.log(floored[action] / floored[base])
         assert shift == pytest.approx(sigma * gains.get(action, 0.0), abs=1e-4)
     labelled = teacher_target(bot, {"observation": observation, "action_mask": mask}, move)
     assert labelled[legal] == pytest.approx([target[a] for a in legal], abs=1e-6)

@@ -509,6 +509,13 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
     assert legacy == ["note: zoo:wyvern trained against zoo:wyvern_2026_12_01 (its training pool): its score against "
                       "zoo:wyvern_2026_12_01 is a response trained on that bot, not a stranger's measure "
                       "(docs/strength.md)"], legacy
+    # A bot distilled by expert iteration names the bots its positions' games seated (provenance.expert.against)
+    assert training_opponents("zoo:ministeel", "ministeel")["zoo:ministeel_2026_12_02"] == 28000
+    distilled = notes("match", "ministeel", "--set", "num_players=4", "--bots", "zoo:ministeel",
+                      "zoo:ministeel_2026_12_02", "heuristic", "heuristic", "--games", "1")
+    assert distilled == ["note: zoo:ministeel trained against zoo:ministeel_2026_12_02 (28,000 games of its training "
+                         "league): its score against zoo:ministeel_2026_12_02 is a response trained on that bot, not "
+                         "a stranger's measure (docs/strength.md)"], distilled
 
 
 def test_a_run_started_from_a_bot_has_met_what_that_bot_trained_against(tmp_path):

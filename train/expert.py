@@ -573,9 +573,9 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             student_dir = trainer.out / "expert" / f"round_{round_index}"
             provenance = {**trainer.provenance, "timesteps": 0, "expert_round": round_index, "critic_trained": True}
             policy_from_sb3(model.policy, provenance).save(student_dir)
-            entry = {"round": round_index, "teacher": spec, "games": expert.games, "new_samples": len(fresh),
-                     "samples": len(data), "dagger": job.dagger, "previous_student_on_new": on_fresh, **fit,
-                     "collect_seconds": round(collected, 1)}
+            entry = {"round": round_index, "teacher": spec if expert.games else None, "games": expert.games,
+                     "new_samples": len(fresh), "samples": len(data), "dagger": job.dagger,
+                     "previous_student_on_new": on_fresh, **fit, "collect_seconds": round(collected, 1)}
             log(f"round {round_index}: {len(fresh)} new samples ({len(data)} in all) from {expert.games} games in "
                 f"{collected:.0f} s; loss {fit['loss_before']:.3f} -> {fit['loss_after']:.3f}, agreement "
                 f"{fit['agreement_before']:.3f} -> {fit['agreement_after']:.3f}")
