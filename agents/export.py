@@ -290,8 +290,8 @@ def league_record(checkpoint: Path) -> dict[str, int]:
         return {}
 
 
-# How many starts back ``training_opponents`` follows a lineage (a chain of ``--init`` runs); a guard against
-# files that name each other, far above any chain trained here.
+# How many bots ``training_opponents`` reads in a lineage (``--init`` starts, teachers, samples' runs); a guard
+# against files that name each other, far above any lineage trained here (the MiniSteel file of 2026-12-07: 9).
 LINEAGE_DEPTH = 16
 
 
