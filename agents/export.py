@@ -371,7 +371,7 @@ def _expert_lineage(expert: Any) -> tuple[dict[str, int], list[str]]:
         # a run's samples file (RUN/expert/samples.npz) stands for its run, whose student knows its games
         starts.append(str(path.parent.parent) if path.name == "samples.npz" and path.parent.name == "expert"
                       else str(path))
-    return own, [str(start) for start in starts if isinstance(start, str) and start]
+    return own, [start for start in starts if isinstance(start, str) and start]
 
 
 def _start_of(provenance: Any) -> str | None:

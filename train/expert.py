@@ -253,6 +253,10 @@ class ExpertConfig:
         except (TypeError, ValueError) as error:
             raise ValueError(f"{where}: its expert.json recipe is not valid ({error})") from None
 
+    def sample_sources(self) -> list[str]:
+        """``samples`` as a list of sources (none, one or several)."""
+        return [] if not self.samples else [self.samples] if isinstance(self.samples, str) else list(self.samples)
+
     def recipe(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ExpertConfig.__dataclass_fields__}
 
@@ -465,11 +469,6 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
 
 
-def sample_sources(samples: str | list[str] | None) -> list[str]:
-    """The ``samples`` option as a list of sources (none, one or several)."""
-    return [] if not samples else [samples] if isinstance(samples, str) else list(samples)
-
-
 def committed_samples(report: dict[str, Any]) -> int:
     """How many of a run's samples its completed rounds account for (the first rows of samples.npz)."""
     return report["rounds"][-1]["samples"] if report["rounds"] else report.get("initial_samples", 0)
@@ -528,7 +527,7 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
     game, config, train_config = trainer.game, trainer.game_config, trainer.config
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     recipe = expert.recipe()
-    sources = sample_sources(expert.samples)
+    sources = expert.sample_sources()
     trainer.provenance["trained_with"] = (
         f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})" if expert.games
         else f"tavernzoo.train.expert (retrained on the positions of {', '.join(sources)})")
