@@ -140,12 +140,15 @@ def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
     provenance = {k: v for k, v in meta.items()
                   if k not in ("format", "format_version", "layers", "activation", "observation_size", "action_names")}
     provenance["checkpoint"] = checkpoint.name
-    recipe = checkpoint.parent.parent / "config.json"  # the training run's options, when it is a run's checkpoint
-    if checkpoint.parent.name == "checkpoints" and recipe.is_file():
-        provenance["training_options"] = json.loads(recipe.read_text())
-    league = league_record(checkpoint)
-    if league:  # every bot its league held at any resume, with its games: training_options names only the last pool
-        provenance["training_league"] = league
+    # An expert run's student (train/expert.py) played no PPO step: its run's config.json and league are the
+    # unused defaults of the trainer it borrowed, and its recipe and games are in its provenance's ``expert``.
+    if not isinstance(meta.get("expert"), dict):
+        recipe = checkpoint.parent.parent / "config.json"  # the training run's options, when it is a run's checkpoint
+        if checkpoint.parent.name == "checkpoints" and recipe.is_file():
+            provenance["training_options"] = json.loads(recipe.read_text())
+        league = league_record(checkpoint)
+        if league:  # every bot its league held at any resume, with its games: training_options names only the last pool
+            provenance["training_league"] = league
     provenance["exported_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     outputs = {"action": "int64[batch], the best legal action",
                "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"}
@@ -307,7 +310,10 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     (``opponents``, or the teacher), with their count. The bots it learned from are followed too: the bot a
     run started from (``--init``: ``started_from``), and an expert run's teacher and the runs its ``--samples``
     came from, where the specs they name can still be found from here; a blend's parents are not followed.
-    ``{}`` where the spec names no network or its files say nothing: the answer feeds a note (``match``,
+    A bot, league member or start recorded by an ONNX spec whose file has changed since (``networks`` in the
+    provenance: the digests found when the run started) is named by the zoo bot that holds its file now, or
+    left out where none does: after a zoo update, ``zoo:GAME`` is no longer the bot a run of the week before
+    met. ``{}`` where the spec names no network or its files say nothing: the answer feeds a note (``match``,
     ``tournament``), never a refusal."""
     found: dict[str, int | None] = {}
     seen: set[str] = set()
@@ -325,8 +331,61 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     return found
 
 
+def network_digest(spec: str, game_name: str = "") -> str | None:
+    """The SHA-256 (hex) of the ONNX file a bot spec names (``zoo:`` included), or None where it names none
+    or the file cannot be read. Provenance records it beside the specs a bot learned from (``networks``):
+    a spec names a file by where it lies, and the next export to that path, a zoo update above all, puts
+    another network there. A checkpoint is left out: a run writes each checkpoint to a new directory, and
+    a run named by its directory means its latest, which moves on as the run does."""
+    from .spec import BotSpec
+
+    try:
+        parsed = BotSpec.parse(spec)
+        if parsed.kind in ("zoo", "onnx"):
+            return _file_digest(_onnx_path(parsed, game_name))
+    except (ValueError, OSError):
+        pass
+    return None
+
+
+def record_networks(provenance: dict[str, Any], specs: Sequence[str | None], game_name: str) -> None:
+    """Add to ``provenance["networks"]`` the digest of each spec of ``specs`` that names an ONNX file, where
+    that spec has none recorded yet (a resumed run keeps what its start found)."""
+    networks = dict(provenance.get("networks") or {})
+    for spec in specs:
+        if spec and spec not in networks and (digest := network_digest(spec, game_name)) is not None:
+            networks[spec] = digest
+    if networks:
+        provenance["networks"] = networks
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _current_spec(spec: str, recorded: Any, game_name: str) -> str | None:
+    """The spec that names today the network ``spec`` named when its digest ``recorded`` was taken: ``spec``
+    itself while its file is unchanged (or where nothing was recorded: a bot from before digests were), else
+    the zoo bot that holds that file now (a zoo file replaced stays in the zoo under a dated name), else None:
+    that network is nowhere to be found."""
+    if not isinstance(recorded, str) or network_digest(spec, game_name) == recorded:
+        return spec
+    from .onnx_bot import zoo_bots
+    from .spec import BotSpec
+
+    for name, path in zoo_bots().items():
+        try:
+            if _file_digest(path) == recorded:
+                mode = BotSpec.parse(spec).mode
+                return f"zoo:{name}" + ("" if mode is None else f"@{mode}")
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[str]]:
-    """One trained bot's own league record (as :func:`training_opponents` says) and the specs it learned from."""
+    """One trained bot's own league record (as :func:`training_opponents` says) and the specs it learned from,
+    each under the spec that names its network today (:func:`_current_spec`)."""
     from .onnx_bot import read_manifest
     from .spec import BotSpec
 
@@ -350,7 +409,15 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
         expert_own, expert_starts = _expert_lineage(provenance.get("expert"))
         for name, games in expert_own.items():
             own[name] = own.get(name, 0) + games
-        return own, [start for start in [_start_of(provenance), *expert_starts] if start]
+        networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
+        current: dict[str, int | None] = {}
+        for name, games in own.items():
+            if (now := _current_spec(name, networks.get(name), game_name)) is not None:
+                before = current.get(now, 0)
+                current[now] = None if games is None or before is None else before + games
+        starts = [_current_spec(start, networks.get(start), game_name)
+                  for start in [_start_of(provenance), *expert_starts] if start]
+        return current, [start for start in starts if start]
     except (ValueError, OSError, KeyError, TypeError, AttributeError):
         pass  # a file that is missing or says nothing else: nothing known
     return {}, []

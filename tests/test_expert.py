@@ -725,6 +725,43 @@ def test_a_student_knows_the_networks_its_games_and_its_samples_seated(tmp_path,
     assert "trained against zoo:tiny_minotaur (3 games" in capsys.readouterr().err
 
 
+def test_a_network_met_is_named_by_its_file_after_another_is_exported_to_its_path(tmp_path, monkeypatch):
+    """A run records the SHA-256 of each ONNX bot it met (``provenance.networks``). Where that path later
+    holds another network (the next export to it; a zoo update puts a new file under ``zoo:GAME``), the games
+    are said to be against the zoo bot that holds the file they were played against, or against nothing
+    nameable where no file holds it. An expert student's manifest carries no PPO options or league: it
+    played no PPO step, and its trainer's were unused defaults."""
+    import hashlib
+    import shutil
+
+    from tavernzoo.agents import onnx_bot
+    from tavernzoo.agents.export import export, training_opponents
+
+    zoo, met = onnx_bot.ZOO_DIR, tmp_path / "met.onnx"
+
+    def put(name: str) -> None:
+        for suffix in (".onnx", ".json"):
+            shutil.copy(zoo / f"{name}{suffix}", met.with_suffix(suffix))
+
+    put("tiny_minotaur")
+    digest = hashlib.sha256(met.read_bytes()).hexdigest()
+    config = make_train_config("tiny_minotaur", overrides=TINY_NET)
+    run_expert(config, quick(opponents=str(met), games=3, eval_games=0), tmp_path / "a", log=lambda _: None)
+    assert training_opponents(str(tmp_path / "a"), "tiny_minotaur").get(str(met)) == 3
+    put("tiny_minotaur_yardstick")  # another network at that path
+    now = training_opponents(str(tmp_path / "a"), "tiny_minotaur")
+    assert now.get("zoo:tiny_minotaur") == 3 and str(met) not in now, now
+    monkeypatch.setattr(onnx_bot, "ZOO_DIR", tmp_path / "elsewhere")  # the file met is in no zoo
+    gone = training_opponents(str(tmp_path / "a"), "tiny_minotaur")
+    assert str(met) not in gone and "zoo:tiny_minotaur" not in gone, gone
+    monkeypatch.undo()
+    _, manifest = export(tmp_path / "a", tmp_path / "student.onnx")
+    provenance = json.loads(manifest.read_text())["provenance"]
+    assert "training_options" not in provenance and "training_league" not in provenance
+    assert provenance["networks"] == {str(met): digest}
+    assert training_opponents(str(tmp_path / "student.onnx"), "tiny_minotaur").get("zoo:tiny_minotaur") == 3
+
+
 def test_balanced_samples_give_each_source_the_same_share_of_the_loss(tmp_path):
     config = tiny_config()
     run_expert(config, quick(games=2, eval_games=0), tmp_path / "a", log=lambda _: None)

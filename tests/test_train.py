@@ -518,6 +518,45 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
                          "a stranger's measure (docs/strength.md)"], distilled
 
 
+def test_a_ppo_run_keeps_the_files_its_pool_met_through_a_resume(tmp_path):
+    """A run's pool bot given as an ONNX path is recorded with its file's SHA-256; a resume keeps the digest
+    its first start found (its games were against that file) even after another network is exported to the
+    path and the resume's pool leaves it out; ``match`` then names the zoo bot that holds the file met, and
+    says nothing against the new file at the old path."""
+    import hashlib
+    import shutil
+
+    from tavernzoo.agents.export import training_opponents
+    from tavernzoo.agents.onnx_bot import ZOO_DIR
+    from tavernzoo.agents.policy import find_policy_dir
+
+    met, run = tmp_path / "met.onnx", tmp_path / "run"
+
+    def put(name: str) -> None:
+        for suffix in (".onnx", ".json"):
+            shutil.copy(ZOO_DIR / f"{name}{suffix}", met.with_suffix(suffix))
+
+    put("tiny_minotaur")
+    digest = hashlib.sha256(met.read_bytes()).hexdigest()
+    trained = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY, "--set", "latest_share=0",
+                        "--set", f"pool_bots={met},heuristic")
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    games = training_opponents(str(run), "tiny_minotaur")[str(met)]
+    assert games > 0
+    put("tiny_minotaur_yardstick")
+    resumed = tavernzoo("train", "--resume", str(run), "--timesteps", "512", "--set", "pool_bots=heuristic",
+                        "--set", "eval_games=0", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    meta = json.loads((find_policy_dir(run) / "policy.json").read_text())
+    assert meta["networks"] == {str(met): digest}
+    now = training_opponents(str(run), "tiny_minotaur")
+    assert now.get("zoo:tiny_minotaur") == games and str(met) not in now, now
+    for other, said in ((str(met), False), ("zoo:tiny_minotaur", True)):
+        done = tavernzoo("match", "tiny_minotaur", "--bots", str(run), other, "--games", "2", "--no-progress")
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert ("trained against" in done.stderr) is said, (other, done.stderr)
+
+
 def test_a_run_started_from_a_bot_has_met_what_that_bot_trained_against(tmp_path):
     """``--init BOT``: the new run's record of its training opponents includes the league of the run it started
     from (and of that run's start, and so on), so ``match`` says the descendant met that league's networks

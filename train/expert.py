@@ -520,6 +520,7 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
     """Rounds ``len(report["rounds"]) + 1 .. expert.rounds``, each ending with expert.json (the commit)."""
     import torch
 
+    from ..agents.export import record_networks
     from ..envs.records import write_json_atomic
     from ..eval.backends import progress_bar
     from .run import policy_from_sb3
@@ -528,6 +529,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     recipe = expert.recipe()
     sources = expert.sample_sources()
+    # which files the start, the teacher and the opponents were (a resume keeps what its start recorded)
+    record_networks(trainer.provenance, [expert.init, expert.teacher, expert.opponents], game.name)
     trainer.provenance["trained_with"] = (
         f"tavernzoo.train.expert (expert iteration, teacher {expert.teacher})" if expert.games
         else f"tavernzoo.train.expert (retrained on the positions of {', '.join(sources)})")

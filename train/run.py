@@ -35,6 +35,17 @@ from .config import TrainConfig
 from .selfplay import League, SelfPlayVecEnv
 
 
+def _recorded_networks(out: Path) -> dict[str, str]:
+    """The ``networks`` of a run's latest checkpoint (``{}`` where it has none or cannot be read)."""
+    from ..agents.policy import find_policy_dir
+
+    try:
+        networks = json.loads((find_policy_dir(out) / "policy.json").read_text()).get("networks")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {str(spec): str(digest) for spec, digest in networks.items()} if isinstance(networks, dict) else {}
+
+
 def policy_from_sb3(policy: Any, provenance: dict[str, Any]) -> MLPPolicy:
     """The actor of an SB3 MlpPolicy (hidden layers + action head) as a numpy :class:`MLPPolicy`, with the
     critic (hidden layers + value head) as its value head; without one where the critic is privileged
@@ -145,6 +156,13 @@ class Trainer:
             if not resume:  # read now: a bad spec is refused before anything is written (a resume reads it if needed)
                 self.init_bot = self._read_init()
                 self._check_init_fits(self.init_bot)
+        # Which files the start and the pool's ONNX bots were (agents/export.py ``record_networks``): a resume
+        # keeps the digests its first start found, as the games before it were played against those files.
+        from ..agents.export import record_networks
+
+        if resume and (earlier := _recorded_networks(self.out)):
+            self.provenance["networks"] = earlier
+        record_networks(self.provenance, [config.init, *config.pool_bots], self.game.name)
         # The league's bots load here, before anything is written: a pool spec of another game or a missing
         # file is refused with the run directory untouched.
         self.league = League.create(self.game, self.game_config, config)
