@@ -6,7 +6,8 @@ The short form runs in CI on an embedded Ray instance: the files are moved away 
 them, so the tasks can only play them from what was shipped. The cluster form (root only) builds a real two-node
 cluster on this machine (head and worker node in their own network namespaces joined by a veth pair,
 10.200.0.1/24 and 10.200.0.2/24, each node with the bot folder hidden under an empty tmpfs in its own
-mount namespace) and runs ``tavernzoo tournament ... --backend ray --address`` against it.
+mount namespace) and runs ``tavernzoo tournament ... --backend ray --address`` against it, then ``tavernzoo
+expert ... --backend ray --address`` (labelling and strength games, its run directory hidden from the nodes).
 """
 
 from __future__ import annotations
@@ -139,6 +140,72 @@ def test_file_bots_and_a_deck_file_play_from_what_was_shipped(ray_local, tmp_pat
     show()
 
 
+def _expert_run(out: Path, teacher: str, **where) -> tuple[dict, list]:
+    """Two rounds of a tiny expert run (round 2 with DAgger: the round-1 student plays and is shipped too),
+    labelled against heuristics and measured after each round; its samples' arrays and its rounds."""
+    from tavernzoo.train.config import make_train_config
+    from tavernzoo.train.expert import ExpertConfig, run_expert
+
+    config = make_train_config("tiny_minotaur", overrides={"net_arch": [8], "eval_games": 0}, seed=2)
+    expert = ExpertConfig(teacher=teacher, opponents="heuristic", rounds=2, games=6, epochs=1, eval_games=8,
+                          workers=1)
+    run_expert(config, expert, out, log=lambda _: None, **where)
+    return _expert_result(out)
+
+
+# ``tavernzoo expert`` with the options of :func:`_expert_run` (its backend's given after them)
+EXPERT_COMMAND = ["expert", "tiny_minotaur", "--opponents", "heuristic", "--rounds", "2", "--games", "6", "--epochs",
+                  "1", "--eval-games", "8", "--workers", "1", "--set", "net_arch=[8]", "--set", "eval_games=0",
+                  "--seed", "2", "--no-progress"]
+
+
+def _expert_result(out: Path) -> tuple[dict, list]:
+    """An expert run's samples' arrays and its rounds (without their timings)."""
+    from tavernzoo.envs import get_game
+    from tavernzoo.train.samples import Samples
+
+    game = get_game("tiny_minotaur")
+    table = game.make_config()
+    samples = Samples.load(out / "expert" / "samples.npz", game.encoder.observation_size(table),
+                           len(game.action_names(table)))
+    rounds = json.loads((out / "expert.json").read_text())["rounds"]
+    return ({name: getattr(samples, name) for name in ("observations", "masks", "targets", "values", "weights")},
+            [{k: v for k, v in entry.items() if not k.endswith("seconds")} for entry in rounds])
+
+
+def test_expert_labels_and_measures_on_ray_from_shipped_files(ray_local, tmp_path, monkeypatch):
+    """``tavernzoo expert --backend ray``: the labelled games and the strength games run as Ray tasks, the
+    teacher's file hidden from them (each gather ships it, then it is moved away), with the samples, the
+    students and the strength lines of the local backend."""
+    from tavernzoo.eval import shipping
+
+    folder = tmp_path / "bots"
+    teacher = make_file_bots(folder)["onnx"]
+    local_samples, local_rounds = _expert_run(tmp_path / "local", teacher)
+    gather = shipping.gather
+    gathered: list[list[str]] = []
+
+    def gather_then_hide(game, specs, config):
+        if (tmp_path / "hidden").exists():
+            (tmp_path / "hidden").rename(folder)
+        shipment = gather(game, specs, config)
+        gathered.append(list(specs))
+        folder.rename(tmp_path / "hidden")
+        return shipment
+
+    monkeypatch.setattr(shipping, "gather", gather_then_hide)
+    ray_samples, ray_rounds = _expert_run(tmp_path / "ray", teacher, backend="ray")
+    assert not folder.exists()
+    (tmp_path / "hidden").rename(folder)
+    # each round: its labelling (the teacher; from round 2 the student too) and its strength games
+    assert [teacher in specs for specs in gathered] == [True, False, True, False], gathered
+    assert any(str(tmp_path / "ray" / "expert" / "round_1") in specs for specs in gathered[2:3]), gathered
+    for name, array in local_samples.items():
+        np.testing.assert_array_equal(ray_samples[name], array, err_msg=name)
+    assert ray_rounds == local_rounds
+    assert all(entry["strength"]["games"] == 8 for entry in ray_rounds)
+
+
 # --- a real two-node cluster on this machine ---------------------------------------------------------------
 
 HEAD_IP, WORKER_IP, PORT = "10.200.0.1", "10.200.0.2", 6379
@@ -246,6 +313,7 @@ def test_a_two_node_cluster_plays_file_bots_it_cannot_see_with_the_local_results
     specs = [bots["onnx"], bots["run"], "heuristic"]
     games = 60
     run_tournament(make_settings("tiny_minotaur", specs, games, seed=4), tmp_path / "local")
+    expert_here = _expert_run(tmp_path / "expert-local", bots["onnx"])
 
     tag = str(os.getpid())
     head_ns, worker_ns, veth = f"tzh{tag}", f"tzw{tag}", f"tzv{tag}"
@@ -292,6 +360,19 @@ def test_a_two_node_cluster_plays_file_bots_it_cannot_see_with_the_local_results
         assert _games(out / GAMES_FILE) == _games(tmp_path / "local" / GAMES_FILE)
         assert json.loads((out / "results.json").read_text()) == json.loads(
             (tmp_path / "local" / "results.json").read_text())
+
+        # Expert iteration on the cluster: the labelled games and the strength games. Its run directory is in
+        # the folder the nodes cannot see, so the students are shipped to them as the teacher's file is.
+        expert_out = bots_dir / "expert"
+        driver = subprocess.run(
+            ["ip", "netns", "exec", head_ns, sys.executable, "-m", "tavernzoo.cli", *EXPERT_COMMAND, "--teacher",
+             bots["onnx"], "--backend", "ray", "--address", address, "--out", str(expert_out)],
+            capture_output=True, text=True, timeout=600, env=env)
+        assert driver.returncode == 0, driver.stderr[-3000:]
+        expert_there = _expert_result(expert_out)
+        for name, array in expert_here[0].items():
+            np.testing.assert_array_equal(expert_there[0][name], array, err_msg=name)
+        assert expert_there[1] == expert_here[1]
     finally:
         for process, netns in reversed(nodes):
             _stop(process, netns)

@@ -304,16 +304,16 @@ def critic_trained(student_dir: Path) -> bool:
 
 
 def measure_student(game: Any, config: Any, student_dir: Path, expert: ExpertConfig, seed: int,
-                    progress: bool = False) -> dict[str, Any]:
+                    progress: bool = False, backend: str = "local", address: str | None = None) -> dict[str, Any]:
     """A round's strength line: the student against ``eval_opponents`` in every other seat, over
     ``eval_games`` games of duplicate deals, seats rotated (``play_match`` of ``eval_seeding``, on ``workers``
-    processes; the same deals every round, so the rounds differ only by the student)."""
+    processes or as Ray tasks; the same deals every round, so the rounds differ only by the student)."""
     from ..eval.match import play_match
 
     seats = game.rules.num_seats(config)
     result = play_match(game, [str(student_dir)] + [expert.eval_opponents] * (seats - 1), expert.eval_games,
                         seed=seed, config=config, progress=progress, workers=expert.workers,
-                        seeding=expert.eval_seeding)
+                        seeding=expert.eval_seeding, backend=backend, address=address)
     row = result.rows[0]
     return {"opponents": expert.eval_opponents, "seats": seats, "games": row.games, "deals": result.deals,
             "seed": seed, **results_stamp(expert.eval_seeding), "wins": row.wins, "draws": row.draws,
@@ -343,13 +343,16 @@ def _check_specs(game: Any, config: Any, expert: ExpertConfig) -> None:
 
 
 def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, progress: bool = False,
-               log: Any = print) -> dict[str, Any]:
-    """Rounds of collect -> train -> checkpoint into the new run directory ``out``; the per-round report."""
+               log: Any = print, backend: str = "local", address: str | None = None) -> dict[str, Any]:
+    """Rounds of collect -> train -> checkpoint into the new run directory ``out``; the per-round report.
+    ``backend="ray"`` plays the labelled games and the strength games as Ray tasks (``address``: the cluster
+    to join), with the results of the local backend; where games run is no part of the recipe."""
     import torch
 
     from ..envs.records import write_json_atomic
     from .run import Trainer, policy_from_sb3
 
+    games_backend = _games_backend(backend, address)
     trainer = Trainer(train_config, out)  # refuses a directory that already holds a run
     if (trainer.out / "expert.json").exists():  # one killed before its first checkpoint
         raise ValueError(f"{trainer.out} already holds an expert run; continue it with --resume {trainer.out}, "
@@ -390,14 +393,15 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
         data.save(trainer.out / "expert" / "samples.npz")
     report: dict[str, Any] = {"recipe": expert.recipe(), "initial_samples": len(data), "rounds": []}
     write_json_atomic(trainer.out / "expert.json", report)  # from now on, --resume continues the run
-    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
+    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log, games_backend)
 
 
 def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: int | None = None,
-                  progress: bool = False, log: Any = print) -> dict[str, Any]:
+                  progress: bool = False, log: Any = print, backend: str = "local",
+                  address: str | None = None) -> dict[str, Any]:
     """Continue the expert run in ``out`` after its last completed round, up to ``rounds`` rounds in all
-    (default: its recipe's), with its recorded recipe and samples; ``workers`` may differ (the samples do
-    not depend on it).
+    (default: its recipe's), with its recorded recipe and samples; ``workers``, ``backend`` and ``address``
+    may differ (the samples do not depend on them).
 
     The resume rule: a round is complete when expert.json lists it, the last file a round writes (after
     ``expert/samples.npz``, ``expert/round_K/`` and the checkpoint). Whatever a killed round wrote before
@@ -410,6 +414,7 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     from ..agents.policy import MLPPolicy
     from .run import Trainer
 
+    games_backend = _games_backend(backend, address)
     where = f"--resume {out}"
     for flag, value in (("--rounds", rounds), ("--workers", workers)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
@@ -466,7 +471,7 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     log(f"resuming {path} after round {done} of {expert.rounds}" + (
         f" ({extra} samples of the unfinished round {done + 1} dropped; it is played again)" if extra else ""))
     report["recipe"] = expert.recipe()
-    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log)
+    return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log, games_backend)
 
 
 def committed_samples(report: dict[str, Any]) -> int:
@@ -515,9 +520,24 @@ def _read_report(path: Path, where: str) -> dict[str, Any]:
     return report
 
 
+def _games_backend(backend: str, address: str | None) -> dict[str, Any]:
+    """Where the games run (``collect``'s and ``play_match``'s keywords), refused before anything is written."""
+    from ..eval.backends import BACKENDS, import_ray
+
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    if backend == "ray":
+        import_ray()  # the extra to install, named now rather than after a round's training
+    return {"backend": backend, "address": address}
+
+
 def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, data: Samples,
-                 student_dir: Path | None, report: dict[str, Any], progress: bool, log: Any) -> dict[str, Any]:
-    """Rounds ``len(report["rounds"]) + 1 .. expert.rounds``, each ending with expert.json (the commit)."""
+                 student_dir: Path | None, report: dict[str, Any], progress: bool, log: Any,
+                 games_backend: dict[str, Any]) -> dict[str, Any]:
+    """Rounds ``len(report["rounds"]) + 1 .. expert.rounds``, each ending with expert.json (the commit);
+    ``games_backend``: where the games run (:func:`_games_backend`)."""
     import torch
 
     from ..agents.export import record_networks
@@ -560,7 +580,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
                              str(student_dir) if student_dir else None,
                              expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
-            fresh = collect(job, expert.games, expert.workers, progress) if expert.games else Samples.empty(*sizes)
+            fresh = (collect(job, expert.games, expert.workers, progress, **games_backend) if expert.games
+                     else Samples.empty(*sizes))
             collected = time.perf_counter() - started
             data = Samples.concat([data, fresh])
             (trainer.out / "expert").mkdir(exist_ok=True)
@@ -584,7 +605,7 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             if expert.eval_games:
                 # the same deals every round (the training report's seed): rounds differ by the student alone
                 entry["strength"] = measure_student(game, config, student_dir, expert, train_config.seed + 7,
-                                                    progress)
+                                                    progress, **games_backend)
                 log(strength_line(round_index, entry["strength"]))
             entry["seconds"] = round(time.perf_counter() - started, 1)
             # the checkpoint's policy.json (and so an exported bot's manifest) names the recipe and the round

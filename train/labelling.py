@@ -141,15 +141,27 @@ def _play_one(state: dict[str, Any], index: int) -> Samples:
     return Samples.concat(parts)
 
 
-def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0) -> Samples:
-    """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order."""
-    from ..eval.backends import progress_bar
+def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0,
+            backend: str = "local", address: str | None = None) -> Samples:
+    """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order.
 
+    ``backend="ray"`` plays them as Ray tasks (``address``: the cluster to join, else one on this machine),
+    a shard of games each, with the files the teacher, opponents and student name shipped to the nodes
+    (eval/shipping.py); a game's seeds depend on its index alone, so the samples equal the local backend's."""
+    from ..eval.backends import BACKENDS, progress_bar
+
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
     bar = progress_bar(progress, games, f"labelling ({job.teacher})")
     results: dict[int, Samples] = {}
     indices = range(first_game, first_game + games)
     try:
-        if workers <= 1:
+        if backend == "ray":
+            for part in _collect_on_ray(job, indices, address):
+                results.update(part)
+                if bar is not None:
+                    bar.update(len(part))
+        elif workers <= 1:
             state = _worker_setup(job)
             for index in indices:
                 results[index] = _play_one(state, index)
@@ -170,3 +182,30 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
         if bar is not None:
             bar.close()
     return Samples.concat([results[i] for i in indices])
+
+
+# Ray shards of labelled games per CPU of the cluster: a search teacher's game takes seconds, and with several
+# shards a CPU the last ones still balance the load; each shard builds its env once.
+SHARDS_PER_CPU = 4
+
+
+def _collect_on_ray(job: CollectJob, indices: range, address: str | None):
+    """The labelled games of ``indices`` as Ray tasks, ``{index: samples}`` per shard as each finishes."""
+    import functools
+
+    from ..envs import get_game
+    from ..eval.backends import cluster_cpus, connect, map_tasks
+    from ..eval.shipping import gather
+
+    files = gather(get_game(job.game), [spec for spec in (job.teacher, job.opponents, job.student) if spec],
+                   job.game_config)
+    per_shard = max(1, math.ceil(len(indices) / (cluster_cpus(connect(address)) * SHARDS_PER_CPU)))
+    shards = [indices[start:start + per_shard] for start in range(0, len(indices), per_shard)]
+    for _, part in map_tasks(functools.partial(_play_shard, job), shards, address=address, batch=1, files=files):
+        yield part
+
+
+def _play_shard(job: CollectJob, indices: range) -> dict[int, Samples]:
+    """One Ray task: the games of ``indices`` (:func:`_play_one` each, on one env)."""
+    state = _worker_setup(job)
+    return {index: _play_one(state, index) for index in indices}

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from tavernzoo.eval.backends import BACKENDS
 from tavernzoo.eval.deals import SEEDINGS
 from tavernzoo.train.config import make_train_config
 from tavernzoo.train.expert import EVAL_GAMES, ExpertConfig, resume_expert, run_expert
@@ -19,7 +20,8 @@ from tavernzoo.userio import parse_set
 DEFAULTS = ExpertConfig()
 
 # Recipe options: the command-line flag of each ExpertConfig field. With --resume, one given with a value other
-# than the run's recorded one is refused (--rounds and --workers may change: they change no round's result).
+# than the run's recorded one is refused (--rounds, --workers, --backend and --address may change: they change no
+# round's result).
 RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--games", "epochs": "--epochs",
                 "dagger": "--dagger", "prior_student": "--prior-student", "rollout_student": "--rollout-student",
                 "value_student": "--value-student",
@@ -82,6 +84,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         "2026-12-05; a run resumed keeps its own: one from before then, v1)")
     parser.add_argument("--workers", type=int, help=f"processes playing games (default {DEFAULTS.workers}; "
                         "with --resume it may change: the samples do not depend on it)")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local (default: --workers processes) or ray: the labelled games and the strength "
+                        "games as Ray tasks, with the same samples and figures (pip install 'tavernzoo[ray]'; "
+                        "docs/distributed.md); with --resume it may change")
+    parser.add_argument("--address", help="with --backend ray: the Ray cluster to join (HOST:PORT or auto; "
+                        "default: start one on this machine)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a training option of the student (repeatable), as for `tavernzoo train`")
     parser.add_argument("--seed", type=int, help="seed (default 0)")
@@ -106,7 +114,8 @@ def run_command(args: argparse.Namespace) -> int:
     progress = not args.no_progress and sys.stderr.isatty()
     if args.resume:
         check_resume(args)
-        report = resume_expert(args.resume, rounds=args.rounds, workers=args.workers, progress=progress)
+        report = resume_expert(args.resume, rounds=args.rounds, workers=args.workers, progress=progress,
+                               backend=args.backend, address=args.address)
         out = args.resume
     else:
         if args.game is None:
@@ -116,7 +125,8 @@ def run_command(args: argparse.Namespace) -> int:
         expert = ExpertConfig(**given_recipe(args), **{k: v for k, v in (("rounds", args.rounds),
                                                                         ("workers", args.workers)) if v is not None})
         out = args.out or f"runs/{train_config.game}-expert-seed{train_config.seed}"
-        report = run_expert(train_config, expert, out, progress=progress)
+        report = run_expert(train_config, expert, out, progress=progress, backend=args.backend,
+                            address=args.address)
     print(f"checkpoint: {report['checkpoint']}  (a bot spec; export it, or fine-tune with "
           f"`tavernzoo train --resume {out}`)")
     print(json.dumps(report["rounds"][-1], indent=1))
