@@ -290,6 +290,16 @@ def test_the_command_refuses_a_bad_teacher(tmp_path, capsys):
     assert "nonsense" in capsys.readouterr().err
 
 
+def test_an_address_without_ray_is_one_error_and_no_run_directory(tmp_path, capsys):
+    from tavernzoo.cli import main
+
+    code = main(["expert", "tiny_minotaur", "--teacher", "heuristic", "--address", "10.0.0.1:6379", "--out",
+                 str(tmp_path / "x"), "--games", "1"])
+    assert code != 0 and not (tmp_path / "x").exists()
+    err = capsys.readouterr().err
+    assert "--address names a Ray cluster: it needs --backend ray" in err and "Traceback" not in err, err
+
+
 def test_the_command_runs_a_round_into_a_run_directory(tmp_path, capsys):
     from tavernzoo.cli import main
 
