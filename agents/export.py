@@ -309,7 +309,8 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     An expert run's student (train/expert.py) answers with the bot its games seated at the other seats
     (``opponents``, or the teacher), with their count. The bots it learned from are followed too: the bot a
     run started from (``--init``: ``started_from``), and an expert run's teacher and the runs its ``--samples``
-    came from, where the specs they name can still be found from here; a blend's parents are not followed.
+    came from, and a blend's two ends (``tavernzoo blend``), where the specs they name can still be found from
+    here.
     A bot, league member or start recorded by an ONNX spec whose file has changed since (``networks`` in the
     provenance: the digests found when the run started) is named by the zoo bot that holds its file now, or
     left out where none does: after a zoo update, ``zoo:GAME`` is no longer the bot a run of the week before
@@ -320,9 +321,13 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
     waiting = [spec]
     while waiting and len(seen) < LINEAGE_DEPTH:
         start = waiting.pop(0)
-        if start in seen:
+        try:  # a run and its latest checkpoint are one network
+            key = str(_network_key(start, game_name) or start)
+        except ValueError:  # a spec a file names that does not parse: read (and found wanting) as written
+            key = start
+        if key in seen:
             continue
-        seen.add(start)
+        seen.add(key)
         own, starts = _own_league(start, game_name)
         for name, games in own.items():
             before = found.get(name, 0)
@@ -415,8 +420,10 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
             if (now := _current_spec(name, networks.get(name), game_name)) is not None:
                 before = current.get(now, 0)
                 current[now] = None if games is None or before is None else before + games
+        blended = provenance.get("blend") if isinstance(provenance.get("blend"), dict) else {}
+        parents = [blended.get(end) for end in ("first", "second") if isinstance(blended.get(end), str)]
         starts = [_current_spec(start, networks.get(start), game_name)
-                  for start in [_start_of(provenance), *expert_starts] if start]
+                  for start in [_start_of(provenance), *expert_starts, *parents] if start]
         return current, [start for start in starts if start]
     except (ValueError, OSError, KeyError, TypeError, AttributeError):
         pass  # a file that is missing or says nothing else: nothing known

@@ -518,6 +518,27 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
                          "a stranger's measure (docs/strength.md)"], distilled
 
 
+def test_a_blend_met_what_its_ends_met(tmp_path):
+    """``tavernzoo blend``: the blend's record of its training opponents is its two ends' (one end met
+    ``zoo:tiny_minotaur``, the other is the heuristic's clone), and ``match`` says so."""
+    from tavernzoo.agents.export import training_opponents
+
+    first = tmp_path / "first"
+    trained = tavernzoo("train", "--timesteps", "256", "--out", str(first), *TINY, "--set", "latest_share=0",
+                        "--set", "pool_bots=zoo:tiny_minotaur,heuristic")
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    checkpoints = sorted(path for path in (first / "checkpoints").iterdir() if path.name.startswith("step_"))
+    blended = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "blend", str(checkpoints[-1]), str(first),
+                              "--weight", "0.5", "--out", str(tmp_path / "blend")], capture_output=True, text=True,
+                             timeout=600)
+    assert blended.returncode == 0, blended.stderr[-3000:]
+    met = training_opponents(str(first), "tiny_minotaur")["zoo:tiny_minotaur"]
+    assert training_opponents(str(tmp_path / "blend"), "tiny_minotaur")["zoo:tiny_minotaur"] == met > 0
+    said = tavernzoo("match", "tiny_minotaur", "--bots", str(tmp_path / "blend"), "zoo:tiny_minotaur", "--games",
+                     "2", "--no-progress")
+    assert said.returncode == 0 and f"trained against zoo:tiny_minotaur ({met:,} games" in said.stderr, said.stderr
+
+
 def test_a_ppo_run_keeps_the_files_its_pool_met_through_a_resume(tmp_path):
     """A run's pool bot given as an ONNX path is recorded with its file's SHA-256; a resume keeps the digest
     its first start found (its games were against that file) even after another network is exported to the

@@ -33,7 +33,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_blend(args: argparse.Namespace) -> int:
-    from tavernzoo.agents.export import read_policy
+    from tavernzoo.agents.export import read_policy, record_networks
     from tavernzoo.agents.policy import blend
 
     out = Path(args.out)
@@ -46,6 +46,8 @@ def run_blend(args: argparse.Namespace) -> int:
                   "first_provenance": {k: first.meta[k] for k in ANCESTRY_KEYS if k in first.meta},
                   "second_provenance": {k: second.meta[k] for k in ANCESTRY_KEYS if k in second.meta}},
     }
+    # the ends' files, as a run records its start's: what the blend met is what its ends met (agents/export.py)
+    record_networks(provenance, [args.first, args.second], str(first.meta.get("game") or ""))
     mixed = blend(first, second, args.weight, provenance)
     # Written beside DIR and renamed into place: an interrupted blend leaves no half-written checkpoint.
     out.parent.mkdir(parents=True, exist_ok=True)
