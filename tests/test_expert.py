@@ -498,8 +498,9 @@ def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path)
 
 def _kill(monkeypatch, where: str) -> None:
     """Make a run die where a killed process would leave its files: in round 1's labelling (nothing of the
-    round written), in round 2 after its samples.npz (before training), or in round 2 after its checkpoint
-    (before expert.json lists the round)."""
+    round written), in round 2's labelling after its first game (kept in expert/unfinished_round.npz), in
+    round 2 after its samples.npz (before training), or in round 2 after its checkpoint (before expert.json
+    lists the round)."""
     import tavernzoo.envs.records as records
     import tavernzoo.train.expert as expert_module
 
@@ -510,6 +511,18 @@ def _kill(monkeypatch, where: str) -> None:
         def collect_dies(*args, **kwargs):
             raise Killed
         monkeypatch.setattr(expert_module, "collect", collect_dies)
+    elif where == "round 2 mid-labelling":  # every game kept as it ends; killed in round 2's second game
+        import tavernzoo.train.labelling as labelling
+
+        monkeypatch.setattr(labelling, "KEEP_EVERY_S", 0.0)
+        real_play, played = labelling._play_one, []
+
+        def play_dies(*args):
+            played.append(1)
+            if len(played) == 4:  # round 1's two games, round 2's first, then this one
+                raise Killed
+            return real_play(*args)
+        monkeypatch.setattr(labelling, "_play_one", play_dies)
     elif where == "round 2 after samples":
         real_train = expert_module.train_student
         calls = []
@@ -532,7 +545,8 @@ def _kill(monkeypatch, where: str) -> None:
 
 
 @pytest.mark.parametrize("where,init", [("round 1 labelling", False), ("round 1 labelling", True),
-                                        ("round 2 after samples", False), ("round 2 after checkpoint", True)])
+                                        ("round 2 mid-labelling", False), ("round 2 after samples", False),
+                                        ("round 2 after checkpoint", True)])
 def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch, where, init):
     from tavernzoo.agents.policy import MLPPolicy
     from tavernzoo.train.expert import resume_expert
@@ -561,8 +575,20 @@ def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monke
     real_bar = backends.progress_bar
     monkeypatch.setattr(backends, "progress_bar", lambda enabled, total, description, **kw: bars.append(
         (total, description, kw)) or real_bar(False, total, description, **kw))
+    unfinished = tmp_path / "killed" / "expert" / "unfinished_round.npz"
+    assert unfinished.is_file() == (where in ("round 2 mid-labelling", "round 2 after samples",
+                                              "round 2 after checkpoint"))
+    import tavernzoo.train.labelling as labelling
+
+    real_play, played = labelling._play_one, []
+    monkeypatch.setattr(labelling, "_play_one", lambda *args: played.append(1) or real_play(*args))
     lines: list[str] = []
     resumed = resume_expert(tmp_path / "killed", progress=True, log=lines.append)
+    # the games a killed round labelled are not played again: round 2's first, or all of a collected round
+    assert len(played) == {"round 1 labelling": 4, "round 2 mid-labelling": 1}.get(where, 0), (where, len(played))
+    assert ("round 2: 1 of its 2 games were labelled before the run stopped; labelling the rest" in lines) == (
+        where == "round 2 mid-labelling"), lines
+    assert not unfinished.exists()
     assert (2, "expert rounds", {"unit": "round", "initial": len(left["rounds"])}) in bars
     assert [r["round"] for r in resumed["rounds"]] == [1, 2]
     keys = ("teacher", "new_samples", "samples", "dagger", "loss_before", "loss_after", "strength")

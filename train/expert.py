@@ -55,6 +55,7 @@ A run directory (``out``) is a training run: ``config.json`` (the student's Trai
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -67,7 +68,15 @@ import numpy as np
 from ..agents.export import read_policy
 from ..agents.spec import BotSpec
 from ..eval.deals import SEEDINGS, results_stamp
-from .labelling import CollectJob, Labeller, collect, teacher_target  # noqa: F401 - importable here
+from .labelling import (  # noqa: F401 - Labeller and teacher_target importable here
+    UNFINISHED_ROUND,
+    CollectJob,
+    Labeller,
+    collect,
+    keep_labelled,
+    labelled_before,
+    teacher_target,
+)
 from .samples import Samples
 from .warm_start import load_actor, load_critic
 
@@ -407,7 +416,9 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
     ``expert/samples.npz``, ``expert/round_K/`` and the checkpoint). Whatever a killed round wrote before
     that is redone: the samples are cut back to the count the last listed round recorded, and the student is
     rebuilt, actor and critic, from that round's ``expert/round_K/`` (round 0's with ``init``, else a fresh
-    network of the run's seed), so no round is lost or counted twice.
+    network of the run's seed), so no round is lost or counted twice. The games the killed round labelled
+    are not played again: ``expert/unfinished_round.npz`` keeps them as they end (at most a minute's lost,
+    train/labelling.py ``KEEP_EVERY_S``), and a game's seeds depend on its index in the round alone.
     """
     import torch
 
@@ -467,9 +478,10 @@ def resume_expert(out: str | os.PathLike, rounds: int | None = None, workers: in
         load_actor(model.policy, student)
         load_critic(model.policy, student)
     if extra:
-        data.save(saved)  # the killed round's positions go; they are labelled again
+        # the killed round's positions go from the run's samples; its games come back from unfinished_round.npz
+        data.save(saved)
     log(f"resuming {path} after round {done} of {expert.rounds}" + (
-        f" ({extra} samples of the unfinished round {done + 1} dropped; it is played again)" if extra else ""))
+        f" ({extra} samples of the unfinished round {done + 1} dropped; it is trained again)" if extra else ""))
     report["recipe"] = expert.recipe()
     return _play_rounds(trainer, expert, model, league, data, student_dir, report, progress, log, games_backend)
 
@@ -580,8 +592,14 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
                              str(student_dir) if student_dir else None,
                              expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
-            fresh = (collect(job, expert.games, expert.workers, progress, **games_backend) if expert.games
-                     else Samples.empty(*sizes))
+            unfinished = trainer.out / "expert" / UNFINISHED_ROUND
+            before = labelled_before(unfinished, job, round_index, sizes) if expert.games else {}
+            if before:
+                log(f"round {round_index}: {len(before)} of its {expert.games} games were labelled before the run "
+                    "stopped; labelling the rest")
+            fresh = (collect(job, expert.games, expert.workers, progress, **games_backend, done=before,
+                             keep=functools.partial(keep_labelled, unfinished, job, round_index))
+                     if expert.games else Samples.empty(*sizes))
             collected = time.perf_counter() - started
             data = Samples.concat([data, fresh])
             (trainer.out / "expert").mkdir(exist_ok=True)
@@ -618,6 +636,7 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             trainer.save_checkpoint(model, league, {"timesteps": 0, "expert": entry})
             report["rounds"].append(entry)
             write_json_atomic(trainer.out / "expert.json", report)  # the round is complete (the resume rule)
+            unfinished.unlink(missing_ok=True)
             if bar is not None:
                 bar.update(1)
     finally:

@@ -9,9 +9,16 @@ labels, the student may play: DAgger), and :func:`teacher_target` is the policy 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import os
 import random
+import time
+import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -142,31 +149,45 @@ def _play_one(state: dict[str, Any], index: int) -> Samples:
 
 
 def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = False, first_game: int = 0,
-            backend: str = "local", address: str | None = None) -> Samples:
+            backend: str = "local", address: str | None = None, done: dict[int, Samples] | None = None,
+            keep: Callable[[dict[int, Samples]], None] | None = None) -> Samples:
     """Play and label games ``first_game .. first_game + games - 1`` of ``job``; the samples in game order.
 
     ``backend="ray"`` plays them as Ray tasks (``address``: the cluster to join, else one on this machine),
     a shard of games each, with the files the teacher, opponents and student name shipped to the nodes
-    (eval/shipping.py); a game's seeds depend on its index alone, so the samples equal the local backend's."""
+    (eval/shipping.py); a game's seeds depend on its index alone, so the samples equal the local backend's.
+    ``done`` holds games labelled before (by index: a killed round's, train/expert.py), which are not played
+    again; ``keep`` is handed every game labelled so far at most every :data:`KEEP_EVERY_S` seconds and once
+    all are, so that a long round killed midway loses at most that much of its labelling."""
     from ..eval.backends import BACKENDS, progress_bar
 
     if backend not in BACKENDS:
         raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
-    bar = progress_bar(progress, games, f"labelling ({job.teacher})")
-    results: dict[int, Samples] = {}
     indices = range(first_game, first_game + games)
+    results: dict[int, Samples] = {index: samples for index, samples in (done or {}).items() if index in indices}
+    todo = [index for index in indices if index not in results]
+    bar = progress_bar(progress, games, f"labelling ({job.teacher})", initial=len(results))
+    kept_at = time.monotonic()
+
+    def finished(part: dict[int, Samples]) -> None:
+        nonlocal kept_at
+        results.update(part)
+        if bar is not None:
+            bar.update(len(part))
+        if keep is not None and (len(results) == games or time.monotonic() - kept_at >= KEEP_EVERY_S):
+            keep(results)
+            kept_at = time.monotonic()
+
     try:
-        if backend == "ray":
-            for part in _collect_on_ray(job, indices, address):
-                results.update(part)
-                if bar is not None:
-                    bar.update(len(part))
+        if not todo:
+            pass
+        elif backend == "ray":
+            for part in _collect_on_ray(job, todo, address):
+                finished(part)
         elif workers <= 1:
             state = _worker_setup(job)
-            for index in indices:
-                results[index] = _play_one(state, index)
-                if bar is not None:
-                    bar.update(1)
+            for index in todo:
+                finished({index: _play_one(state, index)})
         else:
             import functools
 
@@ -174,14 +195,67 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
 
             # spawn: the parent holds torch's thread pools, which a forked child must not inherit.
             with WorkerPool(workers, _play_one, setup=functools.partial(_worker_setup, job), spawn=True) as pool:
-                for index, samples in pool.imap(indices):
-                    results[index] = samples
-                    if bar is not None:
-                        bar.update(1)
+                for index, samples in pool.imap(todo):
+                    finished({index: samples})
     finally:
         if bar is not None:
             bar.close()
     return Samples.concat([results[i] for i in indices])
+
+
+# How often ``collect`` hands its games so far to ``keep`` (seconds): a search teacher's round of a thousand games
+# runs for an hour, and rewriting its positions every minute costs a few seconds of it.
+KEEP_EVERY_S = 60.0
+
+
+# --- a round's labelling kept while it runs ---------------------------------------------------------------------
+
+# Beside an expert run's samples: the games of the round under way labelled so far (train/expert.py), removed once
+# the round is complete. Plain arrays: the samples' fields, the games' indices and row counts, and the job.
+UNFINISHED_ROUND = "unfinished_round.npz"
+
+
+def _job_key(job: CollectJob, round_index: int) -> str:
+    """What makes a round's games the games they are: its job (teacher, opponents, student, DAgger, seed)."""
+    return json.dumps({"round": round_index, **dataclasses.asdict(job)}, sort_keys=True)
+
+
+def keep_labelled(path: Path, job: CollectJob, round_index: int, results: dict[int, Samples]) -> None:
+    """Write the games of ``results`` (round ``round_index`` of ``job``) to ``path``, atomically."""
+    order = sorted(results)
+    samples = Samples.concat([results[index] for index in order]) if order else None
+    arrays = {name: getattr(samples, name) for name in Samples.FIELDS} if samples is not None else {}
+    arrays |= {"games": np.array(order, np.int64), "rows": np.array([len(results[i]) for i in order], np.int64),
+               "job": np.array(_job_key(job, round_index))}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(path.name + ".partial")
+    with open(staging, "wb") as handle:
+        np.savez(handle, **arrays)
+    os.replace(staging, path)
+
+
+def labelled_before(path: Path, job: CollectJob, round_index: int, sizes: tuple[int, int]) -> dict[int, Samples]:
+    """The games :func:`keep_labelled` wrote to ``path`` for this round of this job, by index; ``{}`` where
+    there is no such file, or it was written for another round or job, or cannot be read (then the round's
+    games are all labelled afresh: nothing but time is lost). Never unpickles."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if str(archive["job"]) != _job_key(job, round_index):
+                return {}
+            games, rows = archive["games"], archive["rows"]
+            if not len(games):
+                return {}
+            arrays = {name: archive[name] for name in Samples.FIELDS}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return {}
+    total = int(rows.sum())
+    shapes = {"observations": (total, sizes[0]), "masks": (total, sizes[1]), "targets": (total, sizes[1]),
+              "values": (total,), "weights": (total,)}
+    if len(games) != len(rows) or any(arrays[name].shape != shape for name, shape in shapes.items()):
+        return {}
+    ends = np.cumsum(rows)
+    return {int(index): Samples(*(arrays[name][end - count:end] for name in Samples.FIELDS))
+            for index, count, end in zip(games, rows, ends, strict=True)}
 
 
 # Ray shards of labelled games per CPU of the cluster: a search teacher's game takes seconds, and with several
@@ -189,7 +263,7 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
 SHARDS_PER_CPU = 4
 
 
-def _collect_on_ray(job: CollectJob, indices: range, address: str | None):
+def _collect_on_ray(job: CollectJob, indices: Sequence[int], address: str | None):
     """The labelled games of ``indices`` as Ray tasks, ``{index: samples}`` per shard as each finishes."""
     import functools
 
@@ -205,7 +279,7 @@ def _collect_on_ray(job: CollectJob, indices: range, address: str | None):
         yield part
 
 
-def _play_shard(job: CollectJob, indices: range) -> dict[int, Samples]:
+def _play_shard(job: CollectJob, indices: Sequence[int]) -> dict[int, Samples]:
     """One Ray task: the games of ``indices`` (:func:`_play_one` each, on one env)."""
     state = _worker_setup(job)
     return {index: _play_one(state, index) for index in indices}
