@@ -389,11 +389,8 @@ class MCTSBot(BotBase):
         if options.belief == "none":
             return None
         bad = f"mcts belief={options.belief}"
-        rules = self.rules
-        if self.simultaneous or not getattr(rules, "HIDDEN_FIELDS", None) or not hasattr(rules, "determinize_holding"):
-            believers = _games_with_beliefs()
-            raise ValueError(f"{bad}: {game.name} hides no cards a belief could weigh; games with hidden cards: "
-                             f"{', '.join(believers)}")
+        if (refusal := belief_refusal(game)) is not None:
+            raise ValueError(f"{bad}: {refusal}")
         model = self._load_policy("belief", options.belief, "none")
         if not self._gives_probabilities(model):
             raise ValueError(f"{bad}: the model of the other seats must give action probabilities (a trained "
@@ -554,6 +551,12 @@ class MCTSBot(BotBase):
         total = sum(visits.values())
         return {action: count / total for action, count in visits.items()}
 
+    def search_value(self) -> float | None:
+        """The searching seat's value of the last move's position as the search found it: its mean return over
+        the tree's simulations (expert iteration's ``value_target=search``); None without a tree search (a
+        forced move, ``root=paired``) or before any move."""
+        return self.last_search.get("value")
+
     # --- the search ---------------------------------------------------------------------------------------
 
     def search(self, info: Any, seat: int) -> int:
@@ -569,7 +572,7 @@ class MCTSBot(BotBase):
         if self._compiled is not None:  # it draws the dealer's seed from self._random first, as below
             best, done, visits = self._compiled.search(info, seat, self._random, sims, deadline,
                                                        lambda: self._stopped)
-            self.last_search = {"simulations": done, "visits": visits}
+            self.last_search = {"simulations": done, "visits": visits, "value": self._compiled.root_value(seat)}
             return best
         chance = SearchChance(self._random.randrange(2**31))
         root = Node(self.seats)
@@ -588,10 +591,15 @@ class MCTSBot(BotBase):
             stats = root.seat_stats[seat]
             actions = sorted(stats)
             visits = [stats[a][0] for a in actions]
-            self.last_search = {"simulations": done, "visits": dict(zip(actions, visits, strict=True))}
+            total = sum(stats[a][1] for a in actions)
+            self.last_search = {"simulations": done, "visits": dict(zip(actions, visits, strict=True)),
+                                "value": total / sum(visits) if sum(visits) else None}
             return self._random.choices(actions, weights=visits)[0]
         best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
-        self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()}}
+        children = root.children.values()
+        finished = sum(n.visits for n in children)
+        self.last_search = {"simulations": done, "visits": {a: n.visits for a, n in root.children.items()},
+                            "value": sum(n.totals[seat] for n in children) / finished if finished else None}
         self._note_belief()
         return best
 
@@ -628,8 +636,11 @@ class MCTSBot(BotBase):
                 chance.outcomes.clear()
         edges = root.edges
         best = tree.best_action(root)
+        finished = sum(e.visits for e in edges.values())
         self.last_search = {"simulations": done, "visits": {a: e.visits for a, e in edges.items()},
-                            "values": {a: e.value[seat] for a, e in edges.items()}, "states": len(tree.table)}
+                            "values": {a: e.value[seat] for a, e in edges.items()}, "states": len(tree.table),
+                            "value": (sum(e.visits * e.value[seat] for e in edges.values()) / finished
+                                      if finished else None)}
         return best
 
     def _search_paired(self, info: Any, seat: int) -> int:
@@ -1041,6 +1052,15 @@ def _tempered(priors: dict[int, float], temperature: float) -> dict[int, float]:
     if not total > 0:
         return priors
     return {action: w / total for action, w in weights.items()}
+
+
+def belief_refusal(game: Any) -> str | None:
+    """Why ``belief=`` cannot weigh ``game``'s deals (nothing hidden, or moves simultaneous), or None."""
+    rules = game.rules
+    if game.simultaneous or not getattr(rules, "HIDDEN_FIELDS", None) or not hasattr(rules, "determinize_holding"):
+        return (f"{game.name} hides no cards a belief could weigh; games with hidden cards: "
+                f"{', '.join(_games_with_beliefs())}")
+    return None
 
 
 def _games_with_beliefs() -> list[str]:

@@ -379,6 +379,13 @@ class CompiledSearch:
             self.children = np.zeros((max(2 * len(children), blocks + more), self.kernel.actions), dtype=np.int32)
             self.children[:blocks] = children[:blocks]
 
+    def root_value(self, seat: int) -> float | None:
+        """``seat``'s mean value over the last search's finished simulations (its root children's totals over
+        their visits, as ``MCTSBot``'s Python search reads its own), or None where none finished."""
+        children = root_children(self.nodes)
+        visits = sum(int(self.nodes[child, VISITS]) for child in children)
+        return float(sum(float(self.totals[child, seat]) for child in children) / visits) if visits else None
+
     def search(self, info: Any, seat: int, rng: random.Random, sims: int, deadline: float,
                stopped: Callable[[], bool]) -> tuple[int, int, dict[int, int]]:
         """``(best action, simulations, root visits by action)`` after ``sims`` simulations or the deadline

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -734,6 +735,48 @@ def test_four_player_expert_iteration_with_the_student_as_prior_and_value(tmp_pa
     assert second["teacher"] == f"mcts:8,prior={out}/expert/round_1,value={out}/expert/round_1"
     assert second["new_samples"] > 0 and second["strength"]["seats"] == 4 and second["strength"]["games"] == 4
     assert second["strength"]["fair_share"] == 0.25
+
+
+def test_the_student_as_the_teachers_belief_from_round_two(tmp_path):
+    """``belief_student``: a 4-player MiniSteel teacher weighs its deals by the latest student (``belief=``)
+    from round 2; refused, before anything is written, for a game with nothing hidden."""
+    config = make_train_config("ministeel", overrides={"game_config": {"num_players": 4}, **TINY_NET})
+    out = tmp_path / "run"
+    report = run_expert(config, ExpertConfig(teacher="mcts:8", opponents="heuristic", rounds=2, games=1, epochs=1,
+                                             belief_student=True, eval_games=0, workers=1), out, log=lambda _: None)
+    assert report["rounds"][0]["teacher"] == "mcts:8"
+    assert report["rounds"][1]["teacher"] == f"mcts:8,belief={out}/expert/round_1"
+    assert report["rounds"][1]["new_samples"] > 0
+    with pytest.raises(ValueError, match="belief_student: tiny_minotaur hides no cards a belief could weigh"):
+        run_expert(tiny_config(), quick(teacher="mcts:8", belief_student=True), tmp_path / "no", log=lambda _: None)
+    assert not (tmp_path / "no").exists()
+    with pytest.raises(ValueError, match="belief_student needs an mcts teacher"):
+        quick(belief_student=True)
+
+
+def test_the_critic_learns_the_teachers_search_values_where_asked(tmp_path):
+    """``value_target=search``: each position's value is the mcts teacher's root value there, where by
+    default it is the seat's final return in that game; the games, moves and policy targets are the same."""
+    game = get_game("tiny_minotaur")
+    table = game.make_config(SMALL_TM)
+    sizes = game.encoder.observation_size(table), len(game.action_names(table))
+    recipe = {"teacher": "mcts:20", "opponents": "heuristic", "games": 3, "epochs": 1, "eval_games": 0}
+    runs = {}
+    for target in ("return", "search"):
+        run_expert(tiny_config(), quick(**recipe, value_target=target), tmp_path / target, log=lambda _: None)
+        runs[target] = Samples.load(tmp_path / target, *sizes)
+    for name in ("observations", "masks", "targets"):
+        np.testing.assert_array_equal(getattr(runs["search"], name), getattr(runs["return"], name))
+    returns, searched = runs["return"].values, runs["search"].values
+    assert set(np.unique(returns)) <= {-1.0, 0.0, 1.0}  # one game's outcome, the same at each of its positions
+    assert len(np.unique(searched)) > len(np.unique(returns)) and not np.array_equal(searched, returns)
+    assert (np.abs(searched) <= 1.0).all()
+    assert json.loads((tmp_path / "search" / "expert.json").read_text())["recipe"]["value_target"] == "search"
+    for bad, words in (({"value_target": "search"}, "value_target=search needs an mcts teacher"),
+                       ({"value_target": "search", "teacher": "mcts:20,root=paired"}, "root=paired has none"),
+                       ({"value_target": "q"}, "value_target='q' is not valid; valid: return, search")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            quick(**bad)
 
 
 def test_a_student_knows_the_networks_its_games_and_its_samples_seated(tmp_path, capsys):

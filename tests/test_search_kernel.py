@@ -85,6 +85,10 @@ def test_the_compiled_search_visits_what_the_python_search_visits(spec, options)
         assert got[0] == expected[0], f"{spec} {options}, position {number} ({R.PHASE_NAMES[state.phase]}): move"
         assert got[1] == expected[1], f"{spec} {options}, position {number}: root visits {got[1]} != {expected[1]}"
         assert got[2] == expected[2], f"{spec} {options}, position {number}: the bot's generator"
+        # the root's value (expert iteration's value_target=search): the same simulations' mean for the seat
+        assert compiled.search_value() == pytest.approx(python.search_value(), rel=1e-9, abs=1e-12), (
+            f"{spec} {options}, position {number}: root value")
+        assert -1.0 <= compiled.search_value() <= float(config.num_players - 1)
 
 
 def test_the_generator_carried_in_the_search_words_from_move_to_move_is_the_python_searchs():

@@ -95,6 +95,8 @@ def test_the_compiled_search_asks_the_network_what_the_python_search_asks(spec, 
         assert got[0] == expected[0], f"{where}: move"
         assert got[1] == expected[1], f"{where}: root visits {got[1]} != {expected[1]}"
         assert got[2] == expected[2], f"{where}: the bot's generator"
+        # the network's values summed in the same order: the root's value for the seat alike (value_target=search)
+        assert compiled.search_value() == pytest.approx(python.search_value(), rel=1e-6, abs=1e-9), where
         spread += len(got[1]) > 1
     assert spread  # the network's priors left more than one move to weigh somewhere
 

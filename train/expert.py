@@ -25,7 +25,10 @@ One round:
    bot carried a trained critic (:func:`value_dir`: otherwise round 0's critic is a fresh network's, never
    a value). With ``rollout_student`` the teacher rolls out with the latest student too
    (``rollout=expert/round_K``): with ``root=paired`` that is approximate policy iteration, each round's
-   search improving on the student it models.
+   search improving on the student it models. With ``belief_student`` it weighs the hidden cards it deals
+   by the latest student as the model of the other seats' play (``belief=expert/round_K``, agents/belief.py).
+   With ``value_target="search"`` the critic learns the teacher's root value at each position (its mean
+   over the simulations) instead of the seat's final return in that one game.
 5. **Measure** (``eval_games``, :func:`measure_student`): the new student against ``eval_opponents`` in
    every other seat, duplicate deals with seats rotated (``eval.match.play_match`` of ``eval_seeding`` over
    ``workers`` processes, the same deals every round): the round's strength line, kept in expert.json with
@@ -80,6 +83,7 @@ from .labelling import (  # noqa: F401 - Labeller and teacher_target importable 
 from .samples import Samples
 from .warm_start import load_actor, load_critic
 
+VALUE_TARGETS = ("return", "search")  # ExpertConfig.value_target
 EVAL_GAMES = 100  # games of the per-round strength line (0: none); a few seconds a round against heuristics
 VALUE_WEIGHT = 0.5  # the critic's share of the loss: a warm critic keeps PPO fine-tuning from undoing the policy
 
@@ -193,6 +197,11 @@ class ExpertConfig:
     dagger: float = 0.5  # from round 2 (1 with init): the student plays a labelled seat's move with this probability
     prior_student: bool = False
     rollout_student: bool = False  # an mcts teacher rolls out with the latest student (root=paired: policy iteration)
+    # an mcts teacher weighs its determinizations by the latest student as the other seats' model (belief=)
+    belief_student: bool = False
+    # the critic's target: "return", the seat's final return in its game; "search", the teacher's root value
+    # (an mcts teacher's mean over its simulations, the AlphaZero-style search value), less noisy than one game
+    value_target: str = "return"
     learning_rate: float = 1e-3
     batch_size: int = 256
     value_weight: float = VALUE_WEIGHT
@@ -235,8 +244,15 @@ class ExpertConfig:
             raise ValueError(f"expert option dagger={self.dagger!r} must lie between 0 and 1")
         if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):
             raise ValueError(f"expert option learning_rate={self.learning_rate!r} must be a positive number")
+        if self.value_target not in VALUE_TARGETS:
+            raise ValueError(f"expert option value_target={self.value_target!r} is not valid; valid: "
+                             f"{', '.join(VALUE_TARGETS)}")
         teacher = BotSpec.parse(self.teacher)
-        for flag, key in (("prior_student", "prior"), ("rollout_student", "rollout"), ("value_student", "value")):
+        if self.value_target == "search" and (teacher.kind != "mcts" or teacher.option("root") == "paired"):
+            raise ValueError(f"value_target=search needs an mcts teacher searching a tree (it gives its root's "
+                             f"value; root=paired has none), not {self.teacher!r}")
+        for flag, key in (("prior_student", "prior"), ("rollout_student", "rollout"), ("value_student", "value"),
+                          ("belief_student", "belief")):
             if not getattr(self, flag):
                 continue
             if teacher.kind != "mcts":
@@ -271,13 +287,14 @@ class ExpertConfig:
 
 
 def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, value_dir: Path | None = None,
-                 rollout_student: bool = False) -> str:
-    """The teacher's spec for a round: with ``prior_student`` (``rollout_student``), an mcts spec with the
-    student as prior (rollout policy); with ``value_dir`` (:func:`value_dir`), with that student's value head
-    as the leaf value too."""
+                 rollout_student: bool = False, belief_student: bool = False) -> str:
+    """The teacher's spec for a round: with ``prior_student`` (``rollout_student``, ``belief_student``), an
+    mcts spec with the student as prior (rollout policy, belief model); with ``value_dir`` (:func:`value_dir`),
+    with that student's value head as the leaf value too."""
     spec = BotSpec.parse(teacher)
     for key, directory in (("prior", student_dir if prior_student else None),
-                           ("rollout", student_dir if rollout_student else None), ("value", value_dir)):
+                           ("rollout", student_dir if rollout_student else None),
+                           ("belief", student_dir if belief_student else None), ("value", value_dir)):
         if directory is None:
             continue
         if "," in str(directory) or "=" in str(directory):
@@ -345,6 +362,11 @@ def _check_specs(game: Any, config: Any, expert: ExpertConfig) -> None:
     for spec in filter(None, (expert.teacher, expert.opponents,
                               expert.eval_opponents if expert.eval_games else None)):
         as_bot(load_bot(spec, game, config, seed=0)).close()
+    if expert.belief_student:  # the student joins the teacher's spec from a round on: refused now, not then
+        from ..agents.mcts import belief_refusal
+
+        if (refusal := belief_refusal(game)) is not None:
+            raise ValueError(f"belief_student: {refusal}")
     most = 8 * (os.cpu_count() or 1)  # what play_match takes, checked before a round's labelling is spent
     if expert.eval_games and expert.workers > most:
         raise ValueError(f"expert option workers={expert.workers} is more than the strength games take ({most}, "
@@ -578,7 +600,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
         for round_index in range(first, expert.rounds + 1):
             started = time.perf_counter()
             value = value_dir(expert, trainer.out, round_index)
-            spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value, expert.rollout_student)
+            spec = teacher_spec(expert.teacher, student_dir, expert.prior_student, value, expert.rollout_student,
+                                expert.belief_student)
             if not expert.games:
                 log(f"round {round_index}: no new games; retraining on the {len(data)} positions of "
                     f"{', '.join(sources)}")
@@ -591,7 +614,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
                 log(f"round {round_index}: teacher {spec}")
             job = CollectJob(game.name, train_config.game_config, spec, expert.opponents,
                              str(student_dir) if student_dir else None,
-                             expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index)
+                             expert.dagger if student_dir else 0.0, train_config.seed * 1000 + round_index,
+                             expert.value_target)
             unfinished = trainer.out / "expert" / UNFINISHED_ROUND
             before = labelled_before(unfinished, job, round_index, sizes) if expert.games else {}
             if before:

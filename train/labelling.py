@@ -52,15 +52,16 @@ def teacher_target(teacher: Any, observation: dict[str, Any], action: int) -> np
 class Labeller(BotBase):
     """A seat's bot during collection: the teacher labels every decision; the student may play it.
 
-    Passes the teacher's information-state and view hooks through, so search teachers get what the
-    match loop hands them (``agents.infoset.feed``).
+    Passes the teacher's hooks through (information state, view, history, events), so search teachers get
+    what the match loop hands them (``agents.infoset.feed``; a belief's history among them).
     """
 
     def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random):
         self.teacher, self.student, self.dagger, self.rng = teacher, student, dagger, rng
         self.name = f"labelled:{getattr(teacher, 'name', 'teacher')}"
         self._hooks = as_bot(teacher)
-        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # observation, mask, target, and the teacher's search value there (None where it gives none)
+        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, float | None]] = []
 
     @property
     def wants_view(self) -> bool:
@@ -70,8 +71,22 @@ class Labeller(BotBase):
     def wants_information_state(self) -> bool:
         return self._hooks.wants_information_state
 
+    @property
+    def wants_history(self) -> bool:  # a teacher with a belief (mcts belief=) weighs the others' moves
+        return self._hooks.wants_history
+
+    @property
+    def wants_events(self) -> bool:
+        return self._hooks.wants_events
+
     def observe_view(self, view: dict[str, Any]) -> None:
         self._hooks.observe_view(view)
+
+    def observe_history(self, moves: list[tuple[int, int]]) -> None:
+        self._hooks.observe_history(moves)
+
+    def observe_events(self, lines: list[str]) -> None:
+        self._hooks.observe_events(lines)
 
     def observe_information_state(self, state: Any, seat: int) -> None:
         self._hooks.observe_information_state(state, seat)
@@ -86,8 +101,10 @@ class Labeller(BotBase):
         action = int(self.teacher.act(observation))
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if mask.sum() > 1:
+            search_value = getattr(self.teacher, "search_value", None)
             self.rows.append((np.array(observation["observation"], np.float32), mask.copy(),
-                              teacher_target(self.teacher, observation, action)))
+                              teacher_target(self.teacher, observation, action),
+                              search_value() if search_value is not None else None))
             if self.student is not None and self.rng.random() < self.dagger:
                 return int(self.student.act(observation))
         return action
@@ -107,6 +124,7 @@ class CollectJob:
     student: str | None  # a policy directory, or None in the first round
     dagger: float
     seed: int
+    value_target: str = "return"  # the rows' values: the seat's final return, or the teacher's search value
 
 
 def _worker_setup(job: CollectJob, worker: int = 0) -> dict[str, Any]:
@@ -143,8 +161,14 @@ def _play_one(state: dict[str, Any], index: int) -> Samples:
     for seat in labelled:
         rows = bots[seat].rows
         if rows:
+            if job.value_target == "search":
+                if any(row[3] is None for row in rows):
+                    raise RuntimeError(f"{job.teacher}: value_target=search, but the teacher gave no search value")
+                values = np.array([row[3] for row in rows], np.float32)
+            else:
+                values = np.full(len(rows), returns[seat], np.float32)
             parts.append(Samples(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]),
-                                 np.stack([r[2] for r in rows]), np.full(len(rows), returns[seat], np.float32)))
+                                 np.stack([r[2] for r in rows]), values))
     return Samples.concat(parts)
 
 

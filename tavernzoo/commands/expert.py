@@ -14,7 +14,7 @@ from typing import Any
 from tavernzoo.eval.backends import BACKENDS
 from tavernzoo.eval.deals import SEEDINGS
 from tavernzoo.train.config import make_train_config
-from tavernzoo.train.expert import EVAL_GAMES, ExpertConfig, resume_expert, run_expert
+from tavernzoo.train.expert import EVAL_GAMES, VALUE_TARGETS, ExpertConfig, resume_expert, run_expert
 from tavernzoo.userio import parse_set
 
 DEFAULTS = ExpertConfig()
@@ -24,6 +24,7 @@ DEFAULTS = ExpertConfig()
 # round's result).
 RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--games", "epochs": "--epochs",
                 "dagger": "--dagger", "prior_student": "--prior-student", "rollout_student": "--rollout-student",
+                "belief_student": "--belief-student", "value_target": "--value-target",
                 "value_student": "--value-student",
                 "learning_rate": "--lr", "init": "--init", "samples": "--samples",
                 "balance_samples": "--balance-samples", "eval_games": "--eval-games",
@@ -57,6 +58,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rollout-student", action="store_true", default=None,
                         help="an mcts teacher rolls out with the latest student (with root=paired and "
                         "--prior-student: approximate policy iteration, each round improving on the student)")
+    parser.add_argument("--belief-student", action="store_true", default=None,
+                        help="an mcts teacher deals the hidden cards in proportion to how likely the latest "
+                        "student makes the other seats' moves (belief=, docs/search.md; from round 2, or round 1 "
+                        "with --init)")
+    parser.add_argument("--value-target", choices=VALUE_TARGETS,
+                        help="what the student's critic learns: return (default), the seat's final return in "
+                        "the game; search, an mcts teacher's root value at the position")
     parser.add_argument("--value-student", action="store_true", default=None,
                         help="an mcts teacher scores its leaves with the latest student's value head, from "
                         "round 2 on, or round 1 where --init names a bot with a trained critic (a checkpoint "
