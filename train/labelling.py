@@ -181,8 +181,9 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
     a shard of games each, with the files the teacher, opponents and student name shipped to the nodes
     (eval/shipping.py); a game's seeds depend on its index alone, so the samples equal the local backend's.
     ``done`` holds games labelled before (by index: a killed round's, train/expert.py), which are not played
-    again; ``keep`` is handed every game labelled so far at most every :data:`KEEP_EVERY_S` seconds and once
-    all are, so that a long round killed midway loses at most that much of its labelling."""
+    again; ``keep`` is handed every game labelled so far at most every :data:`KEEP_EVERY_S` seconds (or ten
+    times as long as ``keep`` last took, whichever is longer) and once all are, so that a long round killed
+    midway loses at most that much of its labelling."""
     from ..eval.backends import BACKENDS, progress_bar
 
     if backend not in BACKENDS:
@@ -191,16 +192,19 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
     results: dict[int, Samples] = {index: samples for index, samples in (done or {}).items() if index in indices}
     todo = [index for index in indices if index not in results]
     bar = progress_bar(progress, games, f"labelling ({job.teacher})", initial=len(results))
-    kept_at = time.monotonic()
+    kept_at, every = time.monotonic(), KEEP_EVERY_S
 
     def finished(part: dict[int, Samples]) -> None:
-        nonlocal kept_at
+        nonlocal kept_at, every
         results.update(part)
         if bar is not None:
             bar.update(len(part))
-        if keep is not None and (len(results) == games or time.monotonic() - kept_at >= KEEP_EVERY_S):
+        if keep is not None and (len(results) == games or time.monotonic() - kept_at >= every):
+            started = time.monotonic()
             keep(results)
             kept_at = time.monotonic()
+            # a round of a million positions takes seconds to write: keeping it costs at most a tenth of the time
+            every = max(KEEP_EVERY_S, 10 * (kept_at - started))
 
     try:
         if not todo:
