@@ -589,6 +589,17 @@ def test_a_run_killed_mid_round_resumes_to_the_uninterrupted_run(tmp_path, monke
     assert len(played) == {"round 1 labelling": 4, "round 2 mid-labelling": 1}.get(where, 0), (where, len(played))
     assert ("round 2: 1 of its 2 games were labelled before the run stopped; labelling the rest" in lines) == (
         where == "round 2 mid-labelling"), lines
+    if where == "round 2 mid-labelling":  # without a bar, a log says how far a round has got as it is kept
+        import tavernzoo.train.expert as expert_module
+
+        monkeypatch.setattr(expert_module, "LOG_KEPT_EVERY_S", 0.0)
+        monkeypatch.setattr(labelling, "KEEP_EVERY_S", 0.0)
+        said: list[str] = []
+        run_expert(tiny_config(), quick(rounds=1, games=3, eval_games=0), tmp_path / "logged", log=said.append)
+        kept = [re.fullmatch(r"round 1: (\d) of 3 games labelled \(\d+ positions\), kept in "
+                             r"expert/unfinished_round\.npz", line) for line in said if "kept in" in line]
+        # the first game's keep is said; later ones as the write's own time allows (not the last: the round ends)
+        assert kept and all(kept) and kept[0].group(1) == "1" and "3" not in [m.group(1) for m in kept], said
     assert not unfinished.exists()
     assert (2, "expert rounds", {"unit": "round", "initial": len(left["rounds"])}) in bars
     assert [r["round"] for r in resumed["rounds"]] == [1, 2]

@@ -554,6 +554,24 @@ def _read_report(path: Path, where: str) -> dict[str, Any]:
     return report
 
 
+LOG_KEPT_EVERY_S = 600.0  # without a progress bar, how often a round's kept games are said in the log (seconds)
+
+
+def _logged_keep(keep: Any, log: Any, round_index: int, games: int) -> Any:
+    """``keep`` that also says, at most every :data:`LOG_KEPT_EVERY_S` seconds, how far the round has got."""
+    said = time.monotonic()
+
+    def kept(results: dict[int, Samples]) -> None:
+        nonlocal said
+        keep(results)
+        if len(results) < games and time.monotonic() - said >= LOG_KEPT_EVERY_S:
+            said = time.monotonic()
+            positions = sum(len(samples) for samples in results.values())
+            log(f"round {round_index}: {len(results)} of {games} games labelled ({positions} positions), kept "
+                f"in expert/{UNFINISHED_ROUND}")
+    return kept
+
+
 def _games_backend(backend: str, address: str | None) -> dict[str, Any]:
     """Where the games run (``collect``'s and ``play_match``'s keywords), refused before anything is written."""
     from ..eval.backends import BACKENDS, import_ray
@@ -621,8 +639,10 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             if before:
                 log(f"round {round_index}: {len(before)} of its {expert.games} games were labelled before the run "
                     "stopped; labelling the rest")
-            fresh = (collect(job, expert.games, expert.workers, progress, **games_backend, done=before,
-                             keep=functools.partial(keep_labelled, unfinished, job, round_index))
+            keep = functools.partial(keep_labelled, unfinished, job, round_index)
+            if not progress:  # a log file sees a long round's progress as it is kept, every ten minutes or so
+                keep = _logged_keep(keep, log, round_index, expert.games)
+            fresh = (collect(job, expert.games, expert.workers, progress, **games_backend, done=before, keep=keep)
                      if expert.games else Samples.empty(*sizes))
             collected = time.perf_counter() - started
             data = Samples.concat([data, fresh])
