@@ -555,6 +555,8 @@ class MCTSBot(BotBase):
         """The searching seat's value of the last move's position as the search found it: its mean return over
         the tree's simulations (expert iteration's ``value_target=search``); None without a tree search (a
         forced move, ``root=paired``) or before any move."""
+        if "compiled_seat" in self.last_search:  # the arrays hold the last search until the next
+            return self._compiled.root_value(self.last_search["compiled_seat"])
         return self.last_search.get("value")
 
     # --- the search ---------------------------------------------------------------------------------------
@@ -572,7 +574,8 @@ class MCTSBot(BotBase):
         if self._compiled is not None:  # it draws the dealer's seed from self._random first, as below
             best, done, visits = self._compiled.search(info, seat, self._random, sims, deadline,
                                                        lambda: self._stopped)
-            self.last_search = {"simulations": done, "visits": visits, "value": self._compiled.root_value(seat)}
+            # the root's value is read from the tree's arrays when asked (search_value), not at every move
+            self.last_search = {"simulations": done, "visits": visits, "compiled_seat": seat}
             return best
         chance = SearchChance(self._random.randrange(2**31))
         root = Node(self.seats)
