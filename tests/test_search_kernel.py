@@ -103,7 +103,10 @@ def test_the_generator_carried_in_the_search_words_from_move_to_move_is_the_pyth
         for bot in (compiled, python):
             bot.search(R.information_state(state, seat), seat)
         assert compiled._random._ahead  # still in the words: the next search takes them as they are
-        assert compiled.last_search == python.last_search
+        for key in ("simulations", "visits"):
+            assert compiled.last_search[key] == python.last_search[key], key
+        # the root's value, which the compiled search reads from its arrays when asked
+        assert compiled.search_value() == pytest.approx(python.search_value(), rel=1e-9, abs=1e-12)
     assert compiled._random.getstate() == python._random.getstate()
 
 
