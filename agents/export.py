@@ -330,10 +330,15 @@ def training_opponents(spec: str, game_name: str = "") -> dict[str, int | None]:
         seen.add(key)
         own, starts = _own_league(start, game_name)
         for name, games in own.items():
-            before = found.get(name, 0)
-            found[name] = None if games is None or before is None else before + games
+            _add_games(found, name, games)
         waiting += starts
     return found
+
+
+def _add_games(record: dict[str, int | None], name: str, games: int | None) -> None:
+    """``games`` more against ``name`` in ``record``; None (a count not known) stays None."""
+    before = record.get(name, 0)
+    record[name] = None if games is None or before is None else before + games
 
 
 def network_digest(spec: str, game_name: str = "") -> str | None:
@@ -418,8 +423,7 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
         current: dict[str, int | None] = {}
         for name, games in own.items():
             if (now := _current_spec(name, networks.get(name), game_name)) is not None:
-                before = current.get(now, 0)
-                current[now] = None if games is None or before is None else before + games
+                _add_games(current, now, games)
         blended = provenance.get("blend") if isinstance(provenance.get("blend"), dict) else {}
         parents = [blended.get(end) for end in ("first", "second") if isinstance(blended.get(end), str)]
         starts = [_current_spec(start, networks.get(start), game_name)

@@ -594,9 +594,9 @@ class MCTSBot(BotBase):
             stats = root.seat_stats[seat]
             actions = sorted(stats)
             visits = [stats[a][0] for a in actions]
-            total = sum(stats[a][1] for a in actions)
+            finished, total = sum(visits), sum(stats[a][1] for a in actions)
             self.last_search = {"simulations": done, "visits": dict(zip(actions, visits, strict=True)),
-                                "value": total / sum(visits) if sum(visits) else None}
+                                "value": total / finished if finished else None}
             return self._random.choices(actions, weights=visits)[0]
         best = max(root.children, key=lambda a: (root.children[a].visits, root.children[a].totals[seat]))
         children = root.children.values()

@@ -58,6 +58,14 @@ INSTALL_HINT = 'the Ray backend needs Ray: pip install -c constraints/cpu.txt "t
 BATCHES_PER_CPU = 16
 
 
+def check_backend(backend: str, address: str | None = None) -> None:
+    """One error for a backend that is none of :data:`BACKENDS`, or for a Ray address given to another."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    if address and backend != "ray":
+        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+
+
 CONNECT_TIMEOUT_S = 10.0  # to reach a cluster's address before Ray is asked to join it
 
 

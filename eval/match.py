@@ -29,7 +29,7 @@ from ..envs import Game, get_game
 from ..envs.core import config_to_dict
 from ..envs.make import make_env
 from ..envs.records import end_torn_tail
-from .backends import BACKENDS, map_tasks, progress_bar
+from .backends import BACKENDS, check_backend, map_tasks, progress_bar
 from .deals import DEFAULT_SEEDING, Deal, DealPlan, MatchBlock, check_seeding, entry_labels, results_stamp
 from .loop import play_game
 from .pool import WorkerPool
@@ -216,8 +216,7 @@ def play_match(
         raise ValueError(f"{game.name} with this config seats {seats} players; got {len(bot_specs)} bot specs")
     if games < 1:
         raise ValueError(f"games={games} must be at least 1")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    check_backend(backend)
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 8 * (os.cpu_count() or 1):
         raise ValueError(f"workers={workers!r} must be a whole number from 1 to {8 * (os.cpu_count() or 1)} "
                          "(8 per CPU core)")

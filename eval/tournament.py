@@ -36,7 +36,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .backends import BACKENDS, progress_bar
+from .backends import BACKENDS, check_backend, progress_bar
 from .deals import derived_seed, seating
 from .results import (
     GAMES_FILE,
@@ -103,8 +103,7 @@ def run_tournament(settings: Settings, out: str | Path, *, workers: int = 1, res
     (:class:`~tavernzoo.eval.results.Tally`); the game files are read only to resume."""
     out = Path(out)
     settings_path = out / SETTINGS_FILE
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    check_backend(backend)
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
     most = 8 * (os.cpu_count() or 1)

@@ -574,12 +574,9 @@ def _logged_keep(keep: Any, log: Any, round_index: int, games: int) -> Any:
 
 def _games_backend(backend: str, address: str | None) -> dict[str, Any]:
     """Where the games run (``collect``'s and ``play_match``'s keywords), refused before anything is written."""
-    from ..eval.backends import BACKENDS, import_ray
+    from ..eval.backends import check_backend, import_ray
 
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
-    if address is not None and backend != "ray":
-        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    check_backend(backend, address)
     if backend == "ray":
         import_ray()  # the extra to install, named now rather than after a round's training
     return {"backend": backend, "address": address}

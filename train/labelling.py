@@ -56,11 +56,12 @@ class Labeller(BotBase):
     what the match loop hands them (``agents.infoset.feed``; a belief's history among them).
     """
 
-    def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random):
+    def __init__(self, teacher: Any, student: Any, dagger: float, rng: random.Random, search_values: bool = False):
         self.teacher, self.student, self.dagger, self.rng = teacher, student, dagger, rng
+        self.search_values = search_values  # each row keeps the teacher's search value (value_target=search)
         self.name = f"labelled:{getattr(teacher, 'name', 'teacher')}"
         self._hooks = as_bot(teacher)
-        # observation, mask, target, and the teacher's search value there (None where it gives none)
+        # observation, mask, target, and the teacher's search value there (None where not asked or none given)
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, float | None]] = []
 
     @property
@@ -101,7 +102,7 @@ class Labeller(BotBase):
         action = int(self.teacher.act(observation))
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if mask.sum() > 1:
-            search_value = getattr(self.teacher, "search_value", None)
+            search_value = getattr(self.teacher, "search_value", None) if self.search_values else None
             self.rows.append((np.array(observation["observation"], np.float32), mask.copy(),
                               teacher_target(self.teacher, observation, action),
                               search_value() if search_value is not None else None))
@@ -152,7 +153,8 @@ def _play_one(state: dict[str, Any], index: int) -> Samples:
         if seat in labelled:
             teacher = load_bot(job.teacher, game, config, seed=rng.randrange(2**31))
             student = load_bot(job.student, game, config, seed=0) if job.student and job.dagger > 0 else None
-            bots.append(Labeller(teacher, student, job.dagger, random.Random(rng.randrange(2**31))))
+            bots.append(Labeller(teacher, student, job.dagger, random.Random(rng.randrange(2**31)),
+                                 search_values=job.value_target == "search"))
         else:
             bots.append(load_bot(job.opponents, game, config, seed=rng.randrange(2**31)))
     returns, _ = play_game(env, bots, seed=rng.randrange(2**31))
@@ -184,10 +186,9 @@ def collect(job: CollectJob, games: int, workers: int = 2, progress: bool = Fals
     again; ``keep`` is handed every game labelled so far at most every :data:`KEEP_EVERY_S` seconds (or ten
     times as long as ``keep`` last took, whichever is longer) and once all are, so that a long round killed
     midway loses at most that much of its labelling."""
-    from ..eval.backends import BACKENDS, progress_bar
+    from ..eval.backends import check_backend, progress_bar
 
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    check_backend(backend, address)
     indices = range(first_game, first_game + games)
     results: dict[int, Samples] = {index: samples for index, samples in (done or {}).items() if index in indices}
     todo = [index for index in indices if index not in results]

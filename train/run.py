@@ -37,11 +37,11 @@ from .selfplay import League, SelfPlayVecEnv
 
 def _recorded_networks(out: Path) -> dict[str, str]:
     """The ``networks`` of a run's latest checkpoint (``{}`` where it has none or cannot be read)."""
-    from ..agents.policy import find_policy_dir
+    from ..agents.policy import find_policy_dir, read_policy_meta
 
     try:
-        networks = json.loads((find_policy_dir(out) / "policy.json").read_text()).get("networks")
-    except (OSError, ValueError, AttributeError):
+        networks = read_policy_meta(find_policy_dir(out) / "policy.json").get("networks")
+    except (OSError, ValueError):
         return {}
     return {str(spec): str(digest) for spec, digest in networks.items()} if isinstance(networks, dict) else {}
 

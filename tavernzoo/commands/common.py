@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from tavernzoo.eval.backends import BACKENDS
+from tavernzoo.eval.backends import BACKENDS, check_backend
 from tavernzoo.userio import console, parse_set, read_table_file
 
 
@@ -151,8 +151,7 @@ def note_trained_against(game: str, bots: list[str]) -> None:
 
 def backend_options(args: Any) -> dict[str, Any]:
     """``play_match``'s ``backend``, ``workers`` and ``address`` from :func:`add_backend_arguments`."""
-    if args.address and args.backend != "ray":
-        raise ValueError("--address names a Ray cluster: it needs --backend ray")
+    check_backend(args.backend, args.address)
     return {"backend": args.backend, "workers": args.workers, "address": args.address}
 
 
