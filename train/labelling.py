@@ -244,9 +244,16 @@ KEEP_EVERY_S = 60.0
 UNFINISHED_ROUND = "unfinished_round.npz"
 
 
-def _job_key(job: CollectJob, round_index: int) -> str:
-    """What makes a round's games the games they are: its job (teacher, opponents, student, DAgger, seed)."""
-    return json.dumps({"round": round_index, **dataclasses.asdict(job)}, sort_keys=True)
+def _job_key(job: CollectJob, round_index: int, expert_dir: Path) -> str:
+    """What makes a round's games the games they are: its job (teacher, opponents, student, DAgger, seed).
+
+    The run's own students (``RUN/expert/round_K``, in the student and in the teacher's spec) are written
+    relative to the run: the same run resumed from another working directory, or moved, spells them otherwise
+    and is still the same job."""
+    key = json.dumps({"round": round_index, **dataclasses.asdict(job)}, sort_keys=True)
+    for spelling in sorted({str(expert_dir), str(expert_dir.resolve())}, key=len, reverse=True):
+        key = key.replace(json.dumps(spelling + os.sep)[1:-1], "<run>/expert/")
+    return key
 
 
 def keep_labelled(path: Path, job: CollectJob, round_index: int, results: dict[int, Samples]) -> None:
@@ -255,7 +262,7 @@ def keep_labelled(path: Path, job: CollectJob, round_index: int, results: dict[i
     samples = Samples.concat([results[index] for index in order]) if order else None
     arrays = {name: getattr(samples, name) for name in Samples.FIELDS} if samples is not None else {}
     arrays |= {"games": np.array(order, np.int64), "rows": np.array([len(results[i]) for i in order], np.int64),
-               "job": np.array(_job_key(job, round_index))}
+               "job": np.array(_job_key(job, round_index, path.parent))}
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(path.name + ".partial")
     with open(staging, "wb") as handle:
@@ -269,7 +276,7 @@ def labelled_before(path: Path, job: CollectJob, round_index: int, sizes: tuple[
     games are all labelled afresh: nothing but time is lost). Never unpickles."""
     try:
         with np.load(path, allow_pickle=False) as archive:
-            if str(archive["job"]) != _job_key(job, round_index):
+            if str(archive["job"]) != _job_key(job, round_index, path.parent):
                 return {}
             games, rows = archive["games"], archive["rows"]
             if not len(games):
