@@ -374,6 +374,27 @@ def test_a_samples_file_is_bounded_by_what_its_headers_declare_before_anything_i
         Samples.load(tmp_path / "real.npz", 5, 2)
 
 
+def test_a_kept_round_is_found_in_a_moved_run_and_not_for_another_job(tmp_path, monkeypatch):
+    import shutil
+
+    from tavernzoo.train.labelling import keep_labelled, labelled_before
+
+    def job(run, seed=5):  # the student and an mcts teacher's prior are the run's own round 1
+        student = str(run / "expert" / "round_1")
+        return CollectJob("tiny_minotaur", SMALL_TM, f"mcts:sims=8,prior={student}", None, student, 0.5, seed=seed)
+
+    game = Samples(np.zeros((2, 5), np.float32), np.ones((2, 3), bool), np.full((2, 3), 1 / 3, np.float32),
+                   np.zeros(2, np.float32))
+    keep_labelled(tmp_path / "a" / "expert" / "unfinished_round.npz", job(tmp_path / "a"), 2, {7: game})
+    shutil.move(tmp_path / "a", tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    for run in (tmp_path / "b", Path("b")):  # moved, and named from its parent directory
+        found = labelled_before(run / "expert" / "unfinished_round.npz", job(run), 2, (5, 3))
+        assert list(found) == [7] and np.array_equal(found[7].targets, game.targets)
+    for other in (job(Path("b"), seed=6), job(tmp_path / "a")):  # another seed; a student outside the run
+        assert labelled_before(Path("b/expert/unfinished_round.npz"), other, 2, (5, 3)) == {}
+
+
 def test_bad_samples_or_init_leave_no_run_directory_behind(tmp_path):
     config = make_train_config("tiny_minotaur", overrides={"game_config": SMALL_TM, **TINY_NET})
     (tmp_path / "junk.npz").write_bytes(b"not numpy")
