@@ -149,6 +149,14 @@ def make_manifest(policy: MLPPolicy, checkpoint: Path) -> dict[str, Any]:
         league = league_record(checkpoint)
         if league:  # every bot its league held at any resume, with its games: training_options names only the last pool
             provenance["training_league"] = league
+    # The whole lineage's record, as it reads from here: the runs it follows (the start, an expert student's
+    # teacher and samples' runs) stay behind on this machine, and the bot must say the same wherever it goes.
+    # With the digests of the networks it names, it follows their files into the zoo's dated names later.
+    record = {name: games for name, games in training_opponents(str(checkpoint), game.name).items()
+              if games is None or games > 0}  # an expert run's unused league lists its pool at 0 games
+    if record:
+        provenance["training_opponents"] = record
+        record_networks(provenance, list(record), game.name)
     provenance["exported_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     outputs = {"action": "int64[batch], the best legal action",
                "logits": "float32[batch, actions], -inf where illegal; softmax of it is the policy"}
@@ -408,6 +416,11 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
             provenance = meta
         elif parsed.traits.network:
             provenance = read_manifest(_onnx_path(parsed, game_name)).get("provenance") or {}
+            networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
+            whole = provenance.get("training_opponents")
+            if isinstance(whole, dict):  # the whole lineage's record, written at export: nothing left to follow
+                return _named_now({str(name): None if games is None else int(games)
+                                   for name, games in whole.items()}, networks, game_name), []
             league = provenance.get("training_league")
             if isinstance(league, dict):
                 own = {str(name): int(games) for name, games in league.items()}
@@ -420,10 +433,7 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
         for name, games in expert_own.items():
             own[name] = own.get(name, 0) + games
         networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
-        current: dict[str, int | None] = {}
-        for name, games in own.items():
-            if (now := _current_spec(name, networks.get(name), game_name)) is not None:
-                _add_games(current, now, games)
+        current = _named_now(own, networks, game_name)
         blended = provenance.get("blend") if isinstance(provenance.get("blend"), dict) else {}
         parents = [blended.get(end) for end in ("first", "second") if isinstance(blended.get(end), str)]
         starts = [_current_spec(start, networks.get(start), game_name)
@@ -432,6 +442,16 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
     except (ValueError, OSError, KeyError, TypeError, AttributeError):
         pass  # a file that is missing or says nothing else: nothing known
     return {}, []
+
+
+def _named_now(own: dict[str, int | None], networks: dict[str, Any], game_name: str) -> dict[str, int | None]:
+    """``own`` (games by spec) under the specs that name those networks today (:func:`_current_spec`), those
+    found nowhere left out."""
+    current: dict[str, int | None] = {}
+    for name, games in own.items():
+        if (now := _current_spec(name, networks.get(name), game_name)) is not None:
+            _add_games(current, now, games)
+    return current
 
 
 def _expert_lineage(expert: Any) -> tuple[dict[str, int], list[str]]:

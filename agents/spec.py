@@ -35,6 +35,7 @@ A leaf module: it imports nothing else of tavernzoo (loaders are named, and impo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
@@ -180,6 +181,32 @@ class BotSpec:
             return self
         spec = BotSpec("cmd", self.name, sandbox=limits)
         return BotSpec("cmd", self.name, sandbox=limits, text=spec.format())
+
+    def anchored(self, builtins: Collection[str]) -> BotSpec:
+        """This spec with every file path it names (a checkpoint or run, ``BOT.onnx``, nested in an mcts spec
+        too) that exists from here made absolute, so that it names the same files from any working directory:
+        a run records its teacher, opponents, start and samples so (train/expert.py), and reading its lineage
+        or resuming it elsewhere finds them. ``builtins`` (the game's built-in bots) are names, not paths; a
+        path that does not exist, or whose absolute form holds ``,`` or ``=`` in an mcts option, stays as
+        written. Unlike the rest of this module it asks the disk."""
+        if self.kind == "mcts":
+            options = []
+            for item in self.options:
+                key, sep, value = item.partition("=")
+                if sep and key.strip() in NESTED_OPTIONS:
+                    nested = BotSpec.parse(value.strip()).anchored(builtins).format()
+                    if "," not in nested and "=" not in nested:
+                        item = f"{key.strip()}={nested}"
+                options.append(item)
+            if tuple(options) == self.options:
+                return self
+            anchored = BotSpec("mcts", options=tuple(options))
+        elif (self.kind == "onnx" or (self.kind == "name" and not (self.mode is None and self.name in builtins))) \
+                and self.name and os.path.exists(self.name):
+            anchored = replace(self, name=os.path.abspath(self.name), text="")
+        else:
+            return self
+        return replace(anchored, text=anchored.format())
 
     def within(self) -> list[BotSpec]:
         """This spec and the bot specs nested in it (an mcts spec's :data:`NESTED_OPTIONS`)."""

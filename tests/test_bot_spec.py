@@ -75,6 +75,24 @@ def test_whether_a_spec_is_local_never_depends_on_the_disk(tmp_path, monkeypatch
         assert BotSpec.parse(text).local(("heuristic",), ())
 
 
+def test_an_anchored_spec_names_its_existing_files_by_absolute_path_and_keeps_the_rest(tmp_path, monkeypatch):
+    """What a run records of its teacher and opponents (train/expert.py): the same files from any directory."""
+    monkeypatch.chdir(tmp_path)
+    for folder in ("run", "heuristic"):  # a folder named like a built-in bot does not make it a path
+        (tmp_path / folder).mkdir()
+    (tmp_path / "b.onnx").write_bytes(b"")
+    run, onnx = str(tmp_path / "run"), str(tmp_path / "b.onnx")
+    cases = {"run": run, "run@sample": f"{run}@sample", "b.onnx": onnx, "./run/../b.onnx": onnx,
+             "mcts:400,prior=run,value=run,rollout=heuristic": f"mcts:400,prior={run},value={run},rollout=heuristic",
+             "mcts:others=b.onnx,time=1": f"mcts:others={onnx},time=1"}
+    for text, expected in cases.items():
+        anchored = BotSpec.parse(text).anchored(("heuristic", "random"))
+        assert str(anchored) == expected and anchored == BotSpec.parse(expected), text
+    for text in ("heuristic", "random", "gone", "gone.onnx", "zoo:ministeel", "level:3", "cmd:python3 run",
+                 "mcts:prior=gone,rollout=heuristic", "mcts: 400 ,rollout=random", run):
+        assert str(BotSpec.parse(text).anchored(("heuristic", "random"))) == text
+
+
 def test_the_web_checks_local_specs_through_bot_spec(tmp_path, monkeypatch):
     from tavernzoo.envs import get_game
     from tavernzoo.web.app import _is_local

@@ -841,6 +841,43 @@ def test_a_student_knows_the_networks_its_games_and_its_samples_seated(tmp_path,
     assert "trained against zoo:tiny_minotaur (3 games" in capsys.readouterr().err
 
 
+def test_a_run_spelt_with_relative_paths_is_read_and_resumed_from_anywhere(tmp_path, monkeypatch):
+    """A run records the files its recipe names (``--teacher``, ``--opponents``, ``--init``, ``--samples``) by
+    absolute path: from another working directory its lineage still finds the games its samples' run played
+    against a network, and ``--resume`` still finds its opponents. Its exported bot carries that record
+    (``provenance.training_opponents``), so it says the same once the runs it came from are gone."""
+    import shutil
+
+    from tavernzoo.agents import onnx_bot
+    from tavernzoo.agents.export import export, training_opponents
+    from tavernzoo.train.expert import resume_expert
+
+    (tmp_path / "elsewhere").mkdir()
+    for suffix in (".onnx", ".json"):
+        shutil.copy(onnx_bot.ZOO_DIR / f"tiny_minotaur{suffix}", tmp_path / f"met{suffix}")
+    met = str(tmp_path / "met.onnx")
+    config = make_train_config("tiny_minotaur", overrides=TINY_NET)
+    monkeypatch.chdir(tmp_path)
+    run_expert(config, quick(opponents="met.onnx", games=3, eval_games=0), "a", log=lambda _: None)
+    run_expert(config, quick(teacher="mcts:sims=4,prior=a", games=0, eval_games=0, init="a",
+                             samples="a/expert/samples.npz"), "b", log=lambda _: None)
+    recipe = json.loads((tmp_path / "b" / "expert.json").read_text())["recipe"]
+    a = str(tmp_path / "a")
+    assert (recipe["init"], recipe["teacher"]) == (a, f"mcts:sims=4,prior={a}"), recipe
+    assert recipe["samples"] == f"{a}/expert/samples.npz"
+    assert json.loads((tmp_path / "a" / "expert.json").read_text())["recipe"]["opponents"] == met
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert training_opponents(str(tmp_path / "b"), "tiny_minotaur").get(met) == 3
+    export(tmp_path / "b", tmp_path / "student.onnx")  # the record as it reads now, in the bot
+    report = resume_expert(tmp_path / "a", rounds=2, log=lambda _: None)
+    assert [entry["games"] for entry in report["rounds"]] == [3, 3]
+    shutil.rmtree(tmp_path / "a")
+    shutil.rmtree(tmp_path / "b")
+    assert training_opponents(str(tmp_path / "student.onnx"), "tiny_minotaur").get(met) == 3
+    provenance = json.loads((tmp_path / "student.json").read_text())["provenance"]
+    assert provenance["training_opponents"][met] == 3 and met in provenance["networks"]
+
+
 def test_a_network_met_is_named_by_its_file_after_another_is_exported_to_its_path(tmp_path, monkeypatch):
     """A run records the SHA-256 of each ONNX bot it met (``provenance.networks``). Where that path later
     holds another network (the next export to it; a zoo update puts a new file under ``zoo:GAME``), the games
@@ -874,7 +911,9 @@ def test_a_network_met_is_named_by_its_file_after_another_is_exported_to_its_pat
     _, manifest = export(tmp_path / "a", tmp_path / "student.onnx")
     provenance = json.loads(manifest.read_text())["provenance"]
     assert "training_options" not in provenance and "training_league" not in provenance
-    assert provenance["networks"] == {str(met): digest}
+    # the record it carries names the file met as the zoo bot holding it now, with that file's digest
+    assert provenance["networks"] == {str(met): digest, "zoo:tiny_minotaur": digest}
+    assert provenance["training_opponents"] == {"zoo:tiny_minotaur": 3}
     assert training_opponents(str(tmp_path / "student.onnx"), "tiny_minotaur").get("zoo:tiny_minotaur") == 3
 
 

@@ -62,7 +62,7 @@ import functools
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +286,24 @@ class ExpertConfig:
         return {k: getattr(self, k) for k in ExpertConfig.__dataclass_fields__}
 
 
+def anchored(expert: ExpertConfig, game: Any) -> ExpertConfig:
+    """``expert`` with the files it names (``init``, ``teacher``, ``opponents``, ``samples``; specs nested in an
+    mcts spec too) written as absolute paths where they exist from here (:meth:`BotSpec.anchored`). A run records
+    its recipe so: ``--resume`` and the lineage a match reads (:func:`tavernzoo.agents.export.training_opponents`)
+    then find them from any working directory, where a relative path would name other files or none."""
+    from ..agents import builtin_bots
+
+    builtins = builtin_bots(game)
+
+    def spec(text: str | None) -> str | None:
+        return None if text is None else str(BotSpec.parse(text).anchored(builtins))
+
+    sources = [os.path.abspath(source) if os.path.exists(source) else source for source in expert.sample_sources()]
+    samples = sources if isinstance(expert.samples, list) else (sources[0] if sources else expert.samples)
+    return replace(expert, init=spec(expert.init), teacher=spec(expert.teacher), opponents=spec(expert.opponents),
+                   samples=samples)
+
+
 def teacher_spec(teacher: str, student_dir: Path | None, prior_student: bool, value_dir: Path | None = None,
                  rollout_student: bool = False, belief_student: bool = False) -> str:
     """The teacher's spec for a round: with ``prior_student`` (``rollout_student``, ``belief_student``), an
@@ -389,6 +407,7 @@ def run_expert(train_config: Any, expert: ExpertConfig, out: str | os.PathLike, 
         raise ValueError(f"{trainer.out} already holds an expert run; continue it with --resume {trainer.out}, "
                          "or give another --out")
     game, config = trainer.game, trainer.game_config
+    expert = anchored(expert, game)
     sizes = game.encoder.observation_size(config), len(game.action_names(config))
     # bad samples fail now, before the run directory is written
     data = (_starting_samples(expert.samples, sizes, expert.balance_samples) if expert.samples
