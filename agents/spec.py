@@ -22,6 +22,8 @@
 options) is decided where it is loaded (:func:`tavernzoo.agents.load_bot`). :meth:`BotSpec.format`
 writes the spec back (``BotSpec.parse(spec.format()) == spec``). :meth:`BotSpec.local` decides, for every
 place that must, whether a spec may run a program or read a file on this machine (from the text alone).
+:meth:`BotSpec.anchored`, the one method that asks the disk, writes the paths a spec names as absolute ones
+(what a training run records of the bots it names).
 
 The kinds (:data:`KINDS`)
     Each kind is registered once, with what it can do (OpenSpiel's ``BotFactory``): its loader, whether it
