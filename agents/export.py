@@ -413,14 +413,10 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
             directory = find_policy_dir(parsed.name)
             meta = json.loads((directory / "policy.json").read_text())
             own: dict[str, int | None] = dict(league_record(directory))
-            provenance = meta
+            provenance, whole = meta, None
         elif parsed.traits.network:
             provenance = read_manifest(_onnx_path(parsed, game_name)).get("provenance") or {}
-            networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
-            whole = provenance.get("training_opponents")
-            if isinstance(whole, dict):  # the whole lineage's record, written at export: nothing left to follow
-                return _named_now({str(name): None if games is None else int(games)
-                                   for name, games in whole.items()}, networks, game_name), []
+            whole = provenance.get("training_opponents")  # the whole lineage's record, written at export
             league = provenance.get("training_league")
             if isinstance(league, dict):
                 own = {str(name): int(games) for name, games in league.items()}
@@ -429,10 +425,13 @@ def _own_league(spec: str, game_name: str) -> tuple[dict[str, int | None], list[
                 own = {str(name): None for name in options.get("pool_bots", [])}
         else:
             return {}, []
+        networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
+        if isinstance(whole, dict):  # nothing left to follow
+            return _named_now({str(name): None if games is None else int(games) for name, games in whole.items()},
+                              networks, game_name), []
         expert_own, expert_starts = _expert_lineage(provenance.get("expert"))
         for name, games in expert_own.items():
             own[name] = own.get(name, 0) + games
-        networks = provenance.get("networks") if isinstance(provenance.get("networks"), dict) else {}
         current = _named_now(own, networks, game_name)
         blended = provenance.get("blend") if isinstance(provenance.get("blend"), dict) else {}
         parents = [blended.get(end) for end in ("first", "second") if isinstance(blended.get(end), str)]

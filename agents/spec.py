@@ -203,8 +203,7 @@ class BotSpec:
             if tuple(options) == self.options:
                 return self
             anchored = BotSpec("mcts", options=tuple(options))
-        elif (self.kind == "onnx" or (self.kind == "name" and not (self.mode is None and self.name in builtins))) \
-                and self.name and os.path.exists(self.name):
+        elif self.kind in ("onnx", "name") and not self._names_no_file(builtins, ()) and os.path.exists(self.name):
             anchored = replace(self, name=os.path.abspath(self.name), text="")
         else:
             return self
