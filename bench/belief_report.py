@@ -9,7 +9,13 @@ answer is a probability from the belief's pool and, for comparison, from as many
 Printed: the mean log-loss of the true answers in bits under each (lower: the truth was more probable), their
 difference (the information the others' moves gave, per question), and the particle filter's restarts.
 
+A bot that only names its move (the heuristic) is no model by itself: ``--smooth EPS`` makes it one, EPS of
+each move's probability spread evenly over the legal moves and the rest on the move it names, which for
+players who play exactly that bot keeps the truth inside the model (without it, a deal that explains a
+move imperfectly would have probability zero).
+
     python bench/belief_report.py --game ministeel --games 8 --particles 64
+    python bench/belief_report.py --game ministeel --model heuristic --smooth 0.1 --games 8
 """
 
 from __future__ import annotations
@@ -42,11 +48,39 @@ def questions(game_name: str, info, other: int) -> list:
     return sorted(set(info.hand[other] + info.deck[other] + info.discard[other]))
 
 
+class Smoothed:
+    """A bot as a likelihood model: ``eps`` of each move's probability spread over the legal moves, the rest on
+    the move the bot names. Asked on observations out of play, so only for a bot that decides from the
+    observation alone (every built-in but Minefield's heuristic, which has no hidden hands to weigh)."""
+
+    def __init__(self, bot, eps: float):
+        self.bot, self.eps = bot, eps
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        out = np.zeros(masks.shape, dtype=np.float64)
+        for row, (observation, mask) in enumerate(zip(observations, masks, strict=True)):
+            legal = np.flatnonzero(mask)
+            out[row, legal] = self.eps / len(legal)
+            out[row, self.bot.act({"observation": observation, "action_mask": mask})] += 1 - self.eps
+        return out
+
+
+def _has_probabilities(bot, game, config) -> bool:
+    """Whether ``bot`` gives action probabilities (asked on an empty observation with one legal move)."""
+    observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
+    mask = np.zeros((1, len(game.action_names(config))), dtype=np.int8)
+    mask[0, 0] = 1
+    return bot.action_probabilities(observation, mask) is not None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="ministeel", choices=("ministeel", "wyvern"))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--model", default=None, help="every seat's policy and the belief's model (default zoo:GAME)")
+    parser.add_argument("--smooth", type=float, default=None, metavar="EPS",
+                        help="the model as EPS spread over the legal moves, the rest on its move (a bot that only "
+                             "names its move, such as the heuristic, needs it)")
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--particles", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
@@ -57,6 +91,13 @@ def main() -> None:
     model_spec = args.model or f"zoo:{args.game}"
     players = [load_bot(model_spec, game, config, seed=args.seed + seat) for seat in range(args.players)]
     model = load_bot(model_spec, game, config, seed=args.seed + 99)
+    if args.smooth is not None:
+        if not 0 < args.smooth <= 1:
+            parser.error(f"--smooth {args.smooth}: EPS is a share of each move's probability, in (0, 1]")
+        model = Smoothed(model, args.smooth)
+    elif not _has_probabilities(model, game, config):
+        parser.error(f"--model {model_spec} only names its move, so it cannot weigh deals: give it "
+                     "--smooth EPS (0.1, say), or a trained policy (zoo:GAME, an .onnx bot, a checkpoint)")
     observer = game.make_observer()
     observation = np.zeros(game.encoder.observation_size(config), dtype=np.float32)
     mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
@@ -110,7 +151,8 @@ def main() -> None:
     if bar is not None:
         bar.close()
     seconds = time.process_time() - started
-    print(f"{args.game}, {args.players} players, {model_spec} at every seat and as the model, "
+    smoothed = "" if args.smooth is None else f" (smoothed, EPS {args.smooth})"
+    print(f"{args.game}, {args.players} players, {model_spec} at every seat and as the model{smoothed}, "
           f"{args.particles} particles: {positions} positions, {asked} questions (does seat X hold a Y?)")
     print(f"log-loss of the truth, bits per question: uniform deal {loss['uniform'] / asked:.4f}, "
           f"belief {loss['belief'] / asked:.4f}, gained {(loss['uniform'] - loss['belief']) / asked:.4f} "
