@@ -50,8 +50,9 @@ def questions(game_name: str, info, other: int) -> list:
 
 class Smoothed:
     """A bot as a likelihood model: ``eps`` of each move's probability spread over the legal moves, the rest on
-    the move the bot names. Asked on observations out of play, so only for a bot that decides from the
-    observation alone (every built-in but Minefield's heuristic, which has no hidden hands to weigh)."""
+    the move the bot names. Asked on observations out of play, so only for a bot whose move is a function of
+    the observation alone (MiniSteel's and Wyvern's heuristics, a network playing its best move), not one that
+    draws its moves (``random``, ``careless``)."""
 
     def __init__(self, bot, eps: float):
         self.bot, self.eps = bot, eps
