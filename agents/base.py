@@ -198,6 +198,14 @@ class HookedBot(BotBase):
             close()
 
 
+def gives_probabilities(bot: Any, game: Any, config: Any) -> bool:
+    """Whether ``bot`` is a policy that gives action probabilities in ``game`` under ``config`` (asked once,
+    on a blank observation): a bot that only names its move answers None."""
+    observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
+    mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
+    return bot.action_probabilities(observation, mask) is not None
+
+
 def keeps_game_state(bot: Any) -> bool:
     """Whether ``bot`` keeps something of the game it plays: its class has its own ``begin_game``, ``reset``
     or ``game_over`` (a program's process, a conversation, what it saw of the others). Such a bot plays one

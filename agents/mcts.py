@@ -69,7 +69,7 @@ import numpy.random  # noqa: F401 - numpy loads it lazily: at import, not in a f
 
 from ..envs import games, get_game
 from ..envs.core import Chance
-from .base import BotBase
+from .base import BotBase, gives_probabilities
 from .base import legal_actions as mask_actions
 from .belief import Belief
 from .mcts_closed import ClosedLoopTree
@@ -369,11 +369,7 @@ class MCTSBot(BotBase):
         self._require_prior_probabilities(bad)
 
     def _gives_probabilities(self, bot: Any) -> bool:
-        """Whether ``bot`` is a policy that gives action probabilities (asked once, on a blank observation)."""
-        game, config = self.game, self.config
-        probe_observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
-        probe_mask = np.ones((1, len(game.action_names(config))), dtype=np.int8)
-        return bot.action_probabilities(probe_observation, probe_mask) is not None
+        return gives_probabilities(bot, self.game, self.config)
 
     def _require_prior_probabilities(self, option: str) -> None:
         """Refuses ``option`` (a ValueError naming it) unless the prior is a policy that gives probabilities."""

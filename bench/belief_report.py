@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from tavernzoo.agents import load_bot
+from tavernzoo.agents.base import gives_probabilities
 from tavernzoo.agents.belief import Belief
 from tavernzoo.agents.infoset import public_history
 from tavernzoo.agents.mcts import SearchChance
@@ -66,14 +67,6 @@ class Smoothed:
         return out
 
 
-def _has_probabilities(bot, game, config) -> bool:
-    """Whether ``bot`` gives action probabilities (asked on an empty observation with one legal move)."""
-    observation = np.zeros((1, game.encoder.observation_size(config)), dtype=np.float32)
-    mask = np.zeros((1, len(game.action_names(config))), dtype=np.int8)
-    mask[0, 0] = 1
-    return bot.action_probabilities(observation, mask) is not None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="ministeel", choices=("ministeel", "wyvern"))
@@ -96,7 +89,7 @@ def main() -> None:
         if not 0 < args.smooth <= 1:
             parser.error(f"--smooth {args.smooth}: EPS is a share of each move's probability, in (0, 1]")
         model = Smoothed(model, args.smooth)
-    elif not _has_probabilities(model, game, config):
+    elif not gives_probabilities(model, game, config):
         parser.error(f"--model {model_spec} only names its move, so it cannot weigh deals: give it "
                      "--smooth EPS (0.1, say), or a trained policy (zoo:GAME, an .onnx bot, a checkpoint)")
     observer = game.make_observer()

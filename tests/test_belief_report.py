@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from tavernzoo.agents import load_bot
+from tavernzoo.agents.base import gives_probabilities
 from tavernzoo.envs import get_game
 from tavernzoo.envs.core import Chance
 
@@ -52,7 +53,9 @@ def test_the_smoothed_heuristic_puts_the_rest_of_each_row_on_its_own_move():
         mask = np.zeros(len(game.action_names(config)), dtype=np.int8)
         mask[legal] = 1
         move = heuristic.act({"observation": observation, "action_mask": mask})
-        observations.append(observation), masks.append(mask), moves.append(move)
+        observations.append(observation)
+        masks.append(mask)
+        moves.append(move)
         rules.apply(state, move)
     probabilities = model.action_probabilities(np.stack(observations), np.stack(masks))
     assert np.allclose(probabilities.sum(axis=1), 1.0)
@@ -60,5 +63,5 @@ def test_the_smoothed_heuristic_puts_the_rest_of_each_row_on_its_own_move():
     for row, (mask, move) in enumerate(zip(masks, moves, strict=True)):
         legal = int(mask.sum())
         assert np.isclose(probabilities[row, move], 0.8 + 0.2 / legal)
-    assert report._has_probabilities(model, game, config)
-    assert not report._has_probabilities(heuristic, game, config)
+    assert gives_probabilities(model, game, config)
+    assert not gives_probabilities(heuristic, game, config)
