@@ -368,12 +368,9 @@ class MCTSBot(BotBase):
                              f"at its root ({game.name}{' with tree=closed' if options.tree == 'closed' else ''})")
         self._require_prior_probabilities(bad)
 
-    def _gives_probabilities(self, bot: Any) -> bool:
-        return gives_probabilities(bot, self.game, self.config)
-
     def _require_prior_probabilities(self, option: str) -> None:
         """Refuses ``option`` (a ValueError naming it) unless the prior is a policy that gives probabilities."""
-        if self._prior_bot is not None and self._gives_probabilities(self._prior_bot):
+        if self._prior_bot is not None and gives_probabilities(self._prior_bot, self.game, self.config):
             return
         raise ValueError(f"{option} needs a prior that gives probabilities (a trained policy: zoo:GAME, an .onnx bot, "
                          f"a checkpoint or run directory); prior={self.options.prior} "
@@ -388,7 +385,7 @@ class MCTSBot(BotBase):
         if (refusal := belief_refusal(game)) is not None:
             raise ValueError(f"{bad}: {refusal}")
         model = self._load_policy("belief", options.belief, "none")
-        if not self._gives_probabilities(model):
+        if not gives_probabilities(model, game, config):
             raise ValueError(f"{bad}: the model of the other seats must give action probabilities (a trained "
                              "policy: zoo:GAME, an .onnx bot, a checkpoint or run directory); this bot only names "
                              "its move")
@@ -428,7 +425,7 @@ class MCTSBot(BotBase):
         # simulation (agents/mcts_kernel_network.py), many simulations' questions in one batch.
         answers = kernel.network_simulations is not None
         prior_network = (answers and self._prior_bot is not None and code(self._prior_bot) is None
-                         and self._gives_probabilities(self._prior_bot))
+                         and gives_probabilities(self._prior_bot, self.game, self.config))
         rollout_network = answers and code(self._policy) is None and _batchable(self._policy)
         others_network = (answers and self._others is not _SAME and code(self._others) is None
                           and _batchable(self._others))
