@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -354,6 +355,20 @@ def test_a_resumed_run_takes_new_update_options_and_keeps_them(tmp_path):
     assert all(name.startswith("snapshot@") for name in played), "the snapshots stay, no other bot is left"
     snapshots = sorted(int(name.split("@")[1]) for name in after if name.startswith("snapshot@"))
     assert snapshots and max(snapshots) <= resumed_at, ("no snapshot after the resume", snapshots)
+
+
+def test_a_copied_run_resumed_logs_into_its_own_directory(tmp_path):
+    """A run copied to another directory (to train on from one of its checkpoints beside the original) and
+    resumed there writes its TensorBoard logs there: the original's logs stay the original's."""
+    run, copy = tmp_path / "run", tmp_path / "copy"
+    first = tavernzoo("train", "--timesteps", "256", "--out", str(run), *TINY)
+    assert first.returncode == 0, first.stderr[-3000:]
+    shutil.copytree(run, copy, ignore=shutil.ignore_patterns("tb"))
+    logs = sorted(path.name for path in (run / "tb").rglob("events.out.tfevents.*"))
+    second = tavernzoo("train", "--resume", str(copy), "--timesteps", "512", "--no-progress")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert sorted(path.name for path in (run / "tb").rglob("events.out.tfevents.*")) == logs
+    assert list((copy / "tb").rglob("events.out.tfevents.*")), "the copy's resume logs into the copy"
 
 
 def test_a_resumed_run_may_change_how_many_games_it_plays_at_once_and_for_how_long(tmp_path):

@@ -198,9 +198,12 @@ class Trainer:
             # Our own run: trusted. The config's hyperparameters win over the saved ones, so a run whose
             # config.json was changed (a sweep's population-based training) resumes with the new values.
             tuned = {key: getattr(config, key) for key in PPO_RESUME_OPTIONS}
-            # The lean rollout forward also for runs saved with SB3's own policy class (same modules).
+            # The lean rollout forward also for runs saved with SB3's own policy class (same modules). The saved
+            # model names the directory it was trained in for its TensorBoard logs: a run copied elsewhere and
+            # resumed there logs into its own directory, not into the one it was copied from.
             model = SharedForwardPPO.load(latest / "model.zip", env=env, device="cpu",
-                                     custom_objects={"policy_class": policy_of(config)[0]}, **tuned)
+                                     custom_objects={"policy_class": policy_of(config)[0]},
+                                     tensorboard_log=str(self.out / "tb"), **tuned)
             league.load(latest / "league")
         else:  # a fresh run, or a resumed one killed before its first checkpoint
             model = self.fresh_model(env)
