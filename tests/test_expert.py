@@ -490,6 +490,31 @@ def test_rollout_student_makes_each_rounds_paired_teacher_roll_out_with_the_late
         ExpertConfig(teacher="heuristic", rollout_student=True)
 
 
+def test_critic_only_fits_the_value_head_and_leaves_the_actor_weight_for_weight(tmp_path):
+    """--critic-only: the student's critic learns the positions' values while its actor stays exactly the
+    --init bot's, so a bot trained with a privileged critic (an actor alone) gets a value head and plays as
+    before; the option is a recipe option like any other (recorded, and a resume may not change it)."""
+    from tavernzoo.agents.policy import MLPPolicy, find_policy_dir
+
+    start = tmp_path / "start"
+    run_expert(tiny_config(), quick(rounds=1, eval_games=0), start, log=lambda _: None)
+    out = tmp_path / "run"
+    report = run_expert(tiny_config(), quick(teacher=str(start), rounds=1, games=4, epochs=3, init=str(start),
+                                             dagger=1.0, critic_only=True, eval_games=0), out, log=lambda _: None)
+    assert report["recipe"]["critic_only"] is True and report["rounds"][0]["agreement_after"] == 1.0
+    source, fitted = MLPPolicy.load(find_policy_dir(str(start))), MLPPolicy.load(out / "expert" / "round_1")
+    for mine, theirs in zip(fitted.weights + fitted.biases, source.weights + source.biases, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert fitted.has_value and not all(np.array_equal(mine, theirs) for mine, theirs in zip(
+        fitted.value_weights + fitted.value_biases, source.value_weights + source.value_biases, strict=True))
+    # without it the same round moves the actor too
+    plain = tmp_path / "plain"
+    run_expert(tiny_config(), quick(teacher="random", rounds=1, games=4, epochs=3, init=str(start), eval_games=0),
+               plain, log=lambda _: None)
+    moved = MLPPolicy.load(plain / "expert" / "round_1")
+    assert not all(np.array_equal(mine, theirs) for mine, theirs in zip(moved.weights, source.weights, strict=True))
+
+
 def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path):
     """--init of a run (its checkpoint holds the critic) copies actor and critic: round 1 already searches with
     round 0's value head, which is the starting run's critic weight for weight."""

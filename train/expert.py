@@ -144,8 +144,10 @@ def evaluate_student(policy: Any, samples: Samples) -> dict[str, float]:
 
 
 def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 256, learning_rate: float = 1e-3,
-                  value_weight: float = VALUE_WEIGHT, seed: int = 0) -> dict[str, float]:
-    """Fit ``policy`` (an SB3 ActorCriticPolicy) to the samples; the loss and agreement before and after."""
+                  value_weight: float = VALUE_WEIGHT, seed: int = 0, critic_only: bool = False) -> dict[str, float]:
+    """Fit ``policy`` (an SB3 ActorCriticPolicy) to the samples; the loss and agreement before and after. With
+    ``critic_only`` only the critic learns (the values' loss alone): the actor's weights stay exactly as they
+    are, so the student plays as it did."""
     import torch
 
     before = evaluate_student(policy, samples)
@@ -161,7 +163,8 @@ def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 
     # weigh by what a mistake there costs, train/br_positions.py).
     weights = torch.as_tensor(samples.weights)
     weighted = bool((weights != 1).any())
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    critic = [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
+    optimizer = torch.optim.Adam(critic if critic_only else policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     for _ in range(epochs):
         order = torch.randperm(len(samples), generator=generator)
@@ -171,7 +174,9 @@ def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 
             log_probs = torch.log_softmax(logits.masked_fill(~masks[batch], -1e9), -1)
             cross_entropy = -(targets[batch] * log_probs).sum(-1)
             loss = (weights[batch] * cross_entropy).mean() if weighted else cross_entropy.mean()
-            if value_weight:
+            if critic_only:
+                loss = torch.nn.functional.mse_loss(predicted, values[batch])
+            elif value_weight:
                 loss = loss + value_weight * torch.nn.functional.mse_loss(predicted, values[batch])
             optimizer.zero_grad()
             loss.backward()
@@ -213,6 +218,9 @@ class ExpertConfig:
     # each samples source the same share of the policy loss, whatever its count of positions (games against
     # networks run longer than against rule bots, so one table's teacher would otherwise outweigh another's)
     balance_samples: bool = False
+    # fit the critic alone, the actor left exactly as it is: a value head for a bot that has none (a checkpoint
+    # trained with a privileged critic keeps only its actor, docs/training.md) without changing how it plays
+    critic_only: bool = False
     value_student: bool = False  # an mcts teacher scores leaves with the latest trained student's value head
     eval_games: int = EVAL_GAMES  # after each round, the student's games against eval_opponents (0: none)
     eval_opponents: str = "heuristic"  # the bot spec in every other seat of those games
@@ -670,7 +678,8 @@ def _play_rounds(trainer: Any, expert: ExpertConfig, model: Any, league: Any, da
             # the cores' (they share libgomp): the fit keeps the run's own.
             torch.set_num_threads(train_config.torch_threads)
             fit = train_student(model.policy, data, expert.epochs, expert.batch_size, expert.learning_rate,
-                                expert.value_weight, seed=train_config.seed + round_index)
+                                expert.value_weight, seed=train_config.seed + round_index,
+                                critic_only=expert.critic_only)
             student_dir = trainer.out / "expert" / f"round_{round_index}"
             provenance = {**trainer.provenance, "timesteps": 0, "expert_round": round_index, "critic_trained": True}
             policy_from_sb3(model.policy, provenance).save(student_dir)

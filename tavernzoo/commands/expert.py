@@ -27,7 +27,7 @@ RECIPE_FLAGS = {"teacher": "--teacher", "opponents": "--opponents", "games": "--
                 "belief_student": "--belief-student", "value_target": "--value-target",
                 "value_student": "--value-student",
                 "learning_rate": "--lr", "init": "--init", "samples": "--samples",
-                "balance_samples": "--balance-samples", "eval_games": "--eval-games",
+                "balance_samples": "--balance-samples", "critic_only": "--critic-only", "eval_games": "--eval-games",
                 "eval_opponents": "--eval-opponents", "eval_seeding": "--eval-seeding"}
 
 
@@ -83,6 +83,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--balance-samples", action="store_true", default=None,
                         help="give each --samples source the same share of the policy loss, whatever its count "
                         "of positions (their rows weighted; two or more sources)")
+    parser.add_argument("--critic-only", action="store_true", default=None,
+                        help="fit only the student's critic (its value head) on the positions' values, the actor's "
+                        "weights left exactly as they are: a value head for a bot that has none, such as a "
+                        "checkpoint trained with privileged_critic=true, without changing how it plays")
     parser.add_argument("--eval-games", type=int, metavar="N", help="after each round, the student's games against "
                         f"--eval-opponents, duplicate deals, seats rotated (default {EVAL_GAMES}; 0: none)")
     parser.add_argument("--eval-opponents", metavar="SPEC", help="the bot spec in every other seat of those games "
