@@ -525,12 +525,15 @@ def test_match_and_tournament_say_where_a_bot_trained_against_a_network_seated_b
                       "zoo:wyvern_2026_12_01 is a response trained on that bot, not a stranger's measure "
                       "(docs/strength.md)"], legacy
     # A bot distilled by expert iteration names the bots its positions' games seated (provenance.expert.against)
-    assert training_opponents("zoo:ministeel", "ministeel")["zoo:ministeel_2026_12_02"] == 28000
-    distilled = notes("match", "ministeel", "--set", "num_players=4", "--bots", "zoo:ministeel",
+    assert training_opponents("zoo:ministeel_2026_12_07", "ministeel")["zoo:ministeel_2026_12_02"] == 28000
+    distilled = notes("match", "ministeel", "--set", "num_players=4", "--bots", "zoo:ministeel_2026_12_07",
                       "zoo:ministeel_2026_12_02", "heuristic", "heuristic", "--games", "1")
-    assert distilled == ["note: zoo:ministeel trained against zoo:ministeel_2026_12_02 (28,000 games of its training "
-                         "league): its score against zoo:ministeel_2026_12_02 is a response trained on that bot, not "
-                         "a stranger's measure (docs/strength.md)"], distilled
+    assert distilled == ["note: zoo:ministeel_2026_12_07 trained against zoo:ministeel_2026_12_02 (28,000 games of its "
+                         "training league): its score against zoo:ministeel_2026_12_02 is a response trained on that "
+                         "bot, not a stranger's measure (docs/strength.md)"], distilled
+    # ... and one trained on from it by PPO the games of its league (the critic fitted afterwards adds none)
+    assert training_opponents("zoo:ministeel", "ministeel") == {"heuristic": 1466752,
+                                                                "zoo:ministeel_2026_12_02": 186451}
 
 
 def test_a_blend_met_what_its_ends_met(tmp_path):
