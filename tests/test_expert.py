@@ -493,7 +493,7 @@ def test_rollout_student_makes_each_rounds_paired_teacher_roll_out_with_the_late
 def test_critic_only_fits_the_value_head_and_leaves_the_actor_weight_for_weight(tmp_path):
     """--critic-only: the student's critic learns the positions' values while its actor stays exactly the
     --init bot's, so a bot trained with a privileged critic (an actor alone) gets a value head and plays as
-    before; the option is a recipe option like any other (recorded, and a resume may not change it)."""
+    before; the run's recipe records the option."""
     from tavernzoo.agents.policy import MLPPolicy, find_policy_dir
 
     start = tmp_path / "start"
