@@ -513,6 +513,8 @@ def test_critic_only_fits_the_value_head_and_leaves_the_actor_weight_for_weight(
                plain, log=lambda _: None)
     moved = MLPPolicy.load(plain / "expert" / "round_1")
     assert not all(np.array_equal(mine, theirs) for mine, theirs in zip(moved.weights, source.weights, strict=True))
+    with pytest.raises(ValueError, match="critic_only fits the critic of the init bot"):
+        ExpertConfig(critic_only=True)
 
 
 def test_an_init_bot_with_a_trained_critic_is_the_value_from_round_one(tmp_path):

@@ -163,21 +163,23 @@ def train_student(policy: Any, samples: Samples, epochs: int, batch_size: int = 
     # weigh by what a mistake there costs, train/br_positions.py).
     weights = torch.as_tensor(samples.weights)
     weighted = bool((weights != 1).any())
-    critic = [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
-    optimizer = torch.optim.Adam(critic if critic_only else policy.parameters(), lr=learning_rate)
+    learning = ([*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()] if critic_only
+                else policy.parameters())
+    optimizer = torch.optim.Adam(learning, lr=learning_rate)
     policy.set_training_mode(True)
     for _ in range(epochs):
         order = torch.randperm(len(samples), generator=generator)
         for start in range(0, len(samples), batch_size):
             batch = order[start:start + batch_size]
             logits, predicted = _forward(policy, obs[batch])
-            log_probs = torch.log_softmax(logits.masked_fill(~masks[batch], -1e9), -1)
-            cross_entropy = -(targets[batch] * log_probs).sum(-1)
-            loss = (weights[batch] * cross_entropy).mean() if weighted else cross_entropy.mean()
-            if critic_only:
+            if critic_only:  # the values' loss alone: the actor's targets do not enter
                 loss = torch.nn.functional.mse_loss(predicted, values[batch])
-            elif value_weight:
-                loss = loss + value_weight * torch.nn.functional.mse_loss(predicted, values[batch])
+            else:
+                log_probs = torch.log_softmax(logits.masked_fill(~masks[batch], -1e9), -1)
+                cross_entropy = -(targets[batch] * log_probs).sum(-1)
+                loss = (weights[batch] * cross_entropy).mean() if weighted else cross_entropy.mean()
+                if value_weight:
+                    loss = loss + value_weight * torch.nn.functional.mse_loss(predicted, values[batch])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -245,6 +247,9 @@ class ExpertConfig:
         if self.balance_samples and not isinstance(self.samples, list):
             raise ValueError("expert option balance_samples weighs two or more samples sources against each other; "
                              f"samples={self.samples!r} names {'one' if self.samples else 'none'}")
+        if self.critic_only and not self.init:
+            raise ValueError("expert option critic_only fits the critic of the init bot and leaves its actor as it "
+                             "is; give init=BOT (--init: a checkpoint or run, BOT.onnx or zoo:GAME)")
         if self.eval_seeding not in SEEDINGS:
             raise ValueError(f"expert option eval_seeding={self.eval_seeding!r} is not a seed scheme; valid: "
                              f"{', '.join(SEEDINGS)} (v1 deprecated)")
