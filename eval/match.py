@@ -245,6 +245,10 @@ def play_match(
     plain_config = config_to_dict(config)
     if records_path:
         end_torn_tail(records_path)  # a record cut off by a kill would otherwise run into the next one
+    if records_path and not resume and (held := games_of_match(records_path, game, plain_config, labels, plan)):
+        # Played again, these deals would be in the file twice, which no tally counts (a deal is one deal).
+        raise ValueError(f"{records_path} already holds {held} game(s) of this match (the same game, options, "
+                         "bots, seed and seeding): --resume continues it; another records file keeps both")
     done = recorded_deals(records_path, game, plain_config, labels, plan) if resume else {}
     blocks = unplayed_blocks(plan, block_deals, done)
     if idle is not None and backend == "local" and 0 < len(blocks) < workers:
@@ -331,27 +335,44 @@ def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any],
     (their labels at the seats of a seating) whose seed is the deal's. Other records (another match's, a deal
     cut short) are passed over; a seating recorded twice (a match rerun into its file) counts once. A missing
     file holds none. A record of this match that is no finished game is a ValueError naming its line."""
+    seatings = plan.deal(0).seatings()
+    found: dict[int, dict[int, tuple]] = {}
+    for line, deal, rotation, record in _match_records(records_path, game, config, labels, plan):
+        returns, stats = _finished_game(f"{records_path}:{line}", record, len(labels))
+        found.setdefault(deal, {}).setdefault(rotation, (list(returns), seatings[rotation], stats))
+    return {deal: [games[rotation] for rotation in range(len(seatings))]
+            for deal, games in found.items() if len(games) == len(seatings)}
+
+
+def games_of_match(records_path: str | Path, game: Game, config: dict[str, Any], labels: Sequence[str],
+                   plan: DealPlan) -> int:
+    """How many records in ``records_path`` are games of this match (its game, options, entries at a seating and
+    one of ``plan``'s deals), finished or not: 0 for a missing or empty file."""
+    path = Path(records_path)
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    return sum(1 for _ in _match_records(path, game, config, labels, plan))
+
+
+def _match_records(records_path: str | Path, game: Game, config: dict[str, Any], labels: Sequence[str],
+                   plan: DealPlan) -> Iterator[tuple[int, int, int, dict]]:
+    """``(line, deal index, rotation, record)`` for each record in ``records_path`` of this match: its game,
+    options and entries (their labels at the seats of one of the plan's seatings), and one of its deals' seeds."""
     from ..envs.records import read_records
 
     if not Path(records_path).exists():
-        return {}
+        return
     index_of = {plan.deal_seed(deal): deal for deal in range(plan.deals)}
-    seatings = plan.deal(0).seatings()
-    rotation_of = {tuple(labels[entry] for entry in seating): rotation for rotation, seating in enumerate(seatings)}
-    found: dict[int, dict[int, tuple]] = {}
+    rotation_of = {tuple(labels[entry] for entry in seating): rotation
+                   for rotation, seating in enumerate(plan.deal(0).seatings())}
     for line, record in read_records(records_path, left_out=[]):
         if not (isinstance(record, dict) and record.get("game") == game.name and record.get("env") == game.env_name
                 and record.get("config") == config and record.get("seed") in index_of):
             continue
         seats = record.get("seats")
         rotation = rotation_of.get(tuple(seats)) if isinstance(seats, list) else None
-        if rotation is None:
-            continue
-        returns, stats = _finished_game(f"{records_path}:{line}", record, len(labels))
-        found.setdefault(index_of[record["seed"]], {}).setdefault(
-            rotation, (list(returns), seatings[rotation], stats))
-    return {deal: [games[rotation] for rotation in range(len(seatings))]
-            for deal, games in found.items() if len(games) == len(seatings)}
+        if rotation is not None:
+            yield line, index_of[record["seed"]], rotation, record
 
 
 @dataclass

@@ -463,6 +463,30 @@ def test_resume_is_refused_where_it_cannot_count_the_recorded_deals(tmp_path):
     assert "Traceback" not in done.stderr and not (tmp_path / "r.jsonl").exists()
 
 
+def test_a_match_rerun_into_its_records_without_resume_is_refused_and_writes_nothing(tmp_path):
+    """Played again into the same file, a match's deals would stand there twice, which no tally counts: the
+    rerun is refused in one line naming --resume, and the file is left as it was. Another seed, or other bots,
+    may share the file (matches pooled into one file)."""
+    import subprocess
+    import sys
+
+    records = tmp_path / "r.jsonl"
+    bots = ["heuristic", "random"]
+    play_match("tiny_minotaur", bots, 4, seed=3, records_path=records)
+    before = records.read_bytes()
+    with pytest.raises(ValueError, match=r"already holds 4 game\(s\) of this match .*--resume continues it"):
+        play_match("tiny_minotaur", bots, 6, seed=3, records_path=records)
+    assert records.read_bytes() == before
+    play_match("tiny_minotaur", bots, 4, seed=4, records_path=records)  # another seed: other deals
+    play_match("tiny_minotaur", ["random", "random"], 4, seed=3, records_path=records)  # other bots
+    assert play_match("tiny_minotaur", bots, 6, seed=3, records_path=records, resume=True).resumed == 2
+    done = subprocess.run([sys.executable, "-m", "tavernzoo.cli", "match", "tiny_minotaur", "--bots", *bots,
+                           "--games", "4", "--seed", "3", "--records", str(records), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "--resume continues it" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("seeding", ["v2", "v1"])
 def test_a_resumed_match_with_more_games_plays_on_from_the_same_deals(tmp_path, seeding):
     bots, options = ["heuristic", "heuristic", "heuristic"], {"config": {"num_players": 3}, "seeding": seeding}

@@ -39,7 +39,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     add_config_arguments(match)
     match.add_argument("--records", metavar="FILE",
                        help="append every finished game's record to FILE (JSON lines; as each game ends in this "
-                       "process, a block at a time from --workers)")
+                       "process, a block at a time from --workers). A FILE that holds games of this very match is "
+                       "refused without --resume: its deals would stand there twice")
     match.add_argument("--resume", action="store_true",
                        help="continue a match stopped part way into --records FILE: the deals of this match (the same "
                        "game, options, bots, --seed and --seeding) that FILE holds at every seating are counted from "
