@@ -333,8 +333,8 @@ def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any],
     """The deals of ``plan`` that ``records_path`` holds at every seating, by deal index, each as
     :func:`~.tally.add_deal`'s games in seating order: the records of this match's game, options and entries
     (their labels at the seats of a seating) whose seed is the deal's. Other records (another match's, a deal
-    cut short) are passed over; a seating recorded twice (a match rerun into its file) counts once. A missing
-    file holds none. A record of this match that is no finished game is a ValueError naming its line."""
+    cut short) are passed over; a seating recorded twice (a deal cut short, played again on resume) counts
+    once. A missing file holds none. A record of this match that is no finished game is a ValueError naming its line."""
     seatings = plan.deal(0).seatings()
     found: dict[int, dict[int, tuple]] = {}
     for line, deal, rotation, record in _match_records(records_path, game, config, labels, plan):
@@ -347,7 +347,7 @@ def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any],
 def games_of_match(records_path: str | Path, game: Game, config: dict[str, Any], labels: Sequence[str],
                    plan: DealPlan) -> int:
     """How many records in ``records_path`` are games of this match (its game, options, entries at a seating and
-    one of ``plan``'s deals), finished or not: 0 for a missing or empty file."""
+    one of ``plan``'s deals): 0 for a missing or empty file."""
     path = Path(records_path)
     if not path.exists() or path.stat().st_size == 0:
         return 0
