@@ -334,7 +334,8 @@ def recorded_deals(records_path: str | Path, game: Game, config: dict[str, Any],
     :func:`~.tally.add_deal`'s games in seating order: the records of this match's game, options and entries
     (their labels at the seats of a seating) whose seed is the deal's. Other records (another match's, a deal
     cut short) are passed over; a seating recorded twice (a deal cut short, played again on resume) counts
-    once. A missing file holds none. A record of this match that is no finished game is a ValueError naming its line."""
+    once. A missing or empty file holds none. A record of this match that is no finished game is a ValueError
+    naming its line."""
     seatings = plan.deal(0).seatings()
     found: dict[int, dict[int, tuple]] = {}
     for line, deal, rotation, record in _match_records(records_path, game, config, labels, plan):
@@ -348,19 +349,17 @@ def games_of_match(records_path: str | Path, game: Game, config: dict[str, Any],
                    plan: DealPlan) -> int:
     """How many records in ``records_path`` are games of this match (its game, options, entries at a seating and
     one of ``plan``'s deals): 0 for a missing or empty file."""
-    path = Path(records_path)
-    if not path.exists() or path.stat().st_size == 0:
-        return 0
-    return sum(1 for _ in _match_records(path, game, config, labels, plan))
+    return sum(1 for _ in _match_records(records_path, game, config, labels, plan))
 
 
 def _match_records(records_path: str | Path, game: Game, config: dict[str, Any], labels: Sequence[str],
                    plan: DealPlan) -> Iterator[tuple[int, int, int, dict]]:
     """``(line, deal index, rotation, record)`` for each record in ``records_path`` of this match: its game,
-    options and entries (their labels at the seats of one of the plan's seatings), and one of its deals' seeds."""
+    options and entries (their labels at the seats of one of the plan's seatings), and one of its deals' seeds.
+    A missing or empty file holds none (a match killed before its first game ended leaves its file empty)."""
     from ..envs.records import read_records
 
-    if not Path(records_path).exists():
+    if not Path(records_path).exists() or Path(records_path).stat().st_size == 0:
         return
     index_of = {plan.deal_seed(deal): deal for deal in range(plan.deals)}
     rotation_of = {tuple(labels[entry] for entry in seating): rotation

@@ -443,6 +443,10 @@ def test_resuming_passes_over_other_matches_records_and_a_finished_match_plays_n
     assert [row.per_deal_scores for row in again.rows] == [row.per_deal_scores for row in first.rows]
     fresh = play_match("ministeel", bots, 9, seed=4, records_path=tmp_path / "new.jsonl", resume=True, **options)
     assert fresh.resumed == 0 and fresh.deals == 3  # no file yet: the whole match, as without resume
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()  # a match killed before its first game ended leaves its records file empty
+    resumed_empty = play_match("ministeel", bots, 9, seed=4, records_path=empty, resume=True, **options)
+    assert resumed_empty.resumed == 0 and resumed_empty.deals == 3
 
 
 def test_resume_is_refused_where_it_cannot_count_the_recorded_deals(tmp_path):
